@@ -1,0 +1,10 @@
+"""onlinemf: online (streaming) matrix factorization.
+
+Orientation is scikit-learn's: ``X`` is (n_samples, n_features) and
+``X ≈ transform(X) @ components_`` with ``components_`` of shape (n_components, n_features).
+"""
+
+from .estimators import OnlineNMF
+
+__version__ = "0.1.0"
+__all__ = ["OnlineNMF", "__version__"]

@@ -1,0 +1,47 @@
+"""Bounded objective history shared by the online estimators."""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["History"]
+
+
+class History:
+    """Checkpoints of (samples seen, wall time, objective), at most ``2 * max_points`` of them.
+
+    Every step is offered with :meth:`due`; a checkpoint is due every ``interval`` steps.
+    When the record holds more than ``2 * max_points`` entries, every other entry is dropped
+    and the interval doubles, so the record stays bounded whatever the stream's length and
+    stays spread over the whole run (dense early, where the curves move most).
+    """
+
+    def __init__(self, max_points: int = 50):
+        self.max_points = int(max_points)
+        self.interval = 1
+        self.n_samples: list[int] = []
+        self.time: list[float] = []
+        self.objective: list[float] = []
+
+    def due(self, step: int) -> bool:
+        return self.max_points > 0 and step % self.interval == 0
+
+    def record(self, n_samples: int, time: float, objective: float) -> None:
+        self.n_samples.append(int(n_samples))
+        self.time.append(float(time))
+        self.objective.append(float(objective))
+        if len(self.n_samples) > 2 * self.max_points:
+            for name in ("n_samples", "time", "objective"):
+                setattr(self, name, getattr(self, name)[1::2])
+            self.interval *= 2
+
+    def as_arrays(self) -> dict[str, np.ndarray]:
+        """The record as arrays: ``n_samples``, ``time`` (s), ``objective``."""
+        return {
+            "n_samples": np.asarray(self.n_samples),
+            "time": np.asarray(self.time),
+            "objective": np.asarray(self.objective),
+        }
+
+    def __len__(self) -> int:
+        return len(self.n_samples)

@@ -1,0 +1,96 @@
+"""Input checks at the estimator boundary, shared by every estimator.
+
+All checks run before an estimator changes any state, and each error names the problem.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.utils.validation import validate_data
+
+__all__ = ["check_stream_input", "dense_batch", "guarded_validation"]
+
+
+class guarded_validation:
+    """Context manager restoring the attributes that ``validate_data`` may set on a first
+    call (``n_features_in_``, ``feature_names_in_``) when a later check rejects the input."""
+
+    _ATTRS = ("n_features_in_", "feature_names_in_")
+
+    def __init__(self, estimator):
+        self.estimator = estimator
+
+    def __enter__(self):
+        self.saved = {a: self.estimator.__dict__[a] for a in self._ATTRS
+                      if a in self.estimator.__dict__}
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        if exc_type is not None:
+            for a in self._ATTRS:
+                self.estimator.__dict__.pop(a, None)
+            self.estimator.__dict__.update(self.saved)
+        return False
+
+
+def check_stream_input(estimator, X, mask=None, *, reset: bool, nonnegative: bool = True,
+                       dtype=None):
+    """Validate a data matrix (dense or scipy.sparse) and an optional observation mask.
+
+    Parameters
+    ----------
+    estimator : the estimator receiving the data (for ``n_features_in_`` bookkeeping)
+    X : array-like or sparse matrix of shape (n_samples, n_features); NaN marks missing
+    mask : array-like of bool or None; True where observed
+    reset : bool
+        True on the call that starts a new fit.
+    nonnegative : bool
+        Reject negative observed entries.
+    dtype : dtype or None
+        Force this dtype (a fitted estimator keeps its own); None keeps float32 or float64.
+
+    Returns
+    -------
+    X : ndarray or CSR matrix, float32 or float64
+    mask : ndarray of bool or None
+    """
+    dtypes = [np.float64, np.float32] if dtype is None else dtype
+    X = validate_data(estimator, X, reset=reset, accept_sparse=("csr", "csc"), dtype=dtypes,
+                      ensure_all_finite="allow-nan")
+    if sp.issparse(X):
+        X = X.tocsr()
+    if mask is not None:
+        if sp.issparse(mask):
+            mask = mask.toarray()
+        mask = np.asarray(mask)
+        if mask.shape != X.shape:
+            raise ValueError(f"mask has shape {mask.shape} but X has shape {X.shape}")
+        if mask.dtype != bool:
+            if not np.isin(mask, (0, 1)).all():
+                raise ValueError("mask must be boolean (True where observed)")
+            mask = mask.astype(bool)
+    if nonnegative:
+        values = X.data if sp.issparse(X) else X
+        if mask is not None and not sp.issparse(X):
+            values = np.where(mask, X, 0)
+        if values.size and np.nanmin(values) < 0:
+            raise ValueError(
+                f"{type(estimator).__name__} needs nonnegative data, but X has negative entries"
+            )
+    return X, mask
+
+
+def dense_batch(X, rows, mask=None):
+    """Rows ``rows`` of X as a dense array, with the mask of observed entries (NaN = missing).
+
+    Returns ``(Xb, Mb)`` where ``Mb`` is None when every entry of the batch is observed.
+    """
+    Xb = X[rows].toarray() if sp.issparse(X) else X[rows]
+    nan = np.isnan(Xb)
+    Mb = None if mask is None else mask[rows]
+    if nan.any():
+        Mb = ~nan if Mb is None else (Mb & ~nan)
+    if Mb is not None:
+        Xb = np.where(Mb, Xb, 0)
+    return np.asarray(Xb), Mb

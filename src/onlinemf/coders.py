@@ -1,0 +1,362 @@
+"""Code (coefficient) solvers: min_{h ∈ H} d(x ‖ hD) + (m/2)‖h‖² for a whole mini-batch.
+
+Each sample's problem is independent (the divergences are column-separable), so the solvers
+work on the batch at once with one step size per sample, and freeze the samples that have
+converged (an active set). The result is the same as a loop over single samples.
+
+Algorithm 2 of Zhao, Tan and Xu (projected (sub)gradient descent, eq. (12)) with the step rules
+of §V-C (``specs/000.md`` §2.3–2.5):
+
+* ``"armijo"``: Algorithm 3 (α = 0.01, γ = 0.1, q = 10). The default is the projected form
+  analysed by Calamai and Moré: accept the first ξ ∈ {1, γ, …, γ^q} with
+  f(Π(h − ξg)) ≤ f(h) + α⟨g, Π(h − ξg) − h⟩; a non-finite value is a rejection and a sample with
+  no accepted ξ keeps its h and stops. ``armijo="literal"`` is the paper's listing verbatim:
+  the test is on the unprojected point h − ξg with decrease α ξ ‖g‖², ξ = γ^(q+1) is returned
+  when nothing was accepted, and the step is then applied through Π_H.
+* ``"lipschitz"``: the constant step 1/L with L = c‖D‖₂² (+ m), c the loss curvature bound
+  (1 for the squared and Huber losses); ‖D‖₂² by power iteration on the Gram matrix.
+* ``"polyak"``: the modified Polyak step for ℓ1 with target level f_best − δ (δ = 0.01),
+  returning the best iterate seen (subgradient steps are not monotone).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .constraints import project_box
+from .losses import Loss
+
+__all__ = ["CodeResult", "solve_codes", "spectral_norm_sq", "initial_codes", "STEP_RULES"]
+
+STEP_RULES = ("armijo", "lipschitz", "polyak", "fista")
+
+
+@dataclass
+class CodeResult:
+    """Output of :func:`solve_codes`.
+
+    Attributes
+    ----------
+    codes : ndarray of shape (n_samples, n_components)
+    n_iter : ndarray of int, shape (n_samples,)
+        Projected-gradient iterations run per sample.
+    converged : ndarray of bool, shape (n_samples,)
+        Whether the sample met a stopping rule before ``max_iter``.
+    """
+
+    codes: np.ndarray
+    n_iter: np.ndarray
+    converged: np.ndarray
+
+
+def spectral_norm_sq(
+    components: np.ndarray, n_iter: int = 100, tol: float = 1e-10, v0: np.ndarray | None = None
+) -> float:
+    """‖D‖₂² (largest eigenvalue of D Dᵀ) by power iteration on the K×K Gram matrix."""
+    G = components @ components.T
+    K = G.shape[0]
+    v = np.ones(K) if v0 is None else np.asarray(v0, dtype=float)
+    lam = 0.0
+    for _ in range(n_iter):
+        w = G @ v
+        nrm = np.linalg.norm(w)
+        if nrm == 0:
+            return 0.0
+        v = w / nrm
+        lam_new = float(v @ G @ v)
+        if abs(lam_new - lam) <= tol * lam_new:
+            return lam_new
+        lam = lam_new
+    return lam
+
+
+def initial_codes(
+    components: np.ndarray,
+    X: np.ndarray,
+    mask: np.ndarray | None = None,
+    lower: float = 1e-8,
+    upper: float = 1e8,
+) -> np.ndarray:
+    """Scale-matched constant start h⁰ = (Σ_f x_f / Σ_f (1ᵀD)_f) · 1, clipped to the box.
+
+    Over the observed entries only (spec §2.3, suggested default).
+    """
+    colsum = components.sum(axis=0)  # (F,)
+    if mask is None:
+        num = X.sum(axis=1)
+        den = np.full(X.shape[0], colsum.sum())
+    else:
+        num = np.where(mask, X, 0).sum(axis=1)
+        den = mask @ colsum
+    c = np.divide(num, den, out=np.zeros_like(num, dtype=float), where=den > 0)
+    H = np.repeat(c[:, None], components.shape[0], axis=1).astype(X.dtype, copy=False)
+    return project_box(H, lower, upper)
+
+
+def _clip(H, lower, upper):
+    return np.clip(H, lower, upper, out=H)
+
+
+class _Problem:
+    """The code problem of a batch: objective and gradient, with a Gram-matrix shortcut for
+    the squared loss without missing entries (grad = H·DDᵀ − X·Dᵀ, O(K²) per sample)."""
+
+    def __init__(self, loss, D, X, mask, h_l2):
+        self.loss, self.D, self.X, self.mask, self.h_l2 = loss, D, X, mask, h_l2
+        self.gram = mask is None and loss.name in ("squared", "frobenius") or (
+            mask is None and loss.name == "beta" and getattr(loss, "beta", None) == 2.0)
+        if self.gram:
+            self.G = D @ D.T
+            self.B = X @ D.T
+            self.c = 0.5 * np.einsum("ij,ij->i", X, X)
+
+    def subset(self, rows):
+        sub = object.__new__(_Problem)
+        sub.__dict__.update(self.__dict__)
+        sub.X = self.X[rows]
+        sub.mask = None if self.mask is None else self.mask[rows]
+        if self.gram:
+            sub.B, sub.c = self.B[rows], self.c[rows]
+        return sub
+
+    def value(self, H, literal_domain=False):
+        if self.gram:
+            HG = H @ self.G
+            f = 0.5 * np.einsum("ij,ij->i", H, HG) - np.einsum("ij,ij->i", H, self.B) + self.c
+            f = np.maximum(f, 0.0)
+        else:
+            f = _objective(self.loss, self.D, self.X, self.mask, H, 0.0, literal_domain)
+        if self.h_l2:
+            f = f + 0.5 * self.h_l2 * np.einsum("ij,ij->i", H, H)
+        return f
+
+    def grad(self, H):
+        if self.gram:
+            G = H @ self.G - self.B
+        else:
+            G = self.loss.grad(self.X, H @ self.D, self.mask) @ self.D.T
+        if self.h_l2:
+            G = G + self.h_l2 * H
+        return G
+
+
+def _objective(loss, D, X, mask, H, h_l2, literal_domain=False):
+    Y = H @ D
+    f = loss.value(X, Y, mask)
+    if h_l2:
+        f = f + 0.5 * h_l2 * np.einsum("ij,ij->i", H, H)
+    if literal_domain and loss.positive_model:
+        f = np.where((Y <= 0).any(axis=1), np.inf, f)
+    return f
+
+
+def solve_codes(
+    loss: Loss,
+    components: np.ndarray,
+    X: np.ndarray,
+    mask: np.ndarray | None = None,
+    *,
+    step: str | None = None,
+    init: np.ndarray | None = None,
+    lower: float = 1e-8,
+    upper: float = 1e8,
+    max_iter: int = 100,
+    tol: float = 1e-4,
+    f_tol: float = 1e-6,
+    h_l2: float = 0.0,
+    armijo: str = "projected",
+    armijo_alpha: float = 0.01,
+    armijo_gamma: float = 0.1,
+    armijo_q: int = 10,
+    armijo_init: str = "previous",
+    polyak_delta: float = 0.01,
+    lipschitz: float | None = None,
+) -> CodeResult:
+    """Solve the code problems of a mini-batch by projected (sub)gradient descent.
+
+    Parameters
+    ----------
+    loss : Loss
+    components : ndarray of shape (n_components, n_features)
+        The dictionary D = Wᵀ.
+    X : ndarray of shape (n_samples, n_features)
+        Data (any value where ``mask`` is False).
+    mask : ndarray of bool or None
+        True where observed.
+    step : {"armijo", "lipschitz", "polyak"} or None
+        Step rule; None takes the loss's default (the paper's assignment, spec §2.3).
+    init : ndarray of shape (n_samples, n_components) or None
+        Start h⁰; None uses :func:`initial_codes`.
+    lower, upper : float
+        The box H = [ε′, U]^K.
+    max_iter : int
+        Iteration cap per sample.
+    tol : float
+        Stop when ‖h^k − h^{k−1}‖ ≤ tol · ‖h^{k−1}‖.
+    f_tol : float
+        Also stop when the relative decrease of the objective is ≤ f_tol (not for Polyak,
+        which is not monotone).
+    h_l2 : float
+        Weight m of the optional Tikhonov term (m/2)‖h‖² (Remark 7; 0 in the paper).
+    armijo : {"projected", "literal"}
+    armijo_alpha, armijo_gamma, armijo_q : float, float, int
+        Algorithm 3's α, γ and q.
+    armijo_init : {"previous", "one"}
+        First trial step of each backtracking: ξ = 1 at every iteration as in Algorithm 3
+        ("one"), or min(1, ξ_prev/γ) from the sample's previous accepted step ("previous",
+        default; the reuse of the last step in Lin (2007), the paper's ref. [65]), which saves
+        most backtracking evaluations. The first iteration always starts at ξ = 1.
+    polyak_delta : float
+        δ_tol of the modified Polyak step, in the units of the loss.
+    lipschitz : float or None
+        Precomputed L for the constant step; computed from ``components`` when None.
+
+    Returns
+    -------
+    CodeResult
+    """
+    step = step or loss.default_step
+    if step not in STEP_RULES:
+        raise ValueError(f"unknown code step {step!r}; choose one of {STEP_RULES}")
+    if armijo not in ("projected", "literal"):
+        raise ValueError(f"armijo must be 'projected' or 'literal', got {armijo!r}")
+    if armijo_init not in ("previous", "one"):
+        raise ValueError(f"armijo_init must be 'previous' or 'one', got {armijo_init!r}")
+    D = components
+    n = X.shape[0]
+    H = initial_codes(D, X, mask, lower, upper) if init is None else np.clip(init, lower, upper)
+    H = np.array(H, dtype=X.dtype)
+    n_iter = np.zeros(n, dtype=np.int64)
+    converged = np.zeros(n, dtype=bool)
+    if n == 0 or max_iter <= 0:
+        return CodeResult(H, n_iter, converged)
+
+    if step in ("lipschitz", "fista"):
+        if lipschitz is None:
+            c = loss.curvature()
+            if c is None:
+                raise ValueError(f"the {loss.name} loss has no global curvature bound; use armijo")
+            lipschitz = c * spectral_norm_sq(D) + h_l2
+        inv_L = 1.0 / max(lipschitz, np.finfo(float).tiny)
+
+    full = _Problem(loss, D, X, mask, h_l2)
+    prob = full
+    act = np.arange(n)
+    f = prob.value(H)
+    Ha, fa = H, f.copy()
+    xi = np.ones(n)
+    if step == "fista":
+        mom = np.ones(n)  # FISTA's t_k per sample
+        Hprev = H.copy()
+    if step == "polyak":
+        best_f, best_H = f.copy(), H.copy()
+
+    for _ in range(max_iter):
+        G = prob.grad(Ha)
+        n_iter[act] += 1
+        stop = np.zeros(act.size, dtype=bool)
+        if step == "lipschitz":
+            Hn = _clip(Ha - inv_L * G, lower, upper)
+            fn = prob.value(Hn)
+        elif step == "fista":
+            Hn, fn = _fista_step(prob, Ha, fa, Hprev, mom, act, inv_L, lower, upper)
+            Hprev[act] = Ha
+        elif step == "polyak":
+            g2 = np.einsum("ij,ij->i", G, G)
+            stop |= g2 == 0
+            beta = np.divide(fa - best_f[act] + polyak_delta, g2, out=np.zeros_like(g2),
+                             where=g2 > 0)
+            Hn = _clip(Ha - beta[:, None] * G, lower, upper)
+            fn = prob.value(Hn)
+            better = fn < best_f[act]
+            best_f[act[better]] = fn[better]
+            best_H[act[better]] = Hn[better]
+        else:
+            Hn, fn, xa, failed = _armijo_step(prob, Ha, fa, G, xi[act], lower, upper,
+                                              armijo == "literal", armijo_alpha, armijo_gamma,
+                                              armijo_q)
+            if armijo_init == "previous":
+                xi[act] = np.minimum(1.0, xa / armijo_gamma)
+            stop |= failed
+        dH = Hn - Ha
+        dh2 = np.einsum("ij,ij->i", dH, dH)
+        stop |= dh2 <= tol * tol * np.einsum("ij,ij->i", Ha, Ha)
+        if step != "polyak":
+            stop |= (fa - fn) <= f_tol * np.abs(fa)
+        H[act] = Hn
+        f[act] = fn
+        if stop.any():
+            converged[act[stop]] = True
+            keep = ~stop
+            if not keep.any():
+                break
+            act = act[keep]
+            prob = full.subset(act)
+            Hn, fn = Hn[keep], fn[keep]
+        Ha, fa = Hn, fn
+
+    if step == "polyak":
+        H = best_H
+    return CodeResult(H, n_iter, converged)
+
+
+def _fista_step(prob, H, f0, Hprev, mom, act, inv_L, lower, upper):
+    """One accelerated projected step (Beck and Teboulle 2009) from the extrapolated point,
+    with the adaptive restart of O'Donoghue and Candès (2015): a sample whose objective would
+    rise takes a plain projected step from H and restarts its momentum. Monotone."""
+    t = mom[act]
+    t_next = 0.5 * (1.0 + np.sqrt(1.0 + 4.0 * t * t))
+    Z = H + ((t - 1.0) / t_next)[:, None] * (H - Hprev[act])
+    Hn = _clip(Z - inv_L * prob.grad(Z), lower, upper)
+    fn = prob.value(Hn)
+    up = fn > f0
+    if up.any():
+        sub = prob.subset(np.flatnonzero(up))
+        Hu = _clip(H[up] - inv_L * sub.grad(H[up]), lower, upper)
+        Hn[up], fn[up] = Hu, sub.value(Hu)
+        t_next[up] = 1.0
+    mom[act] = t_next
+    return Hn, fn
+
+
+def _armijo_step(prob, H, f0, G, xi0, lower, upper, literal, alpha, gamma, q):
+    """One Armijo-backtracked projected step per row, from per-row first trials ``xi0``.
+
+    Returns (H_new, f_new, accepted_xi, failed).
+    """
+    Hn = H.copy()
+    fn = f0.copy()
+    xi_acc = xi0.copy()
+    failed = np.zeros(H.shape[0], dtype=bool)
+    pend = np.arange(H.shape[0])
+    sub = prob
+    xi = xi0.copy()
+    g2 = np.einsum("ij,ij->i", G, G) if literal else None
+    for i in range(q + 1):
+        Hp, Gp, xp = H[pend], G[pend], xi[pend][:, None]
+        if literal:
+            Ht = Hp - xp * Gp
+            ft = sub.value(Ht, literal_domain=True)
+            ok = np.isfinite(ft) & (ft <= f0[pend] - alpha * xi[pend] * g2[pend])
+            Ht = _clip(Ht, lower, upper)
+            ft = sub.value(Ht)
+        else:
+            Ht = _clip(Hp - xp * Gp, lower, upper)
+            ft = sub.value(Ht)
+            ok = np.isfinite(ft) & (ft <= f0[pend] + alpha * np.einsum("ij,ij->i", Gp, Ht - Hp))
+        acc = pend[ok]
+        Hn[acc], fn[acc], xi_acc[acc] = Ht[ok], ft[ok], xi[acc]
+        if ok.all():
+            return Hn, fn, xi_acc, failed
+        pend = pend[~ok]
+        sub = prob.subset(pend)
+        xi[pend] *= gamma
+    if literal:
+        # Algorithm 3 returns ξ = γ^(q+1) even though the test never held.
+        Ht = _clip(H[pend] - xi[pend][:, None] * G[pend], lower, upper)
+        Hn[pend], fn[pend], xi_acc[pend] = Ht, sub.value(Ht), xi[pend]
+    else:
+        failed[pend] = True
+    return Hn, fn, xi_acc, failed

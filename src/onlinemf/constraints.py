@@ -1,0 +1,105 @@
+"""Euclidean projections onto the dictionary, code and outlier sets.
+
+All functions are vectorized and return new arrays (inputs are never modified). Orientation is
+scikit-learn's: a dictionary is ``components_`` of shape ``(n_components, n_features)`` whose
+rows are the atoms (the papers' columns of W), and codes are rows of shape ``(n_components,)``.
+
+The paper's sets (Zhao, Tan and Xu, §III and Supplement S-1; ``specs/000.md`` §2.6):
+
+* C = {W ≥ 0 : every row of W sums to ≥ ε, every column has ∞-norm ≤ 1}, i.e. in our
+  orientation every entry of ``components_`` lies in [0, 1] and every *feature column* of
+  ``components_`` sums to at least ε. :func:`project_dictionary_box` computes Π_C exactly.
+* H = {h : ε′ ≤ h_i ≤ U}, a box: :func:`project_box`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = [
+    "project_box",
+    "project_nonnegative",
+    "project_simplex",
+    "project_capped_floor",
+    "project_dictionary_box",
+    "project_l2_ball",
+    "project_l1_simplex",
+]
+
+
+def project_box(X: np.ndarray, lower: float | np.ndarray, upper: float | np.ndarray) -> np.ndarray:
+    """Projection onto the box [lower, upper] (entrywise clipping); Π_H with (ε′, U)."""
+    if np.any(np.asarray(lower) > np.asarray(upper)):
+        raise ValueError("the box needs lower <= upper")
+    return np.clip(X, lower, upper)
+
+
+def project_nonnegative(X: np.ndarray) -> np.ndarray:
+    """Projection onto the nonnegative orthant."""
+    return np.maximum(X, 0)
+
+
+def project_simplex(V: np.ndarray, s: float = 1.0) -> np.ndarray:
+    """Project each row of ``V`` onto the scaled simplex {w ≥ 0, Σ w = s}.
+
+    Sort-based O(K log K) per row (Duchi et al., ICML 2008), vectorized over rows.
+
+    Parameters
+    ----------
+    V : ndarray of shape (n_rows, K) or (K,)
+    s : float > 0
+    """
+    if not s > 0:
+        raise ValueError(f"the simplex radius must be positive, got {s!r}")
+    V = np.asarray(V)
+    vec = V.ndim == 1
+    V2 = np.atleast_2d(V)
+    K = V2.shape[1]
+    U = -np.sort(-V2, axis=1)
+    css = np.cumsum(U, axis=1) - s
+    idx = np.arange(1, K + 1, dtype=V2.dtype)
+    cond = U - css / idx > 0
+    rho = K - 1 - np.argmax(cond[:, ::-1], axis=1)  # last index where cond holds
+    theta = css[np.arange(V2.shape[0]), rho] / (rho + 1)
+    out = np.maximum(V2 - theta[:, None], 0)
+    return out[0] if vec else out
+
+
+def project_capped_floor(V: np.ndarray, floor: float = 1e-8, cap: float = 1.0) -> np.ndarray:
+    """Project each row of ``V`` onto {w : 0 ≤ w ≤ cap, Σ w ≥ floor} exactly (floor < cap).
+
+    Clipping to the box is exact whenever the clipped row still sums to at least ``floor``.
+    Otherwise the KKT conditions give w = clip(v + θ, 0, cap) with θ > 0 and Σ w = floor;
+    since every entry is then ≤ floor < cap, this is the projection of the original row onto
+    the floor-scaled simplex (Supplement S-1, with its two slips corrected: spec §2.6).
+    """
+    if not 0 < floor < cap:
+        raise ValueError("the row-sum floor must satisfy 0 < floor < cap")
+    out = np.clip(V, 0, cap)
+    low = out.sum(axis=1) < floor
+    if np.any(low):
+        out[low] = project_simplex(V[low], floor)
+    return out
+
+
+def project_dictionary_box(components: np.ndarray, eps: float = 1e-8) -> np.ndarray:
+    """Π_C for ``components_`` (K, F): entries in [0, 1] and every feature column summing to
+    at least ``eps``, so that the reconstruction of any code in H is ≥ ε·ε′ > 0."""
+    return project_capped_floor(components.T, floor=eps).T
+
+
+def project_l2_ball(V: np.ndarray, radius: float = 1.0) -> np.ndarray:
+    """Project each row of ``V`` onto the ℓ2 ball of the given radius.
+
+    For ``components_`` this is the papers' column ℓ2-ball constraint on the atoms; for a
+    batch of codes or outliers it is the unit ℓ2-ball per sample.
+    """
+    V = np.asarray(V)
+    norms = np.linalg.norm(np.atleast_2d(V), axis=1, keepdims=True)
+    scale = radius / np.maximum(norms, radius)
+    return (np.atleast_2d(V) * scale).reshape(V.shape)
+
+
+def project_l1_simplex(V: np.ndarray) -> np.ndarray:
+    """Project each row of ``V`` onto the probability simplex (nonnegative, ℓ1-normalized)."""
+    return project_simplex(V, 1.0)

@@ -1,0 +1,461 @@
+"""OnlineNMF: online NMF with general divergences (Zhao, Tan and Xu, arXiv:1608.00075)."""
+
+from __future__ import annotations
+
+import math
+import time
+from numbers import Integral, Real
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted
+
+from .._history import History
+from .._validation import check_stream_input, dense_batch, guarded_validation
+from ..coders import STEP_RULES, solve_codes
+from ..constraints import project_dictionary_box
+from ..losses import LOSS_NAMES, Loss, get_loss
+from ..updates import ProjectedSGDUpdate, RobbinsMonroSchedule
+
+__all__ = ["OnlineNMF"]
+
+
+class OnlineNMF(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+    r"""Online NMF with a general divergence, by projected stochastic gradient (Algorithm 1).
+
+    Learns a nonnegative dictionary ``components_`` D (the papers' Wᵀ) from a stream by
+    minimizing f(W) = E_v[min_{h ∈ H} d(v ‖ Wh)] (eq. (4)). Each mini-batch of τ samples runs
+
+    1. coefficient learning: h_i ∈ argmin_{h ∈ H} d(v_i ‖ W_{t−1} h) by projected gradient
+       descent (Algorithm 2, :func:`onlinemf.coders.solve_codes`);
+    2. a dictionary step W_t = Π_C(W_{t−1} − η_t Σ_i r_i h_iᵀ), r_i = ∇_y d(v_i ‖ y) at
+       y = W_{t−1} h_i (eq. (11)), with η_t = a / (τt + b).
+
+    C = {0 ≤ w ≤ 1, every row of W summing to ≥ ε} and H = [ε′, U]^K keep Wh ≥ εε′ > 0.
+
+    Parameters
+    ----------
+    n_components : int, default=40
+        K, the number of atoms (the paper's canonical 40).
+    loss : str or Loss, default="squared"
+        The divergence d(x ‖ y): "squared" (½‖x − y‖²), "kl", "is", "beta", "alpha",
+        "hellinger", "mahalanobis", "huber", "l1", "l2", or a :class:`onlinemf.losses.Loss`.
+    loss_params : dict or None
+        Parameters of the loss: ``beta`` (β), ``alpha`` (α), ``A`` (Mahalanobis matrix or
+        diagonal), ``delta`` (Huber threshold, default 0.1, in units of the scaled data).
+    batch_size : int or "auto", default="auto"
+        τ. "auto" is the paper's canonical τ = 10⁻⁴N in :meth:`fit` (at least 1) and 10 (its
+        value at N ≈ 10⁵) in :meth:`partial_fit`, where N is unknown.
+    a, b : float, default=2e4
+        Step schedule η_t = a / (τt + b) (canonical a = b = 2·10⁴).
+    batch_reduce : {"sum", "mean"}, default="sum"
+        Sum or average the per-sample gradients of a mini-batch. The paper is silent; summing
+        keeps the dynamics independent of τ because the schedule counts samples (spec §2.2).
+    scale : "max", float or None, default="max"
+        Data scaling. The canonical a, b assume O(1) gradients and W is capped at 1, so raw data
+        of scale 10³ saturate W at the box bound within one step (spec §5 item 1). "max" divides
+        the data by the largest observed entry (of X in :meth:`fit`; of the first chunk in
+        :meth:`partial_fit`, then kept); a float divides by that number; None keeps the raw scale
+        (faithful to the paper's text). Codes returned by :meth:`transform` are in the units of
+        the original data, so ``transform(X) @ components_ ≈ X`` whatever the scaling. Loss
+        thresholds (Huber δ, Polyak δ) are in the units of the scaled data.
+    eps : float, default=1e-8
+        ε, the row-sum floor of C.
+    code_lower, code_upper : float, default=1e-8, 1e8
+        ε′ and U, the box H of the codes (in scaled units).
+    data_floor : float or None, default=None
+        Floor for data entries, needed by IS (and β ≤ 0, α < 0) when the data contain zeros
+        (Remark 2 suggests "small positive numbers"; the paper's value is unspecified, 1e-8 is
+        a good choice). None rejects such data with an error.
+    max_iter : int, default=1
+        Passes over X in :meth:`fit` (the paper uses one pass).
+    shuffle : bool, default=True
+        Randomly permute the samples in each pass of :meth:`fit` (Section VIII-B).
+    code_step : {"armijo", "lipschitz", "polyak"} or None
+        Step rule of the code solver; None takes the paper's assignment for the loss (Armijo for
+        IS, KL, ℓ2 and the others; 1/L for squared and Huber; Polyak for ℓ1).
+    code_max_iter : int, default=100
+    code_tol : float, default=1e-4
+        Stopping rules of the code solver (see :func:`onlinemf.coders.solve_codes`).
+    armijo : {"projected", "literal"}, default="projected"
+        Projected Armijo (Calamai–Moré) or the paper's literal Algorithm 3.
+    polyak_delta : float, default=0.01
+        δ_tol of the modified Polyak step (ℓ1).
+    h_l2 : float, default=0.0
+        Tikhonov weight m on the codes (Remark 7).
+    objective : {"online", "paper"} or None, default="online"
+        What ``history_`` records. "online": the running average of d(v_i ‖ W_{i−1} h_i), each
+        sample's loss when it was coded (bounded memory). "paper": the paper's metric
+        (1/t) Σ_{i ≤ t} d(v_i ‖ W_t h_i) (Section VIII-D), which keeps every (v_i, h_i) for
+        evaluation (memory grows with the stream; for experiments). None records nothing. The
+        evaluation time is excluded from the recorded wall time.
+    n_checkpoints : int, default=50
+        The history keeps between this many and twice this many checkpoints.
+    random_state : int, RandomState or None
+        Seeds W₀ (i.i.d. U(0, 1), projected onto C) and the shuffling.
+    verbose : int, default=0
+        Show a progress bar (needs tqdm) in :meth:`fit`.
+
+    Attributes
+    ----------
+    components_ : ndarray of shape (n_components, n_features)
+        The dictionary D = Wᵀ, entries in [0, 1].
+    n_components_ : int
+    loss_ : Loss
+    scale_ : float
+        The factor the data are divided by.
+    n_steps_ : int
+        Mini-batch steps taken (t).
+    n_samples_seen_ : int
+    n_iter_ : int
+        Passes completed by :meth:`fit`.
+    history_ : dict of ndarrays
+        ``n_samples``, ``time`` (seconds of algorithm time) and ``objective`` at checkpoints.
+    n_features_in_ : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from onlinemf import OnlineNMF
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.random((500, 6)) @ rng.random((6, 30))
+    >>> model = OnlineNMF(n_components=6, batch_size=10, max_iter=3, random_state=0).fit(X)
+    >>> codes = model.transform(X)
+    >>> bool(np.linalg.norm(X - codes @ model.components_) / np.linalg.norm(X) < 0.1)
+    True
+    """
+
+    _parameter_constraints: dict = {
+        "n_components": [Interval(Integral, 1, None, closed="left")],
+        "loss": [StrOptions(set(LOSS_NAMES)), Loss],
+        "loss_params": [dict, None],
+        "batch_size": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
+        "a": [Interval(Real, 0, None, closed="neither")],
+        "b": [Interval(Real, 0, None, closed="left")],
+        "batch_reduce": [StrOptions({"sum", "mean"})],
+        "scale": [StrOptions({"max"}), Interval(Real, 0, None, closed="neither"), None],
+        "eps": [Interval(Real, 0, 1, closed="neither")],
+        "code_lower": [Interval(Real, 0, None, closed="left")],
+        "code_upper": [Interval(Real, 0, None, closed="neither")],
+        "data_floor": [Interval(Real, 0, None, closed="neither"), None],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "shuffle": ["boolean"],
+        "code_step": [StrOptions(set(STEP_RULES)), None],
+        "code_max_iter": [Interval(Integral, 1, None, closed="left")],
+        "code_tol": [Interval(Real, 0, None, closed="left")],
+        "armijo": [StrOptions({"projected", "literal"})],
+        "polyak_delta": [Interval(Real, 0, None, closed="neither")],
+        "h_l2": [Interval(Real, 0, None, closed="left")],
+        "objective": [StrOptions({"online", "paper"}), None],
+        "n_checkpoints": [Interval(Integral, 0, None, closed="left")],
+        "random_state": ["random_state"],
+        "verbose": ["verbose"],
+    }
+
+    def __init__(
+        self,
+        n_components=40,
+        *,
+        loss="squared",
+        loss_params=None,
+        batch_size="auto",
+        a=2e4,
+        b=2e4,
+        batch_reduce="sum",
+        scale="max",
+        eps=1e-8,
+        code_lower=1e-8,
+        code_upper=1e8,
+        data_floor=None,
+        max_iter=1,
+        shuffle=True,
+        code_step=None,
+        code_max_iter=100,
+        code_tol=1e-4,
+        armijo="projected",
+        polyak_delta=0.01,
+        h_l2=0.0,
+        objective="online",
+        n_checkpoints=50,
+        random_state=None,
+        verbose=0,
+    ):
+        self.n_components = n_components
+        self.loss = loss
+        self.loss_params = loss_params
+        self.batch_size = batch_size
+        self.a = a
+        self.b = b
+        self.batch_reduce = batch_reduce
+        self.scale = scale
+        self.eps = eps
+        self.code_lower = code_lower
+        self.code_upper = code_upper
+        self.data_floor = data_floor
+        self.max_iter = max_iter
+        self.shuffle = shuffle
+        self.code_step = code_step
+        self.code_max_iter = code_max_iter
+        self.code_tol = code_tol
+        self.armijo = armijo
+        self.polyak_delta = polyak_delta
+        self.h_l2 = h_l2
+        self.objective = objective
+        self.n_checkpoints = n_checkpoints
+        self.random_state = random_state
+        self.verbose = verbose
+
+    # ------------------------------------------------------------------ configuration
+    def _make_loss(self) -> Loss:
+        params = dict(self.loss_params or {})
+        if self.loss == "huber":
+            params.setdefault("delta", 0.1)
+        return get_loss(self.loss, **params)
+
+    def _check_config(self) -> Loss:
+        self._validate_params()
+        loss = self._make_loss()
+        if self.code_lower > self.code_upper:
+            raise ValueError("code_lower must not exceed code_upper")
+        step = self.code_step or loss.default_step
+        if step == "lipschitz" and loss.curvature() is None:
+            raise ValueError(f"code_step='lipschitz' needs a curvature bound, which the "
+                             f"{loss.name} loss lacks; use 'armijo'")
+        return loss
+
+    def _coder_kwargs(self) -> dict:
+        return dict(step=self.code_step, lower=self.code_lower, upper=self.code_upper,
+                    max_iter=self.code_max_iter, tol=self.code_tol, h_l2=self.h_l2,
+                    armijo=self.armijo, polyak_delta=self.polyak_delta)
+
+    def _update_rule(self) -> ProjectedSGDUpdate:
+        return ProjectedSGDUpdate(RobbinsMonroSchedule(self.a, self.b), self.batch_reduce,
+                                  self.eps)
+
+    # ------------------------------------------------------------------ data handling
+    def _check_X(self, X, mask, *, reset):
+        with guarded_validation(self):
+            dtype = None if reset else self.components_.dtype
+            X, mask = check_stream_input(self, X, mask, reset=reset, dtype=dtype)
+            loss = self._check_config() if reset else self.loss_
+            scale = self._scale_for(X, mask) if reset else self.scale_
+            self._check_domain(loss, X, mask)
+        return X, mask, loss, scale
+
+    def _scale_for(self, X, mask) -> float:
+        if self.scale is None:
+            return 1.0
+        if self.scale != "max":
+            return float(self.scale)
+        if sp.issparse(X):
+            top = np.nanmax(X.data) if X.nnz else 0.0
+        else:
+            vals = X if mask is None else np.where(mask, X, 0)
+            top = np.nanmax(vals) if vals.size and not np.isnan(vals).all() else 0.0
+        return float(top) if top > 0 else 1.0
+
+    def _check_domain(self, loss, X, mask):
+        if not loss.positive_data or self.data_floor is not None:
+            return
+        if sp.issparse(X):
+            nnz_all = X.nnz == X.shape[0] * X.shape[1]
+            if not nnz_all:
+                raise ValueError(f"the {loss.name} divergence needs strictly positive data, "
+                                 "but sparse X has implicit zeros; set data_floor (e.g. 1e-8)")
+            loss.check_data(X.data)
+        else:
+            loss.check_data(X if mask is None else np.where(mask, X, np.nan))
+
+    def _prepare_batch(self, X, rows, mask):
+        Xb, Mb = dense_batch(X, rows, mask)
+        Xb = Xb / self.scale_ if self.scale_ != 1.0 else Xb.copy()
+        if self.data_floor is not None and self.loss_.positive_data:
+            Xb = np.maximum(Xb, self.data_floor / self.scale_)
+        return Xb.astype(self.components_.dtype, copy=False), Mb
+
+    # ------------------------------------------------------------------ state
+    def _initialize(self, n_features, dtype, loss, scale):
+        rng = check_random_state(self.random_state)
+        self._rng = np.random.default_rng(rng.randint(np.iinfo(np.int32).max))
+        D0 = self._rng.random((self.n_components, n_features))
+        self.components_ = project_dictionary_box(D0, self.eps).astype(dtype)
+        self.n_components_ = self.n_components
+        self.loss_ = loss
+        self.scale_ = scale
+        self._state = self._update_rule().init(self.components_)
+        self._history = History(self.n_checkpoints)
+        self._loss_sum = 0.0
+        self._fit_time = 0.0
+        self._buffer = []  # (X, mask, codes) kept only for objective="paper"
+        self.n_iter_ = 0
+
+    @property
+    def n_steps_(self) -> int:
+        check_is_fitted(self, "components_")
+        return self._state.n_steps
+
+    @property
+    def n_samples_seen_(self) -> int:
+        check_is_fitted(self, "components_")
+        return self._state.n_samples_seen
+
+    @property
+    def history_(self) -> dict:
+        check_is_fitted(self, "components_")
+        return self._history.as_arrays()
+
+    # ------------------------------------------------------------------ the online step
+    def _step(self, Xb, Mb, rule):
+        t0 = time.perf_counter()
+        D = self.components_
+        H = solve_codes(self.loss_, D, Xb, Mb, **self._coder_kwargs()).codes
+        Y = H @ D
+        R = self.loss_.grad(Xb, Y, Mb)
+        D_new, state = rule.update(self._state, D, H.T @ R, Xb.shape[0])
+        self.components_ = D_new.astype(D.dtype, copy=False)
+        self._state = state
+        self._fit_time += time.perf_counter() - t0
+        if self.objective is None:
+            return
+        if self.objective == "online":
+            self._loss_sum += float(self.loss_.value(Xb, Y, Mb).sum())
+        else:
+            self._buffer.append((Xb, Mb, H))
+        if self._history.due(state.n_steps):
+            self._history.record(state.n_samples_seen, self._fit_time, self._objective_now())
+
+    def _objective_now(self) -> float:
+        if self.objective == "online":
+            return self._loss_sum / max(self._state.n_samples_seen, 1)
+        total = sum(float(self.loss_.value(x, h @ self.components_, m).sum())
+                    for x, m, h in self._buffer)
+        return total / max(self._state.n_samples_seen, 1)
+
+    def _run(self, X, mask, order, batch_size, progress=None):
+        rule = self._update_rule()
+        for start in range(0, order.size, batch_size):
+            rows = order[start:start + batch_size]
+            Xb, Mb = self._prepare_batch(X, rows, mask)
+            self._step(Xb, Mb, rule)
+            if progress is not None:
+                progress.update(rows.size)
+
+    # ------------------------------------------------------------------ public API
+    def partial_fit(self, X, y=None, mask=None):
+        """Run one online step per mini-batch of ``batch_size`` rows of X, continuing the stream.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Nonnegative data; NaN marks missing entries.
+        y : ignored
+        mask : array-like of bool, optional
+            True where observed (combined with the NaN mask).
+
+        Returns
+        -------
+        self
+        """
+        first = not hasattr(self, "components_")
+        X, mask, loss, scale = self._check_X(X, mask, reset=first)
+        if first:
+            self._initialize(X.shape[1], X.dtype, loss, scale)
+        bs = 10 if self.batch_size == "auto" else self.batch_size
+        self._run(X, mask, np.arange(X.shape[0]), bs)
+        return self
+
+    def fit(self, X, y=None, mask=None):
+        """Learn the dictionary from X by ``max_iter`` shuffled passes of the online algorithm.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Nonnegative data; NaN marks missing entries.
+        y : ignored
+        mask : array-like of bool, optional
+            True where observed.
+
+        Returns
+        -------
+        self
+        """
+        X, mask, loss, scale = self._check_X(X, mask, reset=True)
+        self._initialize(X.shape[1], X.dtype, loss, scale)
+        n = X.shape[0]
+        bs = max(1, math.ceil(1e-4 * n)) if self.batch_size == "auto" else self.batch_size
+        progress = _progress(self.verbose, n * self.max_iter)
+        try:
+            for _ in range(self.max_iter):
+                order = self._rng.permutation(n) if self.shuffle else np.arange(n)
+                self._run(X, mask, order, bs, progress)
+                self.n_iter_ += 1
+        finally:
+            if progress is not None:
+                progress.close()
+        return self
+
+    def transform(self, X, mask=None):
+        """Codes of X with the learned dictionary (Algorithm 2 with the final W).
+
+        Returns
+        -------
+        codes : ndarray of shape (n_samples, n_components)
+            In the units of X: ``transform(X) @ components_ ≈ X``.
+        """
+        check_is_fitted(self, "components_")
+        X, mask, _, _ = self._check_X(X, mask, reset=False)
+        H = np.empty((X.shape[0], self.n_components_), dtype=self.components_.dtype)
+        step = 4096
+        for start in range(0, X.shape[0], step):
+            rows = np.arange(start, min(start + step, X.shape[0]))
+            Xb, Mb = self._prepare_batch(X, rows, mask)
+            H[rows] = solve_codes(self.loss_, self.components_, Xb, Mb,
+                                  **self._coder_kwargs()).codes
+        return H * self.scale_
+
+    def inverse_transform(self, X):
+        """Reconstruction ``codes @ components_`` from codes in the units of the data."""
+        check_is_fitted(self, "components_")
+        X = np.asarray(X, dtype=self.components_.dtype)
+        if X.ndim != 2 or X.shape[1] != self.n_components_:
+            raise ValueError(f"codes must have shape (n_samples, {self.n_components_}), "
+                             f"got {X.shape}")
+        return X @ self.components_
+
+    def score(self, X, y=None, mask=None):
+        """Minus the mean per-sample divergence of X from its reconstruction (scaled units)."""
+        check_is_fitted(self, "components_")
+        X, mask, _, _ = self._check_X(X, mask, reset=False)
+        total = 0.0
+        for start in range(0, X.shape[0], 4096):
+            rows = np.arange(start, min(start + 4096, X.shape[0]))
+            Xb, Mb = self._prepare_batch(X, rows, mask)
+            H = solve_codes(self.loss_, self.components_, Xb, Mb, **self._coder_kwargs()).codes
+            total += float(self.loss_.value(Xb, H @ self.components_, Mb).sum())
+        return -total / max(X.shape[0], 1)
+
+    @property
+    def _n_features_out(self):
+        return self.components_.shape[0]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.positive_only = True
+        tags.input_tags.sparse = True
+        tags.input_tags.allow_nan = True
+        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
+        return tags
+
+
+def _progress(verbose, total):
+    if not verbose:
+        return None
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:  # optional extra
+        return None
+    return tqdm(total=total, unit="sample", desc="OnlineNMF")
+

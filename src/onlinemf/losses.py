@@ -1,0 +1,412 @@
+"""Divergences d(x ‖ y) between data x and a reconstruction y, written once each.
+
+Every loss is an object holding its value and its gradient in the reconstruction together.
+Rows are samples (scikit-learn orientation): ``X`` and ``Y`` are ``(n_samples, n_features)``,
+``value`` returns one number per sample and ``grad`` returns ∂d/∂Y with the shape of ``Y``.
+
+Missing entries are given by a boolean ``mask`` (True = observed) or by NaN in ``X``. They are
+handled by filling the missing data with the model value: every divergence here satisfies
+d(y ‖ y) = 0 with a zero gradient, so a missing entry contributes nothing to the value, to the
+gradient, or (for the per-sample ℓ2 norm and the Mahalanobis form) to the norm of the residual.
+
+The table of divergences, their gradients and their classes follows Table I–III of Zhao, Tan
+and Xu (arXiv:1608.00075); see ``specs/000.md`` §1.3 of the project.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = [
+    "Loss",
+    "SquaredLoss",
+    "KLDivergence",
+    "ISDivergence",
+    "BetaDivergence",
+    "AlphaDivergence",
+    "MahalanobisLoss",
+    "HuberLoss",
+    "L1Loss",
+    "L2Loss",
+    "get_loss",
+    "LOSS_NAMES",
+    "fill_missing",
+]
+
+#: Floor applied to the reconstruction inside losses defined only for y > 0 (spec §5 item 2).
+Y_FLOOR = 1e-16
+
+
+def fill_missing(X: np.ndarray, Y: np.ndarray, mask: np.ndarray | None) -> np.ndarray:
+    """Return ``X`` with its unobserved entries replaced by the model value ``Y``.
+
+    Parameters
+    ----------
+    X, Y : ndarray of shape (n_samples, n_features)
+    mask : ndarray of bool of the same shape, True where observed, or None (all observed).
+    """
+    if mask is None:
+        return X
+    return np.where(mask, X, Y)
+
+
+class Loss:
+    """A divergence d(x ‖ y), summed over the features of each sample.
+
+    Attributes
+    ----------
+    name : str
+        Registry name.
+    smooth : bool
+        In class D1 of the paper (differentiable with a locally Lipschitz gradient).
+    convex : bool
+        In class D2 (convex in y), the class Theorem 1 covers.
+    positive_data : bool
+        The divergence needs strictly positive data (zeros are rejected, or floored on request).
+    positive_model : bool
+        The divergence needs y > 0; the reconstruction is floored at ``Y_FLOOR``.
+    default_step : {"armijo", "lipschitz", "polyak"}
+        The code-step rule the paper assigns (spec §2.3).
+    """
+
+    name = "loss"
+    smooth = True
+    convex = True
+    positive_data = False
+    positive_model = False
+    default_step = "armijo"
+
+    # -- elementwise kernels, overridden by separable losses -------------------------------
+    def _value(self, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    def _grad(self, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    # -- public interface ------------------------------------------------------------------
+    def _prepare(self, X, Y, mask):
+        if self.positive_model:
+            Y = np.maximum(Y, Y_FLOOR)
+        return fill_missing(X, Y, mask), Y
+
+    def value(self, X: np.ndarray, Y: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
+        """Per-sample divergence Σ_f d(x_f ‖ y_f) over observed entries, shape (n_samples,)."""
+        X, Y = self._prepare(X, Y, mask)
+        return self._value(X, Y).sum(axis=-1)
+
+    def grad(self, X: np.ndarray, Y: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
+        """Gradient (a subgradient for ℓ1 and ℓ2) of the divergence in ``Y``."""
+        X, Y = self._prepare(X, Y, mask)
+        return self._grad(X, Y)
+
+    def curvature(self) -> float | None:
+        """Bound c on the curvature in y, so that L = c·‖D‖₂² bounds the code problem's
+        gradient-Lipschitz constant; None where no global bound exists."""
+        return None
+
+    def check_data(self, X: np.ndarray) -> None:
+        """Raise ``ValueError`` if observed data lie outside the divergence's domain."""
+        if self.positive_data:
+            finite = X[~np.isnan(X)] if np.issubdtype(X.dtype, np.floating) else X
+            if finite.size and finite.min() <= 0:
+                raise ValueError(
+                    f"the {self.name} divergence needs strictly positive data, but X has "
+                    "zero or negative entries; floor them (e.g. data_floor=1e-8) or mark them "
+                    "missing with NaN"
+                )
+
+    def __repr__(self) -> str:
+        params = ", ".join(f"{k}={v!r}" for k, v in self._params().items())
+        return f"{type(self).__name__}({params})"
+
+    def _params(self) -> dict:
+        return {}
+
+    def __eq__(self, other) -> bool:
+        return type(self) is type(other) and self._params() == other._params()
+
+    def __hash__(self) -> int:
+        return hash((type(self).__name__, tuple(sorted(self._params().items()))))
+
+
+class SquaredLoss(Loss):
+    """Half squared Euclidean distance ½‖x − y‖² (Table II's convention, equal to β = 2).
+
+    The factor ½ is used consistently in the code problem, the dictionary gradient and the
+    reported objective (spec §1.3, §5 item 10).
+    """
+
+    name = "squared"
+    default_step = "lipschitz"
+
+    def _value(self, X, Y):
+        R = Y - X
+        return 0.5 * R * R
+
+    def _grad(self, X, Y):
+        return Y - X
+
+    def curvature(self):
+        return 1.0
+
+
+class KLDivergence(Loss):
+    """Generalized Kullback–Leibler divergence Σ x log(x/y) − x + y (β = 1, α = 1).
+
+    Zero data are allowed (0 · log 0 = 0); the model is floored at ``Y_FLOOR``.
+    """
+
+    name = "kl"
+    positive_model = True
+
+    def _value(self, X, Y):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            xlog = np.where(X > 0, X * np.log(np.where(X > 0, X, 1.0) / Y), 0.0)
+        return xlog - X + Y
+
+    def _grad(self, X, Y):
+        return 1.0 - X / Y
+
+
+class ISDivergence(Loss):
+    """Itakura–Saito divergence Σ x/y − log(x/y) − 1 (β = 0). Not convex in y (class D1∖D2)."""
+
+    name = "is"
+    convex = False
+    positive_data = True
+    positive_model = True
+
+    def _value(self, X, Y):
+        Q = X / Y
+        return Q - np.log(Q) - 1.0
+
+    def _grad(self, X, Y):
+        return (Y - X) / (Y * Y)
+
+
+class BetaDivergence(Loss):
+    """β-divergence 1/(β(β−1)) Σ x^β + (β−1) y^β − β x y^(β−1), for any real β.
+
+    β = 0, 1 and 2 are computed by the exact IS, KL and ½-squared formulas; nearby values agree
+    with them in the limit. Convex in y only for 1 ≤ β ≤ 2.
+    """
+
+    name = "beta"
+
+    def __init__(self, beta: float = 1.5):
+        self.beta = float(beta)
+        b = self.beta
+        self._special = {0.0: ISDivergence(), 1.0: KLDivergence(), 2.0: SquaredLoss()}.get(b)
+        self.convex = 1.0 <= b <= 2.0
+        self.positive_data = b <= 0.0
+        self.positive_model = b < 2.0
+        self.default_step = "lipschitz" if b == 2.0 else "armijo"
+
+    def _params(self):
+        return {"beta": self.beta}
+
+    def _value(self, X, Y):
+        if self._special is not None:
+            return self._special._value(X, Y)
+        b = self.beta
+        return (X**b + (b - 1.0) * Y**b - b * X * Y ** (b - 1.0)) / (b * (b - 1.0))
+
+    def _grad(self, X, Y):
+        if self._special is not None:
+            return self._special._grad(X, Y)
+        b = self.beta
+        return Y ** (b - 2.0) * (Y - X)
+
+    def curvature(self):
+        return 1.0 if self.beta == 2.0 else None
+
+
+class AlphaDivergence(Loss):
+    """α-divergence 1/(α(α−1)) Σ x^α y^(1−α) − α x + (α−1) y (Amari; Table I, corrected form).
+
+    α = ½ is the Hellinger distance 2 Σ (√x − √y)²; α → 1 gives KL. Convex in y for every α.
+    """
+
+    name = "alpha"
+    positive_model = True
+
+    def __init__(self, alpha: float = 0.5):
+        self.alpha = float(alpha)
+        if self.alpha in (0.0, 1.0):
+            raise ValueError("alpha must differ from 0 and 1 (use loss='kl' for α → 1)")
+        self.positive_data = self.alpha < 0.0
+
+    def _params(self):
+        return {"alpha": self.alpha}
+
+    def _value(self, X, Y):
+        a = self.alpha
+        return (X**a * Y ** (1.0 - a) - a * X + (a - 1.0) * Y) / (a * (a - 1.0))
+
+    def _grad(self, X, Y):
+        a = self.alpha
+        return (1.0 - (X / Y) ** a) / a
+
+
+class HellingerDistance(AlphaDivergence):
+    """Squared Hellinger distance 2 Σ (√x − √y)², the α-divergence at α = ½."""
+
+    name = "hellinger"
+
+    def __init__(self):
+        super().__init__(alpha=0.5)
+
+    def _params(self):
+        return {}
+
+
+class MahalanobisLoss(Loss):
+    """Mahalanobis distance ½ (x − y)ᵀ A (x − y) with A positive semidefinite.
+
+    ``A`` is a full (n_features, n_features) PSD matrix or a vector holding its diagonal.
+    With missing entries the residual is zero there, so the form is restricted to the
+    observed coordinates.
+    """
+
+    name = "mahalanobis"
+    default_step = "lipschitz"
+
+    def __init__(self, A):
+        A = np.asarray(A, dtype=float)
+        if A.ndim == 1:
+            if np.any(A < 0):
+                raise ValueError("the diagonal Mahalanobis weights must be nonnegative")
+        elif A.ndim == 2 and A.shape[0] == A.shape[1]:
+            if not np.allclose(A, A.T):
+                raise ValueError("the Mahalanobis matrix A must be symmetric")
+            if np.linalg.eigvalsh(A).min() < -1e-10 * max(1.0, np.abs(A).max()):
+                raise ValueError("the Mahalanobis matrix A must be positive semidefinite")
+        else:
+            raise ValueError("A must be a square matrix or a vector of diagonal weights")
+        self.A = A
+
+    def _params(self):
+        return {"A": self.A.tobytes()}
+
+    def __repr__(self):
+        return f"MahalanobisLoss(A of shape {self.A.shape})"
+
+    def _apply(self, R):
+        return R * self.A if self.A.ndim == 1 else R @ self.A
+
+    def _value(self, X, Y):
+        R = Y - X
+        return 0.5 * R * self._apply(R)
+
+    def _grad(self, X, Y):
+        return self._apply(Y - X)
+
+    def curvature(self):
+        if self.A.ndim == 1:
+            return float(self.A.max(initial=0.0))
+        return float(np.linalg.eigvalsh(self.A).max())
+
+
+class HuberLoss(Loss):
+    """Huber loss Σ h_δ(x − y): u²/2 for |u| ≤ δ, δ(|u| − δ/2) beyond (Table III).
+
+    The threshold ``delta`` is absolute: it is in the units of the (scaled) data.
+    """
+
+    name = "huber"
+    default_step = "lipschitz"
+
+    def __init__(self, delta: float = 0.1):
+        if not delta > 0:
+            raise ValueError(f"the Huber threshold delta must be positive, got {delta!r}")
+        self.delta = float(delta)
+
+    def _params(self):
+        return {"delta": self.delta}
+
+    def _value(self, X, Y):
+        A = np.abs(Y - X)
+        d = self.delta
+        return np.where(A <= d, 0.5 * A * A, d * (A - 0.5 * d))
+
+    def _grad(self, X, Y):
+        return np.clip(Y - X, -self.delta, self.delta)
+
+    def curvature(self):
+        return 1.0
+
+
+class L1Loss(Loss):
+    """ℓ1 distance Σ |x − y| (convex, nonsmooth: class D2∖D1); subgradient sign(y − x)."""
+
+    name = "l1"
+    smooth = False
+    default_step = "polyak"
+
+    def _value(self, X, Y):
+        return np.abs(Y - X)
+
+    def _grad(self, X, Y):
+        return np.sign(Y - X)
+
+
+class L2Loss(Loss):
+    """ℓ2 distance ‖x − y‖ per sample (the Euclidean norm, not squared; class D2∖D1).
+
+    The subgradient is (y − x)/‖y − x‖, and the zero vector where the residual vanishes.
+    """
+
+    name = "l2"
+    smooth = False
+
+    def value(self, X, Y, mask=None):
+        R = Y - fill_missing(X, Y, mask)
+        return np.sqrt(np.einsum("ij,ij->i", R, R))
+
+    def grad(self, X, Y, mask=None):
+        R = Y - fill_missing(X, Y, mask)
+        norm = np.sqrt(np.einsum("ij,ij->i", R, R))[:, None]
+        return np.divide(R, norm, out=np.zeros_like(R), where=norm > 0)
+
+
+_REGISTRY = {
+    "squared": SquaredLoss,
+    "frobenius": SquaredLoss,
+    "kl": KLDivergence,
+    "kullback-leibler": KLDivergence,
+    "is": ISDivergence,
+    "itakura-saito": ISDivergence,
+    "beta": BetaDivergence,
+    "alpha": AlphaDivergence,
+    "hellinger": HellingerDistance,
+    "mahalanobis": MahalanobisLoss,
+    "huber": HuberLoss,
+    "l1": L1Loss,
+    "l2": L2Loss,
+}
+
+#: Names accepted by :func:`get_loss` (aliases included).
+LOSS_NAMES = tuple(_REGISTRY)
+
+
+def get_loss(loss: str | Loss, **params) -> Loss:
+    """Return a :class:`Loss` from its name and parameters, or ``loss`` itself.
+
+    Examples
+    --------
+    >>> get_loss("huber", delta=0.5)
+    HuberLoss(delta=0.5)
+    >>> get_loss("beta", beta=0.0).value(np.ones((1, 2)), np.ones((1, 2)))
+    array([0.])
+    """
+    if isinstance(loss, Loss):
+        if params:
+            raise ValueError("loss parameters cannot be given with a Loss instance")
+        return loss
+    key = str(loss).lower()
+    if key not in _REGISTRY:
+        raise ValueError(f"unknown loss {loss!r}; choose one of {sorted(set(_REGISTRY))}")
+    try:
+        return _REGISTRY[key](**params)
+    except TypeError as exc:
+        raise ValueError(f"invalid parameters {params} for loss {loss!r}: {exc}") from None
