@@ -334,7 +334,7 @@ def _armijo_step(prob, H, f0, G, xi0, lower, upper, literal, alpha, gamma, q):
     sub = prob
     xi = xi0.copy()
     g2 = np.einsum("ij,ij->i", G, G) if literal else None
-    for i in range(q + 1):
+    for _ in range(q + 1):
         Hp, Gp, xp = H[pend], G[pend], xi[pend][:, None]
         if literal:
             Ht = Hp - xp * Gp

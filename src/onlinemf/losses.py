@@ -95,9 +95,11 @@ class Loss:
         return self._value(X, Y).sum(axis=-1)
 
     def grad(self, X: np.ndarray, Y: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
-        """Gradient (a subgradient for ℓ1 and ℓ2) of the divergence in ``Y``."""
+        """Gradient (a subgradient for ℓ1 and ℓ2) of the divergence in ``Y``; zero at
+        unobserved entries (the value does not depend on them)."""
         X, Y = self._prepare(X, Y, mask)
-        return self._grad(X, Y)
+        G = self._grad(X, Y)
+        return G if mask is None else np.where(mask, G, 0)
 
     def curvature(self) -> float | None:
         """Bound c on the curvature in y, so that L = c·‖D‖₂² bounds the code problem's

@@ -1,0 +1,48 @@
+import numpy as np
+import pytest
+
+from onlinemf.losses import get_loss
+
+#: Every registered divergence with parameters, for tests run over all of them.
+ALL_LOSSES = [
+    ("squared", {}),
+    ("kl", {}),
+    ("is", {}),
+    ("beta", {"beta": 0.5}),
+    ("beta", {"beta": 1.5}),
+    ("beta", {"beta": 3.0}),
+    ("alpha", {"alpha": 0.3}),
+    ("alpha", {"alpha": 2.0}),
+    ("hellinger", {}),
+    ("mahalanobis", {"A": np.linspace(0.5, 2.0, 7)}),
+    ("huber", {"delta": 0.3}),
+    ("l1", {}),
+    ("l2", {}),
+]
+
+
+def _full_psd(n=7, seed=3):
+    B = np.random.default_rng(seed).normal(size=(n, n))
+    return B @ B.T / n
+
+
+ALL_LOSSES.append(("mahalanobis", {"A": _full_psd()}))
+
+
+def loss_id(case):
+    name, params = case
+    extra = ",".join(f"{k}={v}" for k, v in params.items() if k != "A")
+    if "A" in params:
+        extra = "full" if np.ndim(params["A"]) == 2 else "diag"
+    return f"{name}[{extra}]" if extra else name
+
+
+@pytest.fixture(params=ALL_LOSSES, ids=loss_id)
+def any_loss(request):
+    name, params = request.param
+    return get_loss(name, **params)
+
+
+@pytest.fixture
+def rng():
+    return np.random.default_rng(12345)

@@ -1,0 +1,127 @@
+import numpy as np
+import pytest
+from scipy.optimize import linprog, nnls
+
+from onlinemf.coders import solve_codes, spectral_norm_sq
+from onlinemf.losses import HuberLoss, KLDivergence, L1Loss, get_loss
+
+
+def _problem(rng, n=30, k=5, f=40, noise=0.05):
+    D = rng.uniform(0.0, 1.0, size=(k, f))
+    H = rng.uniform(0.1, 1.0, size=(n, k))
+    X = H @ D * (1 + noise * rng.uniform(-1, 1, size=(n, f)))
+    return D, X
+
+
+def _track(loss, D, X, step, iters, **kw):
+    """Objective after 0..iters iterations (warm restarts of one-iteration solves)."""
+    res = solve_codes(loss, D, X, step=step, max_iter=0, **kw)
+    vals = [loss.value(X, res.codes @ D)]
+    H = res.codes
+    for _ in range(iters):
+        H = solve_codes(loss, D, X, step=step, init=H, max_iter=1, tol=0, f_tol=0,
+                        armijo_init="one", **kw).codes
+        vals.append(loss.value(X, H @ D))
+    return np.array(vals)
+
+
+@pytest.mark.parametrize("name", ["kl", "is", "hellinger", "l2", "beta"])
+def test_projected_armijo_monotone(rng, name):
+    loss = get_loss(name, **({"beta": 1.5} if name == "beta" else {}))
+    D, X = _problem(rng)
+    vals = _track(loss, D, X, "armijo", 30)
+    assert np.all(np.diff(vals, axis=0) <= 1e-12 * np.abs(vals[:-1]) + 1e-15)
+    assert np.all(vals[-1] < vals[0])
+
+
+@pytest.mark.parametrize("loss", [get_loss("squared"), HuberLoss(0.05)], ids=["sq", "huber"])
+@pytest.mark.parametrize("step", ["lipschitz", "fista"])
+def test_constant_step_monotone(rng, loss, step):
+    D, X = _problem(rng)
+    res = solve_codes(loss, D, X, step=step, max_iter=0)
+    H, prev = res.codes, loss.value(X, res.codes @ D)
+    for _ in range(40):
+        H = solve_codes(loss, D, X, step=step, init=H, max_iter=1, tol=0, f_tol=0).codes
+        cur = loss.value(X, H @ D)
+        assert np.all(cur <= prev + 1e-12)
+        prev = cur
+
+
+@pytest.mark.parametrize("step", ["lipschitz", "fista", "armijo"])
+def test_squared_matches_scipy_nnls(rng, step):
+    D, X = _problem(rng, n=10)
+    res = solve_codes(get_loss("squared"), D, X, step=step, lower=0.0, max_iter=5000,
+                      tol=1e-12, f_tol=1e-15)
+    for x, h in zip(X, res.codes, strict=True):
+        ref, _ = nnls(D.T, x)
+        np.testing.assert_allclose(h, ref, atol=1e-5)
+
+
+def test_kkt_residual_small_for_smooth_losses(rng):
+    D, X = _problem(rng)
+    for loss in (KLDivergence(), get_loss("is"), get_loss("hellinger")):
+        res = solve_codes(loss, D, X, max_iter=2000, tol=1e-10, f_tol=1e-14)
+        H = res.codes
+        G = loss.grad(X, H @ D) @ D.T
+        pg = np.linalg.norm(H - np.clip(H - G, 1e-8, 1e8), axis=1)
+        G0 = loss.grad(X, np.full((1, D.shape[1]), 1.0) * (H @ D).mean()) @ D.T
+        assert np.all(pg <= 1e-3 * max(np.linalg.norm(G0), 1.0))
+
+
+def test_polyak_reaches_lp_optimum(rng):
+    D, X = _problem(rng, n=5, k=3, f=15, noise=0.3)
+    loss = L1Loss()
+    res = solve_codes(loss, D, X, step="polyak", max_iter=3000, lower=0.0, polyak_delta=0.01)
+    k, f = D.shape
+    for x, h in zip(X, res.codes, strict=True):
+        # min Σ t  s.t.  −t ≤ x − Dᵀh ≤ t, h ≥ 0
+        c = np.r_[np.zeros(k), np.ones(f)]
+        A = np.block([[-D.T, -np.eye(f)], [D.T, -np.eye(f)]])
+        b = np.r_[-x, x]
+        lp = linprog(c, A_ub=A, b_ub=b, bounds=[(0, None)] * (k + f))
+        val = loss.value(x[None], (h @ D)[None])[0]
+        assert val <= lp.fun + 0.01 + 0.02 * lp.fun
+
+
+@pytest.mark.parametrize("step", ["armijo", "lipschitz", "polyak", "fista"])
+def test_batch_equals_loop_over_samples(rng, step):
+    D, X = _problem(rng, n=12)
+    loss = L1Loss() if step == "polyak" else KLDivergence()
+    if step in ("lipschitz", "fista"):
+        loss = get_loss("huber", delta=0.1)
+    batch = solve_codes(loss, D, X, step=step, max_iter=50)
+    for i in range(X.shape[0]):
+        one = solve_codes(loss, D, X[i:i + 1], step=step, max_iter=50)
+        np.testing.assert_allclose(one.codes[0], batch.codes[i], rtol=1e-10, atol=1e-14)
+        assert one.n_iter[0] == batch.n_iter[i]
+
+
+def test_literal_armijo_runs_and_stays_in_box(rng):
+    D, X = _problem(rng)
+    res = solve_codes(get_loss("is"), D, X, step="armijo", armijo="literal", max_iter=50)
+    assert res.codes.min() >= 1e-8 and np.isfinite(res.codes).all()
+    v0 = get_loss("is").value(X, solve_codes(get_loss("is"), D, X, max_iter=0).codes @ D)
+    assert get_loss("is").value(X, res.codes @ D).mean() < v0.mean()
+
+
+def test_masked_codes_ignore_missing(rng):
+    D, X = _problem(rng, n=8)
+    mask = rng.random(X.shape) > 0.3
+    Xn = np.where(mask, X, 1e6)  # garbage where missing
+    a = solve_codes(KLDivergence(), D, Xn, mask, max_iter=100).codes
+    b = solve_codes(KLDivergence(), D, np.where(mask, X, -5.0), mask, max_iter=100).codes
+    np.testing.assert_allclose(a, b)
+
+
+def test_spectral_norm(rng):
+    D = rng.random((6, 30))
+    np.testing.assert_allclose(spectral_norm_sq(D), np.linalg.norm(D, 2) ** 2, rtol=1e-8)
+    assert spectral_norm_sq(np.zeros((3, 4))) == 0.0
+
+
+def test_bad_step_rejected(rng):
+    D, X = _problem(rng)
+    with pytest.raises(ValueError, match="code step"):
+        solve_codes(KLDivergence(), D, X, step="newton")
+    with pytest.raises(ValueError, match="curvature"):
+        solve_codes(KLDivergence(), D, X, step="lipschitz")
