@@ -1,0 +1,194 @@
+import pickle
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy.optimize import linear_sum_assignment
+from sklearn.base import clone
+from sklearn.utils.estimator_checks import check_estimator
+
+from onlinemf import OnlineNMF
+from onlinemf.datasets import NOISE_FOR_LOSS, make_nmf_synthetic
+
+
+def _small(loss=None, n=400, f=30, noise="gaussian", seed=0):
+    return make_nmf_synthetic(n, f, 5, NOISE_FOR_LOSS.get(loss, noise), random_state=seed).X
+
+
+def test_check_estimator():
+    check_estimator(OnlineNMF(n_components=3, batch_size=5, code_max_iter=20, random_state=0))
+
+
+def test_iterates_stay_feasible(rng):
+    X = _small()
+    est = OnlineNMF(n_components=5, batch_size=10, random_state=0, code_lower=1e-6,
+                    code_upper=10.0, eps=1e-3)
+    for start in range(0, 200, 10):
+        est.partial_fit(X[start:start + 10])
+        D = est.components_
+        assert D.min() >= 0 and D.max() <= 1 and D.sum(axis=0).min() >= 1e-3 * (1 - 1e-12)
+    H = est.transform(X) / est.scale_
+    assert H.min() >= 1e-6 * (1 - 1e-12) and H.max() <= 10.0
+
+
+@pytest.mark.parametrize("loss", ["squared", "kl", "is", "huber", "l1", "l2"])
+def test_online_objective_decreases_on_scaled_synthetic(loss):
+    d = make_nmf_synthetic(3000, 30, 10, NOISE_FOR_LOSS[loss], random_state=1)
+    params = dict(n_components=10, loss=loss, batch_size=10, objective="paper",
+                  data_floor=1e-8, random_state=0)
+    est = OnlineNMF(**params).fit(d.X)
+    obj = est.history_["objective"]
+    assert np.isfinite(obj).all()
+    # a vanishing step keeps W₀: the learned dictionary must do much better
+    frozen = OnlineNMF(**{**params, "a": 1e-12}).fit(d.X)
+    if loss in ("squared", "kl", "is"):
+        assert -est.score(d.X) < 0.8 * -frozen.score(d.X)
+        assert obj[-1] < 0.9 * obj[0]  # the paper's online metric falls too
+    else:
+        # With 30% outliers in every sample even W₀ has a robust loss close to the learned one,
+        # so the margin is small. ℓ1's summed sign-subgradients are O(τ·h) per entry: with the
+        # canonical a the dictionary oscillates and ends worse than W₀ on this small problem,
+        # so ℓ1 is tested with a 100× smaller a (the finding is reported in the docs).
+        if loss == "l1":
+            est = OnlineNMF(**{**params, "a": 200.0}).fit(d.X)
+            frozen = OnlineNMF(**{**params, "a": 1e-12}).fit(d.X)
+        assert -est.score(d.X) < 0.97 * -frozen.score(d.X)
+
+
+def test_planted_factors_recovered():
+    rng = np.random.default_rng(0)
+    K, F = 4, 30
+    W = np.zeros((K, F))
+    for k in range(K):  # separable, well-conditioned atoms
+        W[k, k * 7:(k + 1) * 7] = 1.0
+        W[k] += 0.1 * rng.random(F)
+    H = rng.gamma(1.0, 1.0, size=(4000, K))
+    X = H @ W
+    est = OnlineNMF(n_components=K, batch_size=10, max_iter=3, code_step="fista",
+                    random_state=0).fit(X)
+    A = W / np.linalg.norm(W, axis=1, keepdims=True)
+    B = est.components_ / np.linalg.norm(est.components_, axis=1, keepdims=True)
+    cos = A @ B.T
+    r, c = linear_sum_assignment(-cos)
+    assert cos[r, c].mean() > 0.95
+
+
+def test_partial_fit_resumes_exactly_after_pickling():
+    X = _small(n=300)
+    a = OnlineNMF(n_components=4, batch_size=7, random_state=3)
+    a.partial_fit(X[:150])
+    b = pickle.loads(pickle.dumps(a))
+    a.partial_fit(X[150:])
+    b.partial_fit(X[150:])
+    np.testing.assert_array_equal(a.components_, b.components_)
+    assert a.n_steps_ == b.n_steps_ and a.n_samples_seen_ == b.n_samples_seen_
+    # an uninterrupted run over the same batches gives the same dictionary
+    c = OnlineNMF(n_components=4, batch_size=7, random_state=3)
+    c.partial_fit(X[:150])
+    c.partial_fit(X[150:])
+    np.testing.assert_array_equal(a.components_, c.components_)
+
+
+def test_fit_reproducible_and_input_untouched():
+    X = _small()
+    X0 = X.copy()
+    a = OnlineNMF(n_components=5, batch_size=10, random_state=7).fit(X)
+    b = OnlineNMF(n_components=5, batch_size=10, random_state=7).fit(X)
+    np.testing.assert_array_equal(a.components_, b.components_)
+    np.testing.assert_array_equal(X, X0)
+    c = clone(a).set_params(random_state=8).fit(X)
+    assert not np.array_equal(a.components_, c.components_)
+
+
+def test_sparse_input_equals_dense():
+    X = _small(loss="kl")
+    X[X < np.quantile(X, 0.3)] = 0
+    dense = OnlineNMF(n_components=4, loss="kl", batch_size=10, random_state=0).fit(X)
+    sparse = OnlineNMF(n_components=4, loss="kl", batch_size=10, random_state=0).fit(
+        sp.csr_matrix(X))
+    np.testing.assert_allclose(dense.components_, sparse.components_, rtol=1e-10)
+    np.testing.assert_allclose(dense.transform(X), sparse.transform(sp.csc_matrix(X)),
+                               rtol=1e-10)
+
+
+def test_float32_in_float32_out():
+    X = _small().astype(np.float32)
+    est = OnlineNMF(n_components=4, batch_size=10, random_state=0).fit(X)
+    assert est.components_.dtype == np.float32
+    assert est.transform(X).dtype == np.float32
+    assert np.isfinite(est.transform(X)).all()
+
+
+def test_nan_is_missing_and_equals_explicit_mask(rng):
+    X = _small()
+    mask = rng.random(X.shape) > 0.2
+    Xn = np.where(mask, X, np.nan)
+    a = OnlineNMF(n_components=4, batch_size=10, random_state=0).fit(Xn)
+    b = OnlineNMF(n_components=4, batch_size=10, random_state=0).fit(
+        np.where(mask, X, 123.0), mask=mask)
+    # the scale is set from observed entries in both cases
+    np.testing.assert_allclose(a.components_, b.components_, rtol=1e-10)
+    H = a.transform(Xn)
+    assert np.isfinite(H).all()
+    # missing entries are predicted from the low-rank model
+    rel = np.linalg.norm((H @ a.components_ - X)[~mask]) / np.linalg.norm(X[~mask])
+    assert rel < 0.3
+
+
+def _state(est):
+    return pickle.dumps(sorted(est.__dict__.items(), key=lambda kv: kv[0]))
+
+
+@pytest.mark.parametrize("bad,match", [
+    (lambda X: -X, "Negative values"),
+    (lambda X: X[:, :-1], "features"),
+    (lambda X: np.where(X > 0, np.inf, X), "infinity|inf"),
+])
+def test_rejected_partial_fit_leaves_state_unchanged(bad, match):
+    X = _small()
+    est = OnlineNMF(n_components=3, batch_size=10, random_state=0).partial_fit(X[:50])
+    before = _state(est)
+    with pytest.raises(ValueError, match=match):
+        est.partial_fit(bad(X[50:100]))
+    assert _state(est) == before
+
+
+def test_is_rejects_zeros_unless_floored():
+    X = _small(loss="is")
+    X[0, 0] = 0.0
+    est = OnlineNMF(n_components=3, loss="is", batch_size=10)
+    with pytest.raises(ValueError, match="strictly positive"):
+        est.fit(X)
+    assert not hasattr(est, "components_") and not hasattr(est, "n_features_in_")
+    OnlineNMF(n_components=3, loss="is", batch_size=10, data_floor=1e-8).fit(X)
+
+
+def test_bad_parameters_named():
+    X = _small()
+    with pytest.raises(ValueError, match="loss"):
+        OnlineNMF(loss="hinge").fit(X)
+    with pytest.raises(ValueError, match="curvature"):
+        OnlineNMF(loss="kl", code_step="lipschitz").fit(X)
+    with pytest.raises(ValueError, match="batch_size"):
+        OnlineNMF(batch_size=0).fit(X)
+
+
+def test_scaling_keeps_reconstruction_in_data_units():
+    X = _small(noise="none") * 1000
+    est = OnlineNMF(n_components=5, batch_size=10, max_iter=2, code_step="fista",
+                    random_state=0).fit(X)
+    assert est.components_.max() <= 1
+    rel = np.linalg.norm(X - est.inverse_transform(est.transform(X))) / np.linalg.norm(X)
+    assert rel < 0.1
+    raw = OnlineNMF(n_components=5, batch_size=10, scale=None, random_state=0).fit(X)
+    # the paper's raw scale saturates the box (spec 000 §5 item 1)
+    assert (raw.components_ >= 1).mean() > (est.components_ >= 1).mean()
+
+
+def test_history_is_bounded():
+    X = _small(n=2000)
+    est = OnlineNMF(n_components=3, batch_size=1, n_checkpoints=10, code_max_iter=5,
+                    random_state=0).fit(X)
+    h = est.history_
+    assert 10 <= len(h["objective"]) <= 20
+    assert np.all(np.diff(h["n_samples"]) > 0) and np.all(np.diff(h["time"]) >= 0)
