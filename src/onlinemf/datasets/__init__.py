@@ -1,5 +1,15 @@
 """Data: synthetic recipes of the papers, loaders of their real data sets, embedded sets."""
 
+from ._embedded import (
+    Corpus,
+    find_data,
+    load_bbc,
+    load_yaleb,
+    make_topic_corpus,
+    render_faces,
+    tfidf_paper,
+)
 from ._synthetic import NOISE_FOR_LOSS, SyntheticNMF, make_nmf_synthetic
 
-__all__ = ["NOISE_FOR_LOSS", "SyntheticNMF", "make_nmf_synthetic"]
+__all__ = ["NOISE_FOR_LOSS", "Corpus", "SyntheticNMF", "find_data", "load_bbc", "load_yaleb",
+           "make_nmf_synthetic", "make_topic_corpus", "render_faces", "tfidf_paper"]

@@ -1,0 +1,132 @@
+"""The ``onlinemf`` command: fit, transform, reproduce."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import pickle
+import sys
+
+import numpy as np
+
+__all__ = ["main", "read_matrix"]
+
+
+def read_matrix(path: str):
+    """Read a data matrix (rows = samples) from .npy, .npz, .csv or Matrix Market .mtx."""
+    ext = os.path.splitext(path)[1].lower()
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"no such data file: {path}")
+    if ext == ".npy":
+        return np.load(path, allow_pickle=False)
+    if ext == ".npz":
+        with np.load(path, allow_pickle=False) as z:
+            if {"data", "indices", "indptr", "shape"} <= set(z.files):
+                import scipy.sparse as sp
+
+                return sp.load_npz(path)
+            key = "X" if "X" in z.files else z.files[0]
+            return z[key]
+    if ext == ".csv":
+        return np.loadtxt(path, delimiter=",", ndmin=2)
+    if ext == ".mtx":
+        from scipy.io import mmread
+
+        return mmread(path).tocsr()
+    raise ValueError(f"unsupported data format {ext!r}: use .npy, .npz, .csv or .mtx")
+
+
+def _parse_value(text: str):
+    for cast in (int, float):
+        try:
+            return cast(text)
+        except ValueError:
+            pass
+    return {"none": None, "true": True, "false": False}.get(text.lower(), text)
+
+
+def _cmd_fit(args) -> int:
+    from .estimators import OnlineNMF
+
+    X = read_matrix(args.data)
+    params = {"n_components": args.n_components, "loss": args.loss,
+              "batch_size": args.batch_size if args.batch_size else "auto",
+              "max_iter": args.passes, "random_state": args.random_state, "verbose": 1}
+    for item in args.param or []:
+        key, _, value = item.partition("=")
+        if not _:
+            raise SystemExit(f"--param expects KEY=VALUE, got {item!r}")
+        if key.startswith("loss."):
+            params.setdefault("loss_params", {})[key[5:]] = _parse_value(value)
+        else:
+            params[key] = _parse_value(value)
+    model = OnlineNMF(**params).fit(X)
+    with open(args.model, "wb") as fh:
+        pickle.dump(model, fh)
+    print(f"model written to {args.model}")
+    if args.codes:
+        np.save(args.codes, model.transform(X))
+        print(f"codes written to {args.codes}")
+    return 0
+
+
+def _cmd_transform(args) -> int:
+    with open(args.model, "rb") as fh:
+        model = pickle.load(fh)
+    codes = model.transform(read_matrix(args.data))
+    np.save(args.out, codes)
+    print(f"codes of shape {codes.shape} written to {args.out}")
+    return 0
+
+
+def _cmd_reproduce(args) -> int:
+    from .experiments import Context, run_experiments, write_report
+
+    ctx = Context(scale=args.scale, out_dir=args.out, data_dir=args.data_dir, seed=args.seed)
+    results = run_experiments(args.names, ctx, progress=lambda m: print(m, flush=True))
+    path = write_report(results, ctx)
+    print(f"report written to {path}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="onlinemf", description="Online matrix factorization.")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    f = sub.add_parser("fit", help="learn a dictionary from a data file (rows = samples)")
+    f.add_argument("data", help=".npy, .npz, .csv or .mtx (sparse) file")
+    f.add_argument("-k", "--n-components", type=int, default=40)
+    f.add_argument("--loss", default="squared")
+    f.add_argument("--batch-size", type=int, default=0, help="τ (default: 10⁻⁴ N)")
+    f.add_argument("--passes", type=int, default=1)
+    f.add_argument("--random-state", type=int, default=0)
+    f.add_argument("--param", action="append", metavar="KEY=VALUE",
+                   help="any OnlineNMF parameter, or loss.NAME=VALUE for a loss parameter")
+    f.add_argument("--model", default="model.pkl", help="where to write the fitted model")
+    f.add_argument("--codes", help="also write the codes of DATA (.npy)")
+    f.set_defaults(func=_cmd_fit)
+
+    t = sub.add_parser("transform", help="codes of a data file with a saved model")
+    t.add_argument("model")
+    t.add_argument("data")
+    t.add_argument("--out", default="codes.npy")
+    t.set_defaults(func=_cmd_transform)
+
+    r = sub.add_parser("reproduce", help="run registered experiments and write a report")
+    r.add_argument("names", nargs="*", default=["all"])
+    r.add_argument("--scale", choices=("quick", "paper"), default="quick")
+    r.add_argument("--out", default="out")
+    r.add_argument("--data-dir", default=None,
+                   help="folder holding the papers' data sets (e.g. ../shared/data)")
+    r.add_argument("--seed", type=int, default=0)
+    r.set_defaults(func=_cmd_reproduce)
+    return p
+
+
+def main(argv=None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except (ValueError, FileNotFoundError) as exc:
+        print(f"onlinemf: error: {exc}", file=sys.stderr)
+        return 2

@@ -1,0 +1,195 @@
+"""Embedded data sets (always available) and loaders of the papers' real data sets.
+
+The real sets are read from a directory the user gives (``--data-dir``), in their published
+formats (see ``shared/data/MANIFEST.md``); the project never downloads and never copies them.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["render_faces", "make_topic_corpus", "Corpus", "load_bbc", "load_yaleb",
+           "tfidf_paper", "find_data"]
+
+# ---------------------------------------------------------------------------------- faces
+
+
+def render_faces(n_subjects: int = 4, n_lights: int = 64, size: int = 32,
+                 random_state=0) -> tuple[np.ndarray, np.ndarray]:
+    """Render a small Yale-B-like face set: Lambertian faces under varying point lights.
+
+    Each subject is a smooth height field (an ellipsoidal head with a nose, brow ridge, eye
+    sockets and lips, its proportions drawn at random) with an albedo map (darker eyes, brows
+    and lips), lit from ``n_lights`` directions spread over azimuth ±70° and elevation −35°…60°,
+    plus a little ambient light. Attached shadows are those of the Lambertian model
+    max(0, n·l), so low-elevation side lights shade half the face, as in Yale B.
+
+    Returns
+    -------
+    images : ndarray of shape (n_subjects * n_lights, size * size), values in [0, 255]
+    subject : ndarray of int, shape (n_subjects * n_lights,)
+    """
+    rng = np.random.default_rng(random_state)
+    y, x = np.mgrid[-1:1:size * 1j, -1:1:size * 1j]
+    az = np.deg2rad(np.linspace(-70, 70, 8))
+    el = np.deg2rad(np.linspace(-35, 60, max(1, n_lights // 8)))
+    A, E = np.meshgrid(az, el)
+    lights = np.stack([np.sin(A) * np.cos(E), np.sin(E), np.cos(A) * np.cos(E)], -1)
+    lights = lights.reshape(-1, 3)[:n_lights]
+    images, subject = [], []
+    for s in range(n_subjects):
+        a, b = rng.uniform(0.65, 0.8), rng.uniform(0.85, 0.95)
+        head = np.sqrt(np.clip(1 - (x / a) ** 2 - (y / b) ** 2, 0, None))
+
+        def bump(cx, cy, sx, sy, h):
+            return h * np.exp(-((x - cx) ** 2 / (2 * sx**2) + (y - cy) ** 2 / (2 * sy**2)))
+
+        ex, ey = rng.uniform(0.25, 0.35), rng.uniform(-0.3, -0.15)
+        z = (head + bump(0, 0.05, 0.08, 0.2, rng.uniform(0.25, 0.4))
+             + bump(0, ey - 0.12, 0.45, 0.06, 0.1)
+             - bump(-ex, ey, 0.1, 0.07, 0.15) - bump(ex, ey, 0.1, 0.07, 0.15)
+             + bump(0, 0.45, 0.2, 0.05, 0.05))
+        gy, gx = np.gradient(z * size / 6)
+        n = np.stack([-gx, -gy, np.ones_like(z)], -1)
+        n /= np.linalg.norm(n, axis=-1, keepdims=True)
+        albedo = (0.8 + 0.15 * rng.random()
+                  - 0.5 * bump(-ex, ey, 0.07, 0.04, 1) - 0.5 * bump(ex, ey, 0.07, 0.04, 1)
+                  - 0.3 * bump(0, 0.47, 0.15, 0.03, 1) - 0.3 * bump(0, ey - 0.14, 0.4, 0.03, 1))
+        inside = head > 0
+        for light in lights:
+            shade = np.clip(n @ light, 0, None)
+            img = np.where(inside, albedo * (0.08 + 0.92 * shade), 0.05)
+            images.append(np.clip(255 * img, 0, 255).ravel())
+            subject.append(s)
+    return np.array(images), np.array(subject)
+
+
+def load_yaleb(data_dir: str) -> tuple[np.ndarray, np.ndarray]:
+    """Deng Cai's ``YaleB_32x32.mat``: images (2414, 1024) in [0, 255] (upright when reshaped
+    (32, 32) in Fortran order) and subject labels 1…38."""
+    from scipy.io import loadmat
+
+    d = loadmat(os.path.join(data_dir, "YaleB_32x32.mat"))
+    fea = d["fea"].astype(float)
+    imgs = fea.reshape(-1, 32, 32).transpose(0, 2, 1).reshape(-1, 1024)  # to C order
+    return imgs, d["gnd"].ravel()
+
+
+# ---------------------------------------------------------------------------------- text
+
+_TOPICS = {
+    "business": "compani firm market share price profit growth economi bank sale investor "
+                "stock deal rate oil dollar trade busi financi chief analyst quarter earn "
+                "budget debt export",
+    "sport": "game plai win player match team club england champion season coach cup "
+             "goal injuri final leagu score victori rugbi cricket tenni olymp squad side",
+    "tech": "peopl servic technolog user net phone mobil comput softwar internet network "
+            "digit broadband onlin site search devic data music video consol game web "
+            "program secur",
+    "entertainment": "film show best music star award tv band album actor singer chart "
+                     "festiv director oscar comedi theatr releas song record hollywood "
+                     "prize seri audienc stage",
+    "politics": "govern elect minist labour parti blair tori campaign law brown vote "
+                "howard polici parliament council secretari tax immigr plan leader "
+                "democrat mp reform public",
+}
+_COMMON = ("said year new time peopl just like week told make come work also say month day "
+           "want expect report british world uk includ big million need right way ad set "
+           "good").split()
+
+
+@dataclass
+class Corpus:
+    """A term-document corpus in scikit-learn orientation.
+
+    Attributes
+    ----------
+    counts : ndarray or sparse matrix (n_documents, n_terms)
+    terms : list of str
+    labels : ndarray of int (n_documents,)
+    label_names : list of str
+    """
+
+    counts: object
+    terms: list
+    labels: np.ndarray
+    label_names: list
+
+
+def make_topic_corpus(n_documents: int = 1000, doc_length: int = 150, purity: float = 0.75,
+                      random_state=0) -> Corpus:
+    """A BBC-News-like corpus drawn from five planted topics of Porter-stemmed news words.
+
+    Each document picks one of five topics (business, sport, tech, entertainment, politics);
+    each of its words comes from that topic's vocabulary with probability ``purity``, from
+    another topic with probability (1 − purity)/2 and from a pool of common news words
+    otherwise, with Zipf-like weights within each list. It stands in for BBCNews when the
+    real set is not given.
+    """
+    rng = np.random.default_rng(random_state)
+    names = list(_TOPICS)
+    vocab = sorted(set(_COMMON) | {w for t in _TOPICS.values() for w in t.split()})
+    index = {w: i for i, w in enumerate(vocab)}
+
+    def dist(words):
+        p = np.zeros(len(vocab))
+        ws = words.split() if isinstance(words, str) else words
+        for r, w in enumerate(ws):
+            p[index[w]] += 1.0 / (r + 2)
+        return p / p.sum()
+
+    topic_p = np.array([dist(_TOPICS[n]) for n in names])
+    common_p = dist(_COMMON)
+    labels = rng.integers(0, 5, size=n_documents)
+    other = (labels + rng.integers(1, 5, size=n_documents)) % 5
+    mix = (purity * topic_p[labels] + (1 - purity) / 2 * topic_p[other]
+           + (1 - purity) / 2 * common_p)
+    lengths = rng.poisson(doc_length, size=n_documents) + 10
+    counts = np.array([rng.multinomial(n, p) for n, p in zip(lengths, mix)], dtype=float)
+    return Corpus(counts, vocab, labels, names)
+
+
+def load_bbc(data_dir: str) -> Corpus:
+    """BBC News (Greene and Cunningham 2006): ``bbc.mtx`` (terms × docs counts), ``bbc.terms``
+    and ``bbc.classes``; returned as documents × terms."""
+    from scipy.io import mmread
+
+    counts = mmread(os.path.join(data_dir, "bbc.mtx")).T.tocsr()
+    with open(os.path.join(data_dir, "bbc.terms"), encoding="utf-8") as fh:
+        terms = [line.strip() for line in fh]
+    cls = np.loadtxt(os.path.join(data_dir, "bbc.classes"), comments="%", dtype=int)
+    labels = np.zeros(counts.shape[0], dtype=int)
+    labels[cls[:, 0]] = cls[:, 1]
+    return Corpus(counts, terms, labels,
+                  ["business", "entertainment", "politics", "sport", "tech"])
+
+
+def tfidf_paper(counts, n_terms: int = 1000) -> tuple[np.ndarray, np.ndarray]:
+    """The paper's TF-IDF (Section VIII-E): v′ = (1 + log v)·log(n/df) for v ≠ 0, then the
+    ``n_terms`` terms of largest ℓ1 norm. Returns (documents × kept terms, kept term indices)."""
+    import scipy.sparse as sp
+
+    C = sp.csr_matrix(counts)
+    n = C.shape[0]
+    df = np.asarray((C > 0).sum(axis=0)).ravel()
+    idf = np.log(n / np.maximum(df, 1))
+    T = C.copy().astype(float)
+    T.data = 1.0 + np.log(T.data)
+    T = T.multiply(idf[None, :]).tocsc()
+    norms = np.asarray(abs(T).sum(axis=0)).ravel()
+    keep = np.sort(np.argsort(-norms)[:n_terms])
+    return T[:, keep].toarray(), keep
+
+
+def find_data(data_dir: str | None, *parts: str) -> str | None:
+    """Path of ``data_dir/parts…`` if it exists (also under a ``data/`` child), else None."""
+    if not data_dir:
+        return None
+    for root in (data_dir, os.path.join(data_dir, "data")):
+        path = os.path.join(root, *parts)
+        if os.path.exists(path):
+            return path
+    return None
