@@ -76,8 +76,8 @@ def check_stream_input(estimator, X, mask=None, *, reset: bool, nonnegative: boo
             values = np.where(mask, X, 0)
         if values.size and np.nanmin(values) < 0:
             raise ValueError(
-                f"Negative values in data passed to {type(estimator).__name__}: it needs nonnegative "
-                "data"
+                f"Negative values in data passed to {type(estimator).__name__}: "
+                "it needs nonnegative data"
             )
     return X, mask
 

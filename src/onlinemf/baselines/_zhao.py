@@ -116,7 +116,8 @@ def batch_nmf(
         obj = float(loss.value(X, H @ D).mean())
         if hist.due(it):
             hist.record(it * X.shape[0], elapsed, obj)
-        if abs(prev - obj) <= tol * abs(prev) or (time_budget is not None and elapsed > time_budget):
+        over_budget = time_budget is not None and elapsed > time_budget
+        if abs(prev - obj) <= tol * abs(prev) or over_budget:
             break
         prev = obj
     if not hist.n_samples or hist.n_samples[-1] != it * X.shape[0]:

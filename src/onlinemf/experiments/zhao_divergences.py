@@ -201,7 +201,8 @@ def topics(ctx: Context) -> Result:
     src = "BBCNews (from --data-dir)" if real else "embedded five-topic corpus (BBC stand-in)"
     res.notes.append(f"Data: {src}; TF-IDF, top-1000 terms, Poisson noise at ≈30 dB, replicated "
                      f"p={p} (N={V.shape[0]}), τ={tau}. Batch: KL multiplicative updates to a "
-                     "relative change of 1e-5 (its stopping rule is unspecified in the paper). OL uses "
+                     "relative change of 1e-5 (its stopping rule is unspecified in the paper). "
+                     "OL uses "
                      "batch_reduce='mean': with the canonical 'sum', ~20% of the dictionary "
                      "entries saturate at the box bound 1 on this data, so top words tie.")
     return res
