@@ -26,3 +26,12 @@ def test_online_baselines_learn():
                 OnlineHuberSGD(5, batch_size=20, random_state=0)):
         obj = est.fit(X).history_["objective"]
         assert np.isfinite(obj).all() and obj[-1] < obj[0], type(est).__name__
+
+
+def test_batch_stopping_rules():
+    X = make_nmf_synthetic(300, 20, 5, "gaussian", random_state=0).X / 4000
+    res = batch_nmf(X, 5, "squared", max_iter=400, tol=1e-4, random_state=0)
+    assert 5 < res.n_iter < 400  # stops on the relative change, neither at once nor at the cap
+    assert res.history["n_samples"][-1] == res.n_iter * X.shape[0]  # recorded to the end
+    quick = batch_nmf(X, 5, "squared", max_iter=10**6, tol=0, time_budget=0.2, random_state=0)
+    assert quick.history["time"][-1] < 1.0

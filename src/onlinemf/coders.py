@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .constraints import project_box
-from .losses import Loss
+from .losses import Y_FLOOR, Loss
 
 __all__ = ["CodeResult", "solve_codes", "spectral_norm_sq", "initial_codes", "STEP_RULES"]
 
@@ -107,10 +107,15 @@ class _Problem:
         self.loss, self.D, self.X, self.mask, self.h_l2 = loss, D, X, mask, h_l2
         self.gram = mask is None and loss.name in ("squared", "frobenius") or (
             mask is None and loss.name == "beta" and getattr(loss, "beta", None) == 2.0)
+        self.split = False
         if self.gram:
             self.G = D @ D.T
             self.B = X @ D.T
             self.c = 0.5 * np.einsum("ij,ij->i", X, X)
+        elif mask is None:
+            c = loss.data_terms(X)
+            if c is not None:
+                self.c, self.split = c, True
 
     def subset(self, rows):
         sub = object.__new__(_Problem)
@@ -119,6 +124,8 @@ class _Problem:
         sub.mask = None if self.mask is None else self.mask[rows]
         if self.gram:
             sub.B, sub.c = self.B[rows], self.c[rows]
+        elif self.split:
+            sub.c = self.c[rows]
         return sub
 
     def value(self, H, literal_domain=False):
@@ -126,6 +133,11 @@ class _Problem:
             HG = H @ self.G
             f = 0.5 * np.einsum("ij,ij->i", H, HG) - np.einsum("ij,ij->i", H, self.B) + self.c
             f = np.maximum(f, 0.0)
+        elif self.split:
+            Y = H @ self.D
+            f = np.maximum(self.loss.model_terms(self.X, np.maximum(Y, Y_FLOOR)) + self.c, 0.0)
+            if literal_domain:
+                f = np.where((Y <= 0).any(axis=1), np.inf, f)
         else:
             f = _objective(self.loss, self.D, self.X, self.mask, H, 0.0, literal_domain)
         if self.h_l2:

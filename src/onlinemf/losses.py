@@ -101,6 +101,18 @@ class Loss:
         G = self._grad(X, Y)
         return G if mask is None else np.where(mask, G, 0)
 
+    def data_terms(self, X: np.ndarray) -> np.ndarray | None:
+        """Per-sample sum of the terms of d(x ‖ y) that do not depend on y, or None.
+
+        With :meth:`model_terms`, d(x ‖ y) = data_terms(x) + model_terms(x, y) (no mask, y
+        floored). The coders evaluate many reconstructions of one batch and cache the first.
+        """
+        return None
+
+    def model_terms(self, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
+        """Per-sample sum of the y-dependent terms (see :meth:`data_terms`)."""
+        raise NotImplementedError
+
     def curvature(self) -> float | None:
         """Bound c on the curvature in y, so that L = c·‖D‖₂² bounds the code problem's
         gradient-Lipschitz constant; None where no global bound exists."""
@@ -169,6 +181,13 @@ class KLDivergence(Loss):
     def _grad(self, X, Y):
         return 1.0 - X / Y
 
+    def data_terms(self, X):
+        pos = X > 0
+        return (np.where(pos, X * np.log(np.where(pos, X, 1.0)), 0.0) - X).sum(axis=-1)
+
+    def model_terms(self, X, Y):
+        return (Y - X * np.log(Y)).sum(axis=-1)
+
 
 class ISDivergence(Loss):
     """Itakura–Saito divergence Σ x/y − log(x/y) − 1 (β = 0). Not convex in y (class D1∖D2)."""
@@ -184,6 +203,12 @@ class ISDivergence(Loss):
 
     def _grad(self, X, Y):
         return (Y - X) / (Y * Y)
+
+    def data_terms(self, X):
+        return (-np.log(X) - 1.0).sum(axis=-1)
+
+    def model_terms(self, X, Y):
+        return (X / Y + np.log(Y)).sum(axis=-1)
 
 
 class BetaDivergence(Loss):

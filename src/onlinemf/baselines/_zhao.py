@@ -104,7 +104,7 @@ def batch_nmf(
     H, D = _init_factors(X, n_components, rng)
     gamma = 0.5 if loss.name == "is" else 1.0
     hist = History(n_checkpoints)
-    elapsed, prev = 0.0, np.inf
+    elapsed, prev = 0.0, None
     it = 0
     for it in range(1, max_iter + 1):
         t0 = time.perf_counter()
@@ -117,7 +117,7 @@ def batch_nmf(
         if hist.due(it):
             hist.record(it * X.shape[0], elapsed, obj)
         over_budget = time_budget is not None and elapsed > time_budget
-        if abs(prev - obj) <= tol * abs(prev) or over_budget:
+        if over_budget or (prev is not None and abs(prev - obj) <= tol * abs(prev)):
             break
         prev = obj
     if not hist.n_samples or hist.n_samples[-1] != it * X.shape[0]:
