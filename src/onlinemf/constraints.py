@@ -24,6 +24,8 @@ __all__ = [
     "project_dictionary_box",
     "project_l2_ball",
     "project_l1_simplex",
+    "project_nonneg_l2_ball",
+    "project_nonneg_elastic_ball",
 ]
 
 
@@ -103,3 +105,46 @@ def project_l2_ball(V: np.ndarray, radius: float = 1.0) -> np.ndarray:
 def project_l1_simplex(V: np.ndarray) -> np.ndarray:
     """Project each row of ``V`` onto the probability simplex (nonnegative, ℓ1-normalized)."""
     return project_simplex(V, 1.0)
+
+
+def project_nonneg_l2_ball(V: np.ndarray, radius: float = 1.0) -> np.ndarray:
+    """Project each row onto {w ≥ 0, ‖w‖₂ ≤ radius}: clip, then rescale (Lemma S-4 of Zhao and
+    Tan; the norm is taken after clipping). The default atom set C of spec 001."""
+    return project_l2_ball(np.maximum(V, 0), radius)
+
+
+def project_nonneg_elastic_ball(V: np.ndarray, l1: float, l2: float, n_iter: int = 60
+                                ) -> np.ndarray:
+    """Project each row onto {w ≥ 0, l1·‖w‖₁ + (l2/2)‖w‖₂² ≤ 1} (the set C₃ of spec 001 §2.1).
+
+    Rows already inside keep their clipped value; the others are w(μ) = max(v − μ·l1, 0)/(1 +
+    μ·l2) with μ > 0 found by bisection (the constraint decreases monotonically in μ).
+    """
+    if l1 < 0 or l2 < 0 or (l1 == 0 and l2 == 0):
+        raise ValueError("the elastic-net ball needs l1, l2 >= 0, not both zero")
+    V = np.atleast_2d(V)
+    P = np.maximum(V, 0)
+
+    def g(W):
+        return l1 * W.sum(axis=1) + 0.5 * l2 * np.einsum("ij,ij->i", W, W)
+
+    out = P.copy()
+    over = g(P) > 1
+    if over.any():
+        Vo = V[over]
+        lo = np.zeros(Vo.shape[0])
+        hi = np.ones(Vo.shape[0])
+        while True:  # grow the bracket until the constraint holds at hi
+            W = np.maximum(Vo - hi[:, None] * l1, 0) / (1 + hi[:, None] * l2)
+            bad = g(W) > 1
+            if not bad.any():
+                break
+            hi[bad] *= 2
+        for _ in range(n_iter):
+            mid = 0.5 * (lo + hi)
+            W = np.maximum(Vo - mid[:, None] * l1, 0) / (1 + mid[:, None] * l2)
+            big = g(W) > 1
+            lo = np.where(big, mid, lo)
+            hi = np.where(big, hi, mid)
+        out[over] = np.maximum(Vo - hi[:, None] * l1, 0) / (1 + hi[:, None] * l2)
+    return out

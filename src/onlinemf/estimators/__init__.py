@@ -1,5 +1,6 @@
 """Public estimators (thin scikit-learn classes: one loss + one coder + one update rule)."""
 
 from ._online_nmf import OnlineNMF
+from ._online_robust_nmf import OnlineRobustNMF
 
-__all__ = ["OnlineNMF"]
+__all__ = ["OnlineNMF", "OnlineRobustNMF"]

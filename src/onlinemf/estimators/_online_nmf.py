@@ -343,6 +343,14 @@ class OnlineNMF(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
             if progress is not None:
                 progress.update(rows.size)
 
+    def _coded_chunks(self, X, mask, chunk=4096):
+        """Yield (rows, scaled batch, mask, codes) over X with the current dictionary."""
+        for start in range(0, X.shape[0], chunk):
+            rows = np.arange(start, min(start + chunk, X.shape[0]))
+            Xb, Mb = self._prepare_batch(X, rows, mask)
+            yield rows, Xb, Mb, solve_codes(self.loss_, self.components_, Xb, Mb,
+                                            **self._coder_kwargs()).codes
+
     # ------------------------------------------------------------------ public API
     def partial_fit(self, X, y=None, mask=None):
         """Run one online step per mini-batch of ``batch_size`` rows of X, continuing the stream.
@@ -408,12 +416,8 @@ class OnlineNMF(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         check_is_fitted(self, "components_")
         X, mask, _, _ = self._check_X(X, mask, reset=False)
         H = np.empty((X.shape[0], self.n_components_), dtype=self.components_.dtype)
-        step = 4096
-        for start in range(0, X.shape[0], step):
-            rows = np.arange(start, min(start + step, X.shape[0]))
-            Xb, Mb = self._prepare_batch(X, rows, mask)
-            H[rows] = solve_codes(self.loss_, self.components_, Xb, Mb,
-                                  **self._coder_kwargs()).codes
+        for rows, _, _, Hb in self._coded_chunks(X, mask):
+            H[rows] = Hb
         return H * self.scale_
 
     def inverse_transform(self, X):
@@ -429,12 +433,8 @@ class OnlineNMF(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         """Minus the mean per-sample divergence of X from its reconstruction (scaled units)."""
         check_is_fitted(self, "components_")
         X, mask, _, _ = self._check_X(X, mask, reset=False)
-        total = 0.0
-        for start in range(0, X.shape[0], 4096):
-            rows = np.arange(start, min(start + 4096, X.shape[0]))
-            Xb, Mb = self._prepare_batch(X, rows, mask)
-            H = solve_codes(self.loss_, self.components_, Xb, Mb, **self._coder_kwargs()).codes
-            total += float(self.loss_.value(Xb, H @ self.components_, Mb).sum())
+        total = sum(float(self.loss_.value(Xb, Hb @ self.components_, Mb).sum())
+                    for _, Xb, Mb, Hb in self._coded_chunks(X, mask))
         return -total / max(X.shape[0], 1)
 
     @property

@@ -25,8 +25,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .constraints import project_box
-from .losses import Y_FLOOR, Loss
+from ..constraints import project_box
+from ..losses import Y_FLOOR, Loss
 
 __all__ = ["CodeResult", "solve_codes", "spectral_norm_sq", "initial_codes", "STEP_RULES"]
 

@@ -1,0 +1,13 @@
+"""Code solvers: per-sample problems solved for a whole mini-batch at once.
+
+* :func:`solve_codes` — min_{h ∈ H} d(x ‖ hD) for any divergence (projected Armijo, 1/L,
+  FISTA, Polyak; spec 000).
+* :func:`solve_codes_outliers` — min_{h ≥ 0, |r| ≤ M} ½‖x − hD − r‖² + λ‖r‖₁ (alternating
+  PGD, its accelerated form, or ADMM; spec 001).
+"""
+
+from ._divergence import STEP_RULES, CodeResult, initial_codes, solve_codes, spectral_norm_sq
+from ._outliers import OUTLIER_SOLVERS, OutlierCodeResult, outlier_loss, solve_codes_outliers
+
+__all__ = ["STEP_RULES", "CodeResult", "initial_codes", "solve_codes", "spectral_norm_sq",
+           "OUTLIER_SOLVERS", "OutlierCodeResult", "outlier_loss", "solve_codes_outliers"]

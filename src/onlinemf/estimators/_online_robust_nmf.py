@@ -1,0 +1,345 @@
+"""OnlineRobustNMF: online NMF with outliers (Zhao and Tan, arXiv:1604.02634; spec 001)."""
+
+from __future__ import annotations
+
+import math
+import time
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted
+
+from .._history import History
+from .._validation import check_stream_input, dense_batch, guarded_validation
+from ..coders import outlier_loss, solve_codes_outliers
+from ..constraints import (
+    project_l1_simplex,
+    project_nonneg_elastic_ball,
+    project_nonneg_l2_ball,
+    project_nonnegative,
+)
+from ..updates import SurrogateStats, solve_surrogate_dictionary
+
+__all__ = ["OnlineRobustNMF"]
+
+_SOLVERS = {"pgd": ("pgd", "pgd"), "apgd": ("fista", "apgd"), "admm": ("admm", "admm")}
+
+
+class OnlineRobustNMF(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+    r"""Online NMF with outliers (ONMFO, Algorithm 1 of Zhao and Tan).
+
+    Each sample is modelled as v = W h + r + noise with h ≥ 0, a nonnegative dictionary W and a
+    sparse outlier vector r, and the dictionary minimizes the expected loss
+    E[min_{h ≥ 0, |r| ≤ M} ½‖v − Wh − r‖² + λ‖r‖₁] (eqs. (5)–(8)). Per mini-batch:
+
+    1. solve the codes and outliers (h, r) with the current dictionary (eq. (9));
+    2. update the sufficient statistics A = mean hhᵀ, B = mean h(v − r)ᵀ, c (eq. (12));
+    3. solve the dictionary from them, warm-started at the previous one (eq. (10)).
+
+    Parameters
+    ----------
+    n_components : int, default=49
+        K (the paper's canonical 49).
+    solver : {"admm", "pgd", "apgd"}, default="admm"
+        OADMM (eqs. (25)–(35)), the paper's OPGD (eqs. (15)–(22); its inner solves stop at 50 /
+        200 iterations far from converged, spec §7), or "apgd": the accelerated form of both
+        sub-problems, which converges within the same caps.
+    lam : float or None, default=None
+        λ; None is the paper's 1/√F.
+    bound : float, default=1.0
+        M, the box on the outliers (data normalized to max 1 make M = 1 natural).
+    batch_size : int or "auto", default="auto"
+        τ; "auto" is the paper's 5·10⁻⁵N in :meth:`fit` (at least 1) and 5 in :meth:`partial_fit`.
+    kappa : float, default=0.7
+        κ of the PGD steps η = κ/‖W‖₂² and η̃ = κ/‖A‖_F.
+    rho : float, default=1.0
+        ADMM penalty ρ (all three).
+    code_max_iter, code_tol : int, float, default=50, 1e-3
+    dict_max_iter, dict_tol : int, float, default=200, 1e-4
+        Stopping rules of the two sub-problems (spec §3.7).
+    dict_constraint : {"l2ball", "nonneg", "simplex", "elastic"}, default="l2ball"
+        The atom set: C (nonnegative, ‖w‖₂ ≤ 1), C₁ (nonnegative), C₂ (nonnegative, ‖w‖₁ = 1)
+        or C₃ (nonnegative, γ₁‖w‖₁ + (γ₂/2)‖w‖² ≤ 1 with ``elastic=(γ₁, γ₂)``).
+    elastic : tuple of float, default=(1.0, 1.0)
+    nonneg_outliers : bool, default=False
+        Outliers in R′ = [0, M]^F instead of [−M, M]^F.
+    h_l1, h_l2 : float, default=0
+        λ₃‖h‖₁ and (λ₄/2)‖h‖² on the codes (spec §2.3).
+    w_l1, w_l2 : float, default=0
+        λ₁‖W‖₁ and (λ₂/2)‖W‖² on the dictionary, added once to the surrogate.
+    scale : {"sample_max", "max"}, float or None, default="sample_max"
+        The paper normalizes each sample to unit maximum (§VII-B3) so that M = 1 and λ = 1/√F
+        fit; "max" divides all data by one number; None keeps them. :meth:`transform` and
+        :meth:`decompose` return results in the units of the data.
+    max_iter : int, default=1
+        Passes of :meth:`fit`.
+    shuffle : bool, default=True
+    n_checkpoints : int, default=50
+    random_state : int, RandomState or None
+        Seeds W₀ = P_C(U[0, 1]) and the shuffling.
+
+    Attributes
+    ----------
+    components_ : ndarray (n_components, n_features)
+    lam_ : float
+    stats_ : SurrogateStats
+        A_, B_ and c_ of the surrogate, sample averages.
+    n_samples_seen_, n_steps_ : int
+    history_ : dict of ndarrays
+        ``n_samples``, ``time`` and ``objective`` = f̃_t(W_t), the surrogate the paper plots,
+        computed exactly from the statistics.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from onlinemf import OnlineRobustNMF
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.random((400, 5)) @ rng.random((5, 64))
+    >>> X[rng.random(X.shape) < 0.05] = 5.0      # sparse outliers
+    >>> model = OnlineRobustNMF(n_components=5, batch_size=10, random_state=0).fit(X)
+    >>> low_rank, outliers = model.decompose(X)
+    >>> low_rank.shape, outliers.shape
+    ((400, 64), (400, 64))
+    """
+
+    _parameter_constraints: dict = {
+        "n_components": [Interval(Integral, 1, None, closed="left")],
+        "solver": [StrOptions(set(_SOLVERS))],
+        "lam": [Interval(Real, 0, None, closed="left"), None],
+        "bound": [Interval(Real, 0, None, closed="neither")],
+        "batch_size": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
+        "kappa": [Interval(Real, 0, 1, closed="right")],
+        "rho": [Interval(Real, 0, None, closed="neither")],
+        "code_max_iter": [Interval(Integral, 1, None, closed="left")],
+        "code_tol": [Interval(Real, 0, None, closed="left")],
+        "dict_max_iter": [Interval(Integral, 1, None, closed="left")],
+        "dict_tol": [Interval(Real, 0, None, closed="left")],
+        "dict_constraint": [StrOptions({"l2ball", "nonneg", "simplex", "elastic"})],
+        "elastic": [tuple],
+        "nonneg_outliers": ["boolean"],
+        "h_l1": [Interval(Real, 0, None, closed="left")],
+        "h_l2": [Interval(Real, 0, None, closed="left")],
+        "w_l1": [Interval(Real, 0, None, closed="left")],
+        "w_l2": [Interval(Real, 0, None, closed="left")],
+        "scale": [StrOptions({"sample_max", "max"}), Interval(Real, 0, None, closed="neither"),
+                  None],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "shuffle": ["boolean"],
+        "n_checkpoints": [Interval(Integral, 0, None, closed="left")],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(self, n_components=49, *, solver="admm", lam=None, bound=1.0, batch_size="auto",
+                 kappa=0.7, rho=1.0, code_max_iter=50, code_tol=1e-3, dict_max_iter=200,
+                 dict_tol=1e-4, dict_constraint="l2ball", elastic=(1.0, 1.0),
+                 nonneg_outliers=False, h_l1=0.0, h_l2=0.0, w_l1=0.0, w_l2=0.0,
+                 scale="sample_max", max_iter=1, shuffle=True, n_checkpoints=50,
+                 random_state=None):
+        self.n_components = n_components
+        self.solver = solver
+        self.lam = lam
+        self.bound = bound
+        self.batch_size = batch_size
+        self.kappa = kappa
+        self.rho = rho
+        self.code_max_iter = code_max_iter
+        self.code_tol = code_tol
+        self.dict_max_iter = dict_max_iter
+        self.dict_tol = dict_tol
+        self.dict_constraint = dict_constraint
+        self.elastic = elastic
+        self.nonneg_outliers = nonneg_outliers
+        self.h_l1 = h_l1
+        self.h_l2 = h_l2
+        self.w_l1 = w_l1
+        self.w_l2 = w_l2
+        self.scale = scale
+        self.max_iter = max_iter
+        self.shuffle = shuffle
+        self.n_checkpoints = n_checkpoints
+        self.random_state = random_state
+
+    # ------------------------------------------------------------------ pieces
+    def _project(self, D):
+        if self.dict_constraint == "l2ball":
+            return project_nonneg_l2_ball(D)
+        if self.dict_constraint == "nonneg":
+            return project_nonnegative(D)
+        if self.dict_constraint == "simplex":
+            return project_l1_simplex(D)
+        return project_nonneg_elastic_ball(D, *self.elastic)
+
+    def _sample_scale(self, Xb):
+        """Per-sample divisors of a dense batch (the paper's unit-max normalization)."""
+        if self.scale == "sample_max":
+            m = Xb.max(axis=1) if Xb.shape[1] else np.ones(Xb.shape[0])
+            return np.where(m > 0, m, 1.0)
+        return np.full(Xb.shape[0], self.scale_)
+
+    def _code(self, Xs, D):
+        code_solver, _ = _SOLVERS[self.solver]
+        return solve_codes_outliers(
+            D, Xs, self.lam_, self.bound, solver=code_solver, max_iter=self.code_max_iter,
+            tol=self.code_tol, kappa=self.kappa, rho=self.rho, h_l1=self.h_l1, h_l2=self.h_l2,
+            nonneg_outliers=self.nonneg_outliers)
+
+    def _check_X(self, X, *, reset):
+        with guarded_validation(self):
+            self._validate_params()
+            dtype = None if reset else self.components_.dtype
+            X, _ = check_stream_input(self, X, None, reset=reset, dtype=dtype)
+            data = X.data if hasattr(X, "data") and not isinstance(X, np.ndarray) else X
+            if np.isnan(data).any():
+                raise ValueError("OnlineRobustNMF does not model missing entries (NaN in X): its "
+                                 "O(FK) statistics need fully observed samples (spec 001 §2.4)")
+            if self.dict_constraint == "elastic":
+                if len(self.elastic) != 2:
+                    raise ValueError("elastic must be a pair (l1, l2)")
+                project_nonneg_elastic_ball(np.ones((1, 2)), *self.elastic)  # validates
+        return X
+
+    def _initialize(self, X):
+        rng = check_random_state(self.random_state)
+        self._rng = np.random.default_rng(rng.randint(np.iinfo(np.int32).max))
+        n_features = X.shape[1]
+        self.lam_ = 1.0 / math.sqrt(n_features) if self.lam is None else float(self.lam)
+        if self.scale == "max":
+            top = float(X.max()) if X.shape[0] else 1.0
+            self.scale_ = top if top > 0 else 1.0
+        else:
+            self.scale_ = 1.0 if self.scale in (None, "sample_max") else float(self.scale)
+        D0 = self._rng.random((self.n_components, n_features))
+        self.components_ = self._project(D0).astype(X.dtype)
+        self.n_components_ = self.n_components
+        self.stats_ = SurrogateStats.zeros(self.n_components, n_features, X.dtype)
+        self.n_steps_ = 0
+        self._history = History(self.n_checkpoints)
+        self._fit_time = 0.0
+        self.n_iter_ = 0
+
+    @property
+    def n_samples_seen_(self) -> int:
+        check_is_fitted(self, "components_")
+        return self.stats_.n
+
+    @property
+    def history_(self) -> dict:
+        check_is_fitted(self, "components_")
+        return self._history.as_arrays()
+
+    def surrogate_objective(self) -> float:
+        """f̃_t(W_t) = ½⟨DDᵀ, A⟩ − ⟨D, B⟩ + c (eq. (11)), exact from the statistics."""
+        check_is_fitted(self, "components_")
+        return self.stats_.surrogate(self.components_, self.w_l1, self.w_l2)
+
+    def _step(self, Xb):
+        t0 = time.perf_counter()
+        Xs = Xb / self._sample_scale(Xb)[:, None]
+        res = self._code(Xs, self.components_)
+        self.stats_ = self.stats_.add(Xs, res.codes, res.outliers, self.lam_)
+        _, dict_solver = _SOLVERS[self.solver]
+        D, _ = solve_surrogate_dictionary(
+            self.components_, self.stats_, self._project, solver=dict_solver,
+            max_iter=self.dict_max_iter, tol=self.dict_tol, kappa=self.kappa, rho=self.rho,
+            w_l1=self.w_l1, w_l2=self.w_l2)
+        self.components_ = D.astype(self.components_.dtype, copy=False)
+        self.n_steps_ += 1
+        self._fit_time += time.perf_counter() - t0
+        if self._history.due(self.n_steps_):
+            self._history.record(self.stats_.n, self._fit_time, self.surrogate_objective())
+
+    def _run(self, X, order, batch_size):
+        for start in range(0, order.size, batch_size):
+            Xb, _ = dense_batch(X, order[start:start + batch_size])
+            self._step(Xb)
+
+    # ------------------------------------------------------------------ public API
+    def partial_fit(self, X, y=None):
+        """One ONMFO step per mini-batch of ``batch_size`` rows of X, continuing the stream."""
+        first = not hasattr(self, "components_")
+        X = self._check_X(X, reset=first)
+        if first:
+            self._initialize(X)
+        bs = 5 if self.batch_size == "auto" else self.batch_size
+        self._run(X, np.arange(X.shape[0]), bs)
+        return self
+
+    def fit(self, X, y=None):
+        """Learn the dictionary by ``max_iter`` shuffled passes of ONMFO over X."""
+        X = self._check_X(X, reset=True)
+        self._initialize(X)
+        n = X.shape[0]
+        bs = max(1, math.ceil(5e-5 * n)) if self.batch_size == "auto" else self.batch_size
+        for _ in range(self.max_iter):
+            order = self._rng.permutation(n) if self.shuffle else np.arange(n)
+            self._run(X, order, bs)
+            self.n_iter_ += 1
+        return self
+
+    def _solve_all(self, X):
+        X = self._check_X(X, reset=False)
+        n = X.shape[0]
+        H = np.empty((n, self.n_components_), dtype=self.components_.dtype)
+        R = np.empty((n, X.shape[1]), dtype=self.components_.dtype)
+        for start in range(0, n, 4096):
+            rows = np.arange(start, min(start + 4096, n))
+            Xb, _ = dense_batch(X, rows)
+            s = self._sample_scale(Xb)[:, None]
+            res = self._code(Xb / s, self.components_)
+            H[rows], R[rows] = res.codes * s, res.outliers * s
+        return H, R
+
+    def transform(self, X):
+        """Codes of X (in the units of X): ``transform(X) @ components_`` is the low-rank part."""
+        check_is_fitted(self, "components_")
+        return self._solve_all(X)[0]
+
+    def decompose(self, X):
+        """Split X into its low-rank part and its sparse outliers: X ≈ low_rank + outliers.
+
+        Returns
+        -------
+        low_rank : ndarray (n_samples, n_features)
+            ``transform(X) @ components_`` (the denoised data, or the background of a video).
+        outliers : ndarray (n_samples, n_features)
+            The outlier estimates r (the foreground of a video).
+        """
+        check_is_fitted(self, "components_")
+        H, R = self._solve_all(X)
+        return H @ self.components_, R
+
+    def inverse_transform(self, X):
+        """Low-rank reconstruction ``codes @ components_``."""
+        check_is_fitted(self, "components_")
+        X = np.asarray(X, dtype=self.components_.dtype)
+        if X.ndim != 2 or X.shape[1] != self.n_components_:
+            raise ValueError(f"codes must have shape (n_samples, {self.n_components_}), "
+                             f"got {X.shape}")
+        return X @ self.components_
+
+    def score(self, X, y=None):
+        """Minus the mean per-sample loss ℓ(v, W) of eq. (5), on normalized samples."""
+        check_is_fitted(self, "components_")
+        X = self._check_X(X, reset=False)
+        total = 0.0
+        for start in range(0, X.shape[0], 4096):
+            Xb, _ = dense_batch(X, np.arange(start, min(start + 4096, X.shape[0])))
+            Xs = Xb / self._sample_scale(Xb)[:, None]
+            res = self._code(Xs, self.components_)
+            total += float(outlier_loss(Xs, res.codes, self.components_, res.outliers,
+                                        self.lam_, self.h_l1, self.h_l2).sum())
+        return -total / max(X.shape[0], 1)
+
+    @property
+    def _n_features_out(self):
+        return self.components_.shape[0]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.positive_only = True
+        tags.input_tags.sparse = True
+        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
+        return tags
