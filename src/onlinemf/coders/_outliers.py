@@ -82,6 +82,7 @@ def solve_codes_outliers(
     h_l1: float = 0.0,
     h_l2: float = 0.0,
     nonneg_outliers: bool = False,
+    stopping: str = "batch",
 ) -> OutlierCodeResult:
     """Solve problem (9) for every row of ``X`` with the dictionary ``components`` (K, F).
 
@@ -106,47 +107,74 @@ def solve_codes_outliers(
         λ₃ and λ₄ of the code regularizers.
     nonneg_outliers : bool
         Use R′ = [0, M]^F.
+    stopping : {"batch", "sample"}
+        Apply the relative-change rule to the batch's summed objective (the paper's rule for a
+        mini-batch, spec §3.7), or to each sample's own objective, freezing each sample once it
+        has converged; then each row's result does not depend on the other rows of the batch.
     """
     if solver not in OUTLIER_SOLVERS:
         raise ValueError(f"unknown solver {solver!r}; choose one of {OUTLIER_SOLVERS}")
+    if stopping not in ("batch", "sample"):
+        raise ValueError(f"stopping must be 'batch' or 'sample', got {stopping!r}")
+    per_sample = stopping == "sample"
+
+    def objective(H_, R_):
+        f = outlier_loss(X, H_, D, R_, lam, h_l1, h_l2)
+        return f if per_sample else float(f.sum())
+
+    def settled(prev_, cur_):
+        """Rows (or the batch) whose relative change is within tol."""
+        return np.abs(prev_ - cur_) <= tol * (np.abs(prev_) + _TINY)
     D = components
     n, k = X.shape[0], D.shape[0]
     H = np.zeros((n, k), dtype=X.dtype) if init is None else np.maximum(init, 0).astype(X.dtype)
     R = outlier_step(X - H @ D, lam, bound, nonneg_outliers)
-    prev = float(outlier_loss(X, H, D, R, lam, h_l1, h_l2).sum())
+    prev = objective(H, R)
     if n == 0:
         return OutlierCodeResult(H, R, 0)
     it = 0
+    active = np.ones(n, dtype=bool)
     if solver in ("pgd", "fista"):
         L = spectral_norm_sq(D) + h_l2
         eta = (kappa if solver == "pgd" else 1.0) / max(L, _TINY)
         G = D @ D.T
         B = X @ D.T
-        Hprev, t = H.copy(), 1.0
+        Hprev, t = H.copy(), np.ones(n) if per_sample else 1.0
         for it in range(1, max_iter + 1):
             if solver == "pgd":
                 Z = H
             else:
                 t_next = 0.5 * (1 + np.sqrt(1 + 4 * t * t))
-                Z = H + ((t - 1) / t_next) * (H - Hprev)
+                Z = H + np.reshape((t - 1) / t_next, (-1, 1) if per_sample else ()) * (H - Hprev)
             # ∇_h ½‖x − hD − r‖² = hDDᵀ − (x − r)Dᵀ, with r* of the point for "fista"
             Rz = R if solver == "pgd" else outlier_step(X - Z @ D, lam, bound, nonneg_outliers)
             grad = Z @ G - B + Rz @ D.T + h_l2 * Z + h_l1
             Hn = np.maximum(Z - eta * grad, 0.0)
             Rn = outlier_step(X - Hn @ D, lam, bound, nonneg_outliers)
-            cur = float(outlier_loss(X, Hn, D, Rn, lam, h_l1, h_l2).sum())
+            cur = objective(Hn, Rn)
             if solver == "fista":
-                if cur > prev:  # adaptive restart: a plain step from H instead
-                    grad = H @ G - B + R @ D.T + h_l2 * H + h_l1
-                    Hn = np.maximum(H - eta * grad, 0.0)
-                    Rn = outlier_step(X - Hn @ D, lam, bound, nonneg_outliers)
-                    cur = float(outlier_loss(X, Hn, D, Rn, lam, h_l1, h_l2).sum())
-                    t_next = 1.0
+                up = cur > prev  # adaptive restart: a plain step from H instead
+                if np.any(up):
+                    rows = up if per_sample else slice(None)
+                    grad = H[rows] @ G - B[rows] + R[rows] @ D.T + h_l2 * H[rows] + h_l1
+                    Hn[rows] = np.maximum(H[rows] - eta * grad, 0.0)
+                    Rn[rows] = outlier_step(X[rows] - Hn[rows] @ D, lam, bound, nonneg_outliers)
+                    cur = objective(Hn, Rn)
+                    t_next = np.where(up, 1.0, t_next)
                 Hprev, t = H, t_next
+            if per_sample:
+                Hn[~active], Rn[~active], cur[~active] = H[~active], R[~active], prev[~active]
+                if solver == "fista":
+                    t = np.where(active, t, 1.0)
             H, R = Hn, Rn
-            if abs(prev - cur) <= tol * (abs(prev) + _TINY):
-                break
+            done = settled(prev, cur)
             prev = cur
+            if per_sample:
+                active &= ~done
+                if not active.any():
+                    break
+            elif done:
+                break
         return OutlierCodeResult(H, R, it)
 
     # ADMM, eqs. (25)–(30), rows as samples: h is a row vector, (DDᵀ + ρI) symmetric.
@@ -155,16 +183,26 @@ def solve_codes_outliers(
     Lh = np.zeros_like(H)
     Lr = np.zeros_like(R)
     for it in range(1, max_iter + 1):
-        H = cho_solve(chol, ((X - R) @ D.T + rho * U - Lh - h_l1).T).T
-        A = X - H @ D
-        R = soft_threshold(rho * Q + A - Lr, lam) / (1.0 + rho)
-        U = np.maximum(H + Lh / rho, 0.0)
-        Q = (np.clip(R + Lr / rho, 0.0, bound) if nonneg_outliers
-             else np.clip(R + Lr / rho, -bound, bound))
-        Lh += rho * (H - U)
-        Lr += rho * (R - Q)
-        cur = float(outlier_loss(X, U, D, Q, lam, h_l1, h_l2).sum())
-        if abs(prev - cur) <= tol * (abs(prev) + _TINY):
-            break
+        Hn = cho_solve(chol, ((X - R) @ D.T + rho * U - Lh - h_l1).T).T
+        Rn = soft_threshold(rho * Q + X - Hn @ D - Lr, lam) / (1.0 + rho)
+        Un = np.maximum(Hn + Lh / rho, 0.0)
+        Qn = (np.clip(Rn + Lr / rho, 0.0, bound) if nonneg_outliers
+              else np.clip(Rn + Lr / rho, -bound, bound))
+        cur = objective(Un, Qn)
+        if per_sample:  # frozen rows keep their state
+            keep = active[:, None]
+            Hn, Rn = np.where(keep, Hn, H), np.where(keep, Rn, R)
+            Un, Qn = np.where(keep, Un, U), np.where(keep, Qn, Q)
+            cur = np.where(active, cur, prev)
+        Lh += rho * (Hn - Un)
+        Lr += rho * (Rn - Qn)
+        H, R, U, Q = Hn, Rn, Un, Qn
+        done = settled(prev, cur)
         prev = cur
+        if per_sample:
+            active &= ~done
+            if not active.any():
+                break
+        elif done:
+            break
     return OutlierCodeResult(U, Q, it)

@@ -179,12 +179,12 @@ class OnlineRobustNMF(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
             return np.where(m > 0, m, 1.0)
         return np.full(Xb.shape[0], self.scale_)
 
-    def _code(self, Xs, D):
+    def _code(self, Xs, D, stopping="batch"):
         code_solver, _ = _SOLVERS[self.solver]
         return solve_codes_outliers(
             D, Xs, self.lam_, self.bound, solver=code_solver, max_iter=self.code_max_iter,
             tol=self.code_tol, kappa=self.kappa, rho=self.rho, h_l1=self.h_l1, h_l2=self.h_l2,
-            nonneg_outliers=self.nonneg_outliers)
+            nonneg_outliers=self.nonneg_outliers, stopping=stopping)
 
     def _check_X(self, X, *, reset):
         with guarded_validation(self):
@@ -288,7 +288,7 @@ class OnlineRobustNMF(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
             rows = np.arange(start, min(start + 4096, n))
             Xb, _ = dense_batch(X, rows)
             s = self._sample_scale(Xb)[:, None]
-            res = self._code(Xb / s, self.components_)
+            res = self._code(Xb / s, self.components_, stopping="sample")
             H[rows], R[rows] = res.codes * s, res.outliers * s
         return H, R
 
@@ -328,7 +328,7 @@ class OnlineRobustNMF(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         for start in range(0, X.shape[0], 4096):
             Xb, _ = dense_batch(X, np.arange(start, min(start + 4096, X.shape[0])))
             Xs = Xb / self._sample_scale(Xb)[:, None]
-            res = self._code(Xs, self.components_)
+            res = self._code(Xs, self.components_, stopping="sample")
             total += float(outlier_loss(Xs, res.codes, self.components_, res.outliers,
                                         self.lam_, self.h_l1, self.h_l2).sum())
         return -total / max(X.shape[0], 1)

@@ -1,0 +1,255 @@
+import pickle
+
+import numpy as np
+import pytest
+from scipy.optimize import minimize
+from sklearn.utils.estimator_checks import check_estimator
+
+from onlinemf import OnlineRobustNMF
+from onlinemf.coders import outlier_loss, solve_codes_outliers
+from onlinemf.coders._outliers import outlier_step, soft_threshold
+from onlinemf.constraints import project_nonneg_elastic_ball, project_nonneg_l2_ball
+from onlinemf.updates import SurrogateStats, solve_surrogate_dictionary
+
+
+def _planted(rng, n=600, f=64, k=5, density=0.1):
+    W = np.abs(rng.normal(size=(k, f)))
+    H = np.abs(rng.normal(size=(n, k)))
+    V = H @ W
+    V /= V.max(axis=1, keepdims=True)
+    X = V.copy()
+    out = rng.random(V.shape) < density
+    X[out] = np.clip(X[out] + rng.uniform(-1, 1, out.sum()), 0, None)
+    return V, X, out
+
+
+def _psnr(a, b):
+    return 10 * np.log10(1.0 / np.mean((a - b) ** 2))
+
+
+def test_clipped_soft_threshold_and_huber_identity(rng):
+    x = rng.normal(0, 2, size=200)
+    lam, M = 0.3, 1.0
+    r = outlier_step(x[None], lam, M)[0]
+    np.testing.assert_allclose(r, np.clip(soft_threshold(x, lam), -M, M))
+    # min_{|r| ≤ M} ½(x − r)² + λ|r| = ψ_{λ,M}(x), against a fine grid
+    grid = np.linspace(-M, M, 200001)
+    brute = np.array([np.min(0.5 * (xi - grid) ** 2 + lam * np.abs(grid)) for xi in x[:30]])
+    a = np.abs(x[:30])
+    psi = np.where(a <= lam, 0.5 * a**2,
+                   np.where(a <= lam + M, lam * a - 0.5 * lam**2, 0.5 * (a - M) ** 2 + lam * M))
+    np.testing.assert_allclose(psi, brute, atol=1e-8)
+    np.testing.assert_allclose(0.5 * (x[:30] - r[:30]) ** 2 + lam * np.abs(r[:30]), psi,
+                               atol=1e-12)
+
+
+def test_admm_r_step_is_optimal(rng):
+    a, q, beta = rng.normal(size=(3, 50))
+    lam, rho = 0.2, 1.5
+    r = soft_threshold(a + rho * q - beta, lam) / (1 + rho)
+    # subgradient optimality: 0 ∈ (r − a) + ρ(r − q) + β + λ ∂|r|
+    g = (r - a) + rho * (r - q) + beta
+    nz = r != 0
+    np.testing.assert_allclose(g[nz], -lam * np.sign(r[nz]), atol=1e-12)
+    assert np.all(np.abs(g[~nz]) <= lam + 1e-12)
+
+
+def test_atom_projections(rng):
+    V = rng.normal(size=(6, 20))
+    P = project_nonneg_l2_ball(V)
+    assert P.min() >= 0 and np.linalg.norm(P, axis=1).max() <= 1 + 1e-12
+    np.testing.assert_allclose(project_nonneg_l2_ball(P), P)
+    for _ in range(100):
+        Z = project_nonneg_l2_ball(rng.normal(size=V.shape))
+        assert np.sum((V - P) * (Z - P)) <= 1e-12
+    l1, l2 = 0.5, 1.0
+    E = project_nonneg_elastic_ball(3 * V, l1, l2)
+    g = l1 * E.sum(axis=1) + 0.5 * l2 * (E**2).sum(axis=1)
+    assert E.min() >= 0 and g.max() <= 1 + 1e-9
+    v = 3 * V[0]
+    cons = {"type": "ineq", "fun": lambda w: 1 - l1 * w.sum() - 0.5 * l2 * w @ w}
+    ref = minimize(lambda w: 0.5 * np.sum((w - v) ** 2), np.zeros(20), jac=lambda w: w - v,
+                   bounds=[(0, None)] * 20, constraints=[cons], method="SLSQP",
+                   options={"ftol": 1e-14, "maxiter": 500})
+    np.testing.assert_allclose(E[0], ref.x, atol=1e-5)
+
+
+@pytest.mark.parametrize("solver", ["pgd", "fista", "admm"])
+def test_code_solvers_reach_the_minimum(rng, solver):
+    _, X, _ = _planted(rng, n=5)
+    D = project_nonneg_l2_ball(rng.random((5, 64)))
+    lam = 0.125
+    res = solve_codes_outliers(D, X, lam, 1.0, solver=solver, max_iter=20000, tol=1e-14)
+    # reference: the Huber form in h, by L-BFGS-B with bounds
+    for i in range(X.shape[0]):
+        x = X[i]
+
+        def fun(h, x=x):
+            u = x - h @ D
+            r = outlier_step(u[None], lam, 1.0)[0]
+            return 0.5 * np.sum((u - r) ** 2) + lam * np.abs(r).sum(), -(u - r) @ D.T
+
+        ref = minimize(fun, np.zeros(5), jac=True, bounds=[(0, None)] * 5, method="L-BFGS-B",
+                       options={"ftol": 1e-15, "gtol": 1e-12, "maxiter": 10000})
+        ours = outlier_loss(X[i:i + 1], res.codes[i:i + 1], D, res.outliers[i:i + 1], lam)[0]
+        assert ours <= ref.fun + 1e-6 * max(1.0, ref.fun)
+    assert res.codes.min() >= 0 and np.abs(res.outliers).max() <= 1.0
+
+
+def test_pgd_codes_and_dictionary_monotone(rng):
+    _, X, _ = _planted(rng, n=20)
+    D = project_nonneg_l2_ball(rng.random((5, 64)))
+    lam = 0.125
+    res = solve_codes_outliers(D, X, lam, solver="pgd", max_iter=0)
+    prev = outlier_loss(X, res.codes, D, res.outliers, lam).sum()
+    H = res.codes
+    for _ in range(100):
+        r = solve_codes_outliers(D, X, lam, solver="pgd", init=H, max_iter=1, tol=0)
+        H = r.codes
+        cur = outlier_loss(X, H, D, r.outliers, lam).sum()
+        assert cur <= prev + 1e-12
+        prev = cur
+    stats = SurrogateStats.zeros(5, 64).add(X, H, r.outliers, lam)
+    W = project_nonneg_l2_ball(rng.random((5, 64)))
+    prev = stats.surrogate(W)
+    for _ in range(50):
+        W, _ = solve_surrogate_dictionary(W, stats, project_nonneg_l2_ball, solver="pgd",
+                                          max_iter=1, tol=0)
+        cur = stats.surrogate(W)
+        assert cur <= prev + 1e-12
+        prev = cur
+
+
+def test_dictionary_solvers_agree_and_are_stationary(rng):
+    _, X, _ = _planted(rng, n=200)
+    D0 = project_nonneg_l2_ball(rng.random((5, 64)))
+    res = solve_codes_outliers(D0, X, 0.125)
+    stats = SurrogateStats.zeros(5, 64).add(X, res.codes, res.outliers, 0.125)
+    sols = {s: solve_surrogate_dictionary(D0, stats, project_nonneg_l2_ball, solver=s,
+                                          max_iter=20000, tol=1e-15)[0]
+            for s in ("pgd", "apgd", "admm")}
+    vals = {s: stats.surrogate(W) for s, W in sols.items()}
+    assert max(vals.values()) - min(vals.values()) < 1e-7 * abs(min(vals.values()))
+    W = sols["apgd"]
+    step = 1.0 / np.linalg.eigvalsh(stats.A)[-1]
+    resid = np.linalg.norm(W - project_nonneg_l2_ball(W - step * (stats.A @ W - stats.B)))
+    assert resid < 1e-6
+
+
+def test_statistics_are_exact_averages_and_batch_invariant(rng):
+    _, X, _ = _planted(rng, n=30)
+    D = project_nonneg_l2_ball(rng.random((5, 64)))
+    res = solve_codes_outliers(D, X, 0.125)
+    H, R = res.codes, res.outliers
+    one = SurrogateStats.zeros(5, 64)
+    for i in range(30):  # τ = 1, Algorithm 1
+        one = one.add(X[i:i + 1], H[i:i + 1], R[i:i + 1], 0.125)
+    batched = SurrogateStats.zeros(5, 64)
+    for i in range(0, 30, 10):
+        batched = batched.add(X[i:i + 10], H[i:i + 10], R[i:i + 10], 0.125)
+    np.testing.assert_allclose(one.A, H.T @ H / 30)
+    np.testing.assert_allclose(one.B, H.T @ (X - R) / 30)
+    np.testing.assert_allclose(batched.A, one.A)
+    np.testing.assert_allclose(batched.B, one.B)
+    assert np.allclose(one.A, one.A.T) and np.linalg.eigvalsh(one.A).min() > -1e-12
+    # f̃(W) from the statistics equals the direct average of eq. (11), for any W
+    W = project_nonneg_l2_ball(rng.random((5, 64)))
+    direct = outlier_loss(X, H, W, R, 0.125).mean()
+    np.testing.assert_allclose(one.surrogate(W), direct)
+    # averaged statistics: the ADMM dictionary step does not depend on τ (its ρ is unchanged)
+    Wa = solve_surrogate_dictionary(W, one, project_nonneg_l2_ball, solver="admm")[0]
+    Wb = solve_surrogate_dictionary(W, batched, project_nonneg_l2_ball, solver="admm")[0]
+    np.testing.assert_allclose(Wa, Wb, atol=1e-10)
+
+
+def test_surrogate_majorizes_the_empirical_loss(rng):
+    _, X, _ = _planted(rng, n=400)
+    est = OnlineRobustNMF(5, batch_size=10, random_state=0).fit(X)
+    Xs = X / X.max(axis=1, keepdims=True)  # the statistics are built on normalized samples
+    for W in (est.components_, project_nonneg_l2_ball(rng.random((5, 64)))):
+        # f_t(W): every (h, r) re-solved for W with a converging solver
+        res = solve_codes_outliers(W, Xs, est.lam_, solver="admm", max_iter=3000, tol=1e-13)
+        f_t = outlier_loss(Xs, res.codes, W, res.outliers, est.lam_).mean()
+        assert est.stats_.surrogate(W) >= f_t - 1e-7
+
+
+@pytest.mark.parametrize("solver", ["admm", "pgd", "apgd"])
+@pytest.mark.parametrize("constraint", ["l2ball", "nonneg", "simplex", "elastic"])
+def test_feasibility_and_denoising(rng, solver, constraint):
+    V, X, _ = _planted(rng)
+    est = OnlineRobustNMF(5, solver=solver, dict_constraint=constraint, batch_size=10,
+                          elastic=(0.2, 1.0), random_state=0).fit(X)
+    D = est.components_
+    assert D.min() >= 0
+    if constraint == "l2ball":
+        assert np.linalg.norm(D, axis=1).max() <= 1 + 1e-9
+    if constraint == "simplex":
+        np.testing.assert_allclose(D.sum(axis=1), 1.0)
+    H = est.transform(X)
+    low, out = est.decompose(X)
+    assert H.min() >= 0 and np.isfinite(low).all()
+    np.testing.assert_allclose(low, H @ D)
+    assert np.all(np.abs(out) <= est.bound * X.max(axis=1, keepdims=True) + 1e-12)
+    if constraint == "l2ball":
+        assert _psnr(low, V) > _psnr(X, V) + 8  # the outliers are removed
+
+
+def test_planted_outlier_support_recovered(rng):
+    V, X, out = _planted(rng, n=1500, density=0.05)
+    est = OnlineRobustNMF(5, batch_size=10, random_state=0).fit(X)
+    _, R = est.decompose(X)
+    big = out & (np.abs(X - V) > 0.3)
+    found = np.abs(R) > 1e-6
+    assert (found & big).sum() / big.sum() > 0.9  # recall of the large outliers
+    assert (found & out).sum() / found.sum() > 0.7  # precision
+
+
+def test_nonneg_outliers_option(rng):
+    _, X, _ = _planted(rng)
+    est = OnlineRobustNMF(5, nonneg_outliers=True, batch_size=10, random_state=0).fit(X)
+    assert est.decompose(X)[1].min() >= 0
+
+
+def test_history_is_the_surrogate_and_levels_off(rng):
+    _, X, _ = _planted(rng, n=3000)
+    est = OnlineRobustNMF(5, batch_size=10, random_state=0).fit(X)
+    h = est.history_
+    assert np.isclose(h["objective"][-1], est.surrogate_objective())
+    tail = h["objective"][int(0.9 * len(h["objective"])):]
+    assert np.ptp(tail) < 0.05 * tail.mean()
+
+
+def test_check_estimator():
+    check_estimator(OnlineRobustNMF(n_components=3, batch_size=5, random_state=0))
+
+
+def test_resume_after_pickling(rng):
+    _, X, _ = _planted(rng, n=200)
+    a = OnlineRobustNMF(4, batch_size=7, random_state=1).partial_fit(X[:100])
+    b = pickle.loads(pickle.dumps(a))
+    a.partial_fit(X[100:])
+    b.partial_fit(X[100:])
+    np.testing.assert_array_equal(a.components_, b.components_)
+
+
+def test_rejects_missing_and_negative(rng):
+    _, X, _ = _planted(rng, n=50)
+    est = OnlineRobustNMF(3, batch_size=5).partial_fit(X)
+    before = pickle.dumps(sorted(est.__dict__.items(), key=lambda kv: kv[0]))
+    Xn = X.copy()
+    Xn[0, 0] = np.nan
+    with pytest.raises(ValueError, match="missing"):
+        est.partial_fit(Xn)
+    with pytest.raises(ValueError, match="Negative"):
+        est.partial_fit(-X)
+    assert pickle.dumps(sorted(est.__dict__.items(), key=lambda kv: kv[0])) == before
+
+
+@pytest.mark.parametrize("solver", ["pgd", "fista", "admm"])
+def test_per_sample_stopping_equals_a_loop(rng, solver):
+    _, X, _ = _planted(rng, n=12)
+    D = project_nonneg_l2_ball(rng.random((5, 64)))
+    batch = solve_codes_outliers(D, X, 0.125, solver=solver, stopping="sample")
+    for i in range(12):
+        one = solve_codes_outliers(D, X[i:i + 1], 0.125, solver=solver)
+        np.testing.assert_allclose(batch.codes[i], one.codes[0], rtol=1e-9, atol=1e-12)
