@@ -35,3 +35,36 @@ def test_batch_stopping_rules():
     assert res.history["n_samples"][-1] == res.n_iter * X.shape[0]  # recorded to the end
     quick = batch_nmf(X, 5, "squared", max_iter=10**6, tol=0, time_budget=0.2, random_state=0)
     assert quick.history["time"][-1] < 1.0
+
+
+def _corrupted(seed=0, n=300, f=49, k=4):
+    rng = np.random.default_rng(seed)
+    V = np.abs(rng.normal(size=(n, k))) @ np.abs(rng.normal(size=(k, f)))
+    V /= V.max(axis=1, keepdims=True)
+    X = V.copy()
+    out = rng.random(V.shape) < 0.1
+    X[out] = np.clip(X[out] + rng.uniform(-1, 1, out.sum()), 0, None)
+    return V, X
+
+
+def test_bpgd_steps_monotone_and_badmm_agrees():
+    from onlinemf.baselines import batch_robust_nmf
+
+    _, X = _corrupted()
+    pgd = batch_robust_nmf(X, 4, solver="pgd", max_iter=300, tol=0, random_state=0)
+    obj = pgd.history["objective"]
+    assert np.all(np.diff(obj) <= 1e-12 * obj[:-1])  # each block step is an MM step
+    admm = batch_robust_nmf(X, 4, solver="admm", max_iter=300, tol=0, random_state=0)
+    # both end near the same level (the problem is nonconvex: a loose agreement)
+    assert abs(admm.history["objective"][-1] - obj[-1]) < 0.25 * obj[-1]
+    assert np.linalg.norm(admm.components, axis=1).max() <= 1 + 1e-9
+    assert admm.codes.min() >= 0 and np.abs(admm.outliers).max() <= 1
+
+
+def test_orpca_separates_outliers():
+    from onlinemf.baselines import ORPCA
+
+    V, X = _corrupted(n=400)
+    est = ORPCA(4, random_state=0).fit(X)
+    low, err = est.decompose(X)
+    assert np.mean((low - V) ** 2) < 0.5 * np.mean((X - V) ** 2)

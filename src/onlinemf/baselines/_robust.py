@@ -1,0 +1,177 @@
+"""Baselines of the online-NMF-with-outliers paper (spec 001 §3.8, §4).
+
+* :func:`batch_robust_nmf` — BPGD (S-8)–(S-10) and BADMM (S-12)–(S-20): the batch problem
+  min ½‖X − HD − R‖² + λ‖R‖₁₁ over H ≥ 0, |R| ≤ M, atoms in C, with the online methods' κ and ρ.
+* :class:`ORPCA` — online robust PCA by stochastic optimization (Feng, Xu and Yan, NIPS 2013):
+  per sample (r, e) = argmin ½‖z − rL − e‖² + (λ₁/2)‖r‖² + λ₂‖e‖₁ by alternating a ridge
+  solve and a soft threshold; statistics A = Σ rrᵀ, B = Σ r(z − e)ᵀ; the basis by one pass of
+  block-coordinate descent on ½tr(Lᵀ(A + λ₁I)L) − tr(LᵀB) per sample. No nonnegativity.
+
+ONMF without outliers (Guan et al. 2012) is :class:`onlinemf.baselines.RobustSANMF`.
+All inputs are rows-as-samples and already normalized (e.g. each sample to unit maximum).
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+from scipy.linalg import cho_factor, cho_solve
+
+from .._history import History
+from ..coders import spectral_norm_sq
+from ..coders._outliers import outlier_step, soft_threshold
+from ..constraints import project_nonneg_l2_ball
+from ._zhao import BatchResult
+
+__all__ = ["batch_robust_nmf", "ORPCA"]
+
+
+def _batch_objective(X, H, D, R, lam):
+    E = X - H @ D - R
+    return (0.5 * float(np.einsum("ij,ij->", E, E)) + lam * float(np.abs(R).sum())) / X.shape[0]
+
+
+def batch_robust_nmf(X, n_components, lam=None, bound=1.0, *, solver="pgd", kappa=0.7,
+                     rho=1.0, max_iter=500, tol=1e-4, time_budget=None, init=None,
+                     random_state=None, n_checkpoints=100, project=project_nonneg_l2_ball
+                     ) -> BatchResult:
+    """BPGD (``solver="pgd"``) or BADMM (``"admm"``) for the batch problem (S-7).
+
+    Starts from H = U[0, 1], R = 0 and D = P_C(U[0, 1]) (or ``init``); stops on a relative change
+    of the per-sample objective below ``tol``, after ``max_iter`` iterations or ``time_budget``
+    seconds (the paper gives no batch stopping rule, spec §3.8). The recorded objective is the
+    batch objective divided by N, evaluated at the feasible iterates.
+    """
+    if solver not in ("pgd", "admm"):
+        raise ValueError(f"solver must be 'pgd' or 'admm', got {solver!r}")
+    X = np.asarray(X, dtype=float)
+    n, f = X.shape
+    lam = 1.0 / np.sqrt(f) if lam is None else lam
+    rng = np.random.default_rng(random_state)
+    D = project(rng.random((n_components, f))) if init is None else np.array(init, dtype=float)
+    H = rng.random((n, n_components))
+    R = np.zeros_like(X)
+    hist = History(n_checkpoints)
+    elapsed, prev, it = 0.0, None, 0
+    eye = np.eye(n_components)
+    if solver == "admm":
+        U, Q, Psi = H.copy(), R.copy(), D.copy()
+        LH, LR, LW = np.zeros_like(H), np.zeros_like(R), np.zeros_like(D)
+    for it in range(1, max_iter + 1):
+        t0 = time.perf_counter()
+        if solver == "pgd":
+            eta1 = kappa / max(spectral_norm_sq(D), 1e-300)
+            H = np.maximum(H - eta1 * ((H @ D + R - X) @ D.T), 0.0)
+            R = outlier_step(X - H @ D, lam, bound)
+            HtH = H.T @ H
+            eta2 = kappa / max(float(np.linalg.norm(HtH)), 1e-300)
+            D = project(D - eta2 * (HtH @ D - H.T @ (X - R)))
+            Hf, Rf, Df = H, R, D
+        else:
+            H = cho_solve(cho_factor(D @ D.T + rho * eye), ((X - R) @ D.T + rho * U - LH).T).T
+            R = soft_threshold(rho * Q + X - LR - H @ D, lam) / (1.0 + rho)
+            D = cho_solve(cho_factor(H.T @ H + rho * eye), H.T @ (X - R) - LW + rho * Psi)
+            U = np.maximum(H + LH / rho, 0.0)
+            Q = np.clip(R + LR / rho, -bound, bound)
+            Psi = project(D + LW / rho)
+            LH += rho * (H - U)
+            LR += rho * (R - Q)
+            LW += rho * (D - Psi)
+            Hf, Rf, Df = U, Q, Psi
+        elapsed += time.perf_counter() - t0
+        obj = _batch_objective(X, Hf, Df, Rf, lam)
+        if hist.due(it):
+            hist.record(it * n, elapsed, obj)
+        over = time_budget is not None and elapsed > time_budget
+        if over or (prev is not None and abs(prev - obj) <= tol * abs(prev)):
+            break
+        prev = obj
+    if not hist.n_samples or hist.n_samples[-1] != it * n:
+        hist.record(it * n, elapsed, _batch_objective(X, Hf, Df, Rf, lam))
+    res = BatchResult(Df, Hf, hist.as_arrays(), it)
+    res.outliers = Rf
+    return res
+
+
+class ORPCA:
+    """Online robust PCA via stochastic optimization (Feng, Xu and Yan 2013).
+
+    Parameters
+    ----------
+    n_components : int
+    lam1, lam2 : float or None
+        Weights of (λ₁/2)‖r‖² (the nuclear-norm surrogate) and λ₂‖e‖₁; None is 1/√F for both
+        (the authors' rule of thumb).
+    inner_iter : int
+        Alternations of the (r, e) solve per sample.
+    random_state : int or None
+
+    Attributes
+    ----------
+    components_ : ndarray (n_components, n_features)
+        The basis Lᵀ (entries of any sign).
+    """
+
+    def __init__(self, n_components, lam1=None, lam2=None, inner_iter=50, tol=1e-6,
+                 random_state=None, n_checkpoints=50):
+        self.n_components = n_components
+        self.lam1, self.lam2 = lam1, lam2
+        self.inner_iter, self.tol = inner_iter, tol
+        self.random_state = random_state
+        self.n_checkpoints = n_checkpoints
+
+    def _code(self, Z):
+        """(r, e) for every row of Z with the current basis, alternating to convergence."""
+        L = self.components_
+        chol = cho_factor(L @ L.T + self._l1 * np.eye(L.shape[0]))
+        E = np.zeros_like(Z)
+        Rc = np.zeros((Z.shape[0], L.shape[0]))
+        for _ in range(self.inner_iter):
+            Rn = cho_solve(chol, ((Z - E) @ L.T).T).T
+            En = soft_threshold(Z - Rn @ L, self._l2)
+            done = np.abs(Rn - Rc).max() <= self.tol and np.abs(En - E).max() <= self.tol
+            Rc, E = Rn, En
+            if done:
+                break
+        return Rc, E
+
+    def partial_fit(self, X):
+        X = np.asarray(X, dtype=float)
+        if not hasattr(self, "components_"):
+            f = X.shape[1]
+            self._l1 = 1 / np.sqrt(f) if self.lam1 is None else self.lam1
+            self._l2 = 1 / np.sqrt(f) if self.lam2 is None else self.lam2
+            rng = np.random.default_rng(self.random_state)
+            self.components_ = rng.random((self.n_components, f))
+            self._A = np.zeros((self.n_components, self.n_components))
+            self._B = np.zeros((self.n_components, f))
+        for z in X:  # the method is per sample: each one updates the basis
+            r, e = self._code(z[None])
+            self._A += r.T @ r
+            self._B += r.T @ (z[None] - e)
+            At = self._A + self._l1 * np.eye(self.n_components)
+            L = self.components_
+            for j in range(self.n_components):  # one block-coordinate pass over the atoms
+                L[j] += (self._B[j] - At[j] @ L) / At[j, j]
+        return self
+
+    def fit(self, X):
+        X = np.asarray(X, dtype=float)
+        rng = np.random.default_rng(self.random_state)
+        hist = History(self.n_checkpoints)
+        elapsed = 0.0
+        order = rng.permutation(X.shape[0])
+        for step, start in enumerate(range(0, X.shape[0], 50), 1):
+            t0 = time.perf_counter()
+            self.partial_fit(X[order[start:start + 50]])
+            elapsed += time.perf_counter() - t0
+            if hist.due(step):
+                hist.record(min(start + 50, X.shape[0]), elapsed, float("nan"))
+        self.history_ = hist.as_arrays()
+        return self
+
+    def decompose(self, X):
+        """(low-rank part, sparse errors) of the rows of X."""
+        Rc, E = self._code(np.asarray(X, dtype=float))
+        return Rc @ self.components_, E
