@@ -1,0 +1,319 @@
+"""Experiments of spec 001: online NMF with outliers (Zhao and Tan)."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import numpy as np
+
+from ..baselines import ORPCA, RobustSANMF, batch_robust_nmf
+from ..coders import solve_codes_outliers
+from ..datasets import find_data, load_yaleb, render_faces
+from ..datasets._outliers import (
+    contaminate,
+    load_cbcl,
+    load_video,
+    make_outlier_synthetic,
+    make_video,
+)
+from ..estimators import OnlineRobustNMF
+from ._registry import Context, Result, register
+
+ONLINE = {"OADMM": "admm", "OPGD": "pgd", "OAPGD (accelerated)": "apgd"}
+
+
+def _plt():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _psnr(est, clean):
+    """PSNR with peak 1 (eq. (48)), against the clean, normalized data."""
+    mse = np.mean((est - clean) ** 2)
+    return float(-10 * np.log10(max(mse, 1e-300)))
+
+
+def run_methods(X, k, *, tau, seed, batch_iter, which=("online", "batch", "others"),
+                batch_budget=None):
+    """Fit every method on X (rows = normalized samples) from the same W₀; return, per method,
+    its time (s), low-rank part, outliers (or None), atoms and objective history."""
+    out = {}
+    if "online" in which:  # same random_state, so the same W₀ for every online method
+        for name, solver in ONLINE.items():
+            est = OnlineRobustNMF(k, solver=solver, batch_size=tau, scale=None,
+                                  random_state=seed)
+            t0 = time.perf_counter()
+            est.fit(X)
+            t = time.perf_counter() - t0
+            low, R = est.decompose(X)
+            out[name] = dict(time=t, low=low, outliers=R, atoms=est.components_,
+                             history=est.history_)
+    if "batch" in which:
+        init = np.random.default_rng(seed).random((k, X.shape[1]))
+        from ..constraints import project_nonneg_l2_ball
+
+        for name, solver in (("BADMM", "admm"), ("BPGD", "pgd")):
+            t0 = time.perf_counter()
+            res = batch_robust_nmf(X, k, solver=solver, max_iter=batch_iter, tol=1e-5,
+                                   time_budget=batch_budget, init=project_nonneg_l2_ball(init),
+                                   random_state=seed)
+            t = time.perf_counter() - t0
+            out[name] = dict(time=t, low=res.codes @ res.components, outliers=res.outliers,
+                             atoms=res.components, history=res.history)
+    if "others" in which:
+        t0 = time.perf_counter()
+        orpca = ORPCA(k, random_state=seed).fit(X)
+        t = time.perf_counter() - t0
+        low, E = orpca.decompose(X)
+        out["ORPCA"] = dict(time=t, low=low, outliers=E, atoms=orpca.components_, history=None)
+        t0 = time.perf_counter()
+        onmf = RobustSANMF(k, batch_size=tau, random_state=seed).fit(X)
+        t = time.perf_counter() - t0
+        D = onmf.output_components()
+        H = solve_codes_outliers(D, X, 0.0, np.inf, solver="fista", max_iter=200).codes
+        out["ONMF (Guan et al.)"] = dict(time=t, low=H @ D, outliers=None, atoms=D,
+                                         history=None)
+    return out
+
+
+def _times_table(results):
+    return [[m, f"{r['time']:.2f}"] for m, r in results.items()]
+
+
+def _ratio_claims(res, results, paper_batch, paper_orpca):
+    on = np.mean([results[m]["time"] for m in ("OADMM", "OPGD")])
+    b = np.mean([results[m]["time"] for m in ("BADMM", "BPGD") if m in results])
+    res.claims.append(["batch time / online time", paper_batch, f"{b / on:.2f}×",
+                       "yes" if b > on else "no"])
+    if "ORPCA" in results:
+        o = results["ORPCA"]["time"] / on
+        res.claims.append(["ORPCA time / online time", paper_orpca, f"{o:.2f}×",
+                           "yes" if o < 1.5 else "no"])
+
+
+def _images(plt, path, rows, shape, titles):
+    fig, axes = plt.subplots(len(rows), len(titles), figsize=(1.3 * len(titles),
+                                                              1.4 * len(rows)), squeeze=False)
+    for i, row in enumerate(rows):
+        for j, im in enumerate(row):
+            axes[i, j].imshow(np.clip(im, 0, 1).reshape(shape), cmap="gray", vmin=0, vmax=1)
+            axes[i, j].axis("off")
+            if i == 0:
+                axes[i, j].set_title(titles[j], fontsize=6)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+# ----------------------------------------------------------------------------- Figs. 1–6
+@register("zhao-tan-synthetic", "001", "Synthetic data: online versus batch, sensitivity "
+          "to τ, K, ρ, κ and the outlier density (Figs. 1–6)")
+def synthetic(ctx: Context) -> Result:
+    f, k, n = (100, 20, 4000) if ctx.quick else (400, 49, 100_000)
+    res = Result()
+    plt = _plt()
+    d = make_outlier_synthetic(n, f, k, 0.7, 0.1, random_state=ctx.seed)
+    results = run_methods(d.X, k, tau=5, seed=ctx.seed, batch_iter=1000,
+                          batch_budget=None)
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4))
+    for m in ("OADMM", "OPGD", "OAPGD (accelerated)", "BADMM", "BPGD"):
+        h = results[m]["history"]
+        axes[0].plot(h["time"], h["objective"], label=m)
+    axes[0].set(xlabel="time (s)", ylabel="objective f̃_t / batch objective / N",
+                yscale="log", title="Fig. 1(a)")
+    axes[0].legend(fontsize=7)
+    rows = []
+    for m, r in results.items():
+        rows.append([m, f"{r['time']:.2f}", f"{_psnr(r['low'], d.X_clean):.2f}"])
+    rows.append(["(corrupted data)", "—", f"{_psnr(d.X, d.X_clean):.2f}"])
+    res.tables.append(("Time and PSNR (dB, against the clean data V°) at ν = 0.7, ν̃ = 0.1",
+                       ["method", "time (s)", "PSNR"], rows))
+    _ratio_claims(res, results, "online converges much faster (Fig. 1a)", "< 1 s faster")
+    ps = {m: _psnr(results[m]["low"], d.X_clean) for m in results}
+    res.claims.append(["ONMF without outliers", "fails to converge / far worse",
+                       f"PSNR {ps['ONMF (Guan et al.)']:.1f} dB vs OADMM {ps['OADMM']:.1f} dB",
+                       "yes" if ps["ONMF (Guan et al.)"] < ps["OADMM"] - 3 else "no"])
+    res.claims.append(["OPGD (paper's capped inner solves) vs OADMM", "almost the same",
+                       f"{ps['OPGD']:.2f} vs {ps['OADMM']:.2f} dB (accelerated "
+                       f"{ps['OAPGD (accelerated)']:.2f} dB)",
+                       "yes" if abs(ps["OPGD"] - ps["OADMM"]) < 1 else "no"])
+    # Figs. 2, 4, 5, 6: sensitivity of the online solvers, final f̃ levels
+    grids = [("batch_size", [5, 10, 20, 40], "admm"), ("rho", [1, 10, 100, 1000], "admm"),
+             ("kappa", [0.1, 0.4, 0.7, 1.0], "pgd")]
+    sens = []
+    for param, values, solver in grids:
+        finals = []
+        for v in values:
+            kw = {"batch_size": 5, param: v}
+            est = OnlineRobustNMF(k, solver=solver, scale=None, random_state=ctx.seed, **kw)
+            h = est.fit(d.X).history_
+            axes[1].plot(h["time"], h["objective"], lw=0.8, label=f"{solver} {param}={v:g}")
+            finals.append(h["objective"][-1])
+        spread = max(finals) / min(finals)
+        sens.append([f"{param} ∈ {values} ({solver})", f"{spread:.3f}"])
+        res.claims.append([f"final f̃ across {param}", "little effect (Figs. 2, 4, 5)",
+                           f"max/min = {spread:.3f}", "yes" if spread < 1.1 else "no"])
+    axes[1].set(xlabel="time (s)", ylabel="f̃_t", yscale="log", title="Figs. 2, 4, 5")
+    axes[1].legend(fontsize=5, ncol=2)
+    fig.tight_layout()
+    path = ctx.figure_path("zhao_tan_fig1_synthetic.png")
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    res.figures.append(("Objective versus time: online against batch, and sensitivity", path))
+    dens = []
+    for nu, nut in ((0.8, 0.2), (0.9, 0.3)):
+        dd = make_outlier_synthetic(n, f, k, nu, nut, random_state=ctx.seed)
+        est = OnlineRobustNMF(k, solver="admm", batch_size=5, scale=None,
+                              random_state=ctx.seed).fit(dd.X)
+        low, _ = est.decompose(dd.X)
+        dens.append([f"({nu}, {nut})", f"{_psnr(dd.X, dd.X_clean):.2f}",
+                     f"{_psnr(low, dd.X_clean):.2f}"])
+    res.tables.append(("Heavier outliers (Fig. 6): PSNR of the data and of OADMM's low-rank "
+                       "part", ["(ν, ν̃)", "PSNR data", "PSNR OADMM"], dens))
+    res.notes.append(f"Synthetic recipe of spec 001 §5.1 with the recommended fix σ = 1/√K° "
+                     f"(the literal 𝒩ℋ(1/√K°) variance makes V° ≡ 1) and noise std "
+                     f"{d.noise_std} (the paper's std 1 on [0, 1] data clips 60% of entries); "
+                     f"F={f}, K=K°={k}, N={n}, τ=5. PSNR uses codes re-solved with W_N.")
+    return res
+
+
+# ----------------------------------------------------------------------------- Tables I, IV, V
+@register("zhao-tan-cbcl", "001", "CBCL faces with outliers: PSNR and time (Tables I, IV, V) "
+          "and basis images (Fig. 7)")
+def cbcl(ctx: Context) -> Result:
+    path = find_data(ctx.data_dir, "cbcl_face", "CBCL_Face.mat")
+    faces = load_cbcl(path) if path else render_faces(8, 64, size=19, random_state=ctx.seed)[0]
+    faces = faces / faces.max(axis=1, keepdims=True)
+    p = 50 if not ctx.quick else max(1, 3000 // faces.shape[0])
+    settings = [(0.7, 0.1), (0.8, 0.2), (0.9, 0.3)] if not ctx.quick else [(0.7, 0.1)]
+    ks = [25, 49, 100] if not ctx.quick else [49]
+    rng = np.random.default_rng(ctx.seed)
+    res = Result()
+    plt = _plt()
+    paper = {"OADMM": 11.37, "OPGD": 11.48, "BADMM": 11.53, "BPGD": 11.56,
+             "ONMF (Guan et al.)": 5.99, "ORPCA": 11.25}
+    rows = []
+    for k in ks:
+        for nu, nut in settings:
+            clean = np.tile(faces, (p, 1))[rng.permutation(p * faces.shape[0])]
+            X = contaminate(clean, nu, nut, rng)
+            results = run_methods(X, k, tau=5, seed=ctx.seed, batch_iter=300)
+            for m, r in results.items():
+                rows.append([k, f"({nu}, {nut})", m, f"{_psnr(r['low'], clean):.2f}",
+                             f"{r['time']:.2f}", paper.get(m, "—") if (k, nu) == (49, 0.7)
+                             else "—"])
+            if (k, nu) == (49, 0.7):
+                _ratio_claims(res, results, "2.4–2.7× (Table I)", "0.85–0.88× (Table I)")
+                ps = {m: _psnr(r["low"], clean) for m, r in results.items()}
+                res.claims.append(["PSNR ordering", "ONMF ≪ online ≲ batch; online > ORPCA",
+                                   ", ".join(f"{m} {v:.1f}" for m, v in ps.items()),
+                                   "yes" if ps["ONMF (Guan et al.)"] < ps["OADMM"]
+                                   and ps["OADMM"] <= max(ps["BADMM"], ps["BPGD"]) + 0.5
+                                   else "no"])
+                side = int(round(np.sqrt(X.shape[1])))
+                fpath = ctx.figure_path("zhao_tan_fig7_cbcl_atoms.png")
+                names = ["OADMM", "OPGD", "BADMM", "ONMF (Guan et al.)", "ORPCA"]
+                atom_rows = []
+                for m in names:
+                    A = results[m]["atoms"][:8]
+                    A = A - A.min(axis=1, keepdims=True)
+                    atom_rows.append(A / np.maximum(A.max(axis=1, keepdims=True), 1e-12))
+                _images(plt, fpath, [list(a) for a in zip(*atom_rows)], (side, side), names)
+                res.figures.append(("Fig. 7: eight atoms per method (columns)", fpath))
+    res.tables.append(("PSNR (dB, peak 1, against the clean faces) and time (s)",
+                       ["K", "(ν, ν̃)", "method", "PSNR", "time (s)", "paper PSNR"], rows))
+    src = "CBCL (from --data-dir)" if path else "embedded rendered faces at 19×19"
+    res.notes.append(f"Data: {src}, each sample normalized to max 1, replicated p={p}, "
+                     "contaminated as in §5.2 (no observation noise); τ=5, canonical λ, M, ρ, κ. "
+                     "The paper's PSNR uses codes stored during the pass (eq. (48)); ours "
+                     "re-solves them with W_N.")
+    return res
+
+
+# ----------------------------------------------------------------------------- Table II, Fig. 8
+@register("zhao-tan-yaleb", "001", "YaleB shadow removal (Fig. 8, Table II)")
+def yaleb(ctx: Context) -> Result:
+    path = find_data(ctx.data_dir, "yaleb_32x32", "YaleB_32x32.mat")
+    if path:
+        imgs, subj = load_yaleb(os.path.dirname(path))
+        subject = 2
+    else:
+        imgs, subj = render_faces(3, 64, random_state=ctx.seed)
+        subject = 1
+    faces = imgs[subj == subject]
+    faces = faces / faces.max(axis=1, keepdims=True)
+    p = 50 if not ctx.quick else 10
+    rng = np.random.default_rng(ctx.seed)
+    X = np.tile(faces, (p, 1))[rng.permutation(p * faces.shape[0])]
+    results = run_methods(X, 49, tau=5, seed=ctx.seed, batch_iter=300)
+    res = Result()
+    _ratio_claims(res, results, "BADMM/OADMM 3.4×, BPGD/OPGD 3.4× (Table II)",
+                  "0.3× (Table II)")
+    res.tables.append(("Running times (s)", ["method", "time (s)"], _times_table(results)))
+    plt = _plt()
+    names = ["ONMF (Guan et al.)", "ORPCA", "OADMM", "OPGD", "BADMM", "BPGD"]
+    pick = rng.choice(faces.shape[0], 4, replace=False)
+    rows = []
+    for i in pick:
+        j = int(np.flatnonzero((X == faces[i]).all(axis=1))[0])
+        rows.append([faces[i]] + [results[m]["low"][j] for m in names])
+    fpath = ctx.figure_path("zhao_tan_fig8_yaleb.png")
+    _images(plt, fpath, rows, (32, 32), ["original"] + names)
+    res.figures.append(("Fig. 8: original and low-rank reconstructions", fpath))
+    res.notes.append(f"Subject {subject} of {'YaleB' if path else 'the embedded rendered faces'},"
+                     f" replicated p={p}; shadows are the outliers; K=49, τ=5.")
+    return res
+
+
+# ----------------------------------------------------------------------------- Table III, Fig. 9
+@register("zhao-tan-video", "001", "Background subtraction on video (Fig. 9, Table III)")
+def video(ctx: Context) -> Result:
+    res = Result()
+    plt = _plt()
+    videos = []
+    for name in ("hall", "escalator"):
+        v = load_video(ctx.data_dir, name)
+        if v is not None:
+            videos.append((name, *v))
+    if not videos:
+        videos.append(("embedded", *make_video(random_state=ctx.seed)))
+    p = 10 if not ctx.quick else 2
+    rng = np.random.default_rng(ctx.seed)
+    for name, frames, shape in videos:
+        frames = frames / frames.max(axis=1, keepdims=True)
+        X = np.tile(frames, (p, 1))[rng.permutation(p * frames.shape[0])]
+        which = ("online", "batch", "others") if not ctx.quick or name == "embedded" else (
+            "online", "others")
+        results = run_methods(X, 49 if not ctx.quick else 20, tau=5, seed=ctx.seed,
+                              batch_iter=200 if not ctx.quick else 100, which=which)
+        paper = {"hall": ("7.2× (Table III)", "0.97×")}.get(name, ("≈7×", "≈1×"))
+        if "BADMM" in results:
+            _ratio_claims(res, results, *paper)
+        res.tables.append((f"{name}: running times (s)", ["method", "time (s)"],
+                           _times_table(results)))
+        names = [m for m in ("OADMM", "OPGD", "BADMM", "ORPCA", "ONMF (Guan et al.)")
+                 if m in results]
+        i = frames.shape[0] // 2
+        j = int(np.flatnonzero((X == frames[i]).all(axis=1))[0])
+        back = [results[m]["low"][j] for m in names]
+        fore = [np.abs(results[m]["outliers"][j]) if results[m]["outliers"] is not None
+                else np.abs(X[j] - results[m]["low"][j]) for m in names]
+        fpath = ctx.figure_path(f"zhao_tan_fig9_{name}.png")
+        _images(plt, fpath, [[X[j]] + back, [X[j]] + fore], shape, ["frame"] + names)
+        res.figures.append((f"Fig. 9 ({name}): backgrounds (top) and foregrounds (bottom)",
+                            fpath))
+        if name == "embedded":
+            truth = make_video(random_state=ctx.seed, background_only=True)[0][0]
+            err = {m: float(np.mean((results[m]["low"][j] - truth / frames.max()) ** 2))
+                   for m in names}
+            res.tables.append(("Embedded video: background MSE against the true background",
+                               ["method", "MSE"], [[m, f"{v:.2e}"] for m, v in err.items()]))
+    res.notes.append(f"Frames normalized to max 1, replicated p={p}. Without --data-dir the "
+                     "video is synthetic: moving bright and dark blocks over a static textured "
+                     "background, so the true background is known.")
+    return res
