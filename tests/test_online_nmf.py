@@ -180,7 +180,8 @@ def test_scaling_keeps_reconstruction_in_data_units():
     assert est.components_.max() <= 1
     rel = np.linalg.norm(X - est.inverse_transform(est.transform(X))) / np.linalg.norm(X)
     assert rel < 0.1
-    raw = OnlineNMF(n_components=5, batch_size=10, scale=None, random_state=0).fit(X)
+    raw = OnlineNMF(n_components=5, batch_size=10, scale=None, step_safeguard=False,
+                    random_state=0).fit(X)
     # the paper's raw scale saturates the box (spec 000 §5 item 1)
     assert (raw.components_ >= 1).mean() > (est.components_ >= 1).mean()
 
@@ -192,3 +193,25 @@ def test_history_is_bounded():
     h = est.history_
     assert 10 <= len(h["objective"]) <= 20
     assert np.all(np.diff(h["n_samples"]) > 0) and np.all(np.diff(h["time"]) >= 0)
+
+
+def test_step_safeguard_never_increases_the_batch_loss(rng):
+    from onlinemf.losses import get_loss
+    from onlinemf.updates import ProjectedSGDUpdate, RobbinsMonroSchedule
+
+    loss = get_loss("kl")
+    D_true = rng.random((5, 30))
+    H = rng.random((50, 5))
+    X = H @ D_true
+    D = 0.9 * D_true  # near the optimum: a huge plain step must overshoot
+    G = H.T @ loss.grad(X, H @ D)
+
+    def batch_loss(C):
+        return float(loss.value(X, H @ C).sum())
+
+    for a in (1e2, 1e4, 1e6):  # from sensible to absurd step sizes
+        rule = ProjectedSGDUpdate(RobbinsMonroSchedule(a, 1.0), safeguard=True)
+        new, _ = rule.update(rule.init(D), D, G, 50, batch_loss)
+        assert batch_loss(new) <= batch_loss(D)
+    plain = ProjectedSGDUpdate(RobbinsMonroSchedule(1e6, 1.0))
+    assert batch_loss(plain.update(plain.init(D), D, G, 50)[0]) > batch_loss(D)

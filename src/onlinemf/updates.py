@@ -54,22 +54,41 @@ class ProjectedSGDUpdate:
         samples, so summing keeps the dynamics insensitive to τ, spec §2.2) or average them.
     eps : float
         Row-sum floor ε of C.
+    safeguard : bool
+        Halve the step (at most ``max_halvings`` times) until it does not increase the
+        mini-batch loss at the batch's own codes, and skip the step if none does. Not in the
+        paper: its schedule keeps η ≈ a/b = 1 for the first b samples, which on small data sets
+        (or large summed batches) overshoots and oscillates. The schedule itself is unchanged.
     """
 
     schedule: RobbinsMonroSchedule = RobbinsMonroSchedule()
     reduce: str = "sum"
     eps: float = 1e-8
+    safeguard: bool = False
+    max_halvings: int = 20
 
     def init(self, components: np.ndarray) -> SGDState:
         return SGDState()
 
     def update(
-        self, state: SGDState, components: np.ndarray, grad: np.ndarray, n_batch: int
+        self, state: SGDState, components: np.ndarray, grad: np.ndarray, n_batch: int,
+        batch_loss=None,
     ) -> tuple[np.ndarray, SGDState]:
+        """One step; ``batch_loss(D)`` (the mini-batch loss at fixed codes) enables the
+        safeguard."""
         n_seen = state.n_samples_seen + n_batch
         eta = self.schedule(n_seen)
         scale = eta / n_batch if self.reduce == "mean" else eta
         new = project_dictionary_box(components - scale * grad, self.eps)
+        if self.safeguard and batch_loss is not None:
+            f0 = batch_loss(components)
+            for _ in range(self.max_halvings):
+                if batch_loss(new) <= f0:
+                    break
+                scale *= 0.5
+                new = project_dictionary_box(components - scale * grad, self.eps)
+            else:
+                new = components
         return new, SGDState(state.n_steps + 1, n_seen, eta)
 
 

@@ -54,6 +54,14 @@ class OnlineNMF(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
     batch_reduce : {"sum", "mean"}, default="sum"
         Sum or average the per-sample gradients of a mini-batch. The paper is silent; summing
         keeps the dynamics independent of τ because the schedule counts samples (spec §2.2).
+    step_safeguard : bool, default=True
+        Halve a dictionary step until it does not increase the mini-batch loss at the batch's
+        codes (see :class:`onlinemf.updates.ProjectedSGDUpdate`). Not in the paper, which is
+        silent on small data: its η ≈ a/b = 1 phase lasts b = 2·10⁴ samples, which covers every
+        pass of a small data set, and the summed step then overshoots (on digits the objective
+        oscillates between passes and IS never leaves the box bound). Measured on digits after
+        four passes: squared 1.01 → 0.75, KL 6.23 → 3.93; identical or better on the paper's
+        synthetic data. ``False`` is the paper's Algorithm 1 verbatim (the experiments use it).
     scale : "max", float or None, default="max"
         Data scaling. The canonical a, b assume O(1) gradients and W is capped at 1, so raw data
         of scale 10³ saturate W at the box bound within one step (spec §5 item 1). "max" divides
@@ -136,6 +144,7 @@ class OnlineNMF(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         "a": [Interval(Real, 0, None, closed="neither")],
         "b": [Interval(Real, 0, None, closed="left")],
         "batch_reduce": [StrOptions({"sum", "mean"})],
+        "step_safeguard": ["boolean"],
         "scale": [StrOptions({"max"}), Interval(Real, 0, None, closed="neither"), None],
         "eps": [Interval(Real, 0, 1, closed="neither")],
         "code_lower": [Interval(Real, 0, None, closed="left")],
@@ -165,6 +174,7 @@ class OnlineNMF(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         a=2e4,
         b=2e4,
         batch_reduce="sum",
+        step_safeguard=True,
         scale="max",
         eps=1e-8,
         code_lower=1e-8,
@@ -190,6 +200,7 @@ class OnlineNMF(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         self.a = a
         self.b = b
         self.batch_reduce = batch_reduce
+        self.step_safeguard = step_safeguard
         self.scale = scale
         self.eps = eps
         self.code_lower = code_lower
@@ -233,7 +244,7 @@ class OnlineNMF(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
 
     def _update_rule(self) -> ProjectedSGDUpdate:
         return ProjectedSGDUpdate(RobbinsMonroSchedule(self.a, self.b), self.batch_reduce,
-                                  self.eps)
+                                  self.eps, safeguard=self.step_safeguard)
 
     # ------------------------------------------------------------------ data handling
     def _check_X(self, X, mask, *, reset):
@@ -314,7 +325,13 @@ class OnlineNMF(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         H = solve_codes(self.loss_, D, Xb, Mb, **self._coder_kwargs()).codes
         Y = H @ D
         R = self.loss_.grad(Xb, Y, Mb)
-        D_new, state = rule.update(self._state, D, H.T @ R, Xb.shape[0])
+        loss = self.loss_
+
+        def batch_loss(C):
+            return float(loss.value(Xb, H @ C, Mb).sum())
+
+        D_new, state = rule.update(self._state, D, H.T @ R, Xb.shape[0],
+                                   batch_loss if self.step_safeguard else None)
         self.components_ = D_new.astype(D.dtype, copy=False)
         self._state = state
         self._fit_time += time.perf_counter() - t0

@@ -114,7 +114,7 @@ def _images(plt, path, rows, shape, titles):
 @register("zhao-tan-synthetic", "001", "Synthetic data: online versus batch, sensitivity "
           "to τ, K, ρ, κ and the outlier density (Figs. 1–6)")
 def synthetic(ctx: Context) -> Result:
-    f, k, n = (100, 20, 4000) if ctx.quick else (400, 49, 100_000)
+    f, k, n = (100, 20, 2000) if ctx.quick else (400, 49, 100_000)
     res = Result()
     plt = _plt()
     d = make_outlier_synthetic(n, f, k, 0.7, 0.1, random_state=ctx.seed)
@@ -145,6 +145,8 @@ def synthetic(ctx: Context) -> Result:
     # Figs. 2, 4, 5, 6: sensitivity of the online solvers, final f̃ levels
     grids = [("batch_size", [5, 10, 20, 40], "admm"), ("rho", [1, 10, 100, 1000], "admm"),
              ("kappa", [0.1, 0.4, 0.7, 1.0], "pgd")]
+    if ctx.quick:
+        grids = [(p_, v[::3], s_) for p_, v, s_ in grids]
     sens = []
     for param, values, solver in grids:
         finals = []
@@ -189,7 +191,7 @@ def cbcl(ctx: Context) -> Result:
     path = find_data(ctx.data_dir, "cbcl_face", "CBCL_Face.mat")
     faces = load_cbcl(path) if path else render_faces(8, 64, size=19, random_state=ctx.seed)[0]
     faces = faces / faces.max(axis=1, keepdims=True)
-    p = 50 if not ctx.quick else max(1, 3000 // faces.shape[0])
+    p = 50 if not ctx.quick else max(1, 1500 // faces.shape[0])
     settings = [(0.7, 0.1), (0.8, 0.2), (0.9, 0.3)] if not ctx.quick else [(0.7, 0.1)]
     ks = [25, 49, 100] if not ctx.quick else [49]
     rng = np.random.default_rng(ctx.seed)
@@ -202,7 +204,8 @@ def cbcl(ctx: Context) -> Result:
         for nu, nut in settings:
             clean = np.tile(faces, (p, 1))[rng.permutation(p * faces.shape[0])]
             X = contaminate(clean, nu, nut, rng)
-            results = run_methods(X, k, tau=5, seed=ctx.seed, batch_iter=300)
+            results = run_methods(X, k, tau=5, seed=ctx.seed,
+                                  batch_iter=300 if not ctx.quick else 150)
             for m, r in results.items():
                 rows.append([k, f"({nu}, {nut})", m, f"{_psnr(r['low'], clean):.2f}",
                              f"{r['time']:.2f}", paper.get(m, "—") if (k, nu) == (49, 0.7)
@@ -247,7 +250,7 @@ def yaleb(ctx: Context) -> Result:
         subject = 1
     faces = imgs[subj == subject]
     faces = faces / faces.max(axis=1, keepdims=True)
-    p = 50 if not ctx.quick else 10
+    p = 50 if not ctx.quick else 5
     rng = np.random.default_rng(ctx.seed)
     X = np.tile(faces, (p, 1))[rng.permutation(p * faces.shape[0])]
     results = run_methods(X, 49, tau=5, seed=ctx.seed, batch_iter=300)
@@ -282,7 +285,7 @@ def video(ctx: Context) -> Result:
             videos.append((name, *v))
     if not videos:
         videos.append(("embedded", *make_video(random_state=ctx.seed)))
-    p = 10 if not ctx.quick else 2
+    p = 10 if not ctx.quick else 1
     rng = np.random.default_rng(ctx.seed)
     for name, frames, shape in videos:
         frames = frames / frames.max(axis=1, keepdims=True)
