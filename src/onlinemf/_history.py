@@ -45,3 +45,4 @@ class History:
 
     def __len__(self) -> int:
         return len(self.n_samples)
+

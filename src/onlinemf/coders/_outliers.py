@@ -122,9 +122,13 @@ def solve_codes_outliers(
         f = outlier_loss(X, H_, D, R_, lam, h_l1, h_l2)
         return f if per_sample else float(f.sum())
 
-    def settled(prev_, cur_):
-        """Rows (or the batch) whose relative change is within tol."""
-        return np.abs(prev_ - cur_) <= tol * (np.abs(prev_) + _TINY)
+    def finished(prev_, cur_):
+        """Apply the stopping rule; in per-sample mode, freeze the rows that have settled."""
+        done = np.abs(prev_ - cur_) <= tol * (np.abs(prev_) + _TINY)
+        if per_sample:
+            np.logical_and(active, ~done, out=active)
+            return not active.any()
+        return bool(done)
     D = components
     n, k = X.shape[0], D.shape[0]
     H = np.zeros((n, k), dtype=X.dtype) if init is None else np.maximum(init, 0).astype(X.dtype)
@@ -167,13 +171,9 @@ def solve_codes_outliers(
                 if solver == "fista":
                     t = np.where(active, t, 1.0)
             H, R = Hn, Rn
-            done = settled(prev, cur)
+            stop = finished(prev, cur)
             prev = cur
-            if per_sample:
-                active &= ~done
-                if not active.any():
-                    break
-            elif done:
+            if stop:
                 break
         return OutlierCodeResult(H, R, it)
 
@@ -197,12 +197,8 @@ def solve_codes_outliers(
         Lh += rho * (Hn - Un)
         Lr += rho * (Rn - Qn)
         H, R, U, Q = Hn, Rn, Un, Qn
-        done = settled(prev, cur)
+        stop = finished(prev, cur)
         prev = cur
-        if per_sample:
-            active &= ~done
-            if not active.any():
-                break
-        elif done:
+        if stop:
             break
     return OutlierCodeResult(U, Q, it)

@@ -13,17 +13,18 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from .._history import History
 from .._validation import check_stream_input, dense_batch, guarded_validation
 from ..coders import STEP_RULES, solve_codes
 from ..constraints import project_dictionary_box
 from ..losses import LOSS_NAMES, Loss, get_loss
 from ..updates import ProjectedSGDUpdate, RobbinsMonroSchedule
+from ._base import OnlineFactorizationMixin
 
 __all__ = ["OnlineNMF"]
 
 
-class OnlineNMF(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
+                BaseEstimator):
     r"""Online NMF with a general divergence, by projected stochastic gradient (Algorithm 1).
 
     Learns a nonnegative dictionary ``components_`` D (the papers' Wᵀ) from a stream by
@@ -297,11 +298,9 @@ class OnlineNMF(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         self.loss_ = loss
         self.scale_ = scale
         self._state = self._update_rule().init(self.components_)
-        self._history = History(self.n_checkpoints)
+        self._reset_history()
         self._loss_sum = 0.0
-        self._fit_time = 0.0
         self._buffer = []  # (X, mask, codes) kept only for objective="paper"
-        self.n_iter_ = 0
 
     @property
     def n_steps_(self) -> int:
@@ -312,11 +311,6 @@ class OnlineNMF(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
     def n_samples_seen_(self) -> int:
         check_is_fitted(self, "components_")
         return self._state.n_samples_seen
-
-    @property
-    def history_(self) -> dict:
-        check_is_fitted(self, "components_")
-        return self._history.as_arrays()
 
     # ------------------------------------------------------------------ the online step
     def _step(self, Xb, Mb, rule):
@@ -437,15 +431,6 @@ class OnlineNMF(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
             H[rows] = Hb
         return H * self.scale_
 
-    def inverse_transform(self, X):
-        """Reconstruction ``codes @ components_`` from codes in the units of the data."""
-        check_is_fitted(self, "components_")
-        X = np.asarray(X, dtype=self.components_.dtype)
-        if X.ndim != 2 or X.shape[1] != self.n_components_:
-            raise ValueError(f"codes must have shape (n_samples, {self.n_components_}), "
-                             f"got {X.shape}")
-        return X @ self.components_
-
     def score(self, X, y=None, mask=None):
         """Minus the mean per-sample divergence of X from its reconstruction (scaled units)."""
         check_is_fitted(self, "components_")
@@ -454,16 +439,9 @@ class OnlineNMF(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
                     for _, Xb, Mb, Hb in self._coded_chunks(X, mask))
         return -total / max(X.shape[0], 1)
 
-    @property
-    def _n_features_out(self):
-        return self.components_.shape[0]
-
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.positive_only = True
-        tags.input_tags.sparse = True
-        tags.input_tags.allow_nan = True
-        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
+        tags.input_tags.allow_nan = True  # NaN marks missing entries
         return tags
 
 
@@ -475,4 +453,3 @@ def _progress(verbose, total):
     except ImportError:  # optional extra
         return None
     return tqdm(total=total, unit="sample", desc="OnlineNMF")
-

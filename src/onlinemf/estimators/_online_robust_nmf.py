@@ -12,7 +12,6 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from .._history import History
 from .._validation import check_stream_input, dense_batch, guarded_validation
 from ..coders import outlier_loss, solve_codes_outliers
 from ..constraints import (
@@ -22,13 +21,15 @@ from ..constraints import (
     project_nonnegative,
 )
 from ..updates import SurrogateStats, solve_surrogate_dictionary
+from ._base import OnlineFactorizationMixin
 
 __all__ = ["OnlineRobustNMF"]
 
 _SOLVERS = {"pgd": ("pgd", "pgd"), "apgd": ("fista", "apgd"), "admm": ("admm", "admm")}
 
 
-class OnlineRobustNMF(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+class OnlineRobustNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
+                      BaseEstimator):
     r"""Online NMF with outliers (ONMFO, Algorithm 1 of Zhao and Tan).
 
     Each sample is modelled as v = W h + r + noise with h ≥ 0, a nonnegative dictionary W and a
@@ -216,19 +217,12 @@ class OnlineRobustNMF(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         self.n_components_ = self.n_components
         self.stats_ = SurrogateStats.zeros(self.n_components, n_features, X.dtype)
         self.n_steps_ = 0
-        self._history = History(self.n_checkpoints)
-        self._fit_time = 0.0
-        self.n_iter_ = 0
+        self._reset_history()
 
     @property
     def n_samples_seen_(self) -> int:
         check_is_fitted(self, "components_")
         return self.stats_.n
-
-    @property
-    def history_(self) -> dict:
-        check_is_fitted(self, "components_")
-        return self._history.as_arrays()
 
     def surrogate_objective(self) -> float:
         """f̃_t(W_t) = ½⟨DDᵀ, A⟩ − ⟨D, B⟩ + c (eq. (11)), exact from the statistics."""
@@ -311,15 +305,6 @@ class OnlineRobustNMF(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         H, R = self._solve_all(X)
         return H @ self.components_, R
 
-    def inverse_transform(self, X):
-        """Low-rank reconstruction ``codes @ components_``."""
-        check_is_fitted(self, "components_")
-        X = np.asarray(X, dtype=self.components_.dtype)
-        if X.ndim != 2 or X.shape[1] != self.n_components_:
-            raise ValueError(f"codes must have shape (n_samples, {self.n_components_}), "
-                             f"got {X.shape}")
-        return X @ self.components_
-
     def score(self, X, y=None):
         """Minus the mean per-sample loss ℓ(v, W) of eq. (5), on normalized samples."""
         check_is_fitted(self, "components_")
@@ -332,14 +317,3 @@ class OnlineRobustNMF(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
             total += float(outlier_loss(Xs, res.codes, self.components_, res.outliers,
                                         self.lam_, self.h_l1, self.h_l2).sum())
         return -total / max(X.shape[0], 1)
-
-    @property
-    def _n_features_out(self):
-        return self.components_.shape[0]
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.positive_only = True
-        tags.input_tags.sparse = True
-        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
-        return tags

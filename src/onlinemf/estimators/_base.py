@@ -1,0 +1,47 @@
+"""What the online factorization estimators share."""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.utils.validation import check_is_fitted
+
+from .._history import History
+
+__all__ = ["OnlineFactorizationMixin"]
+
+
+class OnlineFactorizationMixin:
+    """Shared parts of the online estimators: the bounded objective history, the algorithm's
+    own wall time (evaluation excluded), completed passes, and the scikit-learn tags of a
+    nonnegative factorization that accepts sparse input and preserves float32."""
+
+    def _reset_history(self) -> None:
+        self._history = History(self.n_checkpoints)
+        self._fit_time = 0.0
+        self.n_iter_ = 0
+
+    @property
+    def history_(self) -> dict:
+        """Checkpoints: ``n_samples``, ``time`` (s of algorithm time), ``objective``."""
+        check_is_fitted(self, "components_")
+        return self._history.as_arrays()
+
+    def inverse_transform(self, X):
+        """Reconstruction ``codes @ components_`` from codes (in the units of the data)."""
+        check_is_fitted(self, "components_")
+        X = np.asarray(X, dtype=self.components_.dtype)
+        if X.ndim != 2 or X.shape[1] != self.n_components_:
+            raise ValueError(f"codes must have shape (n_samples, {self.n_components_}), "
+                             f"got {X.shape}")
+        return X @ self.components_
+
+    @property
+    def _n_features_out(self):
+        return self.components_.shape[0]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.positive_only = True
+        tags.input_tags.sparse = True
+        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
+        return tags
