@@ -125,3 +125,25 @@ def test_bad_step_rejected(rng):
         solve_codes(KLDivergence(), D, X, step="newton")
     with pytest.raises(ValueError, match="curvature"):
         solve_codes(KLDivergence(), D, X, step="lipschitz")
+
+
+def test_bb_step_monotone_and_optimal_for_poisson_codes(rng):
+    # Wang and Chi's coefficient problem: Σ (d_iᵀa − y_i log d_iᵀa) + μ‖a‖², a ≥ 0
+    from scipy.optimize import minimize
+
+    D = rng.uniform(0.0, 1.0, size=(4, 30))
+    Y = rng.poisson(rng.uniform(0.5, 3.0, size=(6, 4)) @ D).astype(float)
+    mu = 0.1
+    loss = KLDivergence()
+    res = solve_codes(loss, D, Y, step="bb", lower=0.0, h_l2=2 * mu, max_iter=3000,
+                      tol=1e-12, f_tol=1e-15)
+    for y, a in zip(Y, res.codes, strict=True):
+        def g(v, y=y):
+            z = np.maximum(v @ D, 1e-10)
+            return (z - y * np.log(z)).sum() + mu * v @ v, D @ (1 - y / z) + 2 * mu * v
+
+        ref = minimize(g, np.ones(4), jac=True, bounds=[(0, None)] * 4, method="L-BFGS-B",
+                       options={"ftol": 1e-15, "gtol": 1e-12, "maxiter": 5000})
+        np.testing.assert_allclose(a, ref.x, atol=1e-5)
+    vals = _track(loss, D, Y, "bb", 30, lower=0.0, h_l2=0.2)
+    assert np.all(np.diff(vals, axis=0) <= 1e-12 * np.abs(vals[:-1]) + 1e-15)

@@ -92,6 +92,8 @@ def dense_batch(X, rows, mask=None):
     Mb = None if mask is None else mask[rows]
     if nan.any():
         Mb = ~nan if Mb is None else (Mb & ~nan)
+    if Mb is not None and Mb.all():
+        Mb = None  # fully observed: the unmasked path (identical results, spec 003 §6 item 9)
     if Mb is not None:
         Xb = np.where(Mb, Xb, 0)
     return np.asarray(Xb), Mb

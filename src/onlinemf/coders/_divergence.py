@@ -30,7 +30,7 @@ from ..losses import Y_FLOOR, Loss
 
 __all__ = ["CodeResult", "solve_codes", "spectral_norm_sq", "initial_codes", "STEP_RULES"]
 
-STEP_RULES = ("armijo", "lipschitz", "polyak", "fista")
+STEP_RULES = ("armijo", "lipschitz", "polyak", "fista", "bb")
 
 
 @dataclass
@@ -185,6 +185,7 @@ def solve_codes(
     armijo_init: str = "previous",
     polyak_delta: float = 0.01,
     lipschitz: float | None = None,
+    bb_step0: float | None = None,
 ) -> CodeResult:
     """Solve the code problems of a mini-batch by projected (sub)gradient descent.
 
@@ -224,6 +225,11 @@ def solve_codes(
         δ_tol of the modified Polyak step, in the units of the loss.
     lipschitz : float or None
         Precomputed L for the constant step; computed from ``components`` when None.
+    bb_step0 : float or None
+        First step of the Barzilai–Borwein rule ("bb": α_k = ΔhᵀΔg/‖Δg‖², the short BB step
+        of Wang and Chi's coefficient solver, clipped to [1e-10, 1e10], the previous α kept
+        when the quotient is undefined, and halved up to 30 times while the objective rises,
+        so the iteration is monotone). None uses 1/(‖D‖₂²·max(1, max x) + m).
 
     Returns
     -------
@@ -240,6 +246,14 @@ def solve_codes(
     n = X.shape[0]
     H = initial_codes(D, X, mask, lower, upper) if init is None else np.clip(init, lower, upper)
     H = np.array(H, dtype=X.dtype)
+    if init is not None and loss.positive_model and n:
+        # a start with a zero rate where the data are positive sits on the floor of the
+        # divergence (gradients ~ x/1e-16): restart those rows from the scale-matched point
+        pos = (X > 0) if mask is None else (mask & (X > 0))
+        bad = ((H @ D <= 0) & pos).any(axis=1)
+        if bad.any():
+            sub_mask = None if mask is None else mask[bad]
+            H[bad] = initial_codes(D, X[bad], sub_mask, lower, upper)
     n_iter = np.zeros(n, dtype=np.int64)
     converged = np.zeros(n, dtype=bool)
     if n == 0 or max_iter <= 0:
@@ -262,6 +276,13 @@ def solve_codes(
     if step == "fista":
         mom = np.ones(n)  # FISTA's t_k per sample
         Hprev = H.copy()
+    if step == "bb":
+        if bb_step0 is None:
+            top = float(np.nanmax(X)) if X.size else 1.0
+            bb_step0 = 1.0 / (spectral_norm_sq(D) * max(1.0, top) + h_l2 + 1e-300)
+        alpha = np.full(n, bb_step0)
+        Hold, Gold = H.copy(), np.zeros_like(H)
+        first = True
     if step == "polyak":
         best_f, best_H = f.copy(), H.copy()
 
@@ -275,6 +296,16 @@ def solve_codes(
         elif step == "fista":
             Hn, fn = _fista_step(prob, Ha, fa, Hprev, mom, act, inv_L, lower, upper)
             Hprev[act] = Ha
+        elif step == "bb":
+            if not first:
+                dH, dG = Ha - Hold[act], G - Gold[act]
+                num = np.einsum("ij,ij->i", dH, dG)
+                den = np.einsum("ij,ij->i", dG, dG)
+                ok = (num > 0) & (den > 0)
+                alpha[act[ok]] = np.clip(num[ok] / den[ok], 1e-10, 1e10)
+            first = False
+            Hold[act], Gold[act] = Ha, G
+            Hn, fn, alpha[act] = _bb_step(prob, Ha, fa, G, alpha[act], lower, upper)
         elif step == "polyak":
             g2 = np.einsum("ij,ij->i", G, G)
             stop |= g2 == 0
@@ -331,6 +362,27 @@ def _fista_step(prob, H, f0, Hprev, mom, act, inv_L, lower, upper):
         t_next[up] = 1.0
     mom[act] = t_next
     return Hn, fn
+
+
+def _bb_step(prob, H, f0, G, alpha, lower, upper, max_halvings=30):
+    """A projected step with per-row steps ``alpha``, halved (at most ``max_halvings`` times)
+    on the rows whose objective would rise; such rows keep H if no step helps."""
+    alpha = alpha.copy()
+    Hn = _clip(H - alpha[:, None] * G, lower, upper)
+    fn = prob.value(Hn)
+    for _ in range(max_halvings):
+        up = ~(fn <= f0)
+        if not up.any():
+            break
+        alpha[up] *= 0.5
+        rows = np.flatnonzero(up)
+        sub = prob.subset(rows)
+        Hn[rows] = _clip(H[rows] - alpha[rows, None] * G[rows], lower, upper)
+        fn[rows] = sub.value(Hn[rows])
+    else:
+        up = ~(fn <= f0)
+        Hn[up], fn[up] = H[up], f0[up]
+    return Hn, fn, alpha
 
 
 def _armijo_step(prob, H, f0, G, xi0, lower, upper, literal, alpha, gamma, q):

@@ -2,5 +2,6 @@
 
 from ._online_nmf import OnlineNMF
 from ._online_robust_nmf import OnlineRobustNMF
+from ._poisson_tracker import PoissonSubspaceTracker
 
-__all__ = ["OnlineNMF", "OnlineRobustNMF"]
+__all__ = ["OnlineNMF", "OnlineRobustNMF", "PoissonSubspaceTracker"]

@@ -1,0 +1,166 @@
+import pickle
+
+import numpy as np
+import pytest
+from scipy.special import gammaln
+from sklearn.utils.estimator_checks import check_estimator
+
+from onlinemf import PoissonSubspaceTracker
+from onlinemf.updates import log_jensen_gap, poisson_row_objective, solve_poisson_rows
+
+
+def _stream(rng, n=40, k=4, m=60, p=1.0):
+    D = rng.random((n, k))
+    Y = rng.poisson((rng.random((m, k)) * 5) @ D.T).astype(float)
+    mask = rng.random(Y.shape) < p
+    return D, Y, mask
+
+
+def subspace_error(Dhat, D):
+    U, s, _ = np.linalg.svd(Dhat, full_matrices=False)
+    U = U[:, s > 1e-10 * max(s.max(), 1e-300)]
+    return np.linalg.norm(D - U @ (U.T @ D)) / np.linalg.norm(D)
+
+
+def test_exact_row_solver_matches_long_pgd_and_is_scale_invariant(rng):
+    S, R = rng.random((100, 6)), rng.random((100, 6))
+    S[:10, 0] = 0.0  # thresholds at infinity
+    beta = rng.random(100) * 3
+    D0 = rng.random((100, 6))
+    E = solve_poisson_rows(S, beta, R, 0.2, D0)
+    P = solve_poisson_rows(S, beta, R, 0.2, D0, solver="pgd", max_iter=20000, tol=1e-14)
+    np.testing.assert_allclose(E, P, atol=1e-6)
+    assert np.all(poisson_row_objective(E, S, beta, R, 0.2)
+                  <= poisson_row_objective(P, S, beta, R, 0.2) + 1e-12)
+    # KKT: ∇H_k = 0 where d_k > 0 and ≥ 0 where d_k = 0
+    G = S - (beta / np.einsum("ij,ij->i", E, R))[:, None] * R + 0.4 * E
+    assert np.all(np.abs(G[E > 0]) < 1e-9) and np.all(G[E == 0] > -1e-9)
+    np.testing.assert_allclose(solve_poisson_rows(S, beta, 17.0 * R, 0.2, D0), E, atol=1e-12)
+
+
+def test_degenerate_rows():
+    S = np.ones((3, 2))
+    R = np.array([[1.0, 2.0], [0.0, 0.0], [1.0, 1.0]])
+    beta = np.array([0.0, 1.0, 1.0])
+    prev = np.full((3, 2), 0.7)
+    D = solve_poisson_rows(S, beta, R, 0.2, prev)
+    np.testing.assert_array_equal(D[0], 0.0)  # β = 0: d = 0
+    np.testing.assert_array_equal(D[1], 0.7)  # β > 0, r = 0: ill-posed, keep the row
+    assert np.all(np.isfinite(D)) and D[2].sum() > 0
+
+
+def test_log_jensen_gap_closed_form():
+    a, b = 1.0, 10.0
+    c = np.linspace(0, 1, 200001)
+    brute = np.max(np.log(c * a + (1 - c) * b) - c * np.log(a) - (1 - c) * np.log(b))
+    np.testing.assert_allclose(log_jensen_gap(a, b), brute, atol=1e-10)
+    np.testing.assert_allclose(log_jensen_gap(1.0, 10.0), 0.6190349, atol=1e-7)
+    assert log_jensen_gap(3.0, 3.0) == 0.0
+
+
+def test_proposition_1_bound(rng):
+    # −Σ log pois(y_n; z_n) ≤ Σz − Σy·log(Σ y z / Σ y)... written as in (13) per row
+    for _ in range(20):
+        d = rng.random(4)
+        A = rng.random((30, 4)) * 3
+        z = A @ d
+        y = rng.poisson(z).astype(float)
+        nll = np.sum(z - y * np.log(z) + gammaln(y + 1))
+        sy = y.sum()
+        rhs = d @ A.sum(axis=0) - sy * np.log(d @ (A * y[:, None]).sum(axis=0)) \
+            + gammaln(y + 1).sum() + sy * np.log(sy)
+        T = log_jensen_gap(z.min(), z.max())
+        assert nll <= rhs + sy * T + 1e-9
+        assert nll >= rhs - 1e-9  # plain Jensen: the bound's lower side
+
+
+@pytest.mark.parametrize("p", [1.0, 0.5])
+def test_sa_equals_ml_at_t1(rng, p):
+    _, Y, mask = _stream(rng, p=p)
+    Ym = np.where(mask, Y, np.nan)
+    ml = PoissonSubspaceTracker(4, method="ml", random_state=0).partial_fit(Ym[:1])
+    sa = PoissonSubspaceTracker(4, method="sa", sa_max_iter=5000, random_state=0).partial_fit(
+        Ym[:1])
+    np.testing.assert_allclose(sa.components_, ml.components_, rtol=1e-4, atol=1e-6)
+
+
+def test_full_mask_reduces_to_no_mask_and_masked_values_are_ignored(rng):
+    _, Y, mask = _stream(rng, p=0.6)
+    a = PoissonSubspaceTracker(4, random_state=0).partial_fit(Y)
+    b = PoissonSubspaceTracker(4, random_state=0).partial_fit(Y, mask=np.ones_like(mask))
+    np.testing.assert_array_equal(a.components_, b.components_)
+    c = PoissonSubspaceTracker(4, random_state=0).partial_fit(np.where(mask, Y, 0.0),
+                                                              mask=mask)
+    d = PoissonSubspaceTracker(4, random_state=0).partial_fit(np.where(mask, Y, 99.0),
+                                                              mask=mask)
+    e = PoissonSubspaceTracker(4, random_state=0).partial_fit(np.where(mask, Y, np.nan))
+    np.testing.assert_array_equal(c.components_, d.components_)
+    np.testing.assert_allclose(c.components_, e.components_)
+
+
+@pytest.mark.parametrize("method", ["ml", "sa"])
+def test_tracking_recovers_the_subspace(rng, method):
+    D, Y, mask = _stream(rng, n=50, k=5, m=300)
+    errs = {}
+    for p in (1.0, 0.3):
+        m = rng.random(Y.shape) < p
+        tr = PoissonSubspaceTracker(5, method=method, random_state=0)
+        tr.partial_fit(np.where(m, Y, np.nan)[:30])
+        early = subspace_error(tr.components_.T, D)
+        tr.partial_fit(np.where(m, Y, np.nan)[30:])
+        errs[p] = subspace_error(tr.components_.T, D)
+        assert errs[p] < early and tr.components_.min() >= 0
+    assert errs[1.0] < errs[0.3]
+
+
+def test_update_returns_code_and_rate_and_no_nan_on_degenerate_streams(rng):
+    tr = PoissonSubspaceTracker(3, random_state=0)
+    zeros = np.zeros((5, 20))
+    tr.partial_fit(zeros)  # all-zero counts: zero codes and rows, never NaN
+    a, rate = tr.update(np.r_[np.full(10, np.nan), np.ones(10) * 3])
+    assert a.shape == (3,) and rate.shape == (20,)
+    assert np.all(np.isfinite(a)) and np.all(np.isfinite(rate)) and a.min() >= 0
+    assert np.all(np.isfinite(tr.components_))
+
+
+def test_forgetting_factor_tracks_an_abrupt_change(rng):
+    D1, Y1, _ = _stream(rng, n=40, k=3, m=300)
+    D2, Y2, _ = _stream(rng, n=40, k=3, m=300)
+    errs = {}
+    for g in (1.0, 0.97):
+        tr = PoissonSubspaceTracker(3, forget=g, random_state=0).partial_fit(Y1)
+        tr.partial_fit(Y2)
+        errs[g] = subspace_error(tr.components_.T, D2)
+    assert errs[0.97] < errs[1.0]
+
+
+def test_ml_memory_does_not_grow(rng):
+    _, Y, _ = _stream(rng, m=100)
+    # checkpoints off: the history is bounded anyway, but grows at first
+    tr = PoissonSubspaceTracker(4, n_checkpoints=0, random_state=0).partial_fit(Y[:10])
+    size = len(pickle.dumps(tr))
+    tr.partial_fit(Y[10:])
+    assert len(pickle.dumps(tr)) <= size + 64
+    sa = PoissonSubspaceTracker(4, method="sa", random_state=0).partial_fit(Y[:10])
+    s10 = len(pickle.dumps(sa))
+    sa.partial_fit(Y[10:])
+    assert len(pickle.dumps(sa)) > 2 * s10  # SA keeps every sample, as the paper's Alg. 1
+
+
+def test_resume_and_determinism(rng):
+    _, Y, mask = _stream(rng, p=0.7)
+    Ym = np.where(mask, Y, np.nan)
+    a = PoissonSubspaceTracker(4, random_state=3).partial_fit(Ym[:30])
+    b = pickle.loads(pickle.dumps(a))
+    a.partial_fit(Ym[30:])
+    b.partial_fit(Ym[30:])
+    np.testing.assert_array_equal(a.components_, b.components_)
+    c = PoissonSubspaceTracker(4, random_state=3).partial_fit(Ym[:30]).partial_fit(Ym[30:])
+    np.testing.assert_array_equal(a.components_, c.components_)
+    d = PoissonSubspaceTracker(4, random_state=3).fit(Ym)
+    np.testing.assert_array_equal(d.components_,
+                                  PoissonSubspaceTracker(4, random_state=3).fit(Ym).components_)
+
+
+def test_check_estimator():
+    check_estimator(PoissonSubspaceTracker(2, code_max_iter=30, random_state=0))
