@@ -68,3 +68,35 @@ def test_orpca_separates_outliers():
     est = ORPCA(4, random_state=0).fit(X)
     low, err = est.decompose(X)
     assert np.mean((low - V) ** 2) < 0.5 * np.mean((X - V) ** 2)
+
+
+def _sub_err(Dh, D):
+    U, s, _ = np.linalg.svd(Dh, full_matrices=False)
+    U = U[:, s > 1e-10 * s.max()]
+    return np.linalg.norm(D - U @ (U.T @ D)) / np.linalg.norm(D)
+
+
+def test_grouse_recovers_a_gaussian_subspace_with_missing_data():
+    from onlinemf.baselines import GROUSE
+
+    rng = np.random.default_rng(0)
+    D = rng.normal(size=(50, 3))
+    Y = rng.normal(size=(2000, 3)) @ D.T
+    Y[rng.random(Y.shape) < 0.3] = np.nan
+    g = GROUSE(3, step=0.01, random_state=0).partial_fit(Y)  # η must suit the data scale
+    U = g.components_.T
+    np.testing.assert_allclose(U.T @ U, np.eye(3), atol=1e-10)
+    assert _sub_err(U, D) < 0.05
+
+
+def test_batch_poisson_reference():
+    from onlinemf.baselines import batch_poisson_factorization
+
+    rng = np.random.default_rng(0)
+    D = rng.random((40, 4))
+    Y = rng.poisson(rng.random((400, 4)) * 5 @ D.T).astype(float)
+    mask = rng.random(Y.shape) < 0.7
+    Db, A = batch_poisson_factorization(np.where(mask, Y, 0), 4, mask, random_state=0)
+    assert Db.min() >= 0 and A.min() >= 0
+    D0 = np.random.default_rng(99).random((40, 4))  # a random start, for scale
+    assert _sub_err(Db, D) < 0.5 * _sub_err(D0, D)

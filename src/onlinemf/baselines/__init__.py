@@ -1,5 +1,6 @@
 """Batch and earlier online methods the papers compare against."""
 
+from ._poisson import GROUSE, batch_poisson_factorization
 from ._robust import ORPCA, batch_robust_nmf
 from ._zhao import (
     BATCH_LOSSES,
@@ -10,5 +11,6 @@ from ._zhao import (
     batch_nmf,
 )
 
-__all__ = ["BATCH_LOSSES", "ORPCA", "BatchResult", "OnlineHuberSGD", "OnlineISNMF",
-           "RobustSANMF", "batch_nmf", "batch_robust_nmf"]
+__all__ = ["BATCH_LOSSES", "GROUSE", "ORPCA", "BatchResult", "OnlineHuberSGD", "OnlineISNMF",
+           "RobustSANMF", "batch_nmf", "batch_poisson_factorization",
+           "batch_robust_nmf"]
