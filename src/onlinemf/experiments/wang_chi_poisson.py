@@ -164,6 +164,11 @@ def rank(ctx: Context) -> Result:
     plt.close(fig)
     res.figures.append(("Subspace error with the rank over-specified (true K = 10)", path))
     res.tables.append(("Final errors", ["method", "p", "input rank", "error"], rows))
+    res.notes.append("Under the paper's metric ‖P_{D̂⊥}D‖/‖D‖ a larger input rank can only "
+                     "help (a larger span captures more of D), so the subspace error falls "
+                     "with the rank; the paper's 'increases gracefully' matches the rate "
+                     "error instead (spec 003 §8.2). The check is that every rank converges "
+                     "to a comparable level.")
     return res
 
 
@@ -198,8 +203,17 @@ def tracking(ctx: Context) -> Result:
         est = PoissonSubspaceTracker(k, random_state=ctx.seed, **kw)
         t, e, _ = track(est, Y, truth, 25)
         ax.plot(t, e, label=name)
-        before = [e[np.searchsorted(t, c - 1) - 1] for c in changes]
-        rows.append([name] + [f"{b:.3f}" for b in before] + [f"{e[-1]:.3f}"])
+        # error just after each change, and at the end of that segment
+        starts = [int(np.searchsorted(t, c + 24)) for c in changes]
+        ends = [int(np.searchsorted(t, c - 1)) - 1 for c in changes[1:]] + [len(t) - 1]
+        after = [e[i] for i in starts]
+        seg_end = [e[i] for i in ends]
+        recovered = all(b < a for a, b in zip(after, seg_end))
+        rows.append([name] + [f"{a:.3f} → {b:.3f}" for a, b in zip(after, seg_end)])
+        res.claims.append([f"{name}: error falls after each change",
+                           "both algorithms track the changes",
+                           "; ".join(f"{a:.3f} → {b:.3f}" for a, b in zip(after, seg_end)),
+                           "yes" if recovered else "no"])
     for c in changes:
         ax.axvline(c, color="r", lw=0.8)
     ax.set(xlabel="t", ylabel="subspace error", yscale="log")
@@ -209,13 +223,8 @@ def tracking(ctx: Context) -> Result:
     fig.savefig(path, dpi=90)
     plt.close(fig)
     res.figures.append(("Subspace error with changes at the red lines", path))
-    res.tables.append(("Error just before each change and at the end",
-                       ["configuration"] + [f"before t={c}" for c in changes] + ["end"], rows))
-    paper_end = float(rows[0][-1])
-    forget_end = float(rows[1][-1])
-    res.claims.append(["tracking after abrupt changes", "both algorithms track the changes",
-                       f"end error γ=1: {paper_end:.3f}, γ=0.98: {forget_end:.3f}",
-                       "yes" if forget_end < 0.5 else "no"])
+    res.tables.append(("Error 25 samples after each change → at the end of its segment",
+                       ["configuration"] + [f"segment from t={c}" for c in changes], rows))
     res.notes.append("The paper's algorithms have no forgetting (γ = 1); γ = 0.98 is this "
                      "library's documented extension (spec §2.7).")
     return res
