@@ -43,3 +43,22 @@ def test_embedded_sets():
     bg, _ = make_video(30, (24, 32), random_state=0, background_only=True)
     assert frames.shape == (30, 768) and np.allclose(bg[0], bg[-1])
     assert 0 < (frames != bg).mean() < 0.5  # objects cover part of each frame
+
+
+def test_topic_stream_and_sotu_reader(tmp_path):
+    import gzip
+
+    from onlinemf.datasets import load_sotu, make_topic_stream
+
+    Y, terms, years, inten = make_topic_stream(40, random_state=0)
+    assert Y.shape == (40, len(terms)) and np.allclose(inten.sum(axis=1), 1)
+    assert np.argmax(inten[:, 0]) < np.argmax(inten[:, -1])  # topics peak at different times
+    text = ("CONTENTS\n***\n\nState of the Union Address\nGeorge Washington\nJanuary 8, 1790\n"
+            "Fellow citizens\n***\n\nState of the Union Address\nGeorge Washington\n"
+            "December 8, 1790\nmore words\n***\n\nAddress\nX\nJanuary 1, 2015\nlate\n***\n"
+            "END\n***\nfooter")
+    p = tmp_path / "sotu.txt.gz"
+    with gzip.open(p, "wt", encoding="utf-8") as fh:
+        fh.write(text)
+    yrs, texts = load_sotu(str(p))
+    assert list(yrs) == [1790] and "Fellow citizens" in texts[0] and "more words" in texts[0]

@@ -4,12 +4,15 @@ from ._embedded import (
     Corpus,
     find_data,
     load_bbc,
+    load_sotu,
     load_yaleb,
     make_topic_corpus,
+    make_topic_stream,
     render_faces,
     tfidf_paper,
 )
 from ._synthetic import NOISE_FOR_LOSS, SyntheticNMF, make_nmf_synthetic
 
-__all__ = ["NOISE_FOR_LOSS", "Corpus", "SyntheticNMF", "find_data", "load_bbc", "load_yaleb",
-           "make_nmf_synthetic", "make_topic_corpus", "render_faces", "tfidf_paper"]
+__all__ = ["NOISE_FOR_LOSS", "Corpus", "SyntheticNMF", "find_data", "load_bbc", "load_sotu",
+           "load_yaleb", "make_nmf_synthetic", "make_topic_corpus", "make_topic_stream",
+           "render_faces", "tfidf_paper"]

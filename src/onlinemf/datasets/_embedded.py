@@ -193,3 +193,47 @@ def find_data(data_dir: str | None, *parts: str) -> str | None:
         if os.path.exists(path):
             return path
     return None
+
+
+def make_topic_stream(n_years: int = 150, doc_length: int = 2000, random_state=0):
+    """An embedded stand-in for the State of the Union stream: one document per "year", whose
+    five planted topics (business, sport, tech, entertainment, politics) rise and fall as smooth
+    bumps over time. Returns (counts (n_years, n_terms), terms, years, intensity (n_years, 5))."""
+    rng = np.random.default_rng(random_state)
+    names = list(_TOPICS)
+    vocab = sorted(set(_COMMON) | {w for t in _TOPICS.values() for w in t.split()})
+    index = {w: i for i, w in enumerate(vocab)}
+    P = np.zeros((len(names) + 1, len(vocab)))
+    for k, words in enumerate([_TOPICS[n].split() for n in names] + [_COMMON]):
+        for r, w in enumerate(words):
+            P[k, index[w]] += 1.0 / (r + 2)
+    P /= P.sum(axis=1, keepdims=True)
+    years = np.arange(n_years)
+    centers = np.linspace(0.1, 0.9, len(names)) * n_years
+    inten = np.exp(-0.5 * ((years[:, None] - centers[None]) / (0.12 * n_years)) ** 2) + 0.05
+    inten /= inten.sum(axis=1, keepdims=True)
+    mix = 0.8 * inten @ P[:-1] + 0.2 * P[-1]
+    counts = np.array([rng.multinomial(doc_length, p) for p in mix], dtype=float)
+    return counts, vocab, years, inten
+
+
+def load_sotu(path: str, first: int = 1790, last: int = 2014):
+    """State of the Union addresses (Project Gutenberg text, see MANIFEST §7): one text per
+    year in [first, last] (addresses of the same year merged). Returns (years, texts)."""
+    import gzip
+
+    with gzip.open(path, "rt", encoding="utf-8") as fh:
+        parts = fh.read().split("***")[1:-2]
+    by_year: dict[int, list[str]] = {}
+    for part in parts:
+        lines = part.strip("\n").split("\n")
+        if len(lines) < 4:
+            continue
+        try:
+            year = int(lines[2].strip()[-4:])
+        except ValueError:
+            continue
+        if first <= year <= last:
+            by_year.setdefault(year, []).append("\n".join(lines[3:]))
+    years = sorted(by_year)
+    return np.array(years), [" ".join(by_year[y]) for y in years]
