@@ -164,3 +164,16 @@ def test_resume_and_determinism(rng):
 
 def test_check_estimator():
     check_estimator(PoissonSubspaceTracker(2, code_max_iter=30, random_state=0))
+
+
+def test_step_lengths_decay_like_one_over_t(rng):
+    # Lemma 5: t·‖D̂_{t+1} − D̂_t‖_F stays bounded on a stationary stream
+    D, Y, _ = _stream(rng, n=30, k=3, m=600)
+    tr = PoissonSubspaceTracker(3, random_state=0).partial_fit(Y[:100])
+    scaled = []
+    for t in range(100, 600):
+        before = tr.components_.copy()
+        tr.partial_fit(Y[t:t + 1])
+        scaled.append((t + 1) * np.linalg.norm(tr.components_ - before))
+    scaled = np.array(scaled)
+    assert np.median(scaled[-100:]) < 3 * np.median(scaled[:100])
