@@ -253,3 +253,36 @@ def test_per_sample_stopping_equals_a_loop(rng, solver):
     for i in range(12):
         one = solve_codes_outliers(D, X[i:i + 1], 0.125, solver=solver)
         np.testing.assert_allclose(batch.codes[i], one.codes[0], rtol=1e-9, atol=1e-12)
+
+
+def test_group_shrink_is_the_prox(rng):
+    from onlinemf.constraints import group_shrink
+
+    y = rng.normal(size=6)
+    t = 0.4
+
+    def obj(z):
+        return 0.5 * np.sum((z - y) ** 2) + t * sum(np.sqrt(3) * np.linalg.norm(z[i:i + 3])
+                                                    for i in (0, 3))
+
+    ref = minimize(obj, np.abs(y) + 0.1, bounds=[(0, None)] * 6, method="L-BFGS-B",
+                   options={"ftol": 1e-15, "gtol": 1e-10, "maxiter": 5000})
+    np.testing.assert_allclose(group_shrink(y[None], 3, t)[0], ref.x, atol=1e-4)
+
+
+@pytest.mark.parametrize("solver", ["pgd", "fista", "admm"])
+def test_sparse_group_lasso_zeroes_whole_groups(rng, solver):
+    _, X, _ = _planted(rng, n=20)
+    D = project_nonneg_l2_ball(rng.random((6, 64)))
+    kw = dict(h_group=2.0, group_size=3, h_l1=0.05, max_iter=3000, tol=1e-12)
+    res = solve_codes_outliers(D, X, 0.125, solver=solver, **kw)
+    H = res.codes
+    groups = np.stack([np.linalg.norm(H[:, :3], axis=1), np.linalg.norm(H[:, 3:], axis=1)], 1)
+    assert (groups < 1e-10).any()  # some groups switched off entirely
+    plain = solve_codes_outliers(D, X, 0.125, solver=solver, max_iter=3000, tol=1e-12).codes
+    assert (np.abs(plain) < 1e-10).sum() < (np.abs(H) < 1e-10).sum()
+    # every solver reaches the same regularized optimum
+    ref = solve_codes_outliers(D, X, 0.125, solver="admm", **{**kw, "max_iter": 20000})
+    f = outlier_loss(X, H, D, res.outliers, 0.125, 0.05, 0.0, 2.0, 3).sum()
+    f_ref = outlier_loss(X, ref.codes, D, ref.outliers, 0.125, 0.05, 0.0, 2.0, 3).sum()
+    assert f <= f_ref * (1 + 1e-4) + 1e-9

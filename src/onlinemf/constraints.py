@@ -26,6 +26,7 @@ __all__ = [
     "project_l1_simplex",
     "project_nonneg_l2_ball",
     "project_nonneg_elastic_ball",
+    "group_shrink",
 ]
 
 
@@ -147,4 +148,21 @@ def project_nonneg_elastic_ball(V: np.ndarray, l1: float, l2: float, n_iter: int
             lo = np.where(big, mid, lo)
             hi = np.where(big, hi, mid)
         out[over] = np.maximum(Vo - hi[:, None] * l1, 0) / (1 + hi[:, None] * l2)
+    return out
+
+
+def group_shrink(H: np.ndarray, group_size: int, thresh: float) -> np.ndarray:
+    """Prox of thresh·Σ_α √ξ_α ‖h_α‖₂ on nonnegative codes, for contiguous groups of
+    ``group_size`` coordinates (the last may be shorter): z = max(h, 0), then each group is
+    scaled by max(0, 1 − thresh·√ξ_α/‖z_α‖) (group lasso, spec 001 §2.3)."""
+    Z = np.maximum(H, 0)
+    if thresh <= 0:
+        return Z
+    out = Z.copy()
+    for start in range(0, Z.shape[-1], group_size):
+        block = Z[..., start:start + group_size]
+        norm = np.linalg.norm(block, axis=-1, keepdims=True)
+        scale = np.maximum(0.0, 1.0 - thresh * np.sqrt(block.shape[-1])
+                           / np.maximum(norm, 1e-300))
+        out[..., start:start + group_size] = block * scale
     return out

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.linalg import cho_factor, cho_solve
 
+from ..constraints import group_shrink
 from ._divergence import spectral_norm_sq
 
 __all__ = ["OUTLIER_SOLVERS", "OutlierCodeResult", "outlier_loss", "outlier_step",
@@ -47,14 +48,20 @@ def outlier_step(U: np.ndarray, lam: float, bound: float, nonneg: bool = False) 
     return np.clip(soft_threshold(U, lam), -bound, bound)
 
 
-def outlier_loss(X, H, D, R, lam, h_l1=0.0, h_l2=0.0) -> np.ndarray:
-    """Per-sample ℓ̃ = ½‖x − hD − r‖² + λ‖r‖₁ + λ₃‖h‖₁ + (λ₄/2)‖h‖², eq. (6) with §2.3."""
+def outlier_loss(X, H, D, R, lam, h_l1=0.0, h_l2=0.0, h_group=0.0, group_size=1
+                 ) -> np.ndarray:
+    """Per-sample ℓ̃ = ½‖x − hD − r‖² + λ‖r‖₁ + λ₃‖h‖₁ + (λ₄/2)‖h‖² + λ₅ Σ_α √ξ_α‖h_α‖,
+    eq. (6) with the code regularizers of §2.3 (λ₃ with λ₅ is the sparse group lasso)."""
     E = X - H @ D - R
     f = 0.5 * np.einsum("ij,ij->i", E, E) + lam * np.abs(R).sum(axis=1)
     if h_l1:
         f = f + h_l1 * H.sum(axis=1)
     if h_l2:
         f = f + 0.5 * h_l2 * np.einsum("ij,ij->i", H, H)
+    if h_group:
+        for start in range(0, H.shape[1], group_size):
+            block = H[:, start:start + group_size]
+            f = f + h_group * np.sqrt(block.shape[1]) * np.linalg.norm(block, axis=1)
     return f
 
 
@@ -83,6 +90,8 @@ def solve_codes_outliers(
     h_l2: float = 0.0,
     nonneg_outliers: bool = False,
     stopping: str = "batch",
+    h_group: float = 0.0,
+    group_size: int = 1,
 ) -> OutlierCodeResult:
     """Solve problem (9) for every row of ``X`` with the dictionary ``components`` (K, F).
 
@@ -105,6 +114,10 @@ def solve_codes_outliers(
         ADMM penalty ρ₁ = ρ₂.
     h_l1, h_l2 : float
         λ₃ and λ₄ of the code regularizers.
+    h_group, group_size : float, int
+        λ₅ of the group lasso over contiguous groups of ``group_size`` codes (with ``h_l1``,
+        the sparse group lasso); its prox follows each projected step (PGD, FISTA) or forms
+        ADMM's u-step.
     nonneg_outliers : bool
         Use R′ = [0, M]^F.
     stopping : {"batch", "sample"}
@@ -119,7 +132,7 @@ def solve_codes_outliers(
     per_sample = stopping == "sample"
 
     def objective(H_, R_):
-        f = outlier_loss(X, H_, D, R_, lam, h_l1, h_l2)
+        f = outlier_loss(X, H_, D, R_, lam, h_l1, h_l2, h_group, group_size)
         return f if per_sample else float(f.sum())
 
     def finished(prev_, cur_):
@@ -153,7 +166,7 @@ def solve_codes_outliers(
             # ∇_h ½‖x − hD − r‖² = hDDᵀ − (x − r)Dᵀ, with r* of the point for "fista"
             Rz = R if solver == "pgd" else outlier_step(X - Z @ D, lam, bound, nonneg_outliers)
             grad = Z @ G - B + Rz @ D.T + h_l2 * Z + h_l1
-            Hn = np.maximum(Z - eta * grad, 0.0)
+            Hn = group_shrink(Z - eta * grad, group_size, eta * h_group)
             Rn = outlier_step(X - Hn @ D, lam, bound, nonneg_outliers)
             cur = objective(Hn, Rn)
             if solver == "fista":
@@ -161,7 +174,7 @@ def solve_codes_outliers(
                 if np.any(up):
                     rows = up if per_sample else slice(None)
                     grad = H[rows] @ G - B[rows] + R[rows] @ D.T + h_l2 * H[rows] + h_l1
-                    Hn[rows] = np.maximum(H[rows] - eta * grad, 0.0)
+                    Hn[rows] = group_shrink(H[rows] - eta * grad, group_size, eta * h_group)
                     Rn[rows] = outlier_step(X[rows] - Hn[rows] @ D, lam, bound, nonneg_outliers)
                     cur = objective(Hn, Rn)
                     t_next = np.where(up, 1.0, t_next)
@@ -185,7 +198,7 @@ def solve_codes_outliers(
     for it in range(1, max_iter + 1):
         Hn = cho_solve(chol, ((X - R) @ D.T + rho * U - Lh - h_l1).T).T
         Rn = soft_threshold(rho * Q + X - Hn @ D - Lr, lam) / (1.0 + rho)
-        Un = np.maximum(Hn + Lh / rho, 0.0)
+        Un = group_shrink(Hn + Lh / rho, group_size, h_group / rho)
         Qn = (np.clip(Rn + Lr / rho, 0.0, bound) if nonneg_outliers
               else np.clip(Rn + Lr / rho, -bound, bound))
         cur = objective(Un, Qn)

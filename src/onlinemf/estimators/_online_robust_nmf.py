@@ -69,6 +69,9 @@ class OnlineRobustNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin,
         Outliers in R′ = [0, M]^F instead of [−M, M]^F.
     h_l1, h_l2 : float, default=0
         λ₃‖h‖₁ and (λ₄/2)‖h‖² on the codes (spec §2.3).
+    h_group, group_size : float, int, default=0, 1
+        Group lasso λ₅ Σ_α √ξ_α ‖h_α‖ over contiguous groups of ``group_size`` codes; with
+        ``h_l1`` it is the sparse group lasso.
     w_l1, w_l2 : float, default=0
         λ₁‖W‖₁ and (λ₂/2)‖W‖² on the dictionary, added once to the surrogate.
     scale : {"sample_max", "max"}, float or None, default="sample_max"
@@ -123,6 +126,8 @@ class OnlineRobustNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin,
         "nonneg_outliers": ["boolean"],
         "h_l1": [Interval(Real, 0, None, closed="left")],
         "h_l2": [Interval(Real, 0, None, closed="left")],
+        "h_group": [Interval(Real, 0, None, closed="left")],
+        "group_size": [Interval(Integral, 1, None, closed="left")],
         "w_l1": [Interval(Real, 0, None, closed="left")],
         "w_l2": [Interval(Real, 0, None, closed="left")],
         "scale": [StrOptions({"sample_max", "max"}), Interval(Real, 0, None, closed="neither"),
@@ -136,7 +141,8 @@ class OnlineRobustNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin,
     def __init__(self, n_components=49, *, solver="admm", lam=None, bound=1.0, batch_size="auto",
                  kappa=0.7, rho=1.0, code_max_iter=50, code_tol=1e-3, dict_max_iter=200,
                  dict_tol=1e-4, dict_constraint="l2ball", elastic=(1.0, 1.0),
-                 nonneg_outliers=False, h_l1=0.0, h_l2=0.0, w_l1=0.0, w_l2=0.0,
+                 nonneg_outliers=False, h_l1=0.0, h_l2=0.0, h_group=0.0, group_size=1,
+                 w_l1=0.0, w_l2=0.0,
                  scale="sample_max", max_iter=1, shuffle=True, n_checkpoints=50,
                  random_state=None):
         self.n_components = n_components
@@ -155,6 +161,8 @@ class OnlineRobustNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin,
         self.nonneg_outliers = nonneg_outliers
         self.h_l1 = h_l1
         self.h_l2 = h_l2
+        self.h_group = h_group
+        self.group_size = group_size
         self.w_l1 = w_l1
         self.w_l2 = w_l2
         self.scale = scale
@@ -185,7 +193,8 @@ class OnlineRobustNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin,
         return solve_codes_outliers(
             D, Xs, self.lam_, self.bound, solver=code_solver, max_iter=self.code_max_iter,
             tol=self.code_tol, kappa=self.kappa, rho=self.rho, h_l1=self.h_l1, h_l2=self.h_l2,
-            nonneg_outliers=self.nonneg_outliers, stopping=stopping)
+            nonneg_outliers=self.nonneg_outliers, stopping=stopping, h_group=self.h_group,
+            group_size=self.group_size)
 
     def _check_X(self, X, *, reset):
         with guarded_validation(self):
@@ -315,5 +324,6 @@ class OnlineRobustNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin,
             Xs = Xb / self._sample_scale(Xb)[:, None]
             res = self._code(Xs, self.components_, stopping="sample")
             total += float(outlier_loss(Xs, res.codes, self.components_, res.outliers,
-                                        self.lam_, self.h_l1, self.h_l2).sum())
+                                        self.lam_, self.h_l1, self.h_l2, self.h_group,
+                                        self.group_size).sum())
         return -total / max(X.shape[0], 1)
