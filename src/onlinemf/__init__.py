@@ -4,7 +4,13 @@ Orientation is scikit-learn's: ``X`` is (n_samples, n_features) and
 ``X ≈ transform(X) @ components_`` with ``components_`` of shape (n_components, n_features).
 """
 
-from .estimators import OnlineNMF, OnlineRobustNMF, PoissonSubspaceTracker
+from .estimators import (
+    OnlineDictionaryLearning,
+    OnlineNMF,
+    OnlineRobustNMF,
+    PoissonSubspaceTracker,
+)
 
 __version__ = "0.1.0"
-__all__ = ["OnlineNMF", "OnlineRobustNMF", "PoissonSubspaceTracker", "__version__"]
+__all__ = ["OnlineDictionaryLearning", "OnlineNMF", "OnlineRobustNMF", "PoissonSubspaceTracker",
+           "__version__"]

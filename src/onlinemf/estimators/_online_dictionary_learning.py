@@ -1,0 +1,193 @@
+"""OnlineDictionaryLearning: Mairal et al.'s online matrix factorization as Lyu, Needell and
+Balzano use it for i.i.d. and Markovian streams (spec 004 §2.1)."""
+
+from __future__ import annotations
+
+import time
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval
+from sklearn.utils.validation import check_is_fitted
+
+from .._validation import check_stream_input, dense_batch, guarded_validation
+from ..coders import solve_codes_outliers
+from ..constraints import project_nonneg_l2_ball
+from ..updates import bcd_dictionary
+from ._base import OnlineFactorizationMixin
+
+__all__ = ["OnlineDictionaryLearning"]
+
+
+def _project_atom(d):
+    return project_nonneg_l2_ball(d[None])[0]
+
+
+class OnlineDictionaryLearning(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin,
+                               TransformerMixin, BaseEstimator):
+    r"""Online nonnegative dictionary learning (online matrix factorization, OMF).
+
+    Per mini-batch X_t (rows = samples), with the dictionary D (atoms = rows, nonnegative, in
+    the unit ℓ2 ball):
+
+    1. codes H_t = argmin_{H ≥ 0} ‖X_t − H D‖² + λ‖H‖₁ + (κ₂/2)‖H‖² (an elastic net);
+    2. statistics A_t = (1 − w_t)A_{t−1} + w_t H_tᵀH_t/b, B_t = (1 − w_t)B_{t−1} + w_t H_tᵀX_t/b
+       with w_t = t^{−β} (β = 1 is the running mean), including the current batch (no one-step
+       lag, unlike the authors' code);
+    3. D_t = argmin_{D ∈ C} ½tr(Dᵀ(A_t + κ₁I)D) − tr(DᵀB_t) by block coordinate descent over the
+       atoms, warm-started at D_{t−1}; it never increases the surrogate.
+
+    The same update serves i.i.d. and Markovian (dependent) streams (Lyu, Needell and Balzano,
+    Theorem 1); the NDL estimator feeds it motif patches from an MCMC chain.
+
+    Parameters
+    ----------
+    n_components : int, default=10
+    alpha : float, default=1.0
+        λ, the weight of ‖H‖₁ in the code problem ‖X − HD‖² + λ‖H‖₁ (the squared norm is not
+        halved, the paper's convention).
+    code_l2 : float, default=0.0
+        κ₂ (elastic-net term on the codes).
+    dict_l2 : float, default=0.0
+        κ₁ added to A in the dictionary step.
+    beta : float, default=1.0
+        Weights w_t = t^{−β}, β ∈ (1/2, 1] (spec 004 §1.3).
+    batch_size : int, default=10
+    max_iter : int, default=1
+        Passes of :meth:`fit`.
+    shuffle : bool, default=True
+    code_max_iter, code_tol : int, float, default=200, 1e-6
+        Accelerated projected gradient for the codes, per-sample relative-change rule.
+    dict_max_sweeps, dict_tol : int, float, default=10, 1e-6
+    random_state : int, RandomState or None
+
+    Attributes
+    ----------
+    components_ : ndarray (n_components, n_features)
+    A_, B_ : ndarray
+        The sufficient statistics.
+    n_steps_ : int
+    """
+
+    _parameter_constraints: dict = {
+        "n_components": [Interval(Integral, 1, None, closed="left")],
+        "alpha": [Interval(Real, 0, None, closed="left")],
+        "code_l2": [Interval(Real, 0, None, closed="left")],
+        "dict_l2": [Interval(Real, 0, None, closed="left")],
+        "beta": [Interval(Real, 0.5, 1, closed="right")],
+        "batch_size": [Interval(Integral, 1, None, closed="left")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "shuffle": ["boolean"],
+        "code_max_iter": [Interval(Integral, 1, None, closed="left")],
+        "code_tol": [Interval(Real, 0, None, closed="left")],
+        "dict_max_sweeps": [Interval(Integral, 1, None, closed="left")],
+        "dict_tol": [Interval(Real, 0, None, closed="left")],
+        "n_checkpoints": [Interval(Integral, 0, None, closed="left")],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(self, n_components=10, *, alpha=1.0, code_l2=0.0, dict_l2=0.0, beta=1.0,
+                 batch_size=10, max_iter=1, shuffle=True, code_max_iter=200, code_tol=1e-6,
+                 dict_max_sweeps=10, dict_tol=1e-6, n_checkpoints=50, random_state=None):
+        self.n_components = n_components
+        self.alpha = alpha
+        self.code_l2 = code_l2
+        self.dict_l2 = dict_l2
+        self.beta = beta
+        self.batch_size = batch_size
+        self.max_iter = max_iter
+        self.shuffle = shuffle
+        self.code_max_iter = code_max_iter
+        self.code_tol = code_tol
+        self.dict_max_sweeps = dict_max_sweeps
+        self.dict_tol = dict_tol
+        self.n_checkpoints = n_checkpoints
+        self.random_state = random_state
+
+    def _check(self, X, reset):
+        with guarded_validation(self):
+            self._validate_params()
+            dtype = None if reset else self.components_.dtype
+            X, _ = check_stream_input(self, X, None, reset=reset, dtype=dtype)
+            data = X.data if not isinstance(X, np.ndarray) else X
+            if np.isnan(data).any():
+                raise ValueError("OnlineDictionaryLearning does not model missing entries "
+                                 "(NaN in X)")
+        return X
+
+    def _initialize(self, X):
+        rng = check_random_state(self.random_state)
+        self._rng = np.random.default_rng(rng.randint(np.iinfo(np.int32).max))
+        k, f = self.n_components, X.shape[1]
+        self.components_ = project_nonneg_l2_ball(self._rng.random((k, f))).astype(X.dtype)
+        self.n_components_ = k
+        self.A_ = np.zeros((k, k))
+        self.B_ = np.zeros((k, f))
+        self.n_steps_ = 0
+        self._reset_history()
+
+    def _codes(self, Xb):
+        """argmin_{H ≥ 0} ‖X − HD‖² + λ‖H‖₁ + (κ₂/2)‖H‖²: the outlier coder with no outliers
+        (M = 0), whose objective is half of this one, hence λ/2 and κ₂/2."""
+        return solve_codes_outliers(
+            self.components_, Xb, 0.0, 0.0, solver="fista", max_iter=self.code_max_iter,
+            tol=self.code_tol, h_l1=self.alpha / 2, h_l2=self.code_l2 / 2,
+            stopping="sample").codes
+
+    def surrogate(self, D=None) -> float:
+        """ĝ_t(D) = ½tr(Dᵀ(A + κ₁I)D) − tr(DᵀB) at D (default: the current dictionary)."""
+        check_is_fitted(self, "components_")
+        D = self.components_ if D is None else D
+        A = self.A_ + self.dict_l2 * np.eye(self.A_.shape[0])
+        return 0.5 * float(np.sum((D @ D.T) * A)) - float(np.sum(D * self.B_))
+
+    def _step(self, Xb):
+        t0 = time.perf_counter()
+        H = self._codes(Xb)
+        self.n_steps_ += 1
+        w = self.n_steps_ ** (-self.beta)
+        b = Xb.shape[0]
+        self.A_ = (1 - w) * self.A_ + w * (H.T @ H) / b
+        self.B_ = (1 - w) * self.B_ + w * (H.T @ Xb) / b
+        A = self.A_ + self.dict_l2 * np.eye(self.A_.shape[0])
+        D, _ = bcd_dictionary(self.components_.astype(float), A, self.B_, _project_atom,
+                              max_sweeps=self.dict_max_sweeps, tol=self.dict_tol)
+        self.components_ = D.astype(self.components_.dtype)
+        self._fit_time += time.perf_counter() - t0
+        if self._history.due(self.n_steps_):
+            self._history.record(self.n_steps_ * b, self._fit_time, self.surrogate())
+        return H
+
+    def partial_fit(self, X, y=None):
+        """One OMF step per mini-batch of ``batch_size`` consecutive rows (a stream, possibly
+        Markovian: the rows are not shuffled)."""
+        first = not hasattr(self, "components_")
+        X = self._check(X, first)
+        if first:
+            self._initialize(X)
+        for start in range(0, X.shape[0], self.batch_size):
+            Xb, _ = dense_batch(X, np.arange(start, min(start + self.batch_size, X.shape[0])))
+            self._step(Xb)
+        return self
+
+    def fit(self, X, y=None):
+        """``max_iter`` shuffled passes over X from a fresh start."""
+        X = self._check(X, True)
+        self._initialize(X)
+        n = X.shape[0]
+        for _ in range(self.max_iter):
+            order = self._rng.permutation(n) if self.shuffle else np.arange(n)
+            for start in range(0, n, self.batch_size):
+                Xb, _ = dense_batch(X, order[start:start + self.batch_size])
+                self._step(Xb)
+            self.n_iter_ += 1
+        return self
+
+    def transform(self, X):
+        """Nonnegative elastic-net codes of X with the current dictionary."""
+        check_is_fitted(self, "components_")
+        X = self._check(X, False)
+        Xd, _ = dense_batch(X, np.arange(X.shape[0]))
+        return self._codes(Xd).astype(self.components_.dtype)

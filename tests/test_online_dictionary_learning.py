@@ -1,0 +1,108 @@
+import pickle
+
+import numpy as np
+from scipy.optimize import minimize
+from sklearn.utils.estimator_checks import check_estimator
+
+from onlinemf import OnlineDictionaryLearning
+from onlinemf.constraints import project_nonneg_l2_ball
+from onlinemf.updates import bcd_dictionary
+
+
+def _data(rng, n=600, f=20, k=4):
+    W = np.abs(rng.normal(size=(k, f)))
+    W /= np.linalg.norm(W, axis=1, keepdims=True)
+    H = rng.gamma(0.5, 1.0, size=(n, k))
+    return H @ W, W
+
+
+def _proj(d):
+    return project_nonneg_l2_ball(d[None])[0]
+
+
+def test_bcd_is_monotone_and_stationary(rng):
+    H = rng.random((50, 4))
+    X = rng.random((50, 12))
+    A, B = H.T @ H / 50, H.T @ X / 50
+    D = project_nonneg_l2_ball(rng.random((4, 12)))
+
+    def g(D_):
+        return 0.5 * np.sum((D_ @ D_.T) * A) - np.sum(D_ * B)
+
+    prev = g(D)
+    for _ in range(30):
+        D, _ = bcd_dictionary(D, A, B, _proj, max_sweeps=1)
+        assert g(D) <= prev + 1e-12
+        prev = g(D)
+    D, _ = bcd_dictionary(D, A, B, _proj, max_sweeps=5000, tol=1e-14)
+    step = 1 / np.linalg.eigvalsh(A)[-1]
+    resid = np.linalg.norm(D - project_nonneg_l2_ball(D - step * (A @ D - B)))
+    assert resid < 1e-8
+
+
+def test_codes_solve_the_elastic_net(rng):
+    X, _ = _data(rng, n=5)
+    est = OnlineDictionaryLearning(4, alpha=0.2, code_l2=0.1, random_state=0).partial_fit(X)
+    D = est.components_
+    H = est.transform(X)
+    for x, h in zip(X, H):
+        def obj(v, x=x):
+            r = x - v @ D
+            return r @ r + 0.2 * v.sum() + 0.05 * v @ v, -2 * D @ r + 0.2 + 0.1 * v
+
+        ref = minimize(obj, np.zeros(4), jac=True, bounds=[(0, None)] * 4, method="L-BFGS-B",
+                       options={"ftol": 1e-15, "gtol": 1e-12})
+        assert obj(h)[0] <= ref.fun * (1 + 1e-5) + 1e-9  # code_tol = 1e-6 relative change
+
+
+def test_statistics_have_no_lag(rng):
+    # after one step, A and B hold the codes of that very batch (computed with W₀)
+    X, _ = _data(rng, n=40)
+    est = OnlineDictionaryLearning(4, batch_size=40, random_state=0).partial_fit(X)
+    ref = OnlineDictionaryLearning(4, random_state=0)
+    ref._initialize(ref._check(X, True))  # the same W₀
+    H = ref._codes(X)
+    np.testing.assert_allclose(est.A_, H.T @ H / 40)
+    np.testing.assert_allclose(est.B_, H.T @ X / 40)
+    assert not np.allclose(est.components_, ref.components_)  # and W moved from them
+
+
+def test_learns_the_planted_atoms(rng):
+    X, W = _data(rng, n=3000)
+    est = OnlineDictionaryLearning(4, alpha=0.01, batch_size=20, max_iter=3,
+                                   random_state=0).fit(X)
+    cos = (W @ est.components_.T) / np.linalg.norm(est.components_, axis=1)
+    from scipy.optimize import linear_sum_assignment
+
+    r, c = linear_sum_assignment(-cos)
+    assert cos[r, c].mean() > 0.95
+    D = est.components_
+    assert D.min() >= 0 and np.linalg.norm(D, axis=1).max() <= 1 + 1e-9
+
+
+def test_steps_shrink_on_a_sticky_markov_chain(rng):
+    # a dependent stream: each sample repeats the previous one with probability 0.9
+    X, _ = _data(rng, n=50)
+    idx = [0]
+    for _ in range(2999):
+        idx.append(idx[-1] if rng.random() < 0.9 else int(rng.integers(50)))
+    stream = X[idx]
+    est = OnlineDictionaryLearning(4, alpha=0.05, batch_size=5, random_state=0)
+    est.partial_fit(stream[:500])
+    scaled = []
+    for t, s in enumerate(range(500, 3000, 5), start=101):
+        before = est.components_.copy()
+        est.partial_fit(stream[s:s + 5])
+        scaled.append(t * np.linalg.norm(est.components_ - before))
+    scaled = np.array(scaled)
+    assert np.median(scaled[-100:]) < 3 * np.median(scaled[:100])
+
+
+def test_check_estimator_and_resume(rng):
+    check_estimator(OnlineDictionaryLearning(2, batch_size=5, random_state=0))
+    X, _ = _data(rng, n=100)
+    a = OnlineDictionaryLearning(4, random_state=1).partial_fit(X[:50])
+    b = pickle.loads(pickle.dumps(a))
+    a.partial_fit(X[50:])
+    b.partial_fit(X[50:])
+    np.testing.assert_array_equal(a.components_, b.components_)
