@@ -5,6 +5,7 @@ Orientation is scikit-learn's: ``X`` is (n_samples, n_features) and
 """
 
 from .estimators import (
+    NetworkDictionaryLearning,
     OnlineDictionaryLearning,
     OnlineNMF,
     OnlineRobustNMF,
@@ -12,5 +13,11 @@ from .estimators import (
 )
 
 __version__ = "0.1.0"
-__all__ = ["OnlineDictionaryLearning", "OnlineNMF", "OnlineRobustNMF", "PoissonSubspaceTracker",
-           "__version__"]
+__all__ = [
+    "NetworkDictionaryLearning",
+    "OnlineDictionaryLearning",
+    "OnlineNMF",
+    "OnlineRobustNMF",
+    "PoissonSubspaceTracker",
+    "__version__",
+]

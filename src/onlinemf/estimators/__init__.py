@@ -1,8 +1,15 @@
 """Public estimators (thin scikit-learn classes: one loss + one coder + one update rule)."""
 
+from ._network_dictionary_learning import NetworkDictionaryLearning
 from ._online_dictionary_learning import OnlineDictionaryLearning
 from ._online_nmf import OnlineNMF
 from ._online_robust_nmf import OnlineRobustNMF
 from ._poisson_tracker import PoissonSubspaceTracker
 
-__all__ = ["OnlineDictionaryLearning", "OnlineNMF", "OnlineRobustNMF", "PoissonSubspaceTracker"]
+__all__ = [
+    "NetworkDictionaryLearning",
+    "OnlineDictionaryLearning",
+    "OnlineNMF",
+    "OnlineRobustNMF",
+    "PoissonSubspaceTracker",
+]

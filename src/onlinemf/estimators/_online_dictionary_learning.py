@@ -68,6 +68,8 @@ class OnlineDictionaryLearning(OnlineFactorizationMixin, ClassNamePrefixFeatures
     components_ : ndarray (n_components, n_features)
     A_, B_ : ndarray
         The sufficient statistics.
+    code_sums_ : ndarray (n_components,)
+        Total of every atom's codes over the stream (the importance of NDL).
     n_steps_ : int
     """
 
@@ -125,6 +127,7 @@ class OnlineDictionaryLearning(OnlineFactorizationMixin, ClassNamePrefixFeatures
         self.n_components_ = k
         self.A_ = np.zeros((k, k))
         self.B_ = np.zeros((k, f))
+        self.code_sums_ = np.zeros(k)
         self.n_steps_ = 0
         self._reset_history()
 
@@ -146,6 +149,7 @@ class OnlineDictionaryLearning(OnlineFactorizationMixin, ClassNamePrefixFeatures
     def _step(self, Xb):
         t0 = time.perf_counter()
         H = self._codes(Xb)
+        self.code_sums_ = self.code_sums_ + H.sum(axis=0)
         self.n_steps_ += 1
         w = self.n_steps_ ** (-self.beta)
         b = Xb.shape[0]

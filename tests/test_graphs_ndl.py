@@ -1,0 +1,87 @@
+import itertools
+
+import networkx as nx
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.metrics import roc_auc_score
+
+from onlinemf import NetworkDictionaryLearning
+from onlinemf.graphs import GlauberChain, as_adjacency, patch, path_motif, star_motif
+
+
+def test_motifs():
+    np.testing.assert_array_equal(path_motif(1, 1), [[0, 1, 1], [0, 0, 0], [0, 0, 0]])
+    d2 = path_motif(2, 2)  # 0→1→2 and 0→3→4
+    assert d2.sum() == 4 and d2[0, 1] == d2[1, 2] == d2[0, 3] == d2[3, 4] == 1
+    assert path_motif(3, 0).sum() == 3 and star_motif(4)[0].sum() == 3
+    with pytest.raises(ValueError):
+        path_motif(0, 0)
+
+
+def test_adjacency_inputs_agree():
+    G = nx.DiGraph()
+    G.add_weighted_edges_from([(0, 1, 2.0), (1, 2, 1.0), (2, 0, 0.5)])
+    dense = np.array([[0, 2.0, 0], [0, 0, 1.0], [0.5, 0, 0]])
+    for source in (G, dense, sp.csr_matrix(dense)):
+        np.testing.assert_array_equal(as_adjacency(source).toarray(), dense)
+    edges = np.array([[0, 1, 2.0], [1, 2, 1.0], [2, 0, 0.5]])
+    np.testing.assert_array_equal(as_adjacency(edges, kind="edges").toarray(), dense)
+    with pytest.raises(ValueError, match="nonnegative"):
+        as_adjacency(-dense)
+
+
+def test_glauber_kernel_is_stationary_by_exact_enumeration():
+    # a weighted, directed 4-node network and the wedge motif (k = 3): 64 maps
+    A = np.array([[0.5, 1.0, 0.3, 0.0],
+                  [0.2, 0.0, 1.0, 0.7],
+                  [1.0, 0.4, 0.0, 1.0],
+                  [0.6, 0.0, 0.9, 0.2]])
+    F = path_motif(1, 1)
+    chain = GlauberChain(A, F, random_state=0)
+    n, k = 4, 3
+    states = list(itertools.product(range(n), repeat=k))
+    index = {s: i for i, s in enumerate(states)}
+    pi = np.array([np.prod([A[s[a], s[b]] ** F[a, b] for a in range(k) for b in range(k)])
+                   for s in states])
+    pi /= pi.sum()
+    P = np.zeros((len(states), len(states)))
+    for s in states:
+        x = np.array(s)
+        for i in range(k):
+            nodes, w = chain.conditional(i, x)
+            for y, wy in zip(nodes, w / w.sum()):
+                t = list(s)
+                t[i] = y
+                P[index[s], index[tuple(t)]] += wy / k
+    np.testing.assert_allclose(P.sum(axis=1), 1.0)
+    np.testing.assert_allclose(pi @ P, pi, atol=1e-12)
+
+
+def test_sampled_maps_are_homomorphisms_and_patches_index_the_graph():
+    G = nx.karate_club_graph()
+    A = as_adjacency(G)
+    A.data[:] = 1.0
+    F = path_motif(2, 2)
+    chain = GlauberChain(A, F, random_state=1)
+    states, patches = chain.sample_patches(300)
+    dense = A.toarray()
+    for x, p in zip(states, patches):
+        assert all(dense[x[a], x[b]] == 1 for a, b in zip(*np.nonzero(F)))
+        np.testing.assert_array_equal(p.reshape(5, 5), dense[np.ix_(x, x)])
+        np.testing.assert_array_equal(patch(A, x), dense[np.ix_(x, x)])
+
+
+def test_ndl_learns_and_reconstructs():
+    G = nx.karate_club_graph()
+    est = NetworkDictionaryLearning(9, motif_size=5, n_iter=40, batch_size=50, alpha=0.1,
+                                    random_state=0).fit(G)
+    assert est.patches_.shape == (9, 5, 5) and est.patches_.min() >= 0
+    np.testing.assert_allclose(est.importance_.sum(), 1.0)
+    R = est.reconstruct(G, n_steps=4000).toarray()
+    A = nx.to_numpy_array(G, weight=None)
+    iu = np.triu_indices(34, 1)
+    assert roc_auc_score(A[iu] > 0, R[iu]) > 0.85
+    assert np.isfinite(R).all() and R.min() >= 0
+    with pytest.raises(ValueError, match="no edges"):
+        est.fit(np.zeros((5, 5)))
