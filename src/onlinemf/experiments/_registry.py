@@ -70,7 +70,7 @@ def register(name: str, spec: str, title: str):
 
 def run_experiments(names, ctx: Context, progress=None) -> list[Result]:
     """Run the named experiments (``["all"]`` for every one) and return their results."""
-    from . import wang_chi_poisson, zhao_divergences, zhao_tan_outliers  # noqa: F401
+    from . import lyu_ndl, wang_chi_poisson, zhao_divergences, zhao_tan_outliers  # noqa: F401
 
     if not names or "all" in names:
         names = list(REGISTRY)
