@@ -62,3 +62,19 @@ def test_registry_and_report(tmp_path):
     assert "| what | paper | measured | agrees |" in text and "7.14" in text
     with pytest.raises(ValueError, match="unknown experiment"):
         run_experiments(["nope"], ctx)
+
+
+def test_ndl_command(tmp_path):
+    import networkx as nx
+
+    edges = tmp_path / "karate.txt"
+    nx.write_edgelist(nx.karate_club_graph(), edges, data=False)
+    out = tmp_path / "ndl"
+    assert main(["ndl", str(edges), "-k", "4", "--motif", "wedge", "--n-iter", "10",
+                 "--batch-size", "30", "--reconstruct", "500", "--out", str(out)]) == 0
+    imp = np.loadtxt(out / "importance.txt")
+    assert imp.shape == (4,) and np.all(np.diff(imp) <= 0) and abs(imp.sum() - 1) < 1e-6
+    assert np.load(out / "patches.npy").shape == (4, 3, 3)
+    assert (out / "patches.png").exists()
+    R = sp.load_npz(out / "reconstruction.npz")
+    assert R.shape == (34, 34) and R.nnz > 0
