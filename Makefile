@@ -25,7 +25,11 @@ lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks
 
 bench: $(STAMP)
-	$(BIN)/python benchmarks/bench_online_nmf.py
+	$(BIN)/python -m pip install --quiet -e ".[bench]"
+	$(BIN)/python benchmarks/bench_online_nmf.py --quick
+	$(BIN)/python benchmarks/bench_online_robust_nmf.py
+	$(BIN)/python benchmarks/bench_poisson_tracker.py
+	$(BIN)/python benchmarks/bench_ndl.py
 
 clean:
 	rm -rf $(VENV) out .pytest_cache
