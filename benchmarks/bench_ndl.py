@@ -65,9 +65,9 @@ def main():
         print("ndlearn is not installed (pip install ndlearn==0.0.2): only onlinemf measured")
     else:
         H = Wtd_NNetwork()
-        H.add_edges(edges=[[int(u), int(v)] for u, v in G.edges()], edge_weight=1,
+        H.add_edges(edges=[[str(u), str(v)] for u, v in G.edges()], edge_weight=1,
                     increment_weights=False)
-        H.add_edges(edges=[[int(v), int(u)] for u, v in G.edges()], edge_weight=1,
+        H.add_edges(edges=[[str(v), str(u)] for u, v in G.edges()], edge_weight=1,
                     increment_weights=False)
         learner = ndl_module.NetDictLearner(G=H, n_components=args.r, k=args.k,
                                             MCMC_iterations=args.iters,

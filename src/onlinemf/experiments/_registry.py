@@ -7,7 +7,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-__all__ = ["Context", "Result", "register", "REGISTRY", "run_experiments", "write_report"]
+__all__ = ["Context", "Result", "register", "REGISTRY", "run_experiments", "write_report",
+           "pyplot", "save_figure"]
 
 
 @dataclass
@@ -54,6 +55,26 @@ class Experiment:
 
 
 REGISTRY: dict[str, Experiment] = {}
+
+
+def pyplot():
+    """matplotlib's pyplot on the Agg backend (imported lazily: figures are an extra)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def save_figure(ctx: Context, res: Result, fig, name: str, caption: str, dpi: int = 90) -> str:
+    """Lay out, write ``figures/name`` and close ``fig``; list it in ``res`` with its caption."""
+    fig.tight_layout()
+    path = ctx.figure_path(name)
+    fig.savefig(path, dpi=dpi)
+    pyplot().close(fig)
+    res.figures.append((caption, path))
+    return path
 
 
 def register(name: str, spec: str, title: str):

@@ -9,22 +9,13 @@ import numpy as np
 
 from ..estimators import NetworkDictionaryLearning
 from ..graphs import path_motif
-from ._registry import Context, Result, register
+from ._registry import Context, Result, pyplot, register, save_figure
 
 PAPER_WAN = {  # Figs. 10–12 (spec 004 §3.5): ‖Â‖_F and ‖A − Â‖_F on A/max(A), ‖A‖_F = 2.8317
     1: (3.0494, 1.0275),
     2: (3.4296, 1.7241),
     3: (4.0459, 2.4928),
 }
-
-
-def _plt():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
 
 
 def _network(ctx):
@@ -45,7 +36,7 @@ def wan(ctx: Context) -> Result:
     r = 45
     n_iter, batch, steps = (30, 100, 5000) if ctx.quick else (300, 100, 50_000)
     res = Result()
-    plt = _plt()
+    plt = pyplot()
     rows, traces = [], []
     fig, axes = plt.subplots(1, 3, figsize=(12, 4))
     for ax, depth in zip(axes, (1, 2, 3)):
@@ -70,11 +61,8 @@ def wan(ctx: Context) -> Result:
         ax.imshow(grid, cmap="viridis")
         ax.set_title(f"9 most important of {r} patches ({k}×{k})", fontsize=8)
         ax.axis("off")
-    fig.tight_layout()
-    path = ctx.figure_path("lyu_wan_patches.png")
-    fig.savefig(path, dpi=90)
-    plt.close(fig)
-    res.figures.append(("Network dictionary patches by importance, three motifs", path))
+    save_figure(ctx, res, fig, "lyu_wan_patches.png",
+                "Network dictionary patches by importance, three motifs")
     res.tables.append(("Reconstruction of A/max(A): norms and error (paper values where the "
                        "real WAN was used)",
                        ["motif", "‖A‖_F", "‖Â‖_F", "paper ‖Â‖_F", "‖A − Â‖_F",
@@ -119,7 +107,7 @@ def ising(ctx: Context) -> Result:
                                                                              1000, 100)
     rng = np.random.default_rng(ctx.seed)
     res = Result()
-    plt = _plt()
+    plt = pyplot()
     fig, axes = plt.subplots(3, 3, figsize=(9, 9))
     rows, errs = [], []
     for row, T in zip(axes, (0.5, 2.26, 5.0)):

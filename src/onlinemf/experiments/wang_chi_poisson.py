@@ -8,7 +8,7 @@ import numpy as np
 
 from ..baselines import GROUSE, batch_poisson_factorization
 from ..estimators import PoissonSubspaceTracker
-from ._registry import Context, Result, register
+from ._registry import Context, Result, pyplot, register, save_figure
 
 
 def subspace_error(D_hat, D):
@@ -42,15 +42,6 @@ def track(est, Y, truth, every):
     return np.array(ts), np.array(errs), np.array(secs)
 
 
-def _plt():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
 def _best_grouse(Y, D, k, seed):
     best = None
     for step in (1e-4, 1e-3):
@@ -68,7 +59,7 @@ def synthetic(ctx: Context) -> Result:
     n, k, m = (100, 10, 400) if ctx.quick else (100, 10, 800)
     rng = np.random.default_rng(ctx.seed)
     res = Result()
-    plt = _plt()
+    plt = pyplot()
     fig, axes = plt.subplots(1, 4, figsize=(17, 3.8))
     rows, final = [], {}
     every = max(1, m // 40)
@@ -101,12 +92,8 @@ def synthetic(ctx: Context) -> Result:
     axes[3].set(xscale="log", yscale="log", xlabel="running time (s)",
                 ylabel="subspace error", title="Fig. 3")
     axes[3].legend(fontsize=6)
-    fig.tight_layout()
-    path = ctx.figure_path("wang_chi_fig1_3.png")
-    fig.savefig(path, dpi=90)
-    plt.close(fig)
-    res.figures.append((f"Subspace error against t (N={n}, K={k}, M={m}) and against time",
-                        path))
+    save_figure(ctx, res, fig, "wang_chi_fig1_3.png",
+                f"Subspace error against t (N={n}, K={k}, M={m}) and against time")
     res.tables.append(("Final subspace error and running time", ["p", "method", "error",
                                                                   "time (s)"], rows))
     d_ml = max(abs(final[p]["ML"][0] - final[p]["SA"][0]) for p in final)
@@ -140,7 +127,7 @@ def rank(ctx: Context) -> Result:
     rng = np.random.default_rng(ctx.seed)
     res = Result()
     rows = []
-    plt = _plt()
+    plt = pyplot()
     fig, axes = plt.subplots(len(methods), 2, figsize=(10, 3.5 * len(methods)), squeeze=False)
     for j, p in enumerate((1.0, 0.5)):
         D, Y = poisson_stream(n, k, m, p, rng)
@@ -158,11 +145,8 @@ def rank(ctx: Context) -> Result:
                                "converges nicely; error increases gracefully with the rank",
                                ", ".join(f"{f:.3f}" for f in finals),
                                "yes" if max(finals) < 2.5 * min(finals) else "no"])
-    fig.tight_layout()
-    path = ctx.figure_path("wang_chi_fig4_5.png")
-    fig.savefig(path, dpi=90)
-    plt.close(fig)
-    res.figures.append(("Subspace error with the rank over-specified (true K = 10)", path))
+    save_figure(ctx, res, fig, "wang_chi_fig4_5.png",
+                "Subspace error with the rank over-specified (true K = 10)")
     res.tables.append(("Final errors", ["method", "p", "input rank", "error"], rows))
     res.notes.append("Under the paper's metric ‖P_{D̂⊥}D‖/‖D‖ a larger input rank can only "
                      "help (a larger span captures more of D), so the subspace error falls "
@@ -196,7 +180,7 @@ def tracking(ctx: Context) -> Result:
         configs += [("SA, γ = 1 (paper)", dict(method="sa")),
                     ("SA, γ = 0.98", dict(method="sa", forget=0.98))]
     res = Result()
-    plt = _plt()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(9, 3.8))
     rows = []
     for name, kw in configs:
@@ -218,11 +202,7 @@ def tracking(ctx: Context) -> Result:
         ax.axvline(c, color="r", lw=0.8)
     ax.set(xlabel="t", ylabel="subspace error", yscale="log")
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    path = ctx.figure_path("wang_chi_fig6.png")
-    fig.savefig(path, dpi=90)
-    plt.close(fig)
-    res.figures.append(("Subspace error with changes at the red lines", path))
+    save_figure(ctx, res, fig, "wang_chi_fig6.png", "Subspace error with changes at the red lines")
     res.tables.append(("Error 25 samples after each change → at the end of its segment",
                        ["configuration"] + [f"segment from t={c}" for c in changes], rows))
     res.notes.append("The paper's algorithms have no forgetting (γ = 1); γ = 0.98 is this "
@@ -281,7 +261,7 @@ def video(ctx: Context) -> Result:
     k = 40
     rng = np.random.default_rng(ctx.seed)
     res = Result()
-    plt = _plt()
+    plt = pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(11, 3.5))
     panels, rows = [], []
     methods = ("ml",) if ctx.quick else ("ml", "sa")
@@ -329,11 +309,8 @@ def video(ctx: Context) -> Result:
                            f"first 25 frames {ml[2]}, last 25 {online_end:.3f}, "
                            f"batch {be.mean():.3f}",
                            "yes" if online_end < float(ml[2]) else "no"])
-    fig.tight_layout()
-    path = ctx.figure_path("wang_chi_fig9_video.png")
-    fig.savefig(path, dpi=90)
-    plt.close(fig)
-    res.figures.append(("Fig. 9: relative frame error against the frame index", path))
+    save_figure(ctx, res, fig, "wang_chi_fig9_video.png",
+                "Fig. 9: relative frame error against the frame index")
     fpath = ctx.figure_path("wang_chi_fig8_video_frames.png")
     fig, axes = plt.subplots(1, len(panels) + 1, figsize=(2 * (len(panels) + 1), 2.2))
     for ax_, (title, im) in zip(axes, [("original", Z[Z.shape[0] // 2])] + panels):
@@ -383,17 +360,14 @@ def sotu(ctx: Context) -> Result:
     top = [[str(terms[i]) for i in np.argsort(-D[j])[:6]] for j in order]
     res.tables.append(("Top words of the topics with the highest peak intensity",
                        [f"topic {j}" for j in order], [list(r) for r in zip(*top)]))
-    plt = _plt()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(10, 3.5))
     for j in order[:4]:
         ax.plot(years, intensity[:, j], label=", ".join(top[list(order).index(j)][:3]))
     ax.set(xlabel="year", ylabel="topic intensity a_{n,i}/Σ_i a_{n,i}")
     ax.legend(fontsize=7)
-    fig.tight_layout()
-    fpath = ctx.figure_path("wang_chi_fig10_sotu.png")
-    fig.savefig(fpath, dpi=90)
-    plt.close(fig)
-    res.figures.append(("Fig. 10: intensity of four topics over time", fpath))
+    save_figure(ctx, res, fig, "wang_chi_fig10_sotu.png",
+                "Fig. 10: intensity of four topics over time")
     if planted is not None:
         # match learned topics to planted ones by the correlation of their intensity curves
         corr = np.corrcoef(intensity.T, planted.T)[:k, k:]

@@ -18,19 +18,10 @@ from ..datasets import (
     tfidf_paper,
 )
 from ..estimators import OnlineNMF
-from ._registry import Context, Result, register
+from ._registry import Context, Result, pyplot, register, save_figure
 
 LOSSES = ("is", "kl", "squared", "huber", "l1", "l2")
 HUBER_DELTA = 0.05  # in units of the data scaled to [0, 1]; the paper does not give its value
-
-
-def _plt():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
 
 
 def _time_to_reach(hist: dict, level: float) -> float:
@@ -56,7 +47,7 @@ def _fmt_ratio(r: float) -> str:
 def synthetic(ctx: Context) -> Result:
     n, f, k, tau = (3000, 60, 20, 10) if ctx.quick else (100_000, 100, 40, 10)
     res = Result()
-    plt = _plt()
+    plt = pyplot()
     fig, axes = plt.subplots(2, 3, figsize=(13, 7))
     rows = []
     for ax, loss in zip(axes.flat, LOSSES):
@@ -92,11 +83,8 @@ def synthetic(ctx: Context) -> Result:
                            "OL converges significantly faster than Batch (Fig. 2, curves)",
                            f"Batch needs {_fmt_ratio(speedup)} OL's time to reach OL's "
                            "final objective", "yes" if speedup > 1 else "no"])
-    fig.tight_layout()
-    path = ctx.figure_path("zhao_fig2_synthetic.png")
-    fig.savefig(path, dpi=90)
-    plt.close(fig)
-    res.figures.append((f"Objective versus time, N={n}, F={f}, K=K°={k}, τ={tau}", path))
+    save_figure(ctx, res, fig, "zhao_fig2_synthetic.png",
+                f"Objective versus time, N={n}, F={f}, K=K°={k}, τ={tau}")
     res.tables.append(("Final objectives and times", ["loss", "OL objective", "OL s",
                        "Batch objective", "Batch s", "Batch time to OL level / OL time",
                        "earlier online method"], rows))
@@ -116,7 +104,7 @@ def sensitivity(ctx: Context) -> Result:
              "a": [2e3, 2e4, 2e5]}
     res = Result()
     rows = []
-    plt = _plt()
+    plt = pyplot()
     fig, axes = plt.subplots(len(losses), 3, figsize=(12, 3.2 * len(losses)), squeeze=False)
     for li, loss in enumerate(losses):
         d = make_nmf_synthetic(n, f, k0, NOISE_FOR_LOSS[loss], random_state=ctx.seed)
@@ -144,11 +132,7 @@ def sensitivity(ctx: Context) -> Result:
                                "yes" if spread < 0.3 else "no"])
             rows.append([loss, param, ", ".join(f"{x:.4g}" for x in finals),
                          f"{max(finals) / min(finals):.2f}"])
-    fig.tight_layout()
-    path = ctx.figure_path("zhao_sensitivity.png")
-    fig.savefig(path, dpi=90)
-    plt.close(fig)
-    res.figures.append(("Objective versus time across τ, K and a", path))
+    save_figure(ctx, res, fig, "zhao_sensitivity.png", "Objective versus time across τ, K and a")
     res.tables.append(("Final objective levels (a larger K fits better; a changes the level "
                        "reached in one pass)", ["loss", "parameter", "final objectives",
                                                 "max/min"], rows))
@@ -238,7 +222,7 @@ def huber_faces(ctx: Context) -> Result:
     k = 40
     res = Result()
     rows = []
-    plt = _plt()
+    plt = pyplot()
     fig, axes = plt.subplots(len(subjects) * 3, 5, figsize=(7, 4.5 * len(subjects)))
     for si, s in enumerate(subjects):
         clean = imgs[subj == s][:64]
@@ -282,11 +266,8 @@ def huber_faces(ctx: Context) -> Result:
                                  vmax=255)
                 ax_row[c].set_title(title, fontsize=7)
                 ax_row[c].axis("off")
-    fig.tight_layout()
-    fpath = ctx.figure_path("zhao_fig3_huber_faces.png")
-    fig.savefig(fpath, dpi=90)
-    plt.close(fig)
-    res.figures.append(("Reconstructions: clean, noisy, OL, OL-Wang, Batch", fpath))
+    save_figure(ctx, res, fig, "zhao_fig3_huber_faces.png",
+                "Reconstructions: clean, noisy, OL, OL-Wang, Batch")
     res.tables.append(("Times (s), time ratios and PSNR (dB) against the clean images",
                        ["subject", "OL s", "OL-Wang s", "Batch s", "Batch/OL", "Wang/OL",
                         "PSNR noisy", "PSNR OL", "PSNR OL-Wang", "PSNR Batch"], rows))

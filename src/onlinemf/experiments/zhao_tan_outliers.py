@@ -19,18 +19,9 @@ from ..datasets._outliers import (
 )
 from ..estimators import OnlineRobustNMF
 from ..losses import get_loss
-from ._registry import Context, Result, register
+from ._registry import Context, Result, pyplot, register, save_figure
 
 ONLINE = {"OADMM": "admm", "OPGD": "pgd", "OAPGD (accelerated)": "apgd"}
-
-
-def _plt():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
 
 
 def _psnr(est, clean):
@@ -118,7 +109,7 @@ def _images(plt, path, rows, shape, titles):
 def synthetic(ctx: Context) -> Result:
     f, k, n = (100, 20, 2000) if ctx.quick else (400, 49, 100_000)
     res = Result()
-    plt = _plt()
+    plt = pyplot()
     d = make_outlier_synthetic(n, f, k, 0.7, 0.1, random_state=ctx.seed)
     results = run_methods(d.X, k, tau=5, seed=ctx.seed, batch_iter=1000,
                           batch_budget=None)
@@ -164,11 +155,8 @@ def synthetic(ctx: Context) -> Result:
                            f"max/min = {spread:.3f}", "yes" if spread < 1.1 else "no"])
     axes[1].set(xlabel="time (s)", ylabel="f̃_t", yscale="log", title="Figs. 2, 4, 5")
     axes[1].legend(fontsize=5, ncol=2)
-    fig.tight_layout()
-    path = ctx.figure_path("zhao_tan_fig1_synthetic.png")
-    fig.savefig(path, dpi=90)
-    plt.close(fig)
-    res.figures.append(("Objective versus time: online against batch, and sensitivity", path))
+    save_figure(ctx, res, fig, "zhao_tan_fig1_synthetic.png",
+                "Objective versus time: online against batch, and sensitivity")
     dens = []
     for nu, nut in ((0.8, 0.2), (0.9, 0.3)):
         dd = make_outlier_synthetic(n, f, k, nu, nut, random_state=ctx.seed)
@@ -198,7 +186,7 @@ def cbcl(ctx: Context) -> Result:
     ks = [25, 49, 100] if not ctx.quick else [49]
     rng = np.random.default_rng(ctx.seed)
     res = Result()
-    plt = _plt()
+    plt = pyplot()
     paper = {"OADMM": 11.37, "OPGD": 11.48, "BADMM": 11.53, "BPGD": 11.56,
              "ONMF (Guan et al.)": 5.99, "ORPCA": 11.25}
     rows = []
@@ -260,7 +248,7 @@ def yaleb(ctx: Context) -> Result:
     _ratio_claims(res, results, "BADMM/OADMM 3.4×, BPGD/OPGD 3.4× (Table II)",
                   "0.3× (Table II)")
     res.tables.append(("Running times (s)", ["method", "time (s)"], _times_table(results)))
-    plt = _plt()
+    plt = pyplot()
     names = ["ONMF (Guan et al.)", "ORPCA", "OADMM", "OPGD", "BADMM", "BPGD"]
     pick = rng.choice(faces.shape[0], 4, replace=False)
     rows = []
@@ -279,7 +267,7 @@ def yaleb(ctx: Context) -> Result:
 @register("zhao-tan-video", "001", "Background subtraction on video (Fig. 9, Table III)")
 def video(ctx: Context) -> Result:
     res = Result()
-    plt = _plt()
+    plt = pyplot()
     videos = []
     for name in ("hall", "escalator"):
         v = load_video(ctx.data_dir, name)
