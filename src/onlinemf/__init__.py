@@ -4,20 +4,8 @@ Orientation is scikit-learn's: ``X`` is (n_samples, n_features) and
 ``X ≈ transform(X) @ components_`` with ``components_`` of shape (n_components, n_features).
 """
 
-from .estimators import (
-    NetworkDictionaryLearning,
-    OnlineDictionaryLearning,
-    OnlineNMF,
-    OnlineRobustNMF,
-    PoissonSubspaceTracker,
-)
+from . import estimators
+from .estimators import *  # noqa: F403  (the public estimators)
 
 __version__ = "0.1.0"
-__all__ = [
-    "NetworkDictionaryLearning",
-    "OnlineDictionaryLearning",
-    "OnlineNMF",
-    "OnlineRobustNMF",
-    "PoissonSubspaceTracker",
-    "__version__",
-]
+__all__ = [*estimators.__all__, "__version__"]

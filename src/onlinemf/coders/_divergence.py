@@ -105,8 +105,8 @@ class _Problem:
 
     def __init__(self, loss, D, X, mask, h_l2):
         self.loss, self.D, self.X, self.mask, self.h_l2 = loss, D, X, mask, h_l2
-        self.gram = mask is None and loss.name in ("squared", "frobenius") or (
-            mask is None and loss.name == "beta" and getattr(loss, "beta", None) == 2.0)
+        squared = loss.name == "squared" or getattr(loss, "beta", None) == 2.0
+        self.gram = mask is None and squared
         self.split = False
         if self.gram:
             self.G = D @ D.T
