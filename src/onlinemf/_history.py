@@ -22,17 +22,22 @@ class History:
         self.n_samples: list[int] = []
         self.time: list[float] = []
         self.objective: list[float] = []
+        self.extra: dict[str, list[float]] = {}
 
     def due(self, step: int) -> bool:
         return self.max_points > 0 and step % self.interval == 0
 
-    def record(self, n_samples: int, time: float, objective: float) -> None:
+    def record(self, n_samples: int, time: float, objective: float, **extra: float) -> None:
+        """Add a checkpoint; ``extra`` values (the same keys every time) are kept alongside."""
         self.n_samples.append(int(n_samples))
         self.time.append(float(time))
         self.objective.append(float(objective))
+        for key, value in extra.items():
+            self.extra.setdefault(key, []).append(float(value))
         if len(self.n_samples) > 2 * self.max_points:
             for name in ("n_samples", "time", "objective"):
                 setattr(self, name, getattr(self, name)[1::2])
+            self.extra = {k: v[1::2] for k, v in self.extra.items()}
             self.interval *= 2
 
     def as_arrays(self) -> dict[str, np.ndarray]:
@@ -41,6 +46,7 @@ class History:
             "n_samples": np.asarray(self.n_samples),
             "time": np.asarray(self.time),
             "objective": np.asarray(self.objective),
+            **{k: np.asarray(v) for k, v in self.extra.items()},
         }
 
     def __len__(self) -> int:

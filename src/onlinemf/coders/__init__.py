@@ -4,10 +4,14 @@
   FISTA, Polyak; spec 000).
 * :func:`solve_codes_outliers` — min_{h ≥ 0, |r| ≤ M} ½‖x − hD − r‖² + λ‖r‖₁ (alternating
   PGD, its accelerated form, or ADMM; spec 001).
+* :func:`solve_codes_bsum` — min_{h ∈ H, r ∈ R} ½‖x − hD − r‖² + φ(h) + ϕ(r) for the
+  stochastic matrix factorization problems of spec 002 (BSUM, eqs. 5–6).
 """
 
+from ._bsum import BSUMResult, solve_codes_bsum, spectral_lipschitz
 from ._divergence import STEP_RULES, CodeResult, initial_codes, solve_codes, spectral_norm_sq
 from ._outliers import OUTLIER_SOLVERS, OutlierCodeResult, outlier_loss, solve_codes_outliers
 
 __all__ = ["STEP_RULES", "CodeResult", "initial_codes", "solve_codes", "spectral_norm_sq",
-           "OUTLIER_SOLVERS", "OutlierCodeResult", "outlier_loss", "solve_codes_outliers"]
+           "OUTLIER_SOLVERS", "OutlierCodeResult", "outlier_loss", "solve_codes_outliers",
+           "BSUMResult", "solve_codes_bsum", "spectral_lipschitz"]

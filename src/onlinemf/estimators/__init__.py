@@ -5,6 +5,7 @@ from ._online_dictionary_learning import OnlineDictionaryLearning
 from ._online_nmf import OnlineNMF
 from ._online_robust_nmf import OnlineRobustNMF
 from ._poisson_tracker import PoissonSubspaceTracker
+from ._stochastic_mf import StochasticMF
 
 __all__ = [
     "NetworkDictionaryLearning",
@@ -12,4 +13,5 @@ __all__ = [
     "OnlineNMF",
     "OnlineRobustNMF",
     "PoissonSubspaceTracker",
+    "StochasticMF",
 ]

@@ -1,0 +1,543 @@
+"""StochasticMF: stochastic matrix factorization by variance reduction (SVRG), stochastic
+majorization-minimization (SMM) or proximal SGD, over the eight problems of Zhao, Haskell and
+Feng (spec 002)."""
+
+from __future__ import annotations
+
+import time
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted
+
+from .._validation import check_stream_input, dense_batch, guarded_validation
+from ..coders import BSUMResult, solve_codes_bsum, spectral_lipschitz
+from ..smf_problems import PROBLEM_NAMES, QuadraticDictionary, SMFProblem, make_problem
+from ..variance_reduction import (
+    chunk_terms,
+    code_tolerance,
+    default_batch_params,
+    evaluate,
+    full_gradient,
+    iter_chunks,
+    smm_dictionary,
+    vr_direction,
+)
+from ._base import OnlineFactorizationMixin
+
+__all__ = ["StochasticMF", "METHODS", "INITS"]
+
+METHODS = ("vr", "smm", "sgd")
+INITS = ("ones_jitter", "ones", "random_samples", "random")
+
+
+class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
+                   BaseEstimator):
+    r"""Stochastic matrix factorization  min_{D ∈ C} (1/n)Σ_i ℓ(x_i, D) + ψ(D)  (spec 002, eq. 3).
+
+    The per-sample loss is ℓ(x, D) = min_{h ∈ H, r ∈ R} ½‖x − hD − r‖² + φ(h) + ϕ(r); the
+    problem (C, ψ, H, φ, R, ϕ) is one of the paper's eight instances by name, or any
+    :class:`~onlinemf.smf_problems.SMFProblem` assembled from parts. Codes and outliers are
+    solved by BSUM (eqs. 5–6); the dictionary by one of three methods on the same problem:
+
+    ``"vr"`` — Algorithm 1 (SVRG): each outer iteration s takes the full Danskin gradient
+    G = ∇g(D^{s,0}) at a snapshot (a map over chunks of samples followed by a sum), then m
+    inner steps D ← prox_{ηψ+δ_C}(D − ηV) with V = ∇g_B(D) − ∇g_B(D^{s,0}) + G over
+    mini-batches B of b samples drawn without replacement. At t = 0 the correction cancels
+    and V = G exactly (no solves). Output: last iterate (Option II, the paper's practice) or
+    one drawn uniformly from all iterates (Option I, the theory's; kept by reservoir sampling,
+    so memory stays O(KF)). Codes are solved to ε_{s,t} = max(ms + t, 1)^{−(1/2+τ)}.
+
+    ``"smm"`` — Mairal et al.'s stochastic majorization-minimization (Alg. S-2): running
+    statistics A = Σhhᵀ, B = Σhᵀ(x − r), dictionary = argmin of the surrogate (BCD over the
+    atoms for atom-separable C; closed form for ORPCA; with ψ included).
+
+    ``"sgd"`` — proximal SGD (Alg. S-3): D ← prox_{γ_tψ+δ_C}(D − γ_t V_t), γ_t = β/(bt + β′).
+
+    SMM and SGD run for the same budget of per-sample solves as VR with ``max_iter`` outer
+    iterations (about 1.2 passes per outer iteration), so the three compare at equal passes.
+
+    Parameters
+    ----------
+    problem : {"odl", "ossl", "onmf", "ssodl", "orpca", "omrmd", "olrr", "ornmf"} or SMFProblem
+    method : {"vr", "smm", "sgd"}, default="vr"
+    n_components : int, default=10
+        K (the paper's k; it uses 49).
+    alpha, outlier_alpha, dict_alpha : float or None
+        Weights of φ, ϕ and ψ; None: 1/√F (spec §2.8; ORPCA's ψ weight follows ``alpha``).
+        Ignored when ``problem`` is an SMFProblem.
+    code_bound, outlier_bound : float, default=1e3, inf
+        M and M′ of ORNMF (unreported in the paper).
+    ridge : float, default=0
+        κ/2‖h‖² added to ODL's lasso (assumption A4).
+    group_size : int, default=1
+        OSSL's group length.
+    laplacian : (F, F) array or sparse, optional
+        SSODL's L (default: path-graph Laplacian over the features).
+    quadratic : (F, F) array or "data", optional
+        OLRR's Q; "data" builds Q = XᵀX + λ₃I from the training data (A = I, B = I).
+    learning_rate : float or "auto", default="auto"
+        VR's constant η. "auto": η = 1/L̂ at every snapshot, L̂ = λ_max((1/n)Σhhᵀ) the
+        curvature of g with the codes fixed (the paper tunes η and reports no value; its
+        theory asks η = 1/(θL) with θ ≈ 2.2, see :func:`~onlinemf.variance_reduction.theta_min`).
+    sgd_beta, sgd_beta_prime : float or None
+        SGD's γ_t = β/(bt + β′). None: β′ = n and β = β′/L̂₀ (γ₀ = 1/L̂₀ on the first batch,
+        halved after one pass; the paper tunes both and reports neither).
+    batch_size, inner_iter : int or None
+        b and m; None: b = 0.2·n^{2/3}, m = 0.5·n^{1/3} (spec §2.8).
+    max_iter : int, default=10
+        S, the number of outer iterations (VR), and the budget of SMM and SGD.
+    tau : float, default=1e-3
+        τ of the tolerance schedule.
+    scale_tol : bool, default=True
+        Multiply ε by max(1, ‖x‖) per sample (scale-aware tolerance; spec §2.3).
+    output : {"last", "random"}, default="last"
+        Option II or Option I of Algorithm 1.
+    init : {"ones_jitter", "ones", "random_samples", "random"} or array, default="ones_jitter"
+        "ones" is the paper's literal all-ones start, projected onto C; it is a symmetric
+        fixed set (all atoms stay identical, spec §6 item 1) and warns. "ones_jitter" adds
+        1e-3·U(0, 1) first; "random_samples" takes K training rows.
+    cache_snapshot_codes : bool, default=False
+        Keep the snapshot codes of line 4 for line 8 (O(n(K + F)) memory, one solve fewer
+        per sampled point); off: O(KF) memory, as the paper claims.
+    smm_sweeps : int, default=1
+        BCD sweeps per SMM step (Mairal: one, warm-started).
+    chunk_size : int, default=2048
+        Rows per chunk of the full-gradient pass.
+    gradient_map : callable or None
+        The map used by the full-gradient pass (default: built-in ``map``); e.g. an executor's
+        ``map`` to spread the chunks over workers.
+    code_max_iter : int, default=500
+        Cap on BSUM sweeps per solve.
+    eval_every : float or None
+        Every so many passes, evaluate f and ‖Γ‖² on the training data with accurate codes
+        (time excluded) and record them in ``history_``; None: VR records its snapshot
+        objective, SMM and SGD their running mini-batch loss.
+    eval_tol : float, default=1e-5
+        Code tolerance for evaluation and :meth:`transform`.
+    callback : callable or None
+        Called at each evaluation with a dict (passes, samples, solves, time, objective,
+        stationarity, components); its time is excluded.
+    n_checkpoints : int, default=200
+    random_state : int, RandomState or None
+
+    Attributes
+    ----------
+    components_ : ndarray (n_components, n_features)
+    problem_ : SMFProblem (bound to the n of the data)
+    batch_size_, inner_iter_ : int
+    learning_rate_ : float (last η used by VR; γ of the last SGD step)
+    n_solves_ : int
+        Per-sample subproblem solves (1 pass = n solves; spec §2.8).
+    n_samples_drawn_ : int
+    """
+
+    _parameter_constraints: dict = {
+        "problem": [StrOptions(set(PROBLEM_NAMES)), SMFProblem],
+        "method": [StrOptions(set(METHODS))],
+        "n_components": [Interval(Integral, 1, None, closed="left")],
+        "alpha": [Interval(Real, 0, None, closed="left"), None],
+        "outlier_alpha": [Interval(Real, 0, None, closed="left"), None],
+        "dict_alpha": [Interval(Real, 0, None, closed="left"), None],
+        "code_bound": [Interval(Real, 0, None, closed="neither")],
+        "outlier_bound": [Interval(Real, 0, None, closed="right")],
+        "ridge": [Interval(Real, 0, None, closed="left")],
+        "group_size": [Interval(Integral, 1, None, closed="left")],
+        "laplacian": ["array-like", "sparse matrix", None],
+        "quadratic": ["array-like", StrOptions({"data"}), None],
+        "learning_rate": [Interval(Real, 0, None, closed="neither"), StrOptions({"auto"})],
+        "sgd_beta": [Interval(Real, 0, None, closed="neither"), None],
+        "sgd_beta_prime": [Interval(Real, 0, None, closed="neither"), None],
+        "batch_size": [Interval(Integral, 1, None, closed="left"), None],
+        "inner_iter": [Interval(Integral, 1, None, closed="left"), None],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "tau": [Interval(Real, 0, None, closed="neither")],
+        "scale_tol": ["boolean"],
+        "output": [StrOptions({"last", "random"})],
+        "init": [StrOptions(set(INITS)), "array-like"],
+        "cache_snapshot_codes": ["boolean"],
+        "smm_sweeps": [Interval(Integral, 1, None, closed="left")],
+        "chunk_size": [Interval(Integral, 1, None, closed="left")],
+        "gradient_map": [callable, None],
+        "code_max_iter": [Interval(Integral, 1, None, closed="left")],
+        "eval_every": [Interval(Real, 0, None, closed="neither"), None],
+        "eval_tol": [Interval(Real, 0, None, closed="neither")],
+        "callback": [callable, None],
+        "n_checkpoints": [Interval(Integral, 0, None, closed="left")],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(self, problem="odl", method="vr", n_components=10, *, alpha=None,
+                 outlier_alpha=None, dict_alpha=None, code_bound=1e3, outlier_bound=np.inf,
+                 ridge=0.0, group_size=1, laplacian=None, quadratic=None,
+                 learning_rate="auto", sgd_beta=None, sgd_beta_prime=None, batch_size=None,
+                 inner_iter=None, max_iter=10, tau=1e-3, scale_tol=True, output="last",
+                 init="ones_jitter", cache_snapshot_codes=False, smm_sweeps=1,
+                 chunk_size=2048, gradient_map=None, code_max_iter=500, eval_every=None,
+                 eval_tol=1e-5, callback=None, n_checkpoints=200, random_state=None):
+        self.problem = problem
+        self.method = method
+        self.n_components = n_components
+        self.alpha = alpha
+        self.outlier_alpha = outlier_alpha
+        self.dict_alpha = dict_alpha
+        self.code_bound = code_bound
+        self.outlier_bound = outlier_bound
+        self.ridge = ridge
+        self.group_size = group_size
+        self.laplacian = laplacian
+        self.quadratic = quadratic
+        self.learning_rate = learning_rate
+        self.sgd_beta = sgd_beta
+        self.sgd_beta_prime = sgd_beta_prime
+        self.batch_size = batch_size
+        self.inner_iter = inner_iter
+        self.max_iter = max_iter
+        self.tau = tau
+        self.scale_tol = scale_tol
+        self.output = output
+        self.init = init
+        self.cache_snapshot_codes = cache_snapshot_codes
+        self.smm_sweeps = smm_sweeps
+        self.chunk_size = chunk_size
+        self.gradient_map = gradient_map
+        self.code_max_iter = code_max_iter
+        self.eval_every = eval_every
+        self.eval_tol = eval_tol
+        self.callback = callback
+        self.n_checkpoints = n_checkpoints
+        self.random_state = random_state
+
+    # ------------------------------------------------------------------ set-up
+    def _check(self, X, reset):
+        with guarded_validation(self):
+            self._validate_params()
+            dtype = None if reset else self.components_.dtype
+            X, _ = check_stream_input(self, X, None, reset=reset, nonnegative=False,
+                                      dtype=dtype)
+            data = X.data if not isinstance(X, np.ndarray) else X
+            if np.isnan(data).any():
+                raise ValueError("StochasticMF does not model missing entries (NaN in X)")
+        return X
+
+    def _make_problem(self, X) -> SMFProblem:
+        n, F = X.shape
+        if isinstance(self.problem, SMFProblem):
+            return self.problem.bind(n)
+        quadratic = self.quadratic
+        if isinstance(quadratic, str):  # "data": OLRR's Q = XᵀX + λ₃I (A = I, B = I)
+            lam3 = 1.0 / np.sqrt(F) if self.dict_alpha is None else self.dict_alpha
+            Xd = X.toarray() if hasattr(X, "toarray") else X
+            quadratic = QuadraticDictionary.from_olrr(np.asarray(Xd, float).T, lam3=lam3).Q
+        elif quadratic is not None:
+            quadratic = np.asarray(quadratic, dtype=float)
+            if quadratic.shape != (F, F):
+                raise ValueError(f"quadratic must be ({F}, {F}), got {quadratic.shape}")
+        if self.laplacian is not None and self.laplacian.shape != (F, F):
+            raise ValueError(f"laplacian must be ({F}, {F}), got {self.laplacian.shape}")
+        return make_problem(self.problem, F, alpha=self.alpha,
+                            outlier_alpha=self.outlier_alpha, dict_alpha=self.dict_alpha,
+                            code_bound=self.code_bound, outlier_bound=self.outlier_bound,
+                            ridge=self.ridge, group_size=self.group_size,
+                            laplacian=self.laplacian, quadratic=quadratic, n_samples=n)
+
+    def _initial_dictionary(self, X, problem):
+        n, F = X.shape
+        K = self.n_components
+        if not isinstance(self.init, str):
+            D0 = np.asarray(self.init, dtype=float)
+            if D0.shape != (K, F):
+                raise ValueError(f"init must have shape ({K}, {F}), got {D0.shape}")
+            if not np.isfinite(D0).all():
+                raise ValueError("init contains NaN or inf")
+        elif self.init in ("ones", "ones_jitter"):
+            D0 = np.ones((K, F))
+            if self.init == "ones":
+                import warnings
+
+                warnings.warn("init='ones' is a symmetric fixed set: every atom stays "
+                              "identical (spec 002 §6 item 1); use 'ones_jitter'",
+                              stacklevel=3)
+            else:
+                D0 += 1e-3 * np.random.default_rng(0).random((K, F))
+        elif self.init == "random_samples":
+            rows = self._rng.choice(n, size=K, replace=K > n)
+            D0, _ = dense_batch(X, rows)
+            D0 = D0.astype(float) + 1e-3 * self._rng.random((K, F))
+        else:
+            D0 = self._rng.random((K, F))
+        return problem.project_dictionary(D0)
+
+    def _start(self, X):
+        n = X.shape[0]
+        self.problem_ = self._make_problem(X)
+        rng = check_random_state(self.random_state)
+        self._rng = np.random.default_rng(rng.randint(np.iinfo(np.int32).max))
+        b, m = default_batch_params(n)
+        self.batch_size_ = min(self.batch_size or b, n)
+        self.inner_iter_ = self.inner_iter or m
+        D = self._initial_dictionary(X, self.problem_)
+        self.components_ = D
+        self.n_components_ = self.n_components
+        self.n_solves_ = 0
+        self.n_samples_drawn_ = 0
+        self.n_steps_ = 0
+        self.learning_rate_ = None
+        self._stats = None
+        self._seen = 0
+        self._running_loss = None
+        self._next_eval = 0.0
+        self._reservoir = (None, 0)
+        self._reset_history()
+
+    # ------------------------------------------------------------------ pieces
+    def _solve(self, D, Xb, tol, warm=None, gram=None, lipschitz=None):
+        H0, R0 = (None, None) if warm is None else (warm.codes, warm.outliers)
+        res = solve_codes_bsum(self.problem_, D, Xb, tol, max_iter=self.code_max_iter, H0=H0,
+                               R0=R0, scale_tol=self.scale_tol, gram=gram,
+                               lipschitz=lipschitz)
+        self.n_solves_ += Xb.shape[0]
+        return res
+
+    def _batch_gradient_sum(self, D, Xb, res):
+        return chunk_terms(self.problem_, D, Xb, 0.0, codes=(res.codes, res.outliers))
+
+    def _draw(self, X):
+        n = X.shape[0]
+        rows = self._rng.choice(n, size=self.batch_size_, replace=False)
+        self.n_samples_drawn_ += rows.size
+        return dense_batch(X, rows)[0].astype(float)
+
+    def _checkpoint(self, X, fit_obj=None):
+        """Evaluate (time excluded) when due; ``fit_obj`` is the free estimate otherwise."""
+        n = X.shape[0]
+        passes = self.n_solves_ / n
+        if self.eval_every is None:
+            if fit_obj is not None and self.n_checkpoints:
+                self._history.record(self.n_solves_, self._fit_time, fit_obj,
+                                     samples=self.n_samples_drawn_)
+            return
+        if passes + 1e-12 < self._next_eval:
+            return
+        self._next_eval = (np.floor(passes / self.eval_every) + 1) * self.eval_every
+        ev = evaluate(self.problem_, self.components_, X, eta=self._eval_eta(),
+                      tol=self.eval_tol, max_iter=max(self.code_max_iter, 3000),
+                      chunk_size=self.chunk_size)
+        if self.n_checkpoints:
+            self._history.record(self.n_solves_, self._fit_time, ev["objective"],
+                                 samples=self.n_samples_drawn_,
+                                 stationarity=ev["stationarity"])
+        if self.callback is not None:
+            self.callback({"passes": passes, "samples": self.n_samples_drawn_,
+                           "solves": self.n_solves_, "time": self._fit_time,
+                           "objective": ev["objective"], "stationarity": ev["stationarity"],
+                           "components": self.components_.copy()})
+
+    def _eval_eta(self):
+        if isinstance(self.learning_rate, Real):
+            return float(self.learning_rate)
+        return self.learning_rate_ or 1.0
+
+    def _keep_iterate(self, D):
+        """Reservoir sampling of one iterate, uniform over all offered (Option I)."""
+        if self.output != "random":
+            return
+        kept, count = self._reservoir
+        count += 1
+        if self._rng.random() < 1.0 / count:
+            kept = D.copy()
+        self._reservoir = (kept, count)
+
+    # ------------------------------------------------------------------ VR (Algorithm 1)
+    def _vr_epoch(self, X):
+        P = self.problem_
+        n = X.shape[0]
+        b, m = self.batch_size_, self.inner_iter_
+        s = self.n_iter_
+        t0 = time.perf_counter()
+        D0 = self.components_.copy()
+        gram0 = D0 @ D0.T
+        lip0 = spectral_lipschitz(gram0)
+        tol = code_tolerance(m * s, self.tau)
+        cache = None
+        if self.cache_snapshot_codes:  # keep line 4's codes for line 8 (O(n(K + F)) memory)
+            parts, Hs, Rs = [], [], []
+            for Xc in iter_chunks(X, self.chunk_size):
+                res = self._solve(D0, Xc, tol, gram=gram0, lipschitz=lip0)
+                parts.append(chunk_terms(P, D0, Xc, 0.0, codes=(res.codes, res.outliers)))
+                Hs.append(res.codes)
+                Rs.append(res.outliers)
+            terms = sum(parts[1:], parts[0])
+            cache = BSUMResult(np.vstack(Hs), None if Rs[0] is None else np.vstack(Rs), 0)
+        else:
+            terms = full_gradient(P, D0, X, tol, chunk_size=self.chunk_size,
+                                  max_iter=self.code_max_iter,
+                                  map_fn=self.gradient_map or map)
+            self.n_solves_ += n
+        G = terms.mean_grad
+        eta = (1.0 / terms.curvature if self.learning_rate == "auto"
+               else float(self.learning_rate))
+        self.learning_rate_ = eta
+        self._fit_time += time.perf_counter() - t0
+        self._checkpoint(X, terms.loss / n + P.psi(D0))
+        D = D0
+        for t in range(m):
+            t1 = time.perf_counter()
+            self._keep_iterate(D)
+            if t == 0:
+                V = G  # W^{s,0} = snapshot: lines 8 and 9 coincide, the correction cancels
+            else:
+                rows = self._rng.choice(n, size=b, replace=False)
+                self.n_samples_drawn_ += b
+                Xb = dense_batch(X, rows)[0].astype(float)
+                snap = None if cache is None else (
+                    cache.codes[rows], None if cache.outliers is None else cache.outliers[rows])
+                V, solves = vr_direction(P, D, D0, Xb, G, code_tolerance(m * s + t, self.tau),
+                                         snapshot=snap, max_iter=self.code_max_iter,
+                                         scale_tol=self.scale_tol, gram0=gram0,
+                                         lipschitz0=lip0)  # lines 8-10
+                self.n_solves_ += solves
+            D = P.prox_dictionary(D - eta * V, eta)  # line 11
+            if not np.isfinite(D).all():
+                raise FloatingPointError(
+                    f"StochasticMF(method='vr') diverged with learning_rate={eta:g}; "
+                    "use a smaller step")
+            self.components_ = D
+            self.n_steps_ += 1
+            self._fit_time += time.perf_counter() - t1
+            self._checkpoint(X)
+        self.n_iter_ += 1
+
+    # ------------------------------------------------------------------ SMM and SGD
+    def _stochastic_step(self, X, Xb):
+        t1 = time.perf_counter()
+        P = self.problem_
+        D = self.components_
+        res = self._solve(D, Xb, code_tolerance(self.n_steps_, self.tau))
+        b = Xb.shape[0]
+        loss = float(P.sample_losses(Xb, D, res.codes, res.outliers).mean())
+        self._running_loss = loss if self._running_loss is None else (
+            0.9 * self._running_loss + 0.1 * loss)
+        if self.method == "smm":
+            H = res.codes
+            target = Xb if res.outliers is None else Xb - res.outliers
+            if self._stats is None:
+                self._stats = (np.zeros((H.shape[1], H.shape[1])), np.zeros_like(D))
+            A, B = self._stats
+            A, B = A + H.T @ H, B + H.T @ target
+            self._stats = (A, B)
+            self._seen += b
+            D = smm_dictionary(P, D, A / self._seen, B / self._seen, sweeps=self.smm_sweeps)
+        else:
+            V = self._batch_gradient_sum(D, Xb, res).grad / b
+            if self.learning_rate_ is None and self.sgd_beta is None:
+                self._sgd_curv = spectral_lipschitz(res.codes.T @ res.codes / b)
+            beta_p = self.sgd_beta_prime or float(X.shape[0])
+            beta = self.sgd_beta or beta_p / self._sgd_curv
+            gamma = beta / (b * self.n_steps_ + beta_p)
+            self.learning_rate_ = gamma
+            D = P.prox_dictionary(D - gamma * V, gamma)
+        if not np.isfinite(D).all():
+            raise FloatingPointError(f"StochasticMF(method={self.method!r}) diverged; use a "
+                                     "smaller step (sgd_beta)")
+        self.components_ = D
+        self.n_steps_ += 1
+        self._keep_iterate(D)
+        self._fit_time += time.perf_counter() - t1
+        self._checkpoint(X, self._running_loss)
+
+    def _budget_steps(self, n):
+        """SMM/SGD steps spending the solves of ``max_iter`` VR outer iterations."""
+        b, m = self.batch_size_, self.inner_iter_
+        per_epoch = n + (m - 1) * (b if self.cache_snapshot_codes else 2 * b)
+        return max(1, int(np.ceil(self.max_iter * per_epoch / b)))
+
+    # ------------------------------------------------------------------ public API
+    def fit(self, X, y=None):
+        """Run the chosen method on the finite sum over the rows of X."""
+        X = self._check(X, True)
+        self._start(X)
+        self._checkpoint(X)
+        if self.method == "vr":
+            for _ in range(self.max_iter):
+                self._vr_epoch(X)
+        else:
+            for _ in range(self._budget_steps(X.shape[0])):
+                self._stochastic_step(X, self._draw(X))
+            self.n_iter_ = self.max_iter
+        self._finish()
+        self._checkpoint_final(X)
+        return self
+
+    def partial_fit(self, X, y=None):
+        """Continue on a new block of rows: one outer iteration on it (VR), or one step per
+        ``batch_size`` consecutive rows (SMM, SGD: a stream)."""
+        first = not hasattr(self, "components_")
+        X = self._check(X, first)
+        if first:
+            self._start(X)
+        else:
+            self.problem_ = self.problem_.bind(X.shape[0])
+            self.batch_size_ = min(self.batch_size_, X.shape[0])
+        if self.method == "vr":
+            self._vr_epoch(X)
+        else:
+            for start in range(0, X.shape[0], self.batch_size_):
+                rows = np.arange(start, min(start + self.batch_size_, X.shape[0]))
+                self.n_samples_drawn_ += rows.size
+                self._stochastic_step(X, dense_batch(X, rows)[0].astype(float))
+        return self
+
+    def _finish(self):
+        if self.output == "random" and self._reservoir[0] is not None:
+            self.components_ = self._reservoir[0]
+
+    def _checkpoint_final(self, X):
+        if self.eval_every is not None:
+            self._next_eval = 0.0
+            self._checkpoint(X)
+
+    def _solve_all(self, X):
+        check_is_fitted(self, "components_")
+        X = self._check(X, False)
+        Hs, Rs = [], []
+        for Xc in iter_chunks(X, self.chunk_size):
+            res = solve_codes_bsum(self.problem_, self.components_.astype(float), Xc,
+                                   self.eval_tol, max_iter=max(self.code_max_iter, 3000),
+                                   scale_tol=self.scale_tol, accelerate=True)
+            Hs.append(res.codes)
+            Rs.append(res.outliers)
+        H = np.vstack(Hs) if Hs else np.zeros((0, self.n_components_))
+        R = None if Rs and Rs[0] is None else np.vstack(Rs) if Rs else None
+        return H.astype(self.components_.dtype, copy=False), R
+
+    def transform(self, X):
+        """The codes h*(x, D) of every row (BSUM, tolerance ``eval_tol``)."""
+        return self._solve_all(X)[0]
+
+    def decompose(self, X):
+        """Split X ≈ low_rank + outliers: (``transform(X) @ components_``, r*) — outliers are
+        zero for the non-robust problems."""
+        H, R = self._solve_all(X)
+        low = H @ self.components_
+        return low, (np.zeros_like(low) if R is None else R.astype(low.dtype))
+
+    def objective(self, X) -> float:
+        """f(D) on the rows of X: (1/n)Σℓ(x_i, D) + ψ(D), with accurate codes."""
+        check_is_fitted(self, "components_")
+        X = self._check(X, False)
+        P = self.problem_.bind(X.shape[0])
+        return evaluate(P, self.components_.astype(float), X, tol=self.eval_tol,
+                        chunk_size=self.chunk_size)["objective"]
+
+    def score(self, X, y=None):
+        """Minus the objective f(D) on X."""
+        return -self.objective(X)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.positive_only = False
+        return tags

@@ -1,0 +1,432 @@
+"""The stochastic matrix factorization problems of Zhao, Haskell and Feng (spec 002 §1).
+
+One problem is the finite sum  f(D) = (1/n) Σ_i ℓ(x_i, D) + ψ(D)  over D ∈ C, with the
+per-sample loss
+
+    ℓ(x, D) = min_{h ∈ H, r ∈ R}  ½‖x − hD − r‖² + φ(h) + ϕ(r)          (eqs. 1–2)
+
+in the library's orientation (samples and atoms are rows: x, r ∈ R^F, h ∈ R^K, D ∈ R^{K×F};
+the paper's W is Dᵀ). A problem is built from three parts, each with its penalty and its
+proximal map in closed form (spec §2.2 and §2.4):
+
+- a code part (H, φ): :class:`L1Codes`, :class:`GroupL1Codes`, :class:`RidgeCodes`,
+  :class:`UnitBallCodes`, :class:`BoxCodes`;
+- an outlier part (R, ϕ): ``None`` (the non-robust loss ℓ1) or :class:`L1Outliers`;
+- a dictionary part (C, ψ): :class:`UnitNormAtoms`, :class:`SimplexAtoms`,
+  :class:`NonnegUnitNormAtoms`, :class:`FreeDictionary` (with an optional ridge ψ),
+  :class:`MaxNormDictionary`, :class:`QuadraticDictionary`, :class:`LaplacianSimplexAtoms`.
+
+:func:`make_problem` assembles the paper's eight instances (ODL, OSSL, ONMF, SSODL, ORPCA,
+OMRMD, OLRR, ORNMF) by name. Penalties that the paper scales by 1/n (ORPCA, OMRMD, OLRR) take
+n from :meth:`SMFProblem.bind`, called when the data are known.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+import scipy.sparse as sp
+
+from .coders._outliers import soft_threshold
+from .constraints import project_l2_ball, project_nonneg_l2_ball, project_simplex
+
+__all__ = [
+    "SMFProblem", "make_problem", "PROBLEM_NAMES",
+    "L1Codes", "GroupL1Codes", "RidgeCodes", "UnitBallCodes", "BoxCodes", "L1Outliers",
+    "UnitNormAtoms", "SimplexAtoms", "NonnegUnitNormAtoms", "FreeDictionary",
+    "MaxNormDictionary", "QuadraticDictionary", "LaplacianSimplexAtoms", "path_laplacian",
+    "max_norm_prox", "group_soft_threshold",
+]
+
+
+# --------------------------------------------------------------------------- code parts
+@dataclass(frozen=True)
+class L1Codes:
+    """φ(h) = λ‖h‖₁ + (κ/2)‖h‖² on H = R^K (or R₊^K with ``nonneg``). κ > 0 makes the lasso
+    strongly convex (assumption A4; spec §1.3), κ = 0 is the paper's ODL."""
+
+    alpha: float
+    ridge: float = 0.0
+    nonneg: bool = False
+
+    def penalty(self, H):
+        return self.alpha * np.abs(H).sum(axis=-1) + 0.5 * self.ridge * (H * H).sum(axis=-1)
+
+    def prox(self, X, step):
+        """argmin_h step·φ(h) + δ_H(h) + ½‖h − x‖², row-wise."""
+        Z = np.maximum(X - step * self.alpha, 0) if self.nonneg else soft_threshold(
+            X, step * self.alpha)
+        return Z / (1 + step * self.ridge)
+
+
+@dataclass(frozen=True)
+class GroupL1Codes:
+    """φ(h) = λ Σ_g ‖h_g‖ over contiguous groups of ``group_size`` coordinates (OSSL, P2)."""
+
+    alpha: float
+    group_size: int = 1
+
+    def _groups(self, K):
+        return [slice(s, s + self.group_size) for s in range(0, K, self.group_size)]
+
+    def penalty(self, H):
+        return self.alpha * sum(np.linalg.norm(H[..., g], axis=-1)
+                                for g in self._groups(H.shape[-1]))
+
+    def prox(self, X, step):
+        return group_soft_threshold(X, self.group_size, step * self.alpha)
+
+
+def group_soft_threshold(Z, group_size, thresh):
+    """Group soft threshold: each contiguous group z_g becomes z_g·max(0, 1 − thresh/‖z_g‖)."""
+    out = np.array(Z, dtype=float, copy=True)
+    for start in range(0, Z.shape[-1], group_size):  # groups, not samples: vectorized rows
+        block = out[..., start:start + group_size]
+        norm = np.linalg.norm(block, axis=-1, keepdims=True)
+        out[..., start:start + group_size] = block * np.maximum(
+            0.0, 1.0 - thresh / np.maximum(norm, 1e-300))
+    return out
+
+
+@dataclass(frozen=True)
+class RidgeCodes:
+    """φ(h) = (λ/2)‖h‖² on R^K, or on R₊^K with ``nonneg`` (ONMF, SSODL, ORPCA, OLRR)."""
+
+    alpha: float
+    nonneg: bool = False
+
+    def penalty(self, H):
+        return 0.5 * self.alpha * (H * H).sum(axis=-1)
+
+    def prox(self, X, step):
+        Z = np.maximum(X, 0) if self.nonneg else X
+        return Z / (1 + step * self.alpha)
+
+
+@dataclass(frozen=True)
+class UnitBallCodes:
+    """H = {‖h‖ ≤ 1}, φ = 0 (OMRMD, P6)."""
+
+    def penalty(self, H):
+        return np.zeros(H.shape[:-1])
+
+    def prox(self, X, step):
+        return project_l2_ball(X)
+
+
+@dataclass(frozen=True)
+class BoxCodes:
+    """H = [0, M]^K, φ = 0 (ORNMF, P8)."""
+
+    bound: float
+
+    def penalty(self, H):
+        return np.zeros(H.shape[:-1])
+
+    def prox(self, X, step):
+        return np.clip(X, 0.0, self.bound)
+
+
+# --------------------------------------------------------------------------- outlier part
+@dataclass(frozen=True)
+class L1Outliers:
+    """ϕ(r) = λ‖r‖₁ on R = [−M′, M′]^F (M′ = inf: all of R^F). Its prox is the soft threshold
+    followed by the clip (both separable, the box contains 0)."""
+
+    alpha: float
+    bound: float = np.inf
+
+    def penalty(self, R):
+        return self.alpha * np.abs(R).sum(axis=-1)
+
+    def prox(self, Z):
+        out = soft_threshold(Z, self.alpha)
+        return out if np.isinf(self.bound) else np.clip(out, -self.bound, self.bound)
+
+
+# --------------------------------------------------------------------------- dictionary parts
+class _AtomSet:
+    """A constraint on each atom separately, ψ = 0: the prox is the projection."""
+
+    separable = True
+
+    def penalty(self, D, n):
+        return 0.0
+
+    def project_atoms(self, D):
+        raise NotImplementedError
+
+    def prox(self, D, eta, n):
+        return self.project_atoms(D)
+
+    def project(self, D):
+        return self.project_atoms(D)
+
+
+@dataclass(frozen=True)
+class UnitNormAtoms(_AtomSet):
+    """C = {‖d_j‖ ≤ 1 ∀ j} (ODL, P1)."""
+
+    def project_atoms(self, D):
+        return project_l2_ball(D)
+
+
+@dataclass(frozen=True)
+class SimplexAtoms(_AtomSet):
+    """C = {d_j ≥ 0, ‖d_j‖₁ = 1 ∀ j} (ONMF, P3)."""
+
+    def project_atoms(self, D):
+        return project_simplex(D)
+
+
+@dataclass(frozen=True)
+class NonnegUnitNormAtoms(_AtomSet):
+    """C = {d_j ≥ 0, ‖d_j‖ ≤ 1 ∀ j} (ORNMF, P8)."""
+
+    def project_atoms(self, D):
+        return project_nonneg_l2_ball(D)
+
+
+@dataclass(frozen=True)
+class FreeDictionary:
+    """C = R^{K×F} with ψ(D) = (λ/(2n))‖D‖²_F (ORPCA, P5; λ = 0: OSSL, P2)."""
+
+    alpha: float = 0.0
+    separable = False
+
+    def penalty(self, D, n):
+        return 0.5 * self.alpha / n * float(np.sum(D * D))
+
+    def prox(self, D, eta, n):
+        return D / (1 + eta * self.alpha / n)
+
+    def project(self, D):
+        return D
+
+    def surrogate_argmin(self, A, B, n):
+        """argmin_D ½tr(DᵀAD) − tr(DᵀB) + ψ(D) = (A + (λ/n)I)⁺B (spec §2.5)."""
+        return np.linalg.lstsq(A + self.alpha / n * np.eye(A.shape[0]), B, rcond=None)[0]
+
+
+def max_norm_prox(D, c):
+    """prox of (c/2)‖W‖²_{2,∞} for W = Dᵀ: the largest feature-column norm ρ_j of D is shrunk.
+
+    With τ ≥ 0 solving c·τ = Σ_j max(ρ_j − τ, 0), columns with ρ_j > τ are rescaled to norm τ
+    and the others are left as they are (spec §2.4, P6).
+    """
+    rho = np.linalg.norm(D, axis=0)
+    if c <= 0 or not rho.any():
+        return D.copy()
+    srt = np.sort(rho)[::-1]
+    csum = np.cumsum(srt)
+    # with the top j columns active, τ = csum_j / (c + j); find the j consistent with it
+    j = np.arange(1, srt.size + 1)
+    tau_j = csum / (c + j)
+    nxt = np.append(srt[1:], 0.0)
+    ok = (tau_j >= nxt) & (tau_j <= srt)
+    tau = tau_j[np.argmax(ok)]
+    scale = np.where(rho > tau, tau / np.maximum(rho, 1e-300), 1.0)
+    return D * scale
+
+
+@dataclass(frozen=True)
+class MaxNormDictionary:
+    """C = R^{K×F}, ψ(D) = (λ/(2n))‖Dᵀ‖²_{2,∞} (OMRMD, P6)."""
+
+    alpha: float
+    separable = False
+
+    def penalty(self, D, n):
+        return 0.5 * self.alpha / n * float(np.max(np.sum(D * D, axis=0)))
+
+    def prox(self, D, eta, n):
+        return max_norm_prox(D, eta * self.alpha / n)
+
+    def project(self, D):
+        return D
+
+
+@dataclass(frozen=True, eq=False)
+class QuadraticDictionary:
+    """C = R^{K×F}, ψ(D) = (1/(2n²)) tr(D Q Dᵀ) with Q ⪰ 0 (F×F). OLRR (P7) has
+    Q = (AY)(AY)ᵀ + λ₃BᵀB (see :meth:`from_olrr`). The prox solves (I + (η/n²)Q) linearly."""
+
+    Q: np.ndarray
+    separable = False
+
+    @classmethod
+    def from_olrr(cls, Y, A=None, B=None, lam3=1.0):
+        """Q for OLRR from its constant matrices: Y (F×n, data columns), A (·×F), B (·×F)."""
+        AY = Y if A is None else A @ Y
+        BtB = np.eye(Y.shape[0]) if B is None else B.T @ B
+        return cls(np.asarray(AY @ AY.T + lam3 * BtB, dtype=float))
+
+    def penalty(self, D, n):
+        return 0.5 / n**2 * float(np.sum((D @ self.Q) * D))
+
+    def prox(self, D, eta, n):
+        M = np.eye(self.Q.shape[0]) + eta / n**2 * self.Q
+        return np.linalg.solve(M, D.T).T
+
+    def project(self, D):
+        return D
+
+
+def path_laplacian(n_features: int) -> sp.csr_matrix:
+    """Laplacian of the path graph over the features (neighbours in feature order), the
+    default smoothness prior of SSODL."""
+    main = np.full(n_features, 2.0)
+    main[[0, -1]] = 1.0
+    off = -np.ones(n_features - 1)
+    return sp.diags([off, main, off], [-1, 0, 1], format="csr")
+
+
+@dataclass(frozen=True, eq=False)
+class LaplacianSimplexAtoms:
+    """C = simplex atoms, ψ(D) = (λ/2) tr(D L Dᵀ) with a Laplacian L ⪰ 0 (SSODL, P4).
+
+    No closed form: the prox argmin_{d ∈ Δ} ½‖d − x‖² + (ηλ/2) dᵀLd is solved for all atoms
+    at once by accelerated projected gradient (``prox_iter`` steps, step 1/(1 + ηλ‖L‖₂)).
+    """
+
+    alpha: float
+    laplacian: object
+    prox_iter: int = 100
+    separable = False
+
+    def _lmax(self):
+        L = self.laplacian
+        if sp.issparse(L):
+            return float(abs(L).sum(axis=1).max())  # Gershgorin bound on ‖L‖₂
+        return float(np.linalg.eigvalsh(L)[-1])
+
+    def penalty(self, D, n):
+        return 0.5 * self.alpha * float(np.sum(np.asarray(D @ self.laplacian) * D))
+
+    def prox(self, D, eta, n):
+        c = eta * self.alpha
+        step = 1.0 / (1.0 + c * self._lmax())
+        Z = project_simplex(D)
+        Yk, t = Z, 1.0
+        for _ in range(self.prox_iter):
+            grad = (Yk - D) + c * np.asarray(Yk @ self.laplacian)
+            Znew = project_simplex(Yk - step * grad)
+            tn = 0.5 * (1 + np.sqrt(1 + 4 * t * t))
+            Yk = Znew + (t - 1) / tn * (Znew - Z)
+            Z, t = Znew, tn
+        return Z
+
+    def project(self, D):
+        return project_simplex(D)
+
+
+# --------------------------------------------------------------------------- the problem
+@dataclass(frozen=True)
+class SMFProblem:
+    """A stochastic matrix factorization problem: code part, outlier part (None: no
+    outliers), dictionary part, and the number of samples n in the finite sum (for the
+    penalties that the paper scales by 1/n)."""
+
+    codes: object
+    dictionary: object
+    outliers: object | None = None
+    n_samples: int = 1
+    name: str = "custom"
+
+    @property
+    def robust(self) -> bool:
+        return self.outliers is not None
+
+    def bind(self, n_samples: int) -> SMFProblem:
+        """The same problem with the finite sum over ``n_samples`` samples."""
+        return replace(self, n_samples=int(n_samples))
+
+    def psi(self, D) -> float:
+        """ψ(D)."""
+        return float(self.dictionary.penalty(D, self.n_samples))
+
+    def prox_dictionary(self, D, eta: float):
+        """prox_{ηψ + δ_C}(D) (line 11 of Algorithm 1)."""
+        return self.dictionary.prox(D, eta, self.n_samples)
+
+    def project_dictionary(self, D):
+        """Π_C(D) (for initial dictionaries)."""
+        return self.dictionary.project(D)
+
+    def sample_losses(self, X, D, H, R=None):
+        """ℓ̃(x_i, D, h_i, r_i) per sample (rows)."""
+        E = X - H @ D
+        if R is not None:
+            E = E - R
+        out = 0.5 * np.einsum("ij,ij->i", E, E) + self.codes.penalty(H)
+        if self.outliers is not None and R is not None:
+            out = out + self.outliers.penalty(R)
+        return out
+
+
+PROBLEM_NAMES = ("odl", "ossl", "onmf", "ssodl", "orpca", "omrmd", "olrr", "ornmf")
+
+
+def make_problem(name: str, n_features: int, *, alpha: float | None = None,
+                 outlier_alpha: float | None = None, dict_alpha: float | None = None,
+                 code_bound: float = 1e3, outlier_bound: float = np.inf, ridge: float = 0.0,
+                 group_size: int = 1, laplacian=None, quadratic=None,
+                 n_samples: int = 1) -> SMFProblem:
+    """One of the eight problems of spec §1.2 by name.
+
+    Parameters
+    ----------
+    name : {"odl", "ossl", "onmf", "ssodl", "orpca", "omrmd", "olrr", "ornmf"}
+    n_features : int
+        F (the paper's d); the default weights are 1/√F (spec §2.8).
+    alpha : float or None
+        Weight of the code regularizer φ (λ of ODL, OSSL, ONMF; λ₂ of SSODL; λ₁ of ORPCA and
+        OLRR). None: 1/√F.
+    outlier_alpha : float or None
+        Weight of ϕ(r) = λ‖r‖₁ (λ₂ of ORPCA, OMRMD, OLRR; λ of ORNMF). None: 1/√F.
+    dict_alpha : float or None
+        Weight of ψ (λ₁ of SSODL, ORPCA, OMRMD; λ₃ of OLRR's default Q). None: for ORPCA the
+        code weight (the paper ties λ₁ to both), else 1/√F.
+    code_bound, outlier_bound : float
+        M and M′ of ORNMF (not reported by the paper: M = 1e3 and M′ = inf by default, so
+        that outliers of any size fit; spec §2.8).
+    ridge : float
+        Optional κ/2‖h‖² added to ODL's lasso (assumption A4), 0 in the paper.
+    group_size : int
+        Group length of OSSL's group lasso.
+    laplacian : (F, F) array or sparse, optional
+        L of SSODL; default: the path-graph Laplacian over the features.
+    quadratic : (F, F) array, optional
+        Q of OLRR; default λ₃·I (A = 0, B = I), replaced by a data-based Q when the estimator
+        is given ``quadratic="data"``.
+    n_samples : int
+        n of the finite sum.
+    """
+    if name not in PROBLEM_NAMES:
+        raise ValueError(f"unknown problem {name!r}; choose one of {PROBLEM_NAMES}")
+    default = 1.0 / np.sqrt(n_features)
+    lam = default if alpha is None else float(alpha)
+    lam_r = default if outlier_alpha is None else float(outlier_alpha)
+    lam_d = (lam if name == "orpca" else default) if dict_alpha is None else float(dict_alpha)
+    for label, v in (("alpha", lam), ("outlier_alpha", lam_r), ("dict_alpha", lam_d)):
+        if not (np.isfinite(v) and v >= 0):
+            raise ValueError(f"{label} must be a finite nonnegative number, got {v!r}")
+    if not code_bound > 0 or not outlier_bound > 0:
+        raise ValueError("code_bound and outlier_bound must be positive")
+    outl = L1Outliers(lam_r, outlier_bound)
+    parts = {
+        "odl": (L1Codes(lam, ridge), UnitNormAtoms(), None),
+        "ossl": (GroupL1Codes(lam, group_size), FreeDictionary(0.0), None),
+        "onmf": (RidgeCodes(lam, nonneg=True), SimplexAtoms(), None),
+        "ssodl": (RidgeCodes(lam, nonneg=True),
+                  LaplacianSimplexAtoms(lam_d, path_laplacian(n_features)
+                                        if laplacian is None else laplacian), None),
+        "orpca": (RidgeCodes(lam), FreeDictionary(lam_d), outl),
+        "omrmd": (UnitBallCodes(), MaxNormDictionary(lam_d), outl),
+        "olrr": (RidgeCodes(lam), QuadraticDictionary(
+            lam_d * np.eye(n_features) if quadratic is None else np.asarray(quadratic)), outl),
+        "ornmf": (BoxCodes(code_bound), NonnegUnitNormAtoms(), outl),
+    }
+    codes, dictionary, outliers = parts[name]
+    return SMFProblem(codes, dictionary, outliers, int(n_samples), name)

@@ -1,0 +1,234 @@
+"""Finite-sum pieces of stochastic matrix factorization via variance reduction (Zhao, Haskell
+and Feng; spec 002): the Danskin gradient as a map over chunks of samples followed by a sum,
+the objective and the stationarity measure, the tolerance schedule of Theorem 2, the
+parameter helpers of §2.8 and Theorems 1–2, SMM's dictionary step, and the batch
+(deterministic proximal gradient) reference solver of §2.7.
+
+Orientation: samples and atoms are rows (x ∈ R^F, D ∈ R^{K×F}); the per-sample gradient of
+eq. (7) is ∇_D ℓ(x, D) = h*ᵀ(h*D + r* − x).
+"""
+
+from __future__ import annotations
+
+import operator
+from dataclasses import dataclass
+from functools import partial, reduce
+
+import numpy as np
+
+from .coders._bsum import solve_codes_bsum, spectral_lipschitz
+from .updates import bcd_dictionary
+
+__all__ = [
+    "GradientTerms", "sampling_factor", "default_batch_params", "theta_min",
+    "theoretical_step_size", "code_tolerance", "chunk_terms", "full_gradient", "evaluate",
+    "gradient_mapping", "vr_direction", "smm_dictionary", "batch_reference", "iter_chunks",
+]
+
+
+@dataclass
+class GradientTerms:
+    """Sums over a set of samples: Σ∇_D ℓ (K, F), Σℓ̃, Σhhᵀ (K, K) and the sample count.
+    Two of them add (the reduce step of :func:`full_gradient`)."""
+
+    grad: np.ndarray
+    loss: float
+    hh: np.ndarray
+    count: int
+
+    def __add__(self, other: GradientTerms) -> GradientTerms:
+        return GradientTerms(self.grad + other.grad, self.loss + other.loss,
+                             self.hh + other.hh, self.count + other.count)
+
+    @property
+    def mean_grad(self) -> np.ndarray:
+        """∇g(D) = (1/n)Σ∇_D ℓ(x_i, D)."""
+        return self.grad / max(self.count, 1)
+
+    @property
+    def curvature(self) -> float:
+        """λ_max((1/n)Σhhᵀ): the Lipschitz constant of ∇g with the codes held fixed."""
+        return spectral_lipschitz(self.hh / max(self.count, 1))
+
+
+def sampling_factor(n: int, b: int) -> float:
+    """α(n, b) = (n − b)/(b(n − 1)), the finite-population correction for mini-batches of b
+    drawn without replacement (spec §0); 0 when n = 1 or b = n."""
+    if not 1 <= b <= n:
+        raise ValueError(f"the mini-batch size must be in [1, n], got b={b}, n={n}")
+    return 0.0 if n == 1 else (n - b) / (b * (n - 1))
+
+
+def default_batch_params(n: int, c1: float = 0.2, c2: float = 0.5) -> tuple[int, int]:
+    """The paper's b = c1·n^{2/3} and m = c2·n^{1/3} (spec §2.8), rounded: b in [1, n],
+    m ≥ 1. For n = 1e5: (431, 23); n = 2429: (36, 7); n = 60000: (307, 20)."""
+    b = int(np.clip(round(c1 * n ** (2 / 3)), 1, n))
+    m = max(1, int(round(c2 * n ** (1 / 3))))
+    return b, m
+
+
+def theta_min(n: int, b: int, m: int, inexact: bool = False) -> float:
+    """Smallest θ > 2 with θ(θ − 1) ≥ c·m(m + 1)·α(n, b): c = 2 for Theorem 1 (exact codes),
+    c = 4 for Theorem 2 (inexact codes). The theorems then allow η = 1/(θL)."""
+    v = (4 if inexact else 2) * m * (m + 1) * sampling_factor(n, b)
+    return max(2.0, 0.5 * (1 + np.sqrt(1 + 4 * v)))
+
+
+def theoretical_step_size(n: int, b: int, m: int, lipschitz: float,
+                          inexact: bool = False) -> float:
+    """η = 1/(θ_min·L), the step of Theorems 1–2 for a Lipschitz constant L of ∇g (which the
+    paper never quantifies: pass an estimate, e.g. :attr:`GradientTerms.curvature`)."""
+    if not lipschitz > 0:
+        raise ValueError("the Lipschitz constant must be positive")
+    return 1.0 / (theta_min(n, b, m, inexact) * lipschitz)
+
+
+def code_tolerance(counter: int, tau: float = 1e-3) -> float:
+    """ε_{s,t} = max(ms + t, 1)^{−(1/2 + τ)} (Theorem 2's error schedule; spec §2.3)."""
+    return max(counter, 1) ** (-(0.5 + tau))
+
+
+def iter_chunks(X, chunk_size: int):
+    """Dense row blocks of X (array or sparse) of at most ``chunk_size`` rows."""
+    for start in range(0, X.shape[0], chunk_size):
+        block = X[start:start + chunk_size]
+        yield np.asarray(block.toarray() if hasattr(block, "toarray") else block, dtype=float)
+
+
+def chunk_terms(problem, D, Xc, tol, max_iter=500, gram=None, lipschitz=None, codes=None,
+                accelerate=False):
+    """The :class:`GradientTerms` of one chunk of samples (the map step). Codes are solved by
+    BSUM unless given as (H, R)."""
+    if codes is None:
+        res = solve_codes_bsum(problem, D, Xc, tol, max_iter=max_iter, gram=gram,
+                               lipschitz=lipschitz, accelerate=accelerate)
+        H, R = res.codes, res.outliers
+    else:
+        H, R = codes
+    E = H @ D - Xc
+    if R is not None:
+        E = E - R
+    loss = float(problem.sample_losses(Xc, D, H, R).sum())
+    return GradientTerms(H.T @ E, loss, H.T @ H, Xc.shape[0])
+
+
+def full_gradient(problem, D, X, tol: float, *, chunk_size: int = 2048, max_iter: int = 500,
+                  map_fn=map, accelerate: bool = False) -> GradientTerms:
+    """Σ over all samples of the Danskin gradient, loss and code outer products (lines 4–5 of
+    Algorithm 1), computed as ``reduce(+, map_fn(chunk_terms, chunks))``.
+
+    ``map_fn`` is any map (the built-in one, ``concurrent.futures.Executor.map``, a Dask
+    bag's or a cluster client's): the chunks are independent and only O(KF) per chunk comes
+    back, so the pass distributes without change to the algorithm.
+    """
+    G = D @ D.T
+    L = spectral_lipschitz(G)
+    work = partial(chunk_terms, problem, D, tol=tol, max_iter=max_iter, gram=G, lipschitz=L,
+                   accelerate=accelerate)
+    return reduce(operator.add, map_fn(work, iter_chunks(X, chunk_size)))
+
+
+def vr_direction(problem, D, D0, Xb, full_grad, tol: float, *, snapshot=None,
+                 max_iter: int = 500, scale_tol: bool = True, gram0=None, lipschitz0=None):
+    """The variance-reduced direction of line 10 of Algorithm 1 on the mini-batch Xb:
+
+        V = (1/b)Σ_{j∈B}[∇_D ℓ(x_j, D) − ∇_D ℓ(x_j, D0)] + ∇g(D0),
+
+    with the snapshot codes (line 8, at D0; or ``snapshot`` = (H, R) when cached) and the
+    current codes (line 9, at D, warm-started from line 8's).
+
+    Returns
+    -------
+    V : ndarray (K, F)
+    n_solves : int (per-sample solves spent: b or 2b)
+    """
+    kw = dict(max_iter=max_iter, scale_tol=scale_tol)
+    solves = Xb.shape[0]
+    if snapshot is None:
+        snap = solve_codes_bsum(problem, D0, Xb, tol, gram=gram0, lipschitz=lipschitz0, **kw)
+        snapshot = (snap.codes, snap.outliers)
+        solves *= 2
+    cur = solve_codes_bsum(problem, D, Xb, tol, H0=snapshot[0], R0=snapshot[1], **kw)
+    g1 = chunk_terms(problem, D, Xb, tol, codes=(cur.codes, cur.outliers)).grad
+    g0 = chunk_terms(problem, D0, Xb, tol, codes=snapshot).grad
+    return (g1 - g0) / Xb.shape[0] + full_grad, solves
+
+
+def gradient_mapping(problem, D, grad, eta: float) -> np.ndarray:
+    """Γ_{f′,η}(D) = (D − prox_{ηψ+δ_C}(D − η∇g(D)))/η (spec §1.5)."""
+    return (D - problem.prox_dictionary(D - eta * grad, eta)) / eta
+
+
+def evaluate(problem, D, X, *, eta: float = 1.0, tol: float = 1e-8, max_iter: int = 5000,
+             chunk_size: int = 2048, map_fn=map) -> dict:
+    """f(D) = (1/n)Σℓ(x_i, D) + ψ(D) with accurately solved codes, ∇g(D), and the squared
+    stationarity measure ‖Γ_{f′,η}(D)‖²_F, in one pass."""
+    terms = full_gradient(problem, D, X, tol, chunk_size=chunk_size, max_iter=max_iter,
+                          map_fn=map_fn, accelerate=True)
+    grad = terms.mean_grad
+    gamma = gradient_mapping(problem, D, grad, eta)
+    return {"objective": terms.loss / terms.count + problem.psi(D), "grad": grad,
+            "stationarity": float(np.sum(gamma * gamma)), "curvature": terms.curvature}
+
+
+def smm_dictionary(problem, D, A, B, *, sweeps: int = 1, tol: float = 0.0,
+                   prox_iter: int = 100) -> np.ndarray:
+    """argmin_{D ∈ C} ½tr(DᵀAD) − tr(DᵀB) + ψ(D), SMM's surrogate step (Alg. S-2 line 7, with
+    ψ kept; spec §2.5), warm-started at D, with normalized statistics A, B.
+
+    Atom-separable C with ψ = 0: Mairal's block coordinate descent (``sweeps`` sweeps).
+    A ridge ψ on a free dictionary: the closed form. Otherwise: accelerated proximal
+    gradient on the surrogate (``prox_iter`` steps of 1/λ_max(A)).
+    """
+    part = problem.dictionary
+    if getattr(part, "separable", False):
+        D, _ = bcd_dictionary(D, A, B, lambda d: part.project_atoms(d[None])[0],
+                              max_sweeps=sweeps, tol=tol)
+        return D
+    if hasattr(part, "surrogate_argmin"):
+        return part.surrogate_argmin(A, B, problem.n_samples)
+    step = 1.0 / spectral_lipschitz(A)
+    Z, Yk, t = D, D, 1.0
+    for _ in range(prox_iter):
+        Znew = problem.prox_dictionary(Yk - step * (A @ Yk - B), step)
+        tn = 0.5 * (1 + np.sqrt(1 + 4 * t * t))
+        Yk = Znew + (t - 1) / tn * (Znew - Z)
+        Z, t = Znew, tn
+    return Z
+
+
+def batch_reference(problem, X, D0, *, eta: float | None = None, max_iter: int = 200,
+                    rtol: float = 1e-10, tol: float = 1e-8, code_max_iter: int = 5000,
+                    chunk_size: int = 2048, callback=None) -> tuple[np.ndarray, list]:
+    """Ŵ for the log-suboptimality metric (spec §2.7): deterministic proximal gradient on f
+    with exact codes (Algorithm 1 with b = n) and a backtracking line search, from D0, until
+    ‖Γ‖² ≤ rtol·‖Γ(D0)‖² or ``max_iter`` accepted steps.
+
+    Returns the final dictionary and the list of f values of the accepted iterates.
+    """
+    kw = dict(tol=tol, max_iter=code_max_iter, chunk_size=chunk_size)
+    D = problem.project_dictionary(np.asarray(D0, dtype=float))
+    cur = evaluate(problem, D, X, **kw)
+    eta = 1.0 / cur["curvature"] if eta is None else float(eta)
+    first = None
+    values = [cur["objective"]]
+    for _ in range(max_iter):
+        while True:
+            Dn = problem.prox_dictionary(D - eta * cur["grad"], eta)
+            step = Dn - D
+            nxt = evaluate(problem, Dn, X, **kw)
+            bound = (cur["objective"] + float(np.sum(cur["grad"] * step))
+                     + float(np.sum(step * step)) / (2 * eta))
+            if nxt["objective"] <= bound + 1e-12 * abs(bound) or eta < 1e-12:
+                break
+            eta *= 0.5
+        gamma2 = float(np.sum(step * step)) / eta**2
+        first = gamma2 if first is None else first
+        D, cur = Dn, nxt
+        values.append(cur["objective"])
+        if callback is not None:
+            callback(D, cur)
+        if gamma2 <= rtol * first:
+            break
+        eta *= 1.5
+    return D, values
