@@ -320,6 +320,13 @@ class LaplacianSimplexAtoms:
     def project(self, D):
         return project_simplex(D)
 
+    def smooth_gradient(self, D):
+        """∇ψ(D) = λDL (ψ is smooth: SMM minimizes its surrogate by projected gradient)."""
+        return self.alpha * np.asarray(D @ self.laplacian)
+
+    def smooth_lipschitz(self):
+        return self.alpha * self._lmax()
+
 
 # --------------------------------------------------------------------------- the problem
 @dataclass(frozen=True)

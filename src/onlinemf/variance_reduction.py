@@ -107,7 +107,7 @@ def chunk_terms(problem, D, Xc, tol, max_iter=500, gram=None, lipschitz=None, co
         H, R = codes
     E = H @ D - Xc
     if R is not None:
-        E = E - R
+        E = E + R  # the residual hD + r − x of eq. (7)
     loss = float(problem.sample_losses(Xc, D, H, R).sum())
     return GradientTerms(H.T @ E, loss, H.T @ H, Xc.shape[0])
 
@@ -177,8 +177,9 @@ def smm_dictionary(problem, D, A, B, *, sweeps: int = 1, tol: float = 0.0,
     ψ kept; spec §2.5), warm-started at D, with normalized statistics A, B.
 
     Atom-separable C with ψ = 0: Mairal's block coordinate descent (``sweeps`` sweeps).
-    A ridge ψ on a free dictionary: the closed form. Otherwise: accelerated proximal
-    gradient on the surrogate (``prox_iter`` steps of 1/λ_max(A)).
+    A ridge ψ on a free dictionary: the closed form. A smooth ψ (SSODL): accelerated
+    projected gradient on surrogate + ψ. Otherwise: accelerated proximal gradient on the
+    surrogate (``prox_iter`` steps of 1/λ_max(A)).
     """
     part = problem.dictionary
     if getattr(part, "separable", False):
@@ -187,10 +188,15 @@ def smm_dictionary(problem, D, A, B, *, sweeps: int = 1, tol: float = 0.0,
         return D
     if hasattr(part, "surrogate_argmin"):
         return part.surrogate_argmin(A, B, problem.n_samples)
-    step = 1.0 / spectral_lipschitz(A)
+    smooth = hasattr(part, "smooth_gradient")  # smooth ψ: project onto C only
+    step = 1.0 / (spectral_lipschitz(A) + (part.smooth_lipschitz() if smooth else 0.0))
     Z, Yk, t = D, D, 1.0
     for _ in range(prox_iter):
-        Znew = problem.prox_dictionary(Yk - step * (A @ Yk - B), step)
+        grad = A @ Yk - B
+        if smooth:
+            Znew = part.project(Yk - step * (grad + part.smooth_gradient(Yk)))
+        else:
+            Znew = problem.prox_dictionary(Yk - step * grad, step)
         tn = 0.5 * (1 + np.sqrt(1 + 4 * t * t))
         Yk = Znew + (t - 1) / tn * (Znew - Z)
         Z, t = Znew, tn

@@ -1,0 +1,317 @@
+"""StochasticMF and its finite-sum pieces (spec 002 §7)."""
+
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import pytest
+from scipy.optimize import nnls
+from sklearn.linear_model import Lasso
+
+from onlinemf import StochasticMF
+from onlinemf.coders import solve_codes_bsum
+from onlinemf.coders._outliers import soft_threshold
+from onlinemf.datasets import expressed_variance, make_smf_synthetic
+from onlinemf.smf_problems import make_problem
+from onlinemf.variance_reduction import (
+    batch_reference,
+    code_tolerance,
+    default_batch_params,
+    evaluate,
+    full_gradient,
+    sampling_factor,
+    theta_min,
+    vr_direction,
+)
+
+rng = np.random.default_rng(1)
+
+
+def _data(n=60, F=12, K=4, seed=0, nonneg=True):
+    r = np.random.default_rng(seed)
+    X = r.random((n, K)) @ r.random((K, F)) + 0.05 * r.random((n, F))
+    return X if nonneg else X - 0.5
+
+
+def _dict(P, K, F, seed=0):
+    return P.project_dictionary(np.random.default_rng(seed).random((K, F)) + 0.1)
+
+
+# ----------------------------------------------------------------------- parameter helpers
+def test_sampling_factor_and_defaults():
+    assert sampling_factor(10, 10) == 0 and sampling_factor(1, 1) == 0
+    assert sampling_factor(100, 7) <= 1 / 7
+    assert sampling_factor(2429, 36) == pytest.approx(0.02738, rel=1e-3)
+    assert default_batch_params(100_000) == (431, 23)
+    assert default_batch_params(2429) == (36, 7)
+    assert default_batch_params(60_000) == (307, 20)
+    with pytest.raises(ValueError):
+        sampling_factor(5, 6)
+
+
+def test_theta_min_matches_the_spec_table():
+    assert theta_min(2429, 36, 7) == pytest.approx(2.321, abs=1e-3)
+    assert theta_min(100_000, 431, 23) == pytest.approx(2.1735, abs=1e-3)
+    assert theta_min(100_000, 431, 23, inexact=True) == pytest.approx(2.8132, abs=1e-3)
+    assert theta_min(10, 10, 5) == 2.0
+
+
+def test_tolerance_schedule():
+    assert code_tolerance(0) == 1.0 and code_tolerance(1) == 1.0
+    assert code_tolerance(100, 1e-3) == pytest.approx(100 ** -0.501)
+
+
+# ----------------------------------------------------------------------- BSUM
+def test_bsum_monotone_and_robust_kkt():
+    P = make_problem("orpca", 12, alpha=0.3, outlier_alpha=0.2)
+    X = _data(nonneg=False)
+    D = rng.normal(size=(4, 12))
+    prev = None
+    H = R = None
+    for _ in range(30):  # one sweep at a time, warm-started: the objective never rises
+        res = solve_codes_bsum(P, D, X, 0.0, max_iter=1, H0=H, R0=R)
+        H, R = res.codes, res.outliers
+        val = P.sample_losses(X, D, H, R)
+        if prev is not None:
+            assert np.all(val <= prev + 1e-12)
+        prev = val
+    res = solve_codes_bsum(P, D, X, 1e-12, max_iter=20000, accelerate=True)
+    H, R = res.codes, res.outliers
+    # KKT: ∇_h = (hD + r − x)Dᵀ + λ₁h = 0 and r = soft(x − hD, λ₂)
+    assert np.allclose((H @ D + R - X) @ D.T + 0.3 * H, 0, atol=1e-7)
+    assert np.allclose(R, soft_threshold(X - H @ D, 0.2), atol=1e-9)
+
+
+def test_odl_codes_match_sklearn_lasso():
+    F = 12
+    P = make_problem("odl", F, alpha=0.05)
+    X = _data(n=8)
+    D = _dict(P, 4, F)
+    H = solve_codes_bsum(P, D, X, 1e-12, max_iter=50000, accelerate=True).codes
+    for x, h in zip(X, H):  # sklearn: (1/(2F))‖x − Dᵀh‖² + a‖h‖₁ with a = λ/F
+        ref = Lasso(alpha=0.05 / F, fit_intercept=False, tol=1e-14, max_iter=100000)
+        assert np.allclose(h, ref.fit(D.T, x).coef_, atol=1e-6)
+
+
+def test_onmf_codes_match_ridge_nnls():
+    F, lam = 12, 0.2
+    P = make_problem("onmf", F, alpha=lam)
+    X = _data(n=6)
+    D = _dict(P, 4, F)
+    H = solve_codes_bsum(P, D, X, 1e-12, max_iter=50000, accelerate=True).codes
+    A = np.vstack([D.T, np.sqrt(lam) * np.eye(4)])
+    for x, h in zip(X, H):
+        assert np.allclose(h, nnls(A, np.concatenate([x, np.zeros(4)]))[0], atol=1e-7)
+
+
+def test_orpca_codes_match_alternating_closed_form():
+    """Feng et al.: h = (DDᵀ + λ₁I)⁻¹D(x − r), r = soft(x − hD, λ₂), iterated."""
+    F = 12
+    P = make_problem("orpca", F, alpha=0.4, outlier_alpha=0.1)
+    X = _data(n=5, nonneg=False)
+    D = rng.normal(size=(3, F))
+    res = solve_codes_bsum(P, D, X, 1e-12, max_iter=50000, accelerate=True)
+    R = np.zeros_like(X)
+    for _ in range(5000):
+        H = np.linalg.solve(D @ D.T + 0.4 * np.eye(3), D @ (X - R).T).T
+        R = soft_threshold(X - H @ D, 0.1)
+    assert np.allclose(res.codes, H, atol=1e-6) and np.allclose(res.outliers, R, atol=1e-6)
+
+
+def test_ornmf_codes_and_outliers_in_their_boxes():
+    P = make_problem("ornmf", 12, code_bound=0.5, outlier_bound=0.3)
+    X = _data(nonneg=False) * 5
+    res = solve_codes_bsum(P, _dict(P, 4, 12), X, 1e-8, max_iter=2000)
+    assert res.codes.min() >= 0 and res.codes.max() <= 0.5
+    assert np.abs(res.outliers).max() <= 0.3
+
+
+# ----------------------------------------------------------------------- gradients
+def _loss(P, D, X):
+    return evaluate(P, D, X, tol=1e-13, max_iter=100000)["objective"] - P.psi(D)
+
+
+@pytest.mark.parametrize("name,kw", [("onmf", {}), ("orpca", {}), ("odl", {"ridge": 0.5})])
+def test_danskin_gradient_matches_finite_differences(name, kw):
+    F, K = 8, 3
+    P = make_problem(name, F, alpha=0.3, **kw).bind(5)
+    X = _data(n=5, F=F, K=K, nonneg=name != "orpca")
+    D = _dict(P, K, F) if name != "orpca" else rng.normal(size=(K, F))
+    G = evaluate(P, D, X, tol=1e-13, max_iter=100000)["grad"]
+    E = rng.normal(size=D.shape)
+    E /= np.linalg.norm(E)
+    h = 1e-5
+    fd = (_loss(P, D + h * E, X) - _loss(P, D - h * E, X)) / (2 * h)
+    assert fd == pytest.approx(float(np.sum(G * E)), rel=1e-5, abs=1e-8)
+
+
+def test_full_gradient_is_chunk_and_map_invariant():
+    P = make_problem("ornmf", 12)
+    X = _data(n=50)
+    D = _dict(P, 4, 12)
+    a = full_gradient(P, D, X, 1e-9, chunk_size=50, max_iter=5000)
+    b = full_gradient(P, D, X, 1e-9, chunk_size=7, max_iter=5000)
+    with ThreadPoolExecutor(2) as ex:
+        c = full_gradient(P, D, X, 1e-9, chunk_size=11, max_iter=5000, map_fn=ex.map)
+    for other in (b, c):
+        assert np.allclose(a.grad, other.grad, atol=1e-12) and other.count == 50
+    # = the mean of the per-sample gradients
+    singles = sum(full_gradient(P, D, X[i:i + 1], 1e-9, max_iter=5000).grad for i in range(50))
+    assert np.allclose(a.mean_grad, singles / 50, atol=1e-12)
+
+
+# ----------------------------------------------------------------------- the VR estimator
+def _vr_setup(n=40):
+    P = make_problem("onmf", 10, alpha=0.2).bind(n)
+    X = _data(n=n, F=10, K=3)
+    D0 = _dict(P, 3, 10, seed=1)
+    D = P.prox_dictionary(D0 - 0.01 * rng.normal(size=D0.shape), 0.01)
+    tol = 1e-11
+    G0 = full_gradient(P, D0, X, tol, max_iter=50000).mean_grad
+    G = full_gradient(P, D, X, tol, max_iter=50000).mean_grad
+    return P, X, D0, D, G0, G, tol
+
+
+def test_vr_direction_at_the_snapshot_is_the_full_gradient():
+    P, X, D0, _, G0, _, tol = _vr_setup()
+    V, solves = vr_direction(P, D0, D0, X[:7], G0, tol, max_iter=50000)
+    assert np.allclose(V, G0, atol=1e-9) and solves == 14
+
+
+def test_vr_direction_with_the_full_batch_is_the_gradient():
+    P, X, D0, D, G0, G, tol = _vr_setup()
+    V, _ = vr_direction(P, D, D0, X, G0, tol, max_iter=50000)
+    assert np.allclose(V, G, atol=1e-8)
+
+
+def test_vr_direction_unbiased_with_the_finite_population_variance():
+    P, X, D0, D, G0, G, tol = _vr_setup()
+    n, b, draws = X.shape[0], 5, 3000
+    r = np.random.default_rng(0)
+    # per-sample differences Δ_i = ∇ℓ_i(D) − ∇ℓ_i(D0), computed once
+    grads = np.array([full_gradient(P, D, X[i:i + 1], tol, max_iter=50000).grad
+                      - full_gradient(P, D0, X[i:i + 1], tol, max_iter=50000).grad
+                      for i in range(n)])
+    Vs = []
+    for _ in range(draws):
+        rows = r.choice(n, b, replace=False)
+        Vs.append(grads[rows].mean(axis=0) + G0)
+    Vs = np.array(Vs)
+    assert np.linalg.norm(Vs.mean(axis=0) - G) <= 4 * np.sqrt(
+        np.mean(np.sum((Vs - G) ** 2, axis=(1, 2))) / draws)
+    exact = sampling_factor(n, b) * np.mean(np.sum((grads - grads.mean(0)) ** 2, axis=(1, 2)))
+    assert np.mean(np.sum((Vs - G) ** 2, axis=(1, 2))) == pytest.approx(exact, rel=0.1)
+    # and vr_direction itself equals this per-sample formula on one batch
+    rows = np.arange(5)
+    V, _ = vr_direction(P, D, D0, X[rows], G0, tol, max_iter=50000)
+    assert np.allclose(V, grads[rows].mean(axis=0) + G0, atol=1e-8)
+
+
+def test_full_batch_vr_is_monotone_proximal_gradient():
+    X = _data(n=50, F=10, K=3)
+    est = StochasticMF("onmf", "vr", 3, batch_size=50, inner_iter=5, max_iter=6,
+                       learning_rate=0.02, eval_every=1e-9, eval_tol=1e-9,
+                       random_state=0).fit(X)
+    f = est.history_["objective"]
+    assert len(f) > 20 and np.all(np.diff(f) <= 1e-9)
+    gam = est.history_["stationarity"]
+    assert gam[-1] < 0.5 * gam[1]
+
+
+def test_vr_stationarity_falls_over_outer_iterations():
+    X = _data(n=300, F=10, K=3, seed=2)
+    est = StochasticMF("ornmf", "vr", 3, max_iter=8, eval_every=1.0, random_state=0).fit(X)
+    gam = est.history_["stationarity"]
+    assert gam[-1] < 0.7 * gam[0] and gam[len(gam) // 2:].mean() < gam[:len(gam) // 2].mean()
+
+
+def test_snapshot_cache_changes_solves_not_iterates():
+    X = _data(n=120)
+    a = StochasticMF("orpca", "vr", 4, max_iter=2, random_state=0).fit(X)
+    b = StochasticMF("orpca", "vr", 4, max_iter=2, cache_snapshot_codes=True,
+                     random_state=0).fit(X)
+    assert np.allclose(a.components_, b.components_)
+    assert b.n_solves_ < a.n_solves_
+    # without the cache nothing of size n is kept
+    big = [k for k, v in vars(a).items() if isinstance(v, np.ndarray) and v.size >= 120 * 4]
+    assert big == []
+
+
+def test_ones_init_is_symmetric_and_jitter_breaks_it():
+    X = _data(n=100)
+    with pytest.warns(UserWarning, match="symmetric"):
+        a = StochasticMF("onmf", "vr", 4, init="ones", max_iter=2, random_state=0).fit(X)
+    assert np.ptp(a.components_, axis=0).max() < 1e-12
+    b = StochasticMF("onmf", "vr", 4, init="ones_jitter", max_iter=2, random_state=0).fit(X)
+    assert np.ptp(b.components_, axis=0).max() > 1e-4
+
+
+@pytest.mark.parametrize("method", ["vr", "smm", "sgd"])
+@pytest.mark.parametrize("problem", ["odl", "onmf", "orpca", "ornmf", "ossl", "ssodl",
+                                     "omrmd", "olrr"])
+def test_every_problem_and_method_decreases_the_objective(problem, method):
+    X = _data(n=150, F=10, K=3, seed=3)
+    est = StochasticMF(problem, method, 3, max_iter=3, random_state=0,
+                       quadratic="data" if problem == "olrr" else None)
+    start = StochasticMF(problem, method, 3, max_iter=1, random_state=0,
+                         quadratic="data" if problem == "olrr" else None)
+    start._start(start._check(X, True))  # the same initial dictionary, not yet fitted
+    est.fit(X)
+    assert np.isfinite(est.components_).all()
+    assert est.objective(X) < start.objective(X)
+
+
+def test_option_one_returns_one_of_the_iterates():
+    X = _data(n=100)
+    est = StochasticMF("onmf", "vr", 4, max_iter=2, output="random", random_state=0).fit(X)
+    assert np.all(est.components_ >= 0)
+    assert np.allclose(est.components_.sum(axis=1), 1)
+
+
+def test_orpca_recovers_the_planted_subspace():
+    data, W = make_smf_synthetic(2000, 40, 3, density=0.1, magnitude=10, random_state=0)
+    est = StochasticMF("orpca", "sgd", 3, max_iter=5, random_state=0).fit(data.X)
+    assert expressed_variance(W, est.components_) > 0.95
+    assert expressed_variance(W, np.random.default_rng(7).normal(size=(3, 40))) < 0.5
+
+
+def test_batch_reference_decreases_to_stationarity():
+    P = make_problem("onmf", 10, alpha=0.2).bind(40)
+    X = _data(n=40, F=10, K=3)
+    D, values = batch_reference(P, X, _dict(P, 3, 10), max_iter=60, rtol=1e-6)
+    assert np.all(np.diff(values) <= 1e-10) and values[-1] < values[0]
+
+
+def test_transform_decompose_and_partial_fit():
+    X = _data(n=80, nonneg=False)
+    est = StochasticMF("orpca", "smm", 4, max_iter=1, random_state=0).fit(X)
+    low, out = est.decompose(X)
+    assert low.shape == out.shape == X.shape
+    assert est.transform(X).shape == (80, 4)
+    before = est.components_.copy()
+    est.partial_fit(X[:20])
+    assert not np.allclose(before, est.components_)
+    vr = StochasticMF("odl", "vr", 4, random_state=0).partial_fit(X)
+    assert vr.n_iter_ == 1
+
+
+def test_bad_input_names_the_problem_and_keeps_state():
+    X = _data(n=50)
+    est = StochasticMF("onmf", "smm", 3, max_iter=1, random_state=0).fit(X)
+    D = est.components_.copy()
+    bad = X.copy()
+    bad[0, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        est.partial_fit(bad)
+    with pytest.raises(ValueError, match="features"):
+        est.partial_fit(X[:, :5])
+    assert np.array_equal(D, est.components_)
+    with pytest.raises(ValueError, match="init must have shape"):
+        StochasticMF("onmf", n_components=3, init=np.ones((2, 2))).fit(X)
+    with pytest.raises(FloatingPointError, match="diverged"):
+        StochasticMF("ossl", "vr", 3, learning_rate=1e300, max_iter=3).fit(X * 1e3)
+
+
+def test_estimator_contract():
+    from sklearn.utils.estimator_checks import check_estimator
+
+    check_estimator(StochasticMF("onmf", "smm", 3, max_iter=2, random_state=0))
