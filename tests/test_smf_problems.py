@@ -91,7 +91,7 @@ def test_ornmf_projection_matches_brute_force():
     for _ in range(5):
         x = rng.normal(size=5) * 2
         p = P.project_dictionary(x[None])[0]
-        res = minimize(lambda d: 0.5 * np.sum((d - x) ** 2), np.zeros(5), method="SLSQP",
+        res = minimize(lambda d, x=x: 0.5 * np.sum((d - x) ** 2), np.zeros(5), method="SLSQP",
                        bounds=[(0, None)] * 5,
                        constraints=[{"type": "ineq", "fun": lambda d: 1 - d @ d}],
                        options={"ftol": 1e-14, "maxiter": 500})

@@ -250,10 +250,10 @@ def test_ones_init_is_symmetric_and_jitter_breaks_it():
                                      "omrmd", "olrr"])
 def test_every_problem_and_method_decreases_the_objective(problem, method):
     X = _data(n=150, F=10, K=3, seed=3)
-    est = StochasticMF(problem, method, 3, max_iter=3, random_state=0,
-                       quadratic="data" if problem == "olrr" else None)
-    start = StochasticMF(problem, method, 3, max_iter=1, random_state=0,
-                         quadratic="data" if problem == "olrr" else None)
+    kw = dict(init="ones_jitter", random_state=0,
+              quadratic="data" if problem == "olrr" else None)
+    est = StochasticMF(problem, method, 3, max_iter=3, **kw)
+    start = StochasticMF(problem, method, 3, max_iter=1, **kw)
     start._start(start._check(X, True))  # the same initial dictionary, not yet fitted
     est.fit(X)
     assert np.isfinite(est.components_).all()
