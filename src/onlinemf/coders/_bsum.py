@@ -68,34 +68,64 @@ def solve_codes_bsum(problem, D, X, tol: float, *, max_iter: int = 500, H0=None,
     if scale_tol:
         thr = thr * np.maximum(1.0, np.linalg.norm(X, axis=1))
     act = np.arange(n)
-    Y = H.copy()  # extrapolated point (= H without acceleration)
-    theta = np.ones(n)
     it = 0
+    if accelerate:
+        return _accelerated(problem, D, X, XDt, G, L, H, thr, max_iter)
     for it in range(1, max_iter + 1):
         full = act.size == n
-        Ya = Y if full else Y[act]
-        Xa = X if full else X[act]
-        if robust:  # r*(y) = prox_ϕ(x − yD): the exact block minimization at the point used
-            Ra = problem.outliers.prox(Xa - Ya @ D) if accelerate else (R if full else R[act])
-            grad = Ya @ G - (XDt if full else XDt[act]) + Ra @ D.T
-        else:
-            grad = Ya @ G - (XDt if full else XDt[act])
-        Hn = problem.codes.prox(Ya - step * grad, step)
-        change = L * np.linalg.norm(Hn - Ya, axis=1)
+        Ha = H if full else H[act]
+        grad = Ha @ G - (XDt if full else XDt[act])
         if robust:
-            Rn = problem.outliers.prox(Xa - Hn @ D)
-            if not accelerate:
-                change = np.maximum(change, np.linalg.norm(Rn - Ra, axis=1))
+            Ra = R if full else R[act]
+            grad += Ra @ D.T
+        Hn = problem.codes.prox(Ha - step * grad, step)
+        change = L * np.linalg.norm(Hn - Ha, axis=1)
+        if robust:  # eq. (6): the exact minimization in r at the new h
+            Rn = problem.outliers.prox((X if full else X[act]) - Hn @ D)
+            change = np.maximum(change, np.linalg.norm(Rn - Ra, axis=1))
             R[act] = Rn
-        if accelerate:
-            th = theta[act]
-            th_new = 0.5 * (1 + np.sqrt(1 + 4 * th * th))
-            Y[act] = Hn + ((th - 1) / th_new)[:, None] * (Hn - H[act])
-            theta[act] = th_new
-        else:
-            Y[act] = Hn
         H[act] = Hn
         act = act[change > thr[act]]
         if act.size == 0:
             break
+    return BSUMResult(H, R, it)
+
+
+def _accelerated(problem, D, X, XDt, G, L, H, thr, max_iter) -> BSUMResult:
+    """FISTA on h for the envelope min_r (BSUM with extrapolation). The products hD are
+    carried along (the extrapolated point's yD is the same combination of them), so a sweep
+    costs two products with D; r*(h) is formed once at the end."""
+    n = X.shape[0]
+    robust = problem.outliers is not None
+    step = 1.0 / L
+    HD = H @ D if robust else None
+    Y, YD = H.copy(), (HD.copy() if robust else None)
+    theta = np.ones(n)
+    act = np.arange(n)
+    it = 0
+    for it in range(1, max_iter + 1):
+        full = act.size == n
+        Ya = Y if full else Y[act]
+        grad = Ya @ G - (XDt if full else XDt[act])
+        if robust:
+            Ra = problem.outliers.prox((X if full else X[act]) - (YD if full else YD[act]))
+            grad += Ra @ D.T
+        Hn = problem.codes.prox(Ya - step * grad, step)
+        change = L * np.linalg.norm(Hn - Ya, axis=1)
+        th = theta[act]
+        th_new = 0.5 * (1 + np.sqrt(1 + 4 * th * th))
+        coef = ((th - 1) / th_new)[:, None]
+        Ha = H if full else H[act]
+        Y[act] = Hn + coef * (Hn - Ha)
+        if robust:
+            HnD = Hn @ D
+            HDa = HD if full else HD[act]
+            YD[act] = HnD + coef * (HnD - HDa)
+            HD[act] = HnD
+        theta[act] = th_new
+        H[act] = Hn
+        act = act[change > thr[act]]
+        if act.size == 0:
+            break
+    R = problem.outliers.prox(X - HD) if robust else None
     return BSUMResult(H, R, it)

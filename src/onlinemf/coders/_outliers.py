@@ -37,7 +37,7 @@ _TINY = 1e-300
 
 def soft_threshold(X: np.ndarray, lam: float) -> np.ndarray:
     """S_λ(x) = sgn(x)·max(|x| − λ, 0), elementwise."""
-    return np.sign(X) * np.maximum(np.abs(X) - lam, 0.0)
+    return X - np.clip(X, -lam, lam)
 
 
 def outlier_step(U: np.ndarray, lam: float, bound: float, nonneg: bool = False) -> np.ndarray:

@@ -127,7 +127,7 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
         Every so many passes, evaluate f and ‖Γ‖² on the training data with accurate codes
         (time excluded) and record them in ``history_``; None: VR records its snapshot
         objective, SMM and SGD their running mini-batch loss.
-    eval_tol : float, default=1e-5
+    eval_tol : float, default=1e-4
         Code tolerance for evaluation and :meth:`transform`.
     callback : callable or None
         Called at each evaluation with a dict (passes, samples, solves, time, objective,
@@ -188,7 +188,7 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
                  inner_iter=None, max_iter=10, tau=1e-3, scale_tol=True, output="last",
                  init="random_samples", cache_snapshot_codes=False, smm_sweeps=1,
                  chunk_size=2048, gradient_map=None, code_max_iter=500, eval_every=None,
-                 eval_tol=1e-5, callback=None, n_checkpoints=200, random_state=None):
+                 eval_tol=1e-4, callback=None, n_checkpoints=200, random_state=None):
         self.problem = problem
         self.method = method
         self.n_components = n_components
