@@ -96,12 +96,12 @@ def iter_chunks(X, chunk_size: int):
 
 
 def chunk_terms(problem, D, Xc, tol, max_iter=500, gram=None, lipschitz=None, codes=None,
-                accelerate=False):
+                accelerate=False, scale_tol=False):
     """The :class:`GradientTerms` of one chunk of samples (the map step). Codes are solved by
     BSUM unless given as (H, R)."""
     if codes is None:
         res = solve_codes_bsum(problem, D, Xc, tol, max_iter=max_iter, gram=gram,
-                               lipschitz=lipschitz, accelerate=accelerate)
+                               lipschitz=lipschitz, accelerate=accelerate, scale_tol=scale_tol)
         H, R = res.codes, res.outliers
     else:
         H, R = codes
@@ -113,7 +113,8 @@ def chunk_terms(problem, D, Xc, tol, max_iter=500, gram=None, lipschitz=None, co
 
 
 def full_gradient(problem, D, X, tol: float, *, chunk_size: int = 2048, max_iter: int = 500,
-                  map_fn=map, accelerate: bool = False) -> GradientTerms:
+                  map_fn=map, accelerate: bool = False, scale_tol: bool = False
+                  ) -> GradientTerms:
     """Σ over all samples of the Danskin gradient, loss and code outer products (lines 4–5 of
     Algorithm 1), computed as ``reduce(+, map_fn(chunk_terms, chunks))``.
 
@@ -124,12 +125,12 @@ def full_gradient(problem, D, X, tol: float, *, chunk_size: int = 2048, max_iter
     G = D @ D.T
     L = spectral_lipschitz(G)
     work = partial(chunk_terms, problem, D, tol=tol, max_iter=max_iter, gram=G, lipschitz=L,
-                   accelerate=accelerate)
+                   accelerate=accelerate, scale_tol=scale_tol)
     return reduce(operator.add, map_fn(work, iter_chunks(X, chunk_size)))
 
 
 def vr_direction(problem, D, D0, Xb, full_grad, tol: float, *, snapshot=None,
-                 max_iter: int = 500, scale_tol: bool = True, gram0=None, lipschitz0=None):
+                 max_iter: int = 500, scale_tol: bool = False, gram0=None, lipschitz0=None):
     """The variance-reduced direction of line 10 of Algorithm 1 on the mini-batch Xb:
 
         V = (1/b)Σ_{j∈B}[∇_D ℓ(x_j, D) − ∇_D ℓ(x_j, D0)] + ∇g(D0),
@@ -160,11 +161,11 @@ def gradient_mapping(problem, D, grad, eta: float) -> np.ndarray:
 
 
 def evaluate(problem, D, X, *, eta: float = 1.0, tol: float = 1e-8, max_iter: int = 5000,
-             chunk_size: int = 2048, map_fn=map) -> dict:
+             chunk_size: int = 2048, map_fn=map, scale_tol: bool = False) -> dict:
     """f(D) = (1/n)Σℓ(x_i, D) + ψ(D) with accurately solved codes, ∇g(D), and the squared
     stationarity measure ‖Γ_{f′,η}(D)‖²_F, in one pass."""
     terms = full_gradient(problem, D, X, tol, chunk_size=chunk_size, max_iter=max_iter,
-                          map_fn=map_fn, accelerate=True)
+                          map_fn=map_fn, accelerate=True, scale_tol=scale_tol)
     grad = terms.mean_grad
     gamma = gradient_mapping(problem, D, grad, eta)
     return {"objective": terms.loss / terms.count + problem.psi(D), "grad": grad,

@@ -27,14 +27,14 @@ def spectral_lipschitz(gram: np.ndarray) -> float:
 
 
 def solve_codes_bsum(problem, D, X, tol: float, *, max_iter: int = 500, H0=None, R0=None,
-                     scale_tol: bool = True, gram=None, lipschitz=None,
+                     scale_tol: bool = False, gram=None, lipschitz=None,
                      accelerate: bool = False) -> BSUMResult:
     """min_{h ∈ H, r ∈ R} ½‖x − hD − r‖² + φ(h) + ϕ(r) for every row x of X, by BSUM.
 
     One sweep is one proximal-gradient step in h (step 1/L′, L′ = ‖D‖₂²; eq. 5) followed by
     the exact minimization in r (eq. 6; skipped for non-robust problems, where r ≡ 0). Each
-    sample stops on its own when max(L′‖h⁺ − h‖, ‖r⁺ − r‖) ≤ ε (spec §2.3), with
-    ε = tol·max(1, ‖x‖) when ``scale_tol`` (scale-aware), floored at 1e-10, or after
+    sample stops on its own when max(L′‖h⁺ − h‖, ‖r⁺ − r‖) ≤ ε (spec §2.3), with ε = tol,
+    or tol·max(1, ‖x‖) when ``scale_tol`` (scale-aware), floored at 1e-10, or after
     ``max_iter`` sweeps; a sample's result therefore does not depend on the rest of the batch.
 
     Parameters

@@ -91,7 +91,13 @@ def register(name: str, spec: str, title: str):
 
 def run_experiments(names, ctx: Context, progress=None) -> list[Result]:
     """Run the named experiments (``["all"]`` for every one) and return their results."""
-    from . import lyu_ndl, wang_chi_poisson, zhao_divergences, zhao_tan_outliers  # noqa: F401
+    from . import (  # noqa: F401
+        lyu_ndl,
+        wang_chi_poisson,
+        zhao_divergences,
+        zhao_haskell_feng,
+        zhao_tan_outliers,
+    )
 
     if not names or "all" in names:
         names = list(REGISTRY)
