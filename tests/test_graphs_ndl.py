@@ -107,3 +107,73 @@ def test_torus_example_is_exact():
     R = ndl.reconstruct(G, n_steps=5000, alpha=0.0).tocoo()
     assert R.nnz > A.nnz  # visited pairs include non-edges, reconstructed as 0
     assert np.abs(R.data - Ad[R.row, R.col]).max() < 1e-8
+
+
+def _pivot_kernel(chain, states):
+    """Exact transition matrix of the pivot chain over all n^k maps (tiny graphs)."""
+    from itertools import product
+
+    n, k = chain.A.shape[0], chain.k
+    A = chain.A.toarray()
+    index = {s: i for i, s in enumerate(states)}
+    P = np.zeros((len(states), len(states)))
+
+    def rest_prob(x):  # probability of drawing x's non-root nodes top-down given x(0)
+        p = 1.0
+        for c in range(1, k):
+            par = chain.parents[c]
+            w = A[x[par]] ** chain.motif[par, c] * chain.below[c]
+            p *= w[x[c]] / w.sum() if w.sum() > 0 else float(x[c] == x[par])
+        return p
+
+    for s in states:
+        nodes, probs = chain.root_kernel(s[0])
+        for y, py in zip(nodes, probs):
+            for rest in product(range(n), repeat=k - 1):
+                x = (int(y), *rest)
+                pr = rest_prob(x)
+                if pr:
+                    P[index[s], index[x]] += py * pr
+    return P
+
+
+@pytest.mark.parametrize("lazy", [False, True])
+def test_pivot_chain_stationary_by_enumeration(lazy):
+    from itertools import product
+
+    from onlinemf.graphs import PivotChain
+
+    A = np.array([[0, 2, 1, 0], [1, 0, 1, 0], [0, 1, 0, 3], [1, 0, 1, 0]], float)  # directed
+    F = path_motif(2, 1)  # root 0 → 1 → 2 and 0 → 3: a depth-2 tree
+    chain = PivotChain(A, F, lazy=lazy, random_state=0)
+    states = list(product(range(4), repeat=4))
+    pi = np.array([np.prod([A[s[p], s[c]] for p, c in zip(*np.nonzero(F))]) for s in states])
+    pi /= pi.sum()
+    P = _pivot_kernel(chain, states)
+    assert np.allclose(P.sum(axis=1)[pi > 0], 1)
+    assert np.allclose(pi @ P, pi, atol=1e-12)
+    # and sampled maps are homomorphisms with patches equal to the entries they index
+    st, X = chain.sample_patches(200)
+    for x, p in zip(st, X):
+        assert all(A[x[a], x[b]] > 0 for a, b in zip(*np.nonzero(F)))
+        assert np.array_equal(p, patch(as_adjacency(A), x).ravel())
+
+
+def test_pivot_chain_rejects_non_tree_motifs():
+    from onlinemf.graphs import PivotChain
+
+    F = np.ones((3, 3)) - np.eye(3)
+    with pytest.raises(ValueError, match="tree"):
+        PivotChain(nx.cycle_graph(5), F)
+
+
+def test_ndl_with_the_pivot_chain_reconstructs_karate():
+    G = nx.karate_club_graph()
+    est = NetworkDictionaryLearning(16, 6, chain="pivot", n_iter=30, batch_size=50, alpha=0.2,
+                                    random_state=0).fit(G)
+    R = est.reconstruct(G, n_steps=3000).toarray()
+    A = nx.to_numpy_array(G, nodelist=sorted(G), weight="weight")
+    iu = np.triu_indices(34, 1)
+    assert roc_auc_score(A[iu] > 0, R[iu]) > 0.85
+    with pytest.raises(ValueError, match="chain"):
+        NetworkDictionaryLearning(chain="metropolis").fit(G)

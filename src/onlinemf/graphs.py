@@ -12,7 +12,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["as_adjacency", "path_motif", "star_motif", "GlauberChain", "patch"]
+__all__ = ["as_adjacency", "path_motif", "star_motif", "GlauberChain", "PivotChain", "patch",
+           "patches_of", "motif_tree"]
 
 
 def as_adjacency(G, kind: str | None = None) -> sp.csr_matrix:
@@ -147,9 +148,140 @@ class GlauberChain:
     def sample_patches(self, n_samples: int) -> tuple[np.ndarray, np.ndarray]:
         """``n_samples`` consecutive states and their vectorized patches (row-major, k²)."""
         states = np.empty((n_samples, self.k), dtype=np.int64)
-        patches = np.empty((n_samples, self.k * self.k))
         for s in range(n_samples):  # a Markov chain: each state depends on the previous one
-            x = self.step()
-            states[s] = x
-            patches[s] = patch(self.A, x).ravel()
-        return states, patches
+            states[s] = self.step()
+        return states, patches_of(self.A, states)
+
+
+def motif_tree(motif: np.ndarray) -> list[int]:
+    """Parents of a motif that is a directed tree rooted at node 0 (edges parent → child):
+    ``parents[0] = -1``; raises if the motif is not such a tree."""
+    F = np.asarray(motif) > 0
+    k = F.shape[0]
+    if np.any(np.diag(F)):
+        raise ValueError("the pivot chain needs a motif without self-loops")
+    parents = [-1] * k
+    for c in range(1, k):
+        ps = np.flatnonzero(F[:, c])
+        if ps.size != 1:
+            raise ValueError("the pivot chain needs a directed tree rooted at node 0 "
+                             f"(node {c} has {ps.size} parents)")
+        parents[c] = int(ps[0])
+    if F[:, 0].any():
+        raise ValueError("the root (node 0) of a pivot-chain motif has no parent")
+    seen, stack = {0}, [0]
+    while stack:  # every node reachable from the root
+        p = stack.pop()
+        for c in np.flatnonzero(F[p]):
+            if int(c) not in seen:
+                seen.add(int(c))
+                stack.append(int(c))
+    if len(seen) != k:
+        raise ValueError("the pivot-chain motif is not connected to its root")
+    return parents
+
+
+class PivotChain:
+    """The pivot chain on homomorphisms of a directed tree motif F → 𝒢 (spec 004 §2.10), exact.
+
+    Messages M_c = A·Π_{c′ child of c} M_{c′} (bottom-up, once) give the root's marginal
+    π₁(x) ∝ Π_{c child of root} M_c(x). One step moves the root by Metropolis–Hastings with a
+    random-walk proposal on max(A, Aᵀ) targeting π₁ (an isolated root jumps uniformly), then
+    redraws every other node top-down from its exact conditional P(x(c) = u | x(p) = v) ∝
+    A(v, u)·Π_{c′ child of c} M_{c′}(u). The chain is stationary for π_{F→𝒢} (checked by
+    enumeration in the tests), unlike the authors' approximations (uniform-pivot acceptance,
+    children drawn without the downstream factor). ``lazy`` stays put with probability ½, which
+    removes the periodicity of the walk on regular bipartite graphs (spec §4 item 12). The
+    first state is an exact draw (root from π₁, then top-down).
+    """
+
+    def __init__(self, A, motif, lazy: bool = False, random_state=None):
+        self.A = as_adjacency(A)
+        self.motif = np.asarray(motif, dtype=float)
+        self.k = self.motif.shape[0]
+        self.parents = motif_tree(self.motif)
+        self.children = [[c for c in range(self.k) if self.parents[c] == p]
+                         for p in range(self.k)]
+        self.lazy = lazy
+        self.rng = np.random.default_rng(random_state)
+        n = self.A.shape[0]
+        sym = self.A.maximum(self.A.T).tocsr()
+        self.sym = sym
+        self.sym_deg = np.asarray(sym.sum(axis=1)).ravel()
+        self.below = [np.ones(n) for _ in range(self.k)]  # Π of the children's messages
+        for c in sorted(range(self.k), key=self._depth, reverse=True):
+            if self.parents[c] >= 0:  # M_c, multiplied into its parent's product
+                self.below[self.parents[c]] = self.below[self.parents[c]] * (
+                    self.A @ self.below[c])
+        self._order = sorted(range(self.k), key=self._depth)
+        self.root_weight = self.below[0]
+        if not self.root_weight.any():
+            raise ValueError("the network has no homomorphism of this motif")
+        self.x = self.exact_sample()
+
+    def _depth(self, c):
+        d = 0
+        while self.parents[c] >= 0:
+            c, d = self.parents[c], d + 1
+        return d
+
+    def _draw_below(self, x):
+        """Redraw every non-root node top-down given x(0)."""
+        A = self.A
+        for p in self._order:  # parents before children
+            lo, hi = A.indptr[x[p]], A.indptr[x[p] + 1]
+            idx, data = A.indices[lo:hi], A.data[lo:hi]
+            for c in self.children[p]:
+                w = data ** self.motif[p, c] * self.below[c][idx]
+                total = w.sum()
+                x[c] = idx[np.searchsorted(np.cumsum(w), self.rng.random() * total,
+                                           side="right").clip(max=idx.size - 1)] \
+                    if total > 0 else x[p]
+        return x
+
+    def exact_sample(self) -> np.ndarray:
+        """An i.i.d. draw from π_{F→𝒢}: the root from π₁, the rest top-down."""
+        x = np.zeros(self.k, dtype=np.int64)
+        x[0] = self.rng.choice(self.A.shape[0], p=self.root_weight / self.root_weight.sum())
+        return self._draw_below(x)
+
+    def root_kernel(self, u: int) -> tuple[np.ndarray, np.ndarray]:
+        """The root's MH transition probabilities from u: (next nodes, probabilities)."""
+        n = self.A.shape[0]
+        pi = self.root_weight
+        if self.sym_deg[u] == 0:
+            nodes, prop = np.arange(n), np.full(n, 1.0 / n)
+            acc = np.minimum(1.0, pi / max(pi[u], 1e-300)) if pi[u] > 0 else np.ones(n)
+        else:
+            lo, hi = self.sym.indptr[u], self.sym.indptr[u + 1]
+            nodes, weights = self.sym.indices[lo:hi], self.sym.data[lo:hi]
+            prop = weights / self.sym_deg[u]
+            back = weights / self.sym_deg[nodes]  # max(A, Aᵀ) is symmetric
+            acc = np.ones(nodes.size) if pi[u] == 0 else np.minimum(
+                1.0, pi[nodes] * back / (pi[u] * prop))
+        probs = prop * acc
+        if self.lazy:
+            probs = 0.5 * probs
+        stay = max(0.0, 1.0 - probs.sum())  # rounding can leave −1e-17
+        return np.append(nodes, u), np.append(probs, stay)
+
+    def step(self) -> np.ndarray:
+        nodes, probs = self.root_kernel(int(self.x[0]))
+        self.x[0] = self.rng.choice(nodes, p=probs / probs.sum())
+        self._draw_below(self.x)
+        return self.x
+
+    def sample_patches(self, n_samples: int) -> tuple[np.ndarray, np.ndarray]:
+        """``n_samples`` consecutive states and their vectorized patches (row-major, k²)."""
+        states = np.empty((n_samples, self.k), dtype=np.int64)
+        for s in range(n_samples):  # a Markov chain: each state depends on the previous one
+            states[s] = self.step()
+        return states, patches_of(self.A, states)
+
+
+def patches_of(A: sp.csr_matrix, states: np.ndarray) -> np.ndarray:
+    """Vectorized patches (row-major k²) of many states at once: A[x_a, x_b] for all a, b."""
+    k = states.shape[1]
+    rows = np.repeat(states, k, axis=1).ravel()
+    cols = np.tile(states, (1, k)).ravel()
+    return np.asarray(A[rows, cols]).reshape(states.shape[0], k * k)

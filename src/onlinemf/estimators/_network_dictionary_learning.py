@@ -9,7 +9,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
 from ..coders import solve_codes_outliers
-from ..graphs import GlauberChain, as_adjacency, path_motif, star_motif
+from ..graphs import GlauberChain, PivotChain, as_adjacency, path_motif, star_motif
 from ._online_dictionary_learning import OnlineDictionaryLearning
 
 __all__ = ["NetworkDictionaryLearning"]
@@ -33,6 +33,11 @@ class NetworkDictionaryLearning(BaseEstimator):
         N, consecutive chain states per step (eq. (45)).
     alpha : float, default=1.0
         λ of the code problem (spec 004 §2.1 convention: ‖X − HD‖² + λ‖H‖₁).
+    chain : {"glauber", "pivot"}, default="glauber"
+        The MCMC sampler of homomorphisms: the Glauber chain (the paper's), or the exact
+        pivot chain (tree motifs only: paths and stars; spec §2.10).
+    lazy : bool, default=False
+        Pivot chain only: stay put with probability ½ (aperiodic on bipartite graphs).
     random_state : int or None
 
     Attributes
@@ -47,14 +52,23 @@ class NetworkDictionaryLearning(BaseEstimator):
     """
 
     def __init__(self, n_components=25, motif_size=21, *, motif="path", n_iter=100,
-                 batch_size=100, alpha=1.0, random_state=None):
+                 batch_size=100, alpha=1.0, chain="glauber", lazy=False, random_state=None):
         self.n_components = n_components
         self.motif_size = motif_size
         self.motif = motif
         self.n_iter = n_iter
         self.batch_size = batch_size
         self.alpha = alpha
+        self.chain = chain
+        self.lazy = lazy
         self.random_state = random_state
+
+    def _chain(self, A, F, seed):
+        if self.chain == "glauber":
+            return GlauberChain(A, F, random_state=seed)
+        if self.chain == "pivot":
+            return PivotChain(A, F, lazy=self.lazy, random_state=seed)
+        raise ValueError(f"unknown chain {self.chain!r}; use 'glauber' or 'pivot'")
 
     def _motif(self):
         if isinstance(self.motif, str):
@@ -79,7 +93,7 @@ class NetworkDictionaryLearning(BaseEstimator):
         A, top = self._normalized(G)
         F = self._motif()
         rng = np.random.default_rng(self.random_state)
-        chain = GlauberChain(A / top, F, random_state=rng.integers(2**31))
+        chain = self._chain(A / top, F, rng.integers(2**31))
         odl = OnlineDictionaryLearning(self.n_components, alpha=self.alpha,
                                        batch_size=self.batch_size,
                                        random_state=int(rng.integers(2**31)))
@@ -104,8 +118,8 @@ class NetworkDictionaryLearning(BaseEstimator):
         check_is_fitted(self, "components_")
         A, top = self._normalized(G)
         n, k = A.shape[0], self.motif_.shape[0]
-        chain = GlauberChain(A / top, self.motif_,
-                             random_state=np.random.default_rng(self.random_state).integers(2**31))
+        chain = self._chain(A / top, self.motif_,
+                            np.random.default_rng(self.random_state).integers(2**31))
         rows, cols, vals = [], [], []
         a_idx, b_idx = np.meshgrid(np.arange(k), np.arange(k), indexing="ij")
         for start in range(0, n_steps, chunk):
