@@ -106,3 +106,27 @@ def test_check_estimator_and_resume(rng):
     a.partial_fit(X[50:])
     b.partial_fit(X[50:])
     np.testing.assert_array_equal(a.components_, b.components_)
+
+
+def test_relaxed_stopping_rule_meets_its_tolerance_and_matches_exact_codes():
+    from onlinemf import OnlineDictionaryLearning
+
+    rng = np.random.default_rng(0)
+    X = rng.random((200, 12))
+    est = OnlineDictionaryLearning(4, alpha=0.1, batch_size=20, relaxed_K=1e-3,
+                                   code_max_iter=5000, random_state=0).partial_fit(X[:100])
+    t = est.n_steps_ + 1
+    tol, smin = est.relaxed_tolerance(t, 20)
+    assert smin > 0
+    H = est._codes_relaxed(X[100:120], t)
+    assert est.last_code_residual_ <= tol
+    exact = est.set_params(relaxed_K=1e-12, code_max_iter=100000)._codes_relaxed(X[100:120], t)
+    est.set_params(relaxed_K=1e-3)
+    # strong convexity μ = σ_min(D)²: ‖H − H*‖ ≤ residual·(1 + L/μ)/L ≤ 2·residual/μ
+    assert np.linalg.norm(H - exact) <= 2 * tol / smin**2 + 1e-9
+    assert np.abs(est._codes(X[100:120]) - exact).max() < 1e-2
+    # a loose K stops earlier, with a larger residual
+    loose = OnlineDictionaryLearning(4, alpha=0.1, batch_size=20, relaxed_K=1e6,
+                                     random_state=0).partial_fit(X[:100])
+    loose._codes_relaxed(X[100:120], t)
+    assert loose.last_code_residual_ > est.last_code_residual_

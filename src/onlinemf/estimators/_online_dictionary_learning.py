@@ -60,6 +60,12 @@ class OnlineDictionaryLearning(OnlineFactorizationMixin, ClassNamePrefixFeatures
     shuffle : bool, default=True
     code_max_iter, code_tol : int, float, default=200, 1e-6
         Accelerated projected gradient for the codes, per-sample relative-change rule.
+    relaxed_K : float or None, default=None
+        The relaxed OMF of scheme (32) with the corrected stopping rule of Algorithm 2 (spec
+        §2.3): the codes of step t stop once the gradient mapping of the mini-batch's
+        half-objective has Frobenius norm ≤ K·σ_min(D)²/(r·b·log(t + 1)²) (log(t + 1), not
+        log t; a relative 1e-6·‖XDᵀ‖ when σ_min(D) = 0, e.g. r > k²), capped at
+        ``code_max_iter``. None: the fixed per-sample rule above.
     dict_max_sweeps, dict_tol : int, float, default=10, 1e-6
     random_state : int, RandomState or None
 
@@ -86,13 +92,15 @@ class OnlineDictionaryLearning(OnlineFactorizationMixin, ClassNamePrefixFeatures
         "code_tol": [Interval(Real, 0, None, closed="left")],
         "dict_max_sweeps": [Interval(Integral, 1, None, closed="left")],
         "dict_tol": [Interval(Real, 0, None, closed="left")],
+        "relaxed_K": [Interval(Real, 0, None, closed="neither"), None],
         "n_checkpoints": [Interval(Integral, 0, None, closed="left")],
         "random_state": ["random_state"],
     }
 
     def __init__(self, n_components=10, *, alpha=1.0, code_l2=0.0, dict_l2=0.0, beta=1.0,
                  batch_size=10, max_iter=1, shuffle=True, code_max_iter=200, code_tol=1e-6,
-                 dict_max_sweeps=10, dict_tol=1e-6, n_checkpoints=50, random_state=None):
+                 dict_max_sweeps=10, dict_tol=1e-6, relaxed_K=None, n_checkpoints=50,
+                 random_state=None):
         self.n_components = n_components
         self.alpha = alpha
         self.code_l2 = code_l2
@@ -105,6 +113,7 @@ class OnlineDictionaryLearning(OnlineFactorizationMixin, ClassNamePrefixFeatures
         self.code_tol = code_tol
         self.dict_max_sweeps = dict_max_sweeps
         self.dict_tol = dict_tol
+        self.relaxed_K = relaxed_K
         self.n_checkpoints = n_checkpoints
         self.random_state = random_state
 
@@ -139,6 +148,38 @@ class OnlineDictionaryLearning(OnlineFactorizationMixin, ClassNamePrefixFeatures
             tol=self.code_tol, h_l1=self.alpha / 2, h_l2=self.code_l2 / 2,
             stopping="sample").codes
 
+    def relaxed_tolerance(self, t: int, n_rows: int) -> float:
+        """K·σ_min(D)²/(r·b·log(t + 1)²), the corrected rule (152) at step t (spec §2.3)."""
+        D = self.components_.astype(float)
+        smin = np.linalg.svd(D, compute_uv=False).min() if D.shape[0] <= D.shape[1] else 0.0
+        r = D.shape[0]
+        return self.relaxed_K * smin**2 / (r * n_rows * np.log(t + 1) ** 2), smin
+
+    def _codes_relaxed(self, Xb, t):
+        """FISTA on ½‖X − HD‖² + (λ/2)‖H‖₁ + (κ₂/4)‖H‖² over H ≥ 0 (the paper's objective
+        halved), stopped by the relaxed rule; returns H and the final gradient-mapping norm."""
+        D = self.components_.astype(float)
+        G = D @ D.T
+        Wx = Xb @ D.T
+        L = max(float(np.linalg.eigvalsh(G)[-1]), 1e-12) + self.code_l2 / 2
+        tol, smin = self.relaxed_tolerance(t, Xb.shape[0])
+        if smin <= 0:
+            tol = 1e-6 * np.linalg.norm(Wx)
+        H = np.zeros_like(Wx)
+        Y, th = H, 1.0
+        pg = np.inf
+        for _ in range(self.code_max_iter):
+            grad = Y @ G - Wx + self.alpha / 2 + (self.code_l2 / 2) * Y
+            Hn = np.maximum(Y - grad / L, 0)
+            pg = L * np.linalg.norm(Y - Hn)
+            th_n = 0.5 * (1 + np.sqrt(1 + 4 * th * th))
+            Y = Hn + (th - 1) / th_n * (Hn - H)
+            H, th = Hn, th_n
+            if pg <= tol:
+                break
+        self.last_code_residual_ = float(pg)
+        return H
+
     def surrogate(self, D=None) -> float:
         """ĝ_t(D) = ½tr(Dᵀ(A + κ₁I)D) − tr(DᵀB) at D (default: the current dictionary)."""
         check_is_fitted(self, "components_")
@@ -148,7 +189,10 @@ class OnlineDictionaryLearning(OnlineFactorizationMixin, ClassNamePrefixFeatures
 
     def _step(self, Xb):
         t0 = time.perf_counter()
-        H = self._codes(Xb)
+        if self.relaxed_K is None:
+            H = self._codes(Xb)
+        else:
+            H = self._codes_relaxed(Xb, self.n_steps_ + 1)
         self.code_sums_ = self.code_sums_ + H.sum(axis=0)
         self.n_steps_ += 1
         w = self.n_steps_ ** (-self.beta)
