@@ -29,6 +29,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_online_nmf.py --quick
 	$(BIN)/python benchmarks/bench_online_robust_nmf.py
 	$(BIN)/python benchmarks/bench_poisson_tracker.py
+	$(BIN)/python benchmarks/bench_stochastic_mf.py --quick
 	$(BIN)/python benchmarks/bench_ndl.py
 
 clean:
