@@ -177,3 +177,21 @@ def test_ndl_with_the_pivot_chain_reconstructs_karate():
     assert roc_auc_score(A[iu] > 0, R[iu]) > 0.85
     with pytest.raises(ValueError, match="chain"):
         NetworkDictionaryLearning(chain="metropolis").fit(G)
+
+
+@pytest.mark.parametrize("mode", ["add", "remove"])
+def test_corruption_and_denoising_auc(mode):
+    from onlinemf.graphs import corrupt_network, denoising_auc, edge_recovery
+
+    G = nx.karate_club_graph()
+    A = (as_adjacency(G) > 0).astype(float)
+    noisy, pairs = corrupt_network(A, 0.1, mode, random_state=0)
+    assert len(pairs) == round(0.1 * A.nnz / 2)
+    change = (noisy - A).tocoo()
+    assert change.nnz == 2 * len(pairs) and np.all(change.data == (1 if mode == "add" else -1))
+    # the original graph as the "reconstruction" ranks perfectly; its negation worst
+    assert denoising_auc(A, noisy, A, pairs, mode) == 1.0
+    assert denoising_auc(A, noisy, -A, pairs, mode) == 0.0
+    assert edge_recovery(A, A) == 1.0 and edge_recovery(A, 0.4 * A) == 0.0
+    with pytest.raises(ValueError, match="fraction"):
+        corrupt_network(A, 1.5)
