@@ -13,8 +13,9 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
 from .._validation import check_stream_input, dense_batch, guarded_validation
-from ..coders import solve_codes_outliers
+from ..coders import solve_codes_bsum
 from ..constraints import project_nonneg_l2_ball
+from ..smf_problems import L1Codes, NonnegUnitNormAtoms, SMFProblem
 from ..updates import bcd_dictionary
 from ._base import OnlineFactorizationMixin
 
@@ -59,7 +60,8 @@ class OnlineDictionaryLearning(OnlineFactorizationMixin, ClassNamePrefixFeatures
         Passes of :meth:`fit`.
     shuffle : bool, default=True
     code_max_iter, code_tol : int, float, default=200, 1e-6
-        Accelerated projected gradient for the codes, per-sample relative-change rule.
+        Accelerated projected gradient (BSUM) for the codes; each row stops when its gradient
+        mapping is ≤ code_tol·max(1, ‖x‖).
     relaxed_K : float or None, default=None
         The relaxed OMF of scheme (32) with the corrected stopping rule of Algorithm 2 (spec
         §2.3): the codes of step t stop once the gradient mapping of the mini-batch's
@@ -141,12 +143,14 @@ class OnlineDictionaryLearning(OnlineFactorizationMixin, ClassNamePrefixFeatures
         self._reset_history()
 
     def _codes(self, Xb):
-        """argmin_{H ≥ 0} ‖X − HD‖² + λ‖H‖₁ + (κ₂/2)‖H‖²: the outlier coder with no outliers
-        (M = 0), whose objective is half of this one, hence λ/2 and κ₂/2."""
-        return solve_codes_outliers(
-            self.components_, Xb, 0.0, 0.0, solver="fista", max_iter=self.code_max_iter,
-            tol=self.code_tol, h_l1=self.alpha / 2, h_l2=self.code_l2 / 2,
-            stopping="sample").codes
+        """argmin_{H ≥ 0} ‖X − HD‖² + λ‖H‖₁ + (κ₂/2)‖H‖² per row: half of it is the nonnegative
+        lasso ½‖x − hD‖² + (λ/2)‖h‖₁ + (κ₂/4)‖h‖², solved by accelerated BSUM on the Gram
+        matrix (O(bK²) per sweep), each row to a gradient mapping ≤ code_tol·max(1, ‖x‖)."""
+        problem = SMFProblem(L1Codes(self.alpha / 2, ridge=self.code_l2 / 2, nonneg=True),
+                             NonnegUnitNormAtoms())
+        return solve_codes_bsum(problem, self.components_.astype(float), Xb, self.code_tol,
+                                max_iter=self.code_max_iter, scale_tol=True,
+                                accelerate=True).codes
 
     def relaxed_tolerance(self, t: int, n_rows: int) -> float:
         """K·σ_min(D)²/(r·b·log(t + 1)²), the corrected rule (152) at step t (spec §2.3)."""
