@@ -79,6 +79,12 @@ def patch(A: sp.csr_matrix, x: np.ndarray) -> np.ndarray:
     return A[x][:, x].toarray()
 
 
+def draw_weighted(rng, items: np.ndarray, weights: np.ndarray, total: float):
+    """One item drawn with probability weights/total (inverse CDF; faster than rng.choice)."""
+    pos = np.searchsorted(np.cumsum(weights), rng.random() * total, side="right")
+    return items[min(int(pos), items.size - 1)]
+
+
 class GlauberChain:
     """The Glauber chain on homomorphisms F → 𝒢 (spec 004 §2.9).
 
@@ -97,7 +103,10 @@ class GlauberChain:
 
     def __init__(self, A, motif, random_state=None):
         self.A = as_adjacency(A)
+        self.A.sort_indices()
         self.At = self.A.T.tocsr()  # columns of A as rows
+        self.At.sort_indices()
+        self._diag = self.A.diagonal()
         self.motif = np.asarray(motif, dtype=float)
         self.k = self.motif.shape[0]
         self.rng = np.random.default_rng(random_state)
@@ -119,29 +128,46 @@ class GlauberChain:
                 x[i] = x[p]
         return x
 
+    def _row(self, M, v):
+        lo, hi = M.indptr[v], M.indptr[v + 1]
+        return M.indices[lo:hi], M.data[lo:hi]
+
     def conditional(self, i: int, x: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """(candidate nodes, unnormalized weights) of x(i) given the other coordinates."""
+        """(candidate nodes, unnormalized weights) of x(i) given the other coordinates.
+
+        The candidates are the neighbours in the sparsest factor's row; the other factors are
+        looked up at them (sorted CSR indices), so a step costs O(k·deg), not O(n)."""
         x = self.x if x is None else x
-        n = self.A.shape[0]
-        w = np.ones(n)
         F = self.motif
+        factors = []  # (indices, values, exponent) of A(x(j), ·) or A(·, x(j)) as rows
         for j in range(self.k):
             if j == i:
                 continue
             if F[j, i] > 0:  # edge j → i: A(x(j), y)
-                w *= self.A[x[j]].toarray().ravel() ** F[j, i]
+                factors.append((*self._row(self.A, x[j]), F[j, i]))
             if F[i, j] > 0:  # edge i → j: A(y, x(j))
-                w *= self.At[x[j]].toarray().ravel() ** F[i, j]
+                factors.append((*self._row(self.At, x[j]), F[i, j]))
+        if not factors:
+            nodes = np.arange(self.A.shape[0])
+            w = np.ones(nodes.size)
+        else:
+            factors.sort(key=lambda f: f[0].size)
+            nodes, vals, e = factors[0]
+            w = vals ** e
+            for idx, vals, e in factors[1:]:
+                pos = np.searchsorted(idx, nodes).clip(max=max(idx.size - 1, 0))
+                hit = (idx[pos] == nodes) if idx.size else np.zeros(nodes.size, bool)
+                w = w * np.where(hit, vals[pos] if idx.size else 0.0, 0.0) ** e
         if F[i, i] > 0:
-            w *= self.A.diagonal() ** F[i, i]
-        return np.arange(n), w
+            w = w * self._diag[nodes] ** F[i, i]
+        return nodes, w
 
     def step(self) -> np.ndarray:
         i = int(self.rng.integers(self.k))
         nodes, w = self.conditional(i)
         total = w.sum()
         if total > 0:
-            self.x[i] = self.rng.choice(nodes, p=w / total)
+            self.x[i] = draw_weighted(self.rng, nodes, w, total)
         else:
             self.x[i] = self.rng.integers(self.A.shape[0])
         return self.x
@@ -235,9 +261,7 @@ class PivotChain:
             for c in self.children[p]:
                 w = data ** self.motif[p, c] * self.below[c][idx]
                 total = w.sum()
-                x[c] = idx[np.searchsorted(np.cumsum(w), self.rng.random() * total,
-                                           side="right").clip(max=idx.size - 1)] \
-                    if total > 0 else x[p]
+                x[c] = draw_weighted(self.rng, idx, w, total) if total > 0 else x[p]
         return x
 
     def exact_sample(self) -> np.ndarray:
