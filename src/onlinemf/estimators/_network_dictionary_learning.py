@@ -8,9 +8,8 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
-from ..coders import solve_codes_outliers
 from ..graphs import GlauberChain, PivotChain, as_adjacency, path_motif, star_motif
-from ._online_dictionary_learning import OnlineDictionaryLearning
+from ._online_dictionary_learning import OnlineDictionaryLearning, nonneg_lasso
 
 __all__ = ["NetworkDictionaryLearning"]
 
@@ -109,12 +108,13 @@ class NetworkDictionaryLearning(BaseEstimator):
         self.importance_ = odl.code_sums_ / max(odl.code_sums_.sum(), 1e-300)
         return self
 
-    def reconstruct(self, G, n_steps=50_000, alpha=0.0, chunk=1000):
+    def reconstruct(self, G, n_steps=50_000, alpha=0.0, chunk=1000, code_tol=1e-9):
         """Reconstruct G: run a fresh chain for ``n_steps``, code each patch with the learned
         dictionary (min ‖p − hD‖² + α‖h‖₁ over h ≥ 0; α = 0 is nonnegative least squares, the
         authors use 0.2 for the WAN), and average every entry over the patches that cover it
         (spec 004 §2.12). Returns a weighted adjacency (CSR) in the units of G; entries the
-        chain never visited are 0."""
+        chain never visited are 0. ``code_tol``: gradient-mapping tolerance of each code
+        (relative to max(1, ‖patch‖))."""
         check_is_fitted(self, "components_")
         A, top = self._normalized(G)
         n, k = A.shape[0], self.motif_.shape[0]
@@ -124,9 +124,7 @@ class NetworkDictionaryLearning(BaseEstimator):
         a_idx, b_idx = np.meshgrid(np.arange(k), np.arange(k), indexing="ij")
         for start in range(0, n_steps, chunk):
             states, X = chain.sample_patches(min(chunk, n_steps - start))
-            H = solve_codes_outliers(self.components_, X, 0.0, 0.0, solver="fista",
-                                     max_iter=200, tol=1e-6, stopping="sample",
-                                     h_l1=alpha / 2).codes
+            H = nonneg_lasso(self.components_, X, alpha, tol=code_tol, max_iter=1000)
             Xhat = H @ self.components_
             rows.append(states[:, a_idx.ravel()].ravel())
             cols.append(states[:, b_idx.ravel()].ravel())

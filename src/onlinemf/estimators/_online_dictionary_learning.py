@@ -19,7 +19,18 @@ from ..smf_problems import L1Codes, NonnegUnitNormAtoms, SMFProblem
 from ..updates import bcd_dictionary
 from ._base import OnlineFactorizationMixin
 
-__all__ = ["OnlineDictionaryLearning"]
+__all__ = ["OnlineDictionaryLearning", "nonneg_lasso"]
+
+
+def nonneg_lasso(D, X, alpha: float, l2: float = 0.0, *, tol: float = 1e-6,
+                 max_iter: int = 200) -> np.ndarray:
+    """argmin_{H ≥ 0} ‖X − HD‖² + α‖H‖₁ + (l2/2)‖H‖² per row (the paper's unhalved convention).
+
+    Half of it is ½‖x − hD‖² + (α/2)‖h‖₁ + (l2/4)‖h‖², solved by accelerated BSUM on the Gram
+    matrix (O(bK²) per sweep); each row stops at a gradient mapping ≤ tol·max(1, ‖x‖)."""
+    problem = SMFProblem(L1Codes(alpha / 2, ridge=l2 / 2, nonneg=True), NonnegUnitNormAtoms())
+    return solve_codes_bsum(problem, np.asarray(D, dtype=float), X, tol, max_iter=max_iter,
+                            scale_tol=True, accelerate=True).codes
 
 
 def _project_atom(d):
@@ -143,14 +154,9 @@ class OnlineDictionaryLearning(OnlineFactorizationMixin, ClassNamePrefixFeatures
         self._reset_history()
 
     def _codes(self, Xb):
-        """argmin_{H ≥ 0} ‖X − HD‖² + λ‖H‖₁ + (κ₂/2)‖H‖² per row: half of it is the nonnegative
-        lasso ½‖x − hD‖² + (λ/2)‖h‖₁ + (κ₂/4)‖h‖², solved by accelerated BSUM on the Gram
-        matrix (O(bK²) per sweep), each row to a gradient mapping ≤ code_tol·max(1, ‖x‖)."""
-        problem = SMFProblem(L1Codes(self.alpha / 2, ridge=self.code_l2 / 2, nonneg=True),
-                             NonnegUnitNormAtoms())
-        return solve_codes_bsum(problem, self.components_.astype(float), Xb, self.code_tol,
-                                max_iter=self.code_max_iter, scale_tol=True,
-                                accelerate=True).codes
+        """argmin_{H ≥ 0} ‖X − HD‖² + λ‖H‖₁ + (κ₂/2)‖H‖² per row (:func:`nonneg_lasso`)."""
+        return nonneg_lasso(self.components_, Xb, self.alpha, self.code_l2, tol=self.code_tol,
+                            max_iter=self.code_max_iter)
 
     def relaxed_tolerance(self, t: int, n_rows: int) -> float:
         """K·σ_min(D)²/(r·b·log(t + 1)²), the corrected rule (152) at step t (spec §2.3)."""
