@@ -29,7 +29,7 @@ COLORS = {"vr": "C3", "smm": "C0", "sgd": "C2"}
 
 def _scale(ctx: Context) -> dict:
     if ctx.quick:
-        return dict(n=400, K=20, S=3, eval_every=1.0, ref_iter=8, synth=(1000, 100))
+        return dict(n=400, K=20, S=3, eval_every=1.0, ref_iter=4, synth=(600, 100))
     return dict(n=None, K=49, S=10, eval_every=0.5, ref_iter=200, synth=(100_000, 400))
 
 
@@ -147,7 +147,7 @@ def fig1(ctx: Context) -> Result:
         "dictionary. Init (same for all three): K random training samples projected onto C for "
         "ODL/ONMF, all-ones + 1e-3 jitter projected onto C for the robust problems.")
     if ctx.quick:
-        res.notes.append("Quick scale: 400-sample subsets (Synth: n = 1000, d = 100), K = 20, "
+        res.notes.append("Quick scale: 400-sample subsets (Synth: n = 600, d = 100), K = 20, "
                          "S = 3; `--scale paper` runs the full sets with K = 49, S = 10.")
     return res
 
