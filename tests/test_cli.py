@@ -78,3 +78,15 @@ def test_ndl_command(tmp_path):
     assert (out / "patches.png").exists()
     R = sp.load_npz(out / "reconstruction.npz")
     assert R.shape == (34, 34) and R.nnz > 0
+
+
+def test_ndl_command_with_the_pivot_chain(tmp_path):
+    import networkx as nx
+
+    edges = tmp_path / "karate.txt"
+    nx.write_edgelist(nx.karate_club_graph(), edges, data=False)
+    out = tmp_path / "ndl"
+    assert main(["ndl", str(edges), "-k", "4", "--motif", "path", "--motif-size", "5",
+                 "--chain", "pivot", "--n-iter", "5", "--batch-size", "30", "--out",
+                 str(out)]) == 0
+    assert np.load(out / "patches.npy").shape == (4, 5, 5)

@@ -105,7 +105,8 @@ def _cmd_ndl(args) -> int:
     motif = path_motif(args.arm, args.arm) if args.motif == "wedge" else args.motif
     est = NetworkDictionaryLearning(args.n_components, motif_size=args.motif_size, motif=motif,
                                     n_iter=args.n_iter, batch_size=args.batch_size,
-                                    alpha=args.alpha, random_state=args.random_state).fit(G)
+                                    alpha=args.alpha, chain=args.chain,
+                                    random_state=args.random_state).fit(G)
     os.makedirs(args.out, exist_ok=True)
     order = np.argsort(-est.importance_)
     np.savetxt(os.path.join(args.out, "importance.txt"), est.importance_[order], fmt="%.6f")
@@ -183,6 +184,8 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--n-iter", type=int, default=100)
     g.add_argument("--batch-size", type=int, default=100)
     g.add_argument("--alpha", type=float, default=1.0)
+    g.add_argument("--chain", choices=("glauber", "pivot"), default="glauber",
+                   help="MCMC sampler of motif homomorphisms (pivot: exact, tree motifs)")
     g.add_argument("--reconstruct", type=int, default=0, metavar="STEPS",
                    help="also reconstruct the network from this many chain steps")
     g.add_argument("--alpha-rec", type=float, default=0.0)
