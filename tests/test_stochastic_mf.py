@@ -311,7 +311,8 @@ def test_bad_input_names_the_problem_and_keeps_state():
         StochasticMF("ossl", "vr", 3, learning_rate=1e300, max_iter=3).fit(X * 1e3)
 
 
-def test_estimator_contract():
+@pytest.mark.parametrize("method,problem", [("smm", "onmf"), ("vr", "orpca"), ("sgd", "odl")])
+def test_estimator_contract(method, problem):
     from sklearn.utils.estimator_checks import check_estimator
 
-    check_estimator(StochasticMF("onmf", "smm", 3, max_iter=2, random_state=0))
+    check_estimator(StochasticMF(problem, method, 3, max_iter=2, random_state=0))
