@@ -9,7 +9,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import validate_data
 
-__all__ = ["check_stream_input", "dense_batch", "guarded_validation"]
+__all__ = ["check_stream_input", "check_complete_input", "dense_batch", "guarded_validation"]
 
 
 class guarded_validation:
@@ -97,3 +97,18 @@ def dense_batch(X, rows, mask=None):
     if Mb is not None:
         Xb = np.where(Mb, Xb, 0)
     return np.asarray(Xb), Mb
+
+
+def check_complete_input(estimator, X, *, reset: bool, nonnegative: bool = True):
+    """Validate the parameters and X for an estimator without a missing-data model: the
+    fitted dtype is kept, NaN is rejected by name, and a rejected call changes no state."""
+    with guarded_validation(estimator):
+        estimator._validate_params()
+        dtype = None if reset else estimator.components_.dtype
+        X, _ = check_stream_input(estimator, X, None, reset=reset, nonnegative=nonnegative,
+                                  dtype=dtype)
+        data = X.data if not isinstance(X, np.ndarray) else X
+        if np.isnan(data).any():
+            raise ValueError(f"{type(estimator).__name__} does not model missing entries "
+                             "(NaN in X)")
+    return X

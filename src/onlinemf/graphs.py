@@ -85,7 +85,18 @@ def draw_weighted(rng, items: np.ndarray, weights: np.ndarray, total: float):
     return items[min(int(pos), items.size - 1)]
 
 
-class GlauberChain:
+class _HomomorphismChain:
+    """What the homomorphism samplers share: ``step()`` moves ``self.x``; patches of a run."""
+
+    def sample_patches(self, n_samples: int) -> tuple[np.ndarray, np.ndarray]:
+        """``n_samples`` consecutive states and their vectorized patches (row-major, k²)."""
+        states = np.empty((n_samples, self.k), dtype=np.int64)
+        for s in range(n_samples):  # a Markov chain: each state depends on the previous one
+            states[s] = self.step()
+        return states, patches_of(self.A, states)
+
+
+class GlauberChain(_HomomorphismChain):
     """The Glauber chain on homomorphisms F → 𝒢 (spec 004 §2.9).
 
     One step picks a motif node i uniformly and redraws x(i) from its exact conditional
@@ -172,12 +183,6 @@ class GlauberChain:
             self.x[i] = self.rng.integers(self.A.shape[0])
         return self.x
 
-    def sample_patches(self, n_samples: int) -> tuple[np.ndarray, np.ndarray]:
-        """``n_samples`` consecutive states and their vectorized patches (row-major, k²)."""
-        states = np.empty((n_samples, self.k), dtype=np.int64)
-        for s in range(n_samples):  # a Markov chain: each state depends on the previous one
-            states[s] = self.step()
-        return states, patches_of(self.A, states)
 
 
 def motif_tree(motif: np.ndarray) -> list[int]:
@@ -208,7 +213,7 @@ def motif_tree(motif: np.ndarray) -> list[int]:
     return parents
 
 
-class PivotChain:
+class PivotChain(_HomomorphismChain):
     """The pivot chain on homomorphisms of a directed tree motif F → 𝒢 (spec 004 §2.10), exact.
 
     Messages M_c = A·Π_{c′ child of c} M_{c′} (bottom-up, once) give the root's marginal
@@ -296,12 +301,6 @@ class PivotChain:
         self._draw_below(self.x)
         return self.x
 
-    def sample_patches(self, n_samples: int) -> tuple[np.ndarray, np.ndarray]:
-        """``n_samples`` consecutive states and their vectorized patches (row-major, k²)."""
-        states = np.empty((n_samples, self.k), dtype=np.int64)
-        for s in range(n_samples):  # a Markov chain: each state depends on the previous one
-            states[s] = self.step()
-        return states, patches_of(self.A, states)
 
 
 def patches_of(A: sp.csr_matrix, states: np.ndarray) -> np.ndarray:

@@ -12,7 +12,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import check_stream_input, dense_batch, guarded_validation
+from .._validation import check_complete_input, dense_batch
 from ..coders import solve_codes_bsum
 from ..constraints import project_nonneg_l2_ball
 from ..smf_problems import L1Codes, NonnegUnitNormAtoms, SMFProblem
@@ -131,15 +131,7 @@ class OnlineDictionaryLearning(OnlineFactorizationMixin, ClassNamePrefixFeatures
         self.random_state = random_state
 
     def _check(self, X, reset):
-        with guarded_validation(self):
-            self._validate_params()
-            dtype = None if reset else self.components_.dtype
-            X, _ = check_stream_input(self, X, None, reset=reset, dtype=dtype)
-            data = X.data if not isinstance(X, np.ndarray) else X
-            if np.isnan(data).any():
-                raise ValueError("OnlineDictionaryLearning does not model missing entries "
-                                 "(NaN in X)")
-        return X
+        return check_complete_input(self, X, reset=reset)
 
     def _initialize(self, X):
         rng = check_random_state(self.random_state)

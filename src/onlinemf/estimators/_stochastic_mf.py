@@ -13,7 +13,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import check_stream_input, dense_batch, guarded_validation
+from .._validation import check_complete_input, dense_batch
 from ..coders import BSUMResult, solve_codes_bsum, spectral_lipschitz
 from ..smf_problems import PROBLEM_NAMES, QuadraticDictionary, SMFProblem, make_problem
 from ..variance_reduction import (
@@ -238,15 +238,7 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
 
     # ------------------------------------------------------------------ set-up
     def _check(self, X, reset):
-        with guarded_validation(self):
-            self._validate_params()
-            dtype = None if reset else self.components_.dtype
-            X, _ = check_stream_input(self, X, None, reset=reset, nonnegative=False,
-                                      dtype=dtype)
-            data = X.data if not isinstance(X, np.ndarray) else X
-            if np.isnan(data).any():
-                raise ValueError("StochasticMF does not model missing entries (NaN in X)")
-        return X
+        return check_complete_input(self, X, reset=reset, nonnegative=False)
 
     def _make_problem(self, X) -> SMFProblem:
         n, F = X.shape
