@@ -316,3 +316,14 @@ def test_estimator_contract(method, problem):
     from sklearn.utils.estimator_checks import check_estimator
 
     check_estimator(StochasticMF(problem, method, 3, max_iter=2, random_state=0))
+
+
+def test_step_scale_multiplies_the_automatic_steps():
+    X = _data(n=100)
+    a = StochasticMF("onmf", "vr", 3, max_iter=1, random_state=0).fit(X)
+    b = StochasticMF("onmf", "vr", 3, max_iter=1, step_scale=2.0, random_state=0).fit(X)
+    assert b.learning_rate_ == pytest.approx(2 * a.learning_rate_)
+    c = StochasticMF("onmf", "sgd", 3, max_iter=1, random_state=0).partial_fit(X[:20])
+    d = StochasticMF("onmf", "sgd", 3, max_iter=1, step_scale=0.5,
+                     random_state=0).partial_fit(X[:20])
+    assert d.learning_rate_ == pytest.approx(0.5 * c.learning_rate_)

@@ -91,6 +91,9 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
         VR's constant η. "auto": η = 1/L̂ at every snapshot, L̂ = λ_max((1/n)Σhhᵀ) the
         curvature of g with the codes fixed (the paper tunes η and reports no value; its
         theory asks η = 1/(θL) with θ ≈ 2.2, see :func:`~onlinemf.variance_reduction.theta_min`).
+    step_scale : float, default=1.0
+        Multiplies the automatic steps (VR's η = step_scale/L̂, SGD's β = step_scale·β′/L̂₀):
+        the knob the paper tunes per data set (spec §4.5 item 3).
     sgd_beta, sgd_beta_prime : float or None
         SGD's γ_t = β/(bt + β′). None: β′ = n and β = β′/L̂₀ (γ₀ = 1/L̂₀ on the first batch,
         halved after one pass; the paper tunes both and reports neither).
@@ -171,6 +174,7 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
         "laplacian": ["array-like", "sparse matrix", None],
         "quadratic": ["array-like", StrOptions({"data"}), None],
         "learning_rate": [Interval(Real, 0, None, closed="neither"), StrOptions({"auto"})],
+        "step_scale": [Interval(Real, 0, None, closed="neither")],
         "sgd_beta": [Interval(Real, 0, None, closed="neither"), None],
         "sgd_beta_prime": [Interval(Real, 0, None, closed="neither"), None],
         "batch_size": [Interval(Integral, 1, None, closed="left"), None],
@@ -196,9 +200,9 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
     def __init__(self, problem="odl", method="vr", n_components=10, *, alpha=None,
                  outlier_alpha=None, dict_alpha=None, code_bound=1e3, outlier_bound=np.inf,
                  ridge=0.0, group_size=1, laplacian=None, quadratic=None,
-                 learning_rate="auto", sgd_beta=None, sgd_beta_prime=None, batch_size=None,
-                 inner_iter=None, max_iter=10, tau=1e-3, code_tol=1e-2, scale_tol=False,
-                 output="last",
+                 learning_rate="auto", step_scale=1.0, sgd_beta=None, sgd_beta_prime=None,
+                 batch_size=None, inner_iter=None, max_iter=10, tau=1e-3, code_tol=1e-2,
+                 scale_tol=False, output="last",
                  init="auto", cache_snapshot_codes=False, smm_sweeps=1,
                  chunk_size=2048, gradient_map=None, code_max_iter=500, eval_every=None,
                  eval_tol=1e-4, callback=None, n_checkpoints=200, random_state=None):
@@ -215,6 +219,7 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
         self.laplacian = laplacian
         self.quadratic = quadratic
         self.learning_rate = learning_rate
+        self.step_scale = step_scale
         self.sgd_beta = sgd_beta
         self.sgd_beta_prime = sgd_beta_prime
         self.batch_size = batch_size
@@ -398,7 +403,7 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
                                   map_fn=self.gradient_map or map)
             self.n_solves_ += n
         G = terms.mean_grad
-        eta = (1.0 / terms.curvature if self.learning_rate == "auto"
+        eta = (self.step_scale / terms.curvature if self.learning_rate == "auto"
                else float(self.learning_rate))
         self.learning_rate_ = eta
         self._fit_time += time.perf_counter() - t0
@@ -455,7 +460,7 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
             if self.learning_rate_ is None and self.sgd_beta is None:
                 self._sgd_curv = spectral_lipschitz(res.codes.T @ res.codes / b)
             beta_p = self.sgd_beta_prime or float(X.shape[0])
-            beta = self.sgd_beta or beta_p / self._sgd_curv
+            beta = self.sgd_beta or self.step_scale * beta_p / self._sgd_curv
             gamma = beta / (b * self.n_steps_ + beta_p)
             self.learning_rate_ = gamma
             D = P.prox_dictionary(D - gamma * V, gamma)
