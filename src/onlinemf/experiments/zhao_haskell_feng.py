@@ -153,6 +153,12 @@ def fig1(ctx: Context) -> Result:
                      f"{runs['vr']['scale']:g} / {runs['sgd']['scale']:g}"]
                     + [f"{final[m]:.2f}" for m in METHODS]
                     + [f"{t_final[m]:.2f}" for m in METHODS])
+        t_vr = t_final["vr"]  # the others' suboptimality at VR's final algorithm time
+        at_t = {m: float(np.interp(t_vr, runs[m]["history"]["time"], logs[m])) for m in METHODS}
+        res.claims.append((f"{problem.upper()} / {dname}: VR lowest suboptimality at equal "
+                           f"time ({t_vr:.2f} s)", "VR below SMM and SGD (plot)",
+                           "VR {vr:.2f}, SMM {smm:.2f}, SGD {sgd:.2f}".format(**at_t),
+                           "yes" if at_t["vr"] <= min(at_t["smm"], at_t["sgd"]) else "no"))
         res.claims.append((f"{problem.upper()} / {dname}: VR lowest suboptimality after "
                            f"{runs['vr']['passes'][-1]:.1f} passes",
                            "VR below SMM and SGD (plot)",
