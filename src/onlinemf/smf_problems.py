@@ -361,11 +361,11 @@ class SMFProblem:
         """Π_C(D) (for initial dictionaries)."""
         return self.dictionary.project(D)
 
-    def sample_losses(self, X, D, H, R=None):
-        """ℓ̃(x_i, D, h_i, r_i) per sample (rows)."""
-        E = X - H @ D
-        if R is not None:
-            E = E - R
+    def sample_losses(self, X, D, H, R=None, residual=None):
+        """ℓ̃(x_i, D, h_i, r_i) per sample (rows); ``residual`` = hD + r − x if already formed."""
+        E = residual
+        if E is None:
+            E = H @ D - X if R is None else H @ D + R - X
         out = 0.5 * np.einsum("ij,ij->i", E, E) + self.codes.penalty(H)
         if self.outliers is not None and R is not None:
             out = out + self.outliers.penalty(R)

@@ -21,7 +21,8 @@ from .updates import bcd_dictionary
 
 __all__ = [
     "GradientTerms", "sampling_factor", "default_batch_params", "theta_min",
-    "theoretical_step_size", "code_tolerance", "chunk_terms", "full_gradient", "evaluate",
+    "theoretical_step_size", "code_tolerance", "chunk_terms", "danskin_gradient_sum",
+    "residual", "full_gradient", "evaluate",
     "gradient_mapping", "vr_direction", "smm_dictionary", "batch_reference", "iter_chunks",
 ]
 
@@ -105,11 +106,22 @@ def chunk_terms(problem, D, Xc, tol, max_iter=500, gram=None, lipschitz=None, co
         H, R = res.codes, res.outliers
     else:
         H, R = codes
-    E = H @ D - Xc
-    if R is not None:
-        E = E + R  # the residual hD + r − x of eq. (7)
-    loss = float(problem.sample_losses(Xc, D, H, R).sum())
+    E = residual(D, Xc, H, R)  # formed once for the loss and the gradient
+    loss = float(problem.sample_losses(Xc, D, H, R, residual=E).sum())
     return GradientTerms(H.T @ E, loss, H.T @ H, Xc.shape[0])
+
+
+def residual(D, X, H, R=None) -> np.ndarray:
+    """hD + r − x per row, the residual of eq. (7)."""
+    E = H @ D - X
+    if R is not None:
+        E += R
+    return E
+
+
+def danskin_gradient_sum(D, X, H, R=None) -> np.ndarray:
+    """Σ_i ∇_D ℓ(x_i, D) = Hᵀ(HD + R − X) at the optimal codes and outliers (eq. 7)."""
+    return H.T @ residual(D, X, H, R)
 
 
 def full_gradient(problem, D, X, tol: float, *, chunk_size: int = 2048, max_iter: int = 500,
@@ -150,8 +162,8 @@ def vr_direction(problem, D, D0, Xb, full_grad, tol: float, *, snapshot=None,
         snapshot = (snap.codes, snap.outliers)
         solves *= 2
     cur = solve_codes_bsum(problem, D, Xb, tol, H0=snapshot[0], R0=snapshot[1], **kw)
-    g1 = chunk_terms(problem, D, Xb, tol, codes=(cur.codes, cur.outliers)).grad
-    g0 = chunk_terms(problem, D0, Xb, tol, codes=snapshot).grad
+    g1 = danskin_gradient_sum(D, Xb, cur.codes, cur.outliers)
+    g0 = danskin_gradient_sum(D0, Xb, *snapshot)
     return (g1 - g0) / Xb.shape[0] + full_grad, solves
 
 

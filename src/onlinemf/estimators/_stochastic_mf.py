@@ -19,6 +19,7 @@ from ..smf_problems import PROBLEM_NAMES, QuadraticDictionary, SMFProblem, make_
 from ..variance_reduction import (
     chunk_terms,
     code_tolerance,
+    danskin_gradient_sum,
     default_batch_params,
     evaluate,
     full_gradient,
@@ -327,9 +328,6 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
         self.n_solves_ += Xb.shape[0]
         return res
 
-    def _batch_gradient_sum(self, D, Xb, res):
-        return chunk_terms(self.problem_, D, Xb, 0.0, codes=(res.codes, res.outliers))
-
     def _draw(self, X):
         n = X.shape[0]
         rows = self._rng.choice(n, size=self.batch_size_, replace=False)
@@ -456,7 +454,7 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
             self._seen += b
             D = smm_dictionary(P, D, A / self._seen, B / self._seen, sweeps=self.smm_sweeps)
         else:
-            V = self._batch_gradient_sum(D, Xb, res).grad / b
+            V = danskin_gradient_sum(D, Xb, res.codes, res.outliers) / b
             if self.learning_rate_ is None and self.sgd_beta is None:
                 self._sgd_curv = spectral_lipschitz(res.codes.T @ res.codes / b)
             beta_p = self.sgd_beta_prime or float(X.shape[0])
