@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 from scipy.optimize import linprog, nnls
 
-from onlinemf.coders import solve_codes, spectral_norm_sq
+from onlinemf.coders import bb_step, solve_codes, spectral_norm_sq
 from onlinemf.losses import HuberLoss, KLDivergence, L1Loss, get_loss
 
 
@@ -47,7 +47,7 @@ def test_constant_step_monotone(rng, loss, step):
         prev = cur
 
 
-@pytest.mark.parametrize("step", ["lipschitz", "fista", "armijo"])
+@pytest.mark.parametrize("step", ["lipschitz", "fista", "armijo", "spg", "bb"])
 def test_squared_matches_scipy_nnls(rng, step):
     D, X = _problem(rng, n=10)
     res = solve_codes(get_loss("squared"), D, X, step=step, lower=0.0, max_iter=5000,
@@ -57,10 +57,11 @@ def test_squared_matches_scipy_nnls(rng, step):
         np.testing.assert_allclose(h, ref, atol=1e-5)
 
 
-def test_kkt_residual_small_for_smooth_losses(rng):
+@pytest.mark.parametrize("step", ["armijo", "spg"])
+def test_kkt_residual_small_for_smooth_losses(rng, step):
     D, X = _problem(rng)
     for loss in (KLDivergence(), get_loss("is"), get_loss("hellinger")):
-        res = solve_codes(loss, D, X, max_iter=2000, tol=1e-10, f_tol=1e-14)
+        res = solve_codes(loss, D, X, step=step, max_iter=2000, tol=1e-10, f_tol=1e-14)
         H = res.codes
         G = loss.grad(X, H @ D) @ D.T
         pg = np.linalg.norm(H - np.clip(H - G, 1e-8, 1e8), axis=1)
@@ -147,3 +148,43 @@ def test_bb_step_monotone_and_optimal_for_poisson_codes(rng):
         np.testing.assert_allclose(a, ref.x, atol=1e-5)
     vals = _track(loss, D, Y, "bb", 30, lower=0.0, h_l2=0.2)
     assert np.all(np.diff(vals, axis=0) <= 1e-12 * np.abs(vals[:-1]) + 1e-15)
+
+
+@pytest.mark.parametrize("name", ["kl", "is", "squared", "beta"])
+def test_spg_batch_equals_loop_over_samples(rng, name):
+    """Per-sample steps, memories and stopping: the batch solve is a loop of single solves."""
+    loss = get_loss(name, **({"beta": 1.5} if name == "beta" else {}))
+    D, X = _problem(rng, n=12)
+    batch = solve_codes(loss, D, X, step="spg", bb_step0=0.05)
+    for i in range(X.shape[0]):
+        one = solve_codes(loss, D, X[i:i + 1], step="spg", bb_step0=0.05)
+        np.testing.assert_allclose(batch.codes[i], one.codes[0], rtol=1e-8, atol=1e-12)
+        assert batch.n_iter[i] == one.n_iter[0]
+
+
+def test_spg_never_above_its_reference_and_lower_than_start(rng):
+    """The non-monotone test keeps every iterate below the start's objective (the first
+    reference) and the final objective below the start's."""
+    loss = KLDivergence()
+    D, X = _problem(rng)
+    start = solve_codes(loss, D, X, step="spg", max_iter=0).codes
+    f0 = loss.value(X, start @ D)
+    H = start
+    for _ in range(30):
+        H = solve_codes(loss, D, X, step="spg", init=H, max_iter=1, tol=0, f_tol=0).codes
+        assert np.all(loss.value(X, H @ D) <= f0 + 1e-12)
+    assert np.all(loss.value(X, H @ D) < f0)
+
+
+def test_bb_step_quotients_and_fallback():
+    s = np.array([[1.0, 0.0], [1.0, 1.0], [1.0, 0.0]])
+    y = np.array([[2.0, 0.0], [0.5, 0.5], [-1.0, 0.0]])
+    prev = np.array([7.0, 7.0, 7.0])
+    np.testing.assert_allclose(bb_step(s, y, prev, "long"), [0.5, 2.0, 7.0])
+    np.testing.assert_allclose(bb_step(s, y, prev, "short"), [0.5, 2.0, 7.0])
+    y2 = np.array([[1.0, 1.0], [2.0, 0.0], [1.0, 0.0]])
+    # long: sᵀs/sᵀy, short: sᵀy/yᵀy differ when y is not parallel to s
+    np.testing.assert_allclose(bb_step(s, y2, prev, "long"), [1.0, 1.0, 1.0])
+    np.testing.assert_allclose(bb_step(s, y2, prev, "short"), [0.5, 0.5, 1.0])
+    with pytest.raises(ValueError, match="kind"):
+        bb_step(s, y, prev, "medium")

@@ -9,9 +9,10 @@
 """
 
 from ._bsum import BSUMResult, solve_codes_bsum, spectral_lipschitz
-from ._divergence import STEP_RULES, CodeResult, initial_codes, solve_codes, spectral_norm_sq
+from ._divergence import STEP_RULES, CodeResult, initial_codes, solve_codes
 from ._outliers import OUTLIER_SOLVERS, OutlierCodeResult, outlier_loss, solve_codes_outliers
+from ._steps import bb_step, spectral_norm_sq
 
 __all__ = ["STEP_RULES", "CodeResult", "initial_codes", "solve_codes", "spectral_norm_sq",
            "OUTLIER_SOLVERS", "OutlierCodeResult", "outlier_loss", "solve_codes_outliers",
-           "BSUMResult", "solve_codes_bsum", "spectral_lipschitz"]
+           "BSUMResult", "solve_codes_bsum", "spectral_lipschitz", "bb_step"]

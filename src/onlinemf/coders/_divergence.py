@@ -27,10 +27,11 @@ import numpy as np
 
 from ..constraints import project_box
 from ..losses import Y_FLOOR, Loss
+from ._steps import bb_step, spectral_norm_sq
 
 __all__ = ["CodeResult", "solve_codes", "spectral_norm_sq", "initial_codes", "STEP_RULES"]
 
-STEP_RULES = ("armijo", "lipschitz", "polyak", "fista", "bb")
+STEP_RULES = ("spg", "armijo", "lipschitz", "polyak", "fista", "bb")
 
 
 @dataclass
@@ -49,27 +50,6 @@ class CodeResult:
     codes: np.ndarray
     n_iter: np.ndarray
     converged: np.ndarray
-
-
-def spectral_norm_sq(
-    components: np.ndarray, n_iter: int = 100, tol: float = 1e-10, v0: np.ndarray | None = None
-) -> float:
-    """‖D‖₂² (largest eigenvalue of D Dᵀ) by power iteration on the K×K Gram matrix."""
-    G = components @ components.T
-    K = G.shape[0]
-    v = np.ones(K) if v0 is None else np.asarray(v0, dtype=float)
-    lam = 0.0
-    for _ in range(n_iter):
-        w = G @ v
-        nrm = np.linalg.norm(w)
-        if nrm == 0:
-            return 0.0
-        v = w / nrm
-        lam_new = float(v @ G @ v)
-        if abs(lam_new - lam) <= tol * lam_new:
-            return lam_new
-        lam = lam_new
-    return lam
 
 
 def initial_codes(
@@ -186,6 +166,7 @@ def solve_codes(
     polyak_delta: float = 0.01,
     lipschitz: float | None = None,
     bb_step0: float | None = None,
+    spg_memory: int = 10,
 ) -> CodeResult:
     """Solve the code problems of a mini-batch by projected (sub)gradient descent.
 
@@ -198,8 +179,12 @@ def solve_codes(
         Data (any value where ``mask`` is False).
     mask : ndarray of bool or None
         True where observed.
-    step : {"armijo", "lipschitz", "polyak"} or None
+    step : {"spg", "armijo", "lipschitz", "polyak", "fista", "bb"} or None
         Step rule; None takes the loss's default (the paper's assignment, spec §2.3).
+        "spg" is the spectral projected gradient: the long Barzilai–Borwein step with a
+        non-monotone Armijo test over the last ``spg_memory`` objective values (one objective
+        and one gradient per iteration in the common case; the fast default of the
+        estimators for smooth losses).
     init : ndarray of shape (n_samples, n_components) or None
         Start h⁰; None uses :func:`initial_codes`.
     lower, upper : float
@@ -229,7 +214,10 @@ def solve_codes(
         First step of the Barzilai–Borwein rule ("bb": α_k = ΔhᵀΔg/‖Δg‖², the short BB step
         of Wang and Chi's coefficient solver, clipped to [1e-10, 1e10], the previous α kept
         when the quotient is undefined, and halved up to 30 times while the objective rises,
-        so the iteration is monotone). None uses 1/(‖D‖₂²·max(1, max x) + m).
+        so the iteration is monotone), and of "spg". None uses 1/(‖D‖₂² + m) for the squared
+        loss and 1/(‖D‖₂²·max(1, max x) + m) otherwise.
+    spg_memory : int
+        Number of recent objective values the non-monotone test of "spg" compares against.
 
     Returns
     -------
@@ -259,6 +247,10 @@ def solve_codes(
     if n == 0 or max_iter <= 0:
         return CodeResult(H, n_iter, converged)
 
+    full = _Problem(loss, D, X, mask, h_l2)
+    prob = full
+    act = np.arange(n)
+    f = prob.value(H)
     if step in ("lipschitz", "fista"):
         if lipschitz is None:
             c = loss.curvature()
@@ -267,26 +259,28 @@ def solve_codes(
             lipschitz = c * spectral_norm_sq(D) + h_l2
         inv_L = 1.0 / max(lipschitz, np.finfo(float).tiny)
 
-    full = _Problem(loss, D, X, mask, h_l2)
-    prob = full
-    act = np.arange(n)
-    f = prob.value(H)
     Ha, fa = H, f.copy()
     xi = np.ones(n)
     if step == "fista":
         mom = np.ones(n)  # FISTA's t_k per sample
         Hprev = H.copy()
-    if step == "bb":
+    if step in ("bb", "spg"):
         if bb_step0 is None:
-            top = float(np.nanmax(X)) if X.size else 1.0
-            bb_step0 = 1.0 / (spectral_norm_sq(D) * max(1.0, top) + h_l2 + 1e-300)
+            if full.gram:
+                bb_step0 = 1.0 / (spectral_norm_sq(D) + h_l2 + 1e-300)
+            else:
+                top = float(np.nanmax(X)) if X.size else 1.0
+                bb_step0 = 1.0 / (spectral_norm_sq(D) * max(1.0, top) + h_l2 + 1e-300)
         alpha = np.full(n, bb_step0)
         Hold, Gold = H.copy(), np.zeros_like(H)
         first = True
+    if step == "spg":
+        f_recent = np.full((n, spg_memory), -np.inf)
+        f_recent[:, 0] = f
     if step == "polyak":
         best_f, best_H = f.copy(), H.copy()
 
-    for _ in range(max_iter):
+    for it in range(max_iter):
         G = prob.grad(Ha)
         n_iter[act] += 1
         stop = np.zeros(act.size, dtype=bool)
@@ -296,16 +290,19 @@ def solve_codes(
         elif step == "fista":
             Hn, fn = _fista_step(prob, Ha, fa, Hprev, mom, act, inv_L, lower, upper)
             Hprev[act] = Ha
-        elif step == "bb":
+        elif step in ("bb", "spg"):
             if not first:
-                dH, dG = Ha - Hold[act], G - Gold[act]
-                num = np.einsum("ij,ij->i", dH, dG)
-                den = np.einsum("ij,ij->i", dG, dG)
-                ok = (num > 0) & (den > 0)
-                alpha[act[ok]] = np.clip(num[ok] / den[ok], 1e-10, 1e10)
+                alpha[act] = bb_step(Ha - Hold[act], G - Gold[act], alpha[act],
+                                     "short" if step == "bb" else "long")
             first = False
             Hold[act], Gold[act] = Ha, G
-            Hn, fn, alpha[act] = _bb_step(prob, Ha, fa, G, alpha[act], lower, upper)
+            if step == "bb":
+                Hn, fn, alpha[act] = _bb_step(prob, Ha, fa, G, alpha[act], lower, upper)
+            else:
+                Hn, fn, failed = _spg_step(prob, Ha, fa, f_recent[act].max(axis=1), G,
+                                           alpha[act], lower, upper, armijo_alpha)
+                f_recent[act, (it + 1) % spg_memory] = fn
+                stop |= failed
         elif step == "polyak":
             g2 = np.einsum("ij,ij->i", G, G)
             stop |= g2 == 0
@@ -326,7 +323,9 @@ def solve_codes(
         dH = Hn - Ha
         dh2 = np.einsum("ij,ij->i", dH, dH)
         stop |= dh2 <= tol * tol * np.einsum("ij,ij->i", Ha, Ha)
-        if step != "polyak":
+        if step == "spg":  # not monotone: a small change either way
+            stop |= np.abs(fa - fn) <= f_tol * np.abs(fa)
+        elif step != "polyak":
             stop |= (fa - fn) <= f_tol * np.abs(fa)
         H[act] = Hn
         f[act] = fn
@@ -362,6 +361,37 @@ def _fista_step(prob, H, f0, Hprev, mom, act, inv_L, lower, upper):
         t_next[up] = 1.0
     mom[act] = t_next
     return Hn, fn
+
+
+def _spg_step(prob, H, f0, f_ref, G, alpha, lower, upper, gamma, max_backtracks=30):
+    """One spectral projected-gradient step per row (Birgin, Martínez and Raydan 2000, SPG2):
+    the projected point P = Π(H − αG) along d = P − H, backtracked H + λd (λ halved) until the
+    non-monotone Armijo test f ≤ f_ref + γλ⟨G, d⟩ holds, f_ref the row's largest objective of
+    its last few iterations (Grippo, Lampariello and Lucidi 1986). Rows with no accepted λ keep
+    H and are reported failed. Returns (H_new, f_new, failed)."""
+    P = _clip(H - alpha[:, None] * G, lower, upper)
+    d = P - H
+    gd = np.einsum("ij,ij->i", G, d)
+    fn = prob.value(P)
+    ok = np.isfinite(fn) & (fn <= f_ref + gamma * gd)
+    if ok.all():
+        return P, fn, np.zeros(H.shape[0], dtype=bool)
+    Hn = P
+    lam = np.ones(H.shape[0])
+    pend = np.flatnonzero(~ok)
+    for _ in range(max_backtracks):
+        lam[pend] *= 0.5
+        Ht = H[pend] + lam[pend, None] * d[pend]
+        ft = prob.subset(pend).value(Ht)
+        good = np.isfinite(ft) & (ft <= f_ref[pend] + gamma * lam[pend] * gd[pend])
+        Hn[pend[good]], fn[pend[good]] = Ht[good], ft[good]
+        pend = pend[~good]
+        if not pend.size:
+            return Hn, fn, np.zeros(H.shape[0], dtype=bool)
+    failed = np.zeros(H.shape[0], dtype=bool)
+    failed[pend] = True
+    Hn[pend], fn[pend] = H[pend], f0[pend]
+    return Hn, fn, failed
 
 
 def _bb_step(prob, H, f0, G, alpha, lower, upper, max_halvings=30):

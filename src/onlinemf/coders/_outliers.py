@@ -26,7 +26,7 @@ import numpy as np
 from scipy.linalg import cho_factor, cho_solve
 
 from ..constraints import group_shrink
-from ._divergence import spectral_norm_sq
+from ._steps import spectral_norm_sq
 
 __all__ = ["OUTLIER_SOLVERS", "OutlierCodeResult", "outlier_loss", "outlier_step",
            "soft_threshold", "solve_codes_outliers"]
