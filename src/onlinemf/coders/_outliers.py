@@ -191,12 +191,16 @@ def solve_codes_outliers(
         return OutlierCodeResult(H, R, it)
 
     # ADMM, eqs. (25)–(30), rows as samples: h is a row vector, (DDᵀ + ρI) symmetric.
-    chol = cho_factor(D @ D.T + (rho + h_l2) * np.eye(k))
+    # (DDᵀ + ρI)⁻¹ once per call: K is small and ρ > 0 bounds its condition number by
+    # (‖D‖₂² + ρ)/ρ, so one K×K inverse applied by a matrix product replaces a triangular
+    # solve per iteration (a third of the solver's time at mini-batch sizes)
+    inv = cho_solve(cho_factor(D @ D.T + (rho + h_l2) * np.eye(k)), np.eye(k)).astype(X.dtype)
+    XD = X @ D.T - h_l1
     U, Q = H.copy(), R.copy()
     Lh = np.zeros_like(H)
     Lr = np.zeros_like(R)
     for it in range(1, max_iter + 1):
-        Hn = cho_solve(chol, ((X - R) @ D.T + rho * U - Lh - h_l1).T).T
+        Hn = (XD - R @ D.T + rho * U - Lh) @ inv
         Rn = soft_threshold(rho * Q + X - Hn @ D - Lr, lam) / (1.0 + rho)
         Un = group_shrink(Hn + Lh / rho, group_size, h_group / rho)
         Qn = (np.clip(Rn + Lr / rho, 0.0, bound) if nonneg_outliers

@@ -22,6 +22,7 @@ from ..constraints import (
 )
 from ..updates import SurrogateStats, solve_surrogate_dictionary
 from ._base import OnlineFactorizationMixin
+from ._online_nmf import auto_batch_size
 
 __all__ = ["OnlineRobustNMF"]
 
@@ -52,10 +53,16 @@ class OnlineRobustNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin,
         λ; None is the paper's 1/√F.
     bound : float, default=1.0
         M, the box on the outliers (data normalized to max 1 make M = 1 natural).
-    batch_size : int or "auto", default="auto"
-        τ; "auto" is the paper's 5·10⁻⁵N in :meth:`fit` (at least 1) and 5 in :meth:`partial_fit`.
-    kappa : float, default=0.7
-        κ of the PGD steps η = κ/‖W‖₂² and η̃ = κ/‖A‖_F.
+    batch_size : int, "auto" or "paper", default="auto"
+        τ. "auto" sizes the mini-batch to amortize the per-step dictionary solve and the Python
+        overhead: 2·10⁵/(K·F) rows clipped to [2K, 512] (:func:`auto_batch_size`; on
+        8985×64 salted digits, K = 20, one pass takes 0.4 s at τ = 100 against 15.6 s at the
+        paper's τ). "paper" is the paper's 5·10⁻⁵N in :meth:`fit` (at least 1) and 5 in
+        :meth:`partial_fit`; the reproduction experiments use it or an explicit τ.
+    kappa : float, default=1.0
+        κ of the PGD steps η = κ/‖W‖₂² and η̃ = κ/‖A‖_F. Both are at most 1/L for κ ≤ 1, so
+        κ = 1 is safe; it denoises better than the paper's κ = 0.7 at the same iteration caps
+        (salted digits: 13.6 dB against 13.3 dB), which the reproduction experiments keep.
     rho : float, default=1.0
         ADMM penalty ρ (all three).
     code_max_iter, code_tol : int, float, default=50, 1e-3
@@ -114,7 +121,8 @@ class OnlineRobustNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin,
         "solver": [StrOptions(set(_SOLVERS))],
         "lam": [Interval(Real, 0, None, closed="left"), None],
         "bound": [Interval(Real, 0, None, closed="neither")],
-        "batch_size": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
+        "batch_size": [Interval(Integral, 1, None, closed="left"),
+                       StrOptions({"auto", "paper"})],
         "kappa": [Interval(Real, 0, 1, closed="right")],
         "rho": [Interval(Real, 0, None, closed="neither")],
         "code_max_iter": [Interval(Integral, 1, None, closed="left")],
@@ -139,7 +147,7 @@ class OnlineRobustNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin,
     }
 
     def __init__(self, n_components=49, *, solver="admm", lam=None, bound=1.0, batch_size="auto",
-                 kappa=0.7, rho=1.0, code_max_iter=50, code_tol=1e-3, dict_max_iter=200,
+                 kappa=1.0, rho=1.0, code_max_iter=50, code_tol=1e-3, dict_max_iter=200,
                  dict_tol=1e-4, dict_constraint="l2ball", elastic=(1.0, 1.0),
                  nonneg_outliers=False, h_l1=0.0, h_l2=0.0, h_group=0.0, group_size=1,
                  w_l1=0.0, w_l2=0.0,
@@ -180,6 +188,15 @@ class OnlineRobustNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin,
         if self.dict_constraint == "simplex":
             return project_l1_simplex(D)
         return project_nonneg_elastic_ball(D, *self.elastic)
+
+    def _batch_size(self, n_samples: int | None) -> int:
+        """τ for a call: explicit, the paper's (5·10⁻⁵N in fit, 5 in partial_fit), or auto."""
+        if self.batch_size == "paper":
+            return 5 if n_samples is None else max(1, math.ceil(5e-5 * n_samples))
+        if self.batch_size == "auto":
+            k = self.n_components_
+            return auto_batch_size(k, self.n_features_in_, work=2e5, low=2 * k)
+        return int(self.batch_size)
 
     def _sample_scale(self, Xb):
         """Per-sample divisors of a dense batch (the paper's unit-max normalization)."""
@@ -266,8 +283,7 @@ class OnlineRobustNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin,
         X = self._check_X(X, reset=first)
         if first:
             self._initialize(X)
-        bs = 5 if self.batch_size == "auto" else self.batch_size
-        self._run(X, np.arange(X.shape[0]), bs)
+        self._run(X, np.arange(X.shape[0]), self._batch_size(None))
         return self
 
     def fit(self, X, y=None):
@@ -275,7 +291,7 @@ class OnlineRobustNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin,
         X = self._check_X(X, reset=True)
         self._initialize(X)
         n = X.shape[0]
-        bs = max(1, math.ceil(5e-5 * n)) if self.batch_size == "auto" else self.batch_size
+        bs = self._batch_size(n)
         for _ in range(self.max_iter):
             order = self._rng.permutation(n) if self.shuffle else np.arange(n)
             self._run(X, order, bs)

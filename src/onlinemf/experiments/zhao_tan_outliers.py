@@ -37,7 +37,7 @@ def run_methods(X, k, *, tau, seed, batch_iter, which=("online", "batch", "other
     out = {}
     if "online" in which:  # same random_state, so the same W₀ for every online method
         for name, solver in ONLINE.items():
-            est = OnlineRobustNMF(k, solver=solver, batch_size=tau, scale=None,
+            est = OnlineRobustNMF(k, solver=solver, batch_size=tau, scale=None, kappa=0.7,
                                   random_state=seed)
             t0 = time.perf_counter()
             est.fit(X)
@@ -145,6 +145,7 @@ def synthetic(ctx: Context) -> Result:
         finals = []
         for v in values:
             kw = {"batch_size": 5, param: v}
+            kw = {"kappa": 0.7, **kw}
             est = OnlineRobustNMF(k, solver=solver, scale=None, random_state=ctx.seed, **kw)
             h = est.fit(d.X).history_
             axes[1].plot(h["time"], h["objective"], lw=0.8, label=f"{solver} {param}={v:g}")
@@ -160,7 +161,7 @@ def synthetic(ctx: Context) -> Result:
     dens = []
     for nu, nut in ((0.8, 0.2), (0.9, 0.3)):
         dd = make_outlier_synthetic(n, f, k, nu, nut, random_state=ctx.seed)
-        est = OnlineRobustNMF(k, solver="admm", batch_size=5, scale=None,
+        est = OnlineRobustNMF(k, solver="admm", batch_size=5, scale=None, kappa=0.7,
                               random_state=ctx.seed).fit(dd.X)
         low, _ = est.decompose(dd.X)
         dens.append([f"({nu}, {nut})", f"{_psnr(dd.X, dd.X_clean):.2f}",
