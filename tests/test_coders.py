@@ -188,3 +188,19 @@ def test_bb_step_quotients_and_fallback():
     np.testing.assert_allclose(bb_step(s, y2, prev, "short"), [0.5, 0.5, 1.0])
     with pytest.raises(ValueError, match="kind"):
         bb_step(s, y, prev, "medium")
+
+
+@pytest.mark.parametrize("name", ["kl", "squared"])
+@pytest.mark.parametrize("step", ["spg", "armijo"])
+def test_sparse_batch_same_iterates_as_dense(rng, name, step):
+    """A CSR batch is solved from its nonzeros with the same iterates as the dense batch."""
+    import scipy.sparse as sp
+
+    loss = get_loss(name)
+    D, X = _problem(rng, n=20)
+    X[X < np.quantile(X, 0.6)] = 0.0
+    X[4] = 0.0  # an empty row
+    dense = solve_codes(loss, D, X, step=step, max_iter=8, tol=0, f_tol=0)
+    sparse = solve_codes(loss, D, sp.csr_matrix(X), step=step, max_iter=8, tol=0, f_tol=0)
+    np.testing.assert_allclose(sparse.codes, dense.codes, rtol=1e-6, atol=1e-10)
+    np.testing.assert_array_equal(sparse.n_iter, dense.n_iter)

@@ -151,3 +151,32 @@ def test_domain_checks_and_registry():
     assert get_loss("frobenius") == SquaredLoss()
     # values stay finite at zero reconstructions (floored)
     assert np.isfinite(KLDivergence().value(np.ones((1, 2)), np.zeros((1, 2)))).all()
+
+
+@pytest.mark.parametrize("name", ["kl", "squared"])
+def test_sparse_kernels_equal_dense(rng, name):
+    """Value, code gradient and dictionary gradient from a CSR batch's nonzeros equal the
+    dense formulas (rows with no nonzeros included)."""
+    import scipy.sparse as sp
+
+    loss = get_loss(name)
+    X = rng.poisson(0.4, size=(9, 13)).astype(float)
+    X[3] = 0.0
+    H, D = rng.uniform(0.1, 1.0, (9, 4)), rng.uniform(0.0, 1.0, (4, 13))
+    Xs = sp.csr_matrix(X)
+    assert loss.sparse_kernels
+    np.testing.assert_allclose(loss.sparse_value(Xs, H, D), loss.value(X, H @ D), rtol=1e-12)
+    R = loss.grad(X, H @ D)
+    np.testing.assert_allclose(loss.sparse_code_grad(Xs, H, D), R @ D.T, rtol=1e-12,
+                               atol=1e-12)
+    np.testing.assert_allclose(loss.sparse_dictionary_grad(Xs, H, D), H.T @ R, rtol=1e-12,
+                               atol=1e-12)
+
+
+def test_losses_without_sparse_kernels_say_so():
+    import scipy.sparse as sp
+
+    loss = get_loss("is")
+    assert not loss.sparse_kernels
+    with pytest.raises(NotImplementedError, match="is loss has no sparse kernels"):
+        loss.sparse_value(sp.csr_matrix(np.ones((1, 2))), np.ones((1, 1)), np.ones((1, 2)))

@@ -24,7 +24,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.sparse as sp
 
+from .._sparse import SparseRows, as_sparse_rows
 from ..constraints import project_box
 from ..losses import Y_FLOOR, Loss
 from ._steps import bb_step, spectral_norm_sq
@@ -64,7 +66,11 @@ def initial_codes(
     Over the observed entries only (spec §2.3, suggested default).
     """
     colsum = components.sum(axis=0)  # (F,)
-    if mask is None:
+    if sp.issparse(X) or isinstance(X, SparseRows):
+        X = as_sparse_rows(X)
+        num = X.row_sum(X.data)
+        den = np.full(X.shape[0], colsum.sum())
+    elif mask is None:
         num = X.sum(axis=1)
         den = np.full(X.shape[0], colsum.sum())
     else:
@@ -88,10 +94,20 @@ class _Problem:
         squared = loss.name == "squared" or getattr(loss, "beta", None) == 2.0
         self.gram = mask is None and squared
         self.split = False
+        self.sparse = sp.issparse(X) or isinstance(X, SparseRows)
+        if self.sparse and not (self.gram or loss.sparse_kernels):
+            raise ValueError(f"the {loss.name} loss needs a dense batch (no sparse kernels)")
+        if self.sparse and mask is not None:
+            raise ValueError("a sparse batch cannot carry a mask")
+        if self.sparse:
+            self.X = X = as_sparse_rows(X, D)
         if self.gram:
             self.G = D @ D.T
-            self.B = X @ D.T
-            self.c = 0.5 * np.einsum("ij,ij->i", X, X)
+            self.B = X.weighted_columns(X.data, D) if self.sparse else X @ D.T
+            self.c = (0.5 * X.squared_norms() if self.sparse
+                      else 0.5 * np.einsum("ij,ij->i", X, X))
+        elif self.sparse:
+            pass
         elif mask is None:
             c = loss.data_terms(X)
             if c is not None:
@@ -100,7 +116,7 @@ class _Problem:
     def subset(self, rows):
         sub = object.__new__(_Problem)
         sub.__dict__.update(self.__dict__)
-        sub.X = self.X[rows]
+        sub.X = self.X.subset(rows) if self.sparse else self.X[rows]
         sub.mask = None if self.mask is None else self.mask[rows]
         if self.gram:
             sub.B, sub.c = self.B[rows], self.c[rows]
@@ -109,7 +125,9 @@ class _Problem:
         return sub
 
     def value(self, H, literal_domain=False):
-        if self.gram:
+        if self.sparse and not self.gram:
+            f = self.loss.sparse_value(self.X, H, self.D)
+        elif self.gram:
             HG = H @ self.G
             f = 0.5 * np.einsum("ij,ij->i", H, HG) - np.einsum("ij,ij->i", H, self.B) + self.c
             f = np.maximum(f, 0.0)
@@ -127,6 +145,8 @@ class _Problem:
     def grad(self, H):
         if self.gram:
             G = H @ self.G - self.B
+        elif self.sparse:
+            G = self.loss.sparse_code_grad(self.X, H, self.D)
         else:
             G = self.loss.grad(self.X, H @ self.D, self.mask) @ self.D.T
         if self.h_l2:
@@ -175,8 +195,9 @@ def solve_codes(
     loss : Loss
     components : ndarray of shape (n_components, n_features)
         The dictionary D = Wᵀ.
-    X : ndarray of shape (n_samples, n_features)
-        Data (any value where ``mask`` is False).
+    X : ndarray or CSR matrix of shape (n_samples, n_features)
+        Data (any value where ``mask`` is False). A CSR batch (no mask) is solved from its
+        nonzeros for the squared loss and losses with ``sparse_kernels`` (KL).
     mask : ndarray of bool or None
         True where observed.
     step : {"spg", "armijo", "lipschitz", "polyak", "fista", "bb"} or None
@@ -234,7 +255,10 @@ def solve_codes(
     n = X.shape[0]
     H = initial_codes(D, X, mask, lower, upper) if init is None else np.clip(init, lower, upper)
     H = np.array(H, dtype=X.dtype)
-    if init is not None and loss.positive_model and n:
+    sparse = sp.issparse(X) or isinstance(X, SparseRows)
+    if sparse:
+        X = as_sparse_rows(X, D)
+    if init is not None and loss.positive_model and n and not sparse:
         # a start with a zero rate where the data are positive sits on the floor of the
         # divergence (gradients ~ x/1e-16): restart those rows from the scale-matched point
         pos = (X > 0) if mask is None else (mask & (X > 0))
@@ -269,7 +293,8 @@ def solve_codes(
             if full.gram:
                 bb_step0 = 1.0 / (spectral_norm_sq(D) + h_l2 + 1e-300)
             else:
-                top = float(np.nanmax(X)) if X.size else 1.0
+                top = (float(X.data.max()) if X.nnz else 1.0) if sparse else (
+                    float(np.nanmax(X)) if X.size else 1.0)
                 bb_step0 = 1.0 / (spectral_norm_sq(D) * max(1.0, top) + h_l2 + 1e-300)
         alpha = np.full(n, bb_step0)
         Hold, Gold = H.copy(), np.zeros_like(H)
@@ -280,9 +305,13 @@ def solve_codes(
     if step == "polyak":
         best_f, best_H = f.copy(), H.copy()
 
+    # rows that stop are frozen in place (``live`` False) and compacted away only once they
+    # are a quarter of the working set: each compaction copies the batch's rows, so
+    # compacting at every stop would cost more than computing on a few settled rows
+    live = np.ones(n, dtype=bool)
     for it in range(max_iter):
         G = prob.grad(Ha)
-        n_iter[act] += 1
+        n_iter[act[live]] += 1
         stop = np.zeros(act.size, dtype=bool)
         if step == "lipschitz":
             Hn = _clip(Ha - inv_L * G, lower, upper)
@@ -320,6 +349,9 @@ def solve_codes(
             if armijo_init == "previous":
                 xi[act] = np.minimum(1.0, xa / armijo_gamma)
             stop |= failed
+        dead = ~live
+        if dead.any():
+            Hn[dead], fn[dead] = Ha[dead], fa[dead]
         dH = Hn - Ha
         dh2 = np.einsum("ij,ij->i", dH, dH)
         stop |= dh2 <= tol * tol * np.einsum("ij,ij->i", Ha, Ha)
@@ -327,16 +359,19 @@ def solve_codes(
             stop |= np.abs(fa - fn) <= f_tol * np.abs(fa)
         elif step != "polyak":
             stop |= (fa - fn) <= f_tol * np.abs(fa)
+        stop &= live
         H[act] = Hn
         f[act] = fn
         if stop.any():
             converged[act[stop]] = True
-            keep = ~stop
-            if not keep.any():
+            live &= ~stop
+            if not live.any():
                 break
-            act = act[keep]
-            prob = full.subset(act)
-            Hn, fn = Hn[keep], fn[keep]
+            if 4 * (live.size - np.count_nonzero(live)) >= live.size:
+                act = act[live]
+                prob = full.subset(act)
+                Hn, fn = Hn[live], fn[live]
+                live = np.ones(act.size, dtype=bool)
         Ha, fa = Hn, fn
 
     if step == "polyak":
@@ -365,7 +400,8 @@ def _fista_step(prob, H, f0, Hprev, mom, act, inv_L, lower, upper):
 
 def _spg_step(prob, H, f0, f_ref, G, alpha, lower, upper, gamma, max_backtracks=30):
     """One spectral projected-gradient step per row (Birgin, Martínez and Raydan 2000, SPG2):
-    the projected point P = Π(H − αG) along d = P − H, backtracked H + λd (λ halved) until the
+    the projected point P = Π(H − αG) along d = P − H, backtracked H + λd (λ by safeguarded
+    quadratic interpolation) until the
     non-monotone Armijo test f ≤ f_ref + γλ⟨G, d⟩ holds, f_ref the row's largest objective of
     its last few iterations (Grippo, Lampariello and Lucidi 1986). Rows with no accepted λ keep
     H and are reported failed. Returns (H_new, f_new, failed)."""
@@ -379,12 +415,23 @@ def _spg_step(prob, H, f0, f_ref, G, alpha, lower, upper, gamma, max_backtracks=
     Hn = P
     lam = np.ones(H.shape[0])
     pend = np.flatnonzero(~ok)
+    f_try = fn.copy()
+    sub = prob.subset(pend)
     for _ in range(max_backtracks):
-        lam[pend] *= 0.5
+        # the minimizer of the quadratic through f(H), its slope and f(H + λd), kept in
+        # [λ/10, λ/2] (SPG2's safeguarded interpolation); a non-finite trial takes λ/10
+        lp, gp, fp = lam[pend], gd[pend], f_try[pend]
+        curv = fp - f0[pend] - lp * gp
+        with np.errstate(divide="ignore", invalid="ignore"):
+            quad = np.where(np.isfinite(fp) & (curv > 0), -0.5 * lp * lp * gp / curv, 0.1 * lp)
+        lam[pend] = np.clip(quad, 0.1 * lp, 0.5 * lp)
         Ht = H[pend] + lam[pend, None] * d[pend]
-        ft = prob.subset(pend).value(Ht)
+        ft = sub.value(Ht)
+        f_try[pend] = ft
         good = np.isfinite(ft) & (ft <= f_ref[pend] + gamma * lam[pend] * gd[pend])
         Hn[pend[good]], fn[pend[good]] = Ht[good], ft[good]
+        if good.any():
+            sub = sub.subset(np.flatnonzero(~good))
         pend = pend[~good]
         if not pend.size:
             return Hn, fn, np.zeros(H.shape[0], dtype=bool)

@@ -13,6 +13,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from .._sparse import SparseRows, as_sparse_rows
 from .._validation import check_stream_input, dense_batch, guarded_validation
 from ..coders import STEP_RULES, solve_codes
 from ..constraints import project_dictionary_box
@@ -257,13 +258,21 @@ default="auto"
         return ProjectedSGDUpdate(RobbinsMonroSchedule(self.a, self.b), self.batch_reduce,
                                   self.eps, safeguard=self.step_safeguard)
 
-    def _batch_size(self, n_samples: int | None) -> int:
-        """τ for a call: explicit, the paper's (10⁻⁴N in fit, 10 in partial_fit), or auto."""
+    def _batch_size(self, X, *, in_fit: bool) -> int:
+        """τ for a call: explicit, the paper's (10⁻⁴N in fit, 10 in partial_fit), or auto.
+
+        For a sparse X that stays sparse, a row costs K·(its nonzeros + K) instead of K·F,
+        and each step also pays O(K·F) for the dictionary, so "auto" takes larger batches.
+        """
         if self.batch_size == "paper":
-            return 10 if n_samples is None else max(1, math.ceil(1e-4 * n_samples))
-        if self.batch_size == "auto":
-            return auto_batch_size(self.n_components_, self.n_features_in_)
-        return int(self.batch_size)
+            return max(1, math.ceil(1e-4 * X.shape[0])) if in_fit else 10
+        if self.batch_size != "auto":
+            return int(self.batch_size)
+        k = self.n_components_
+        if self._sparse_batches(X, None) and X.shape[0]:
+            per_row = X.nnz / X.shape[0] + k
+            return auto_batch_size(k, max(per_row, 1.0), high=4096)
+        return auto_batch_size(k, self.n_features_in_)
 
     # ------------------------------------------------------------------ data handling
     def _check_X(self, X, mask, *, reset):
@@ -299,7 +308,18 @@ default="auto"
         else:
             loss.check_data(X if mask is None else np.where(mask, X, np.nan))
 
-    def _prepare_batch(self, X, rows, mask):
+    def _sparse_batches(self, X, mask) -> bool:
+        """Whether batches of X stay CSR: the loss has sparse kernels, nothing is missing
+        and no data floor applies (a floor turns implicit zeros into positive entries)."""
+        return (sp.issparse(X) and mask is None and self.loss_.sparse_kernels
+                and not (self.data_floor is not None and self.loss_.positive_data)
+                and not np.isnan(X.data).any())
+
+    def _prepare_batch(self, X, rows, mask, sparse=False):
+        if sparse:
+            Xb = X[rows]
+            Xb = (Xb / self.scale_ if self.scale_ != 1.0 else Xb.copy()).tocsr()
+            return as_sparse_rows(Xb.astype(self.components_.dtype, copy=False)), None
         Xb, Mb = dense_batch(X, rows, mask)
         Xb = Xb / self.scale_ if self.scale_ != 1.0 else Xb.copy()
         if self.data_floor is not None and self.loss_.positive_data:
@@ -331,18 +351,25 @@ default="auto"
         return self._state.n_samples_seen
 
     # ------------------------------------------------------------------ the online step
+    def _losses(self, Xb, Mb, H, D) -> np.ndarray:
+        """Per-sample divergence of a (dense or CSR) batch from H·D."""
+        if isinstance(Xb, SparseRows):
+            return self.loss_.sparse_value(Xb, H, D)
+        return self.loss_.value(Xb, H @ D, Mb)
+
     def _step(self, Xb, Mb, rule):
         t0 = time.perf_counter()
         D = self.components_
         H = solve_codes(self.loss_, D, Xb, Mb, **self._coder_kwargs()).codes
-        Y = H @ D
-        R = self.loss_.grad(Xb, Y, Mb)
-        loss = self.loss_
+        if isinstance(Xb, SparseRows):
+            grad = self.loss_.sparse_dictionary_grad(Xb, H, D)
+        else:
+            grad = H.T @ self.loss_.grad(Xb, H @ D, Mb)
 
         def batch_loss(C):
-            return float(loss.value(Xb, H @ C, Mb).sum())
+            return float(self._losses(Xb, Mb, H, C).sum())
 
-        D_new, state = rule.update(self._state, D, H.T @ R, Xb.shape[0],
+        D_new, state = rule.update(self._state, D, grad, Xb.shape[0],
                                    batch_loss if self.step_safeguard else None)
         self.components_ = D_new.astype(D.dtype, copy=False)
         self._state = state
@@ -350,7 +377,7 @@ default="auto"
         if self.objective is None:
             return
         if self.objective == "online":
-            self._loss_sum += float(self.loss_.value(Xb, Y, Mb).sum())
+            self._loss_sum += float(self._losses(Xb, Mb, H, D).sum())
         else:
             self._buffer.append((Xb, Mb, H))
         if self._history.due(state.n_steps):
@@ -359,24 +386,26 @@ default="auto"
     def _objective_now(self) -> float:
         if self.objective == "online":
             return self._loss_sum / max(self._state.n_samples_seen, 1)
-        total = sum(float(self.loss_.value(x, h @ self.components_, m).sum())
+        total = sum(float(self._losses(x, m, h, self.components_).sum())
                     for x, m, h in self._buffer)
         return total / max(self._state.n_samples_seen, 1)
 
     def _run(self, X, mask, order, batch_size, progress=None):
         rule = self._update_rule()
+        sparse = self._sparse_batches(X, mask)
         for start in range(0, order.size, batch_size):
             rows = order[start:start + batch_size]
-            Xb, Mb = self._prepare_batch(X, rows, mask)
+            Xb, Mb = self._prepare_batch(X, rows, mask, sparse)
             self._step(Xb, Mb, rule)
             if progress is not None:
                 progress.update(rows.size)
 
     def _coded_chunks(self, X, mask, chunk=4096):
         """Yield (rows, scaled batch, mask, codes) over X with the current dictionary."""
+        sparse = self._sparse_batches(X, mask)
         for start in range(0, X.shape[0], chunk):
             rows = np.arange(start, min(start + chunk, X.shape[0]))
-            Xb, Mb = self._prepare_batch(X, rows, mask)
+            Xb, Mb = self._prepare_batch(X, rows, mask, sparse)
             yield rows, Xb, Mb, solve_codes(self.loss_, self.components_, Xb, Mb,
                                             **self._coder_kwargs()).codes
 
@@ -400,7 +429,7 @@ default="auto"
         X, mask, loss, scale = self._check_X(X, mask, reset=first)
         if first:
             self._initialize(X.shape[1], X.dtype, loss, scale)
-        self._run(X, mask, np.arange(X.shape[0]), self._batch_size(None))
+        self._run(X, mask, np.arange(X.shape[0]), self._batch_size(X, in_fit=False))
         return self
 
     def fit(self, X, y=None, mask=None):
@@ -421,7 +450,7 @@ default="auto"
         X, mask, loss, scale = self._check_X(X, mask, reset=True)
         self._initialize(X.shape[1], X.dtype, loss, scale)
         n = X.shape[0]
-        bs = self._batch_size(n)
+        bs = self._batch_size(X, in_fit=True)
         progress = _progress(self.verbose, n * self.max_iter)
         try:
             for _ in range(self.max_iter):
@@ -452,7 +481,7 @@ default="auto"
         """Minus the mean per-sample divergence of X from its reconstruction (scaled units)."""
         check_is_fitted(self, "components_")
         X, mask, _, _ = self._check_X(X, mask, reset=False)
-        total = sum(float(self.loss_.value(Xb, Hb @ self.components_, Mb).sum())
+        total = sum(float(self._losses(Xb, Mb, Hb, self.components_).sum())
                     for _, Xb, Mb, Hb in self._coded_chunks(X, mask))
         return -total / max(X.shape[0], 1)
 
@@ -471,7 +500,7 @@ def code_step_for(code_step: str, loss: Loss) -> str:
     return code_step
 
 
-def auto_batch_size(n_components: int, n_features: int, work: float = 6e5,
+def auto_batch_size(n_components: int, n_features: float, work: float = 6e5,
                     low: int = 16, high: int = 512) -> int:
     """Rows per mini-batch so that one step's vectorized work (∝ rows·K·F) dominates its
     fixed Python cost (≈ 1 ms a step here): ``work / (K·F)`` clipped to [low, high].

@@ -1,0 +1,113 @@
+"""Row-sparse mini-batches for the divergence kernels, without scipy.sparse's per-call cost.
+
+A coder evaluates one batch hundreds of times with one dictionary; :class:`SparseRows` holds
+the batch's nonzeros in CSR order with the dictionary's columns at those nonzeros gathered
+once, so a model value at the nonzeros is one gather and one row-wise product, and a sum per
+row is one ``reduceat``. Every operation is O(nnz·K) and nothing of size n × F is formed.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+__all__ = ["SparseRows", "as_sparse_rows"]
+
+
+class SparseRows:
+    """The nonzeros of a CSR batch (n rows), optionally bound to a dictionary D (K, F).
+
+    Attributes
+    ----------
+    indptr, cols, data : ndarray
+        CSR structure and values.
+    rows : ndarray (nnz,)
+        Row of every nonzero.
+    shape : tuple
+    D, DC, dsum : ndarray or None
+        The bound dictionary, its columns at the nonzeros (K, nnz) and its row sums D·1 (K,).
+    """
+
+    def __init__(self, indptr, cols, data, shape, D=None):
+        self.indptr, self.cols, self.data, self.shape = indptr, cols, data, shape
+        counts = np.diff(indptr)
+        self.rows = np.repeat(np.arange(shape[0]), counts)
+        self._nonempty = np.flatnonzero(counts)
+        self.D = self.DC = self.dsum = None
+        if D is not None:
+            self.D, self.DC, self.dsum = D, D[:, cols], D.sum(axis=1)
+
+    @classmethod
+    def from_csr(cls, X, D=None) -> SparseRows:
+        X = X.tocsr()
+        return cls(X.indptr, X.indices, X.data, X.shape, D)
+
+    @property
+    def dtype(self):
+        return self.data.dtype
+
+    @property
+    def nnz(self) -> int:
+        return self.data.size
+
+    def bind(self, D) -> SparseRows:
+        """The same rows with D bound (its columns gathered once)."""
+        if self.D is D:
+            return self
+        return SparseRows(self.indptr, self.cols, self.data, self.shape, D)
+
+    def columns(self, D) -> np.ndarray:
+        """D's columns at the nonzeros, (K, nnz): cached when D is the bound dictionary."""
+        return self.DC if self.D is D else D[:, self.cols]
+
+    def model(self, H, D) -> np.ndarray:
+        """(HD) at the nonzeros, (nnz,)."""
+        return np.einsum("ij,ji->i", H[self.rows], self.columns(D))
+
+    def row_sum(self, values) -> np.ndarray:
+        """Σ over each row's nonzeros of ``values`` (nnz,) or (nnz, m): shape (n,) / (n, m)."""
+        out = np.zeros((self.shape[0],) + values.shape[1:], dtype=np.result_type(values, float))
+        if self._nonempty.size:
+            out[self._nonempty] = np.add.reduceat(values, self.indptr[self._nonempty], axis=0)
+        return out
+
+    def weighted_columns(self, weights, D) -> np.ndarray:
+        """Σ_nz w · D[:, col] per row, (n, K): the product (sparse W) · Dᵀ."""
+        return self.row_sum(weights[:, None] * self.columns(D).T)
+
+    def transpose_times(self, weights, H) -> np.ndarray:
+        """(sparse W)ᵀ · H transposed, a (K, F) array: Σ_nz w · h_row placed at column col."""
+        W = sp.csr_matrix((weights, self.cols, self.indptr), shape=self.shape)
+        return np.asarray((W.T @ H).T)
+
+    def subset(self, rows) -> SparseRows:
+        """The given rows (in order), keeping the bound dictionary's gathered columns."""
+        rows = np.asarray(rows)
+        starts, ends = self.indptr[rows], self.indptr[rows + 1]
+        counts = ends - starts
+        indptr = np.concatenate([[0], np.cumsum(counts)])
+        take = np.repeat(starts - indptr[:-1], counts) + np.arange(indptr[-1])
+        sub = object.__new__(SparseRows)
+        sub.indptr, sub.cols, sub.data = indptr, self.cols[take], self.data[take]
+        sub.shape = (rows.size, self.shape[1])
+        sub.rows = np.repeat(np.arange(rows.size), counts)
+        sub._nonempty = np.flatnonzero(counts)
+        sub.D, sub.dsum = self.D, self.dsum
+        sub.DC = None if self.DC is None else self.DC[:, take]
+        return sub
+
+    def squared_norms(self) -> np.ndarray:
+        return self.row_sum(self.data * self.data)
+
+    def times(self, M) -> np.ndarray:
+        """X · M for M of shape (F, m): (n, m)."""
+        return self.row_sum(self.data[:, None] * M[self.cols])
+
+
+def as_sparse_rows(X, D=None) -> SparseRows:
+    """A CSR matrix (or SparseRows) as SparseRows, bound to D when given."""
+    if isinstance(X, SparseRows):
+        return X if D is None else X.bind(D)
+    if sp.issparse(X):
+        return SparseRows.from_csr(X, D)
+    raise TypeError(f"expected a sparse matrix, got {type(X).__name__}")
