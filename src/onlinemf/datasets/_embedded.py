@@ -237,3 +237,47 @@ def load_sotu(path: str, first: int = 1790, last: int = 2014):
             by_year.setdefault(year, []).append("\n".join(lines[3:]))
     years = sorted(by_year)
     return np.array(years), [" ".join(by_year[y]) for y in years]
+
+
+def load_20newsgroups(path: str, subset: str = "train") -> tuple[list[str], np.ndarray, list[str]]:
+    """The 20 Newsgroups "bydate" split from its tarball (``20news-bydate.tar.gz``).
+
+    Each message is decoded as latin-1 and its header block (everything before the first
+    blank line) dropped, as scikit-learn's ``remove=('headers',)`` does; the label is the
+    newsgroup folder. Read in place, never extracted.
+
+    Parameters
+    ----------
+    path : str
+        The tarball, or a folder holding it.
+    subset : {"train", "test", "all"}
+
+    Returns
+    -------
+    texts : list of str
+    labels : ndarray of int
+    groups : list of str
+        Newsgroup names, indexed by label (sorted).
+    """
+    import tarfile
+
+    if subset not in ("train", "test", "all"):
+        raise ValueError(f"subset must be 'train', 'test' or 'all', got {subset!r}")
+    if os.path.isdir(path):
+        path = os.path.join(path, "20news-bydate.tar.gz")
+    parts = ("train", "test") if subset == "all" else (subset,)
+    docs = []
+    with tarfile.open(path) as tar:
+        for member in tar:
+            if not member.isfile():
+                continue
+            top, *rest = member.name.split("/")
+            if len(rest) != 2 or top not in {f"20news-bydate-{p}" for p in parts}:
+                continue
+            raw = tar.extractfile(member).read().decode("latin-1")
+            _, _, body = raw.partition("\n\n")
+            docs.append((top, rest[0], rest[1], body))
+    docs.sort(key=lambda d: (d[0], d[1], int(d[2]) if d[2].isdigit() else d[2]))
+    groups = sorted({d[1] for d in docs})
+    index = {g: i for i, g in enumerate(groups)}
+    return [d[3] for d in docs], np.array([index[d[1]] for d in docs]), groups
