@@ -218,7 +218,7 @@ def huber_faces(ctx: Context) -> Result:
     else:
         imgs, subj = render_faces(4, 64, random_state=ctx.seed)
     subjects = np.unique(subj)[: (1 if ctx.quick else 4)]
-    p = 30 if ctx.quick else 1500
+    p = 15 if ctx.quick else 1500
     k = 40
     res = Result()
     rows = []
