@@ -104,9 +104,11 @@ def test_torus_example_is_exact():
     D = ndl.components_
     cos = D @ AF.ravel() / (np.linalg.norm(D, axis=1) * np.linalg.norm(AF) + 1e-300)
     assert ndl.importance_[cos > 1 - 1e-9].sum() > 0.99
-    R = ndl.reconstruct(G, n_steps=5000, alpha=0.0).tocoo()
-    assert R.nnz > A.nnz  # visited pairs include non-edges, reconstructed as 0
+    R = ndl.reconstruct(G, n_steps=5000, alpha=0.0, code_tol=1e-9).tocoo()
+    # visited non-edges are reconstructed as 0 (implicit), every edge as its weight 1
     assert np.abs(R.data - Ad[R.row, R.col]).max() < 1e-8
+    np.testing.assert_allclose(ndl.reconstruct(G, n_steps=5000, code_tol=1e-9).toarray()[Ad > 0],
+                               1.0, atol=1e-8)
 
 
 def _pivot_kernel(chain, states):
@@ -195,3 +197,19 @@ def test_corruption_and_denoising_auc(mode):
     assert edge_recovery(A, A) == 1.0 and edge_recovery(A, 0.4 * A) == 0.0
     with pytest.raises(ValueError, match="fraction"):
         corrupt_network(A, 1.5)
+
+
+def test_reconstruct_accumulates_by_chunk_and_uses_a_fresh_chain():
+    """Chunked accumulation gives the same reconstruction whatever the chunk size, and the
+    default reconstruction chain is not the training chain replayed."""
+    G = nx.les_miserables_graph()
+    ndl = NetworkDictionaryLearning(6, 5, n_iter=5, batch_size=40, random_state=3).fit(G)
+    a = ndl.reconstruct(G, n_steps=900, chunk=1000, random_state=7)
+    b = ndl.reconstruct(G, n_steps=900, chunk=125, random_state=7)
+    np.testing.assert_allclose(a.toarray(), b.toarray(), rtol=1e-10, atol=1e-12)
+    assert ndl.reconstruct_seed_ != 3
+    replay = ndl.reconstruct(G, n_steps=900, random_state=3)
+    fresh = ndl.reconstruct(G, n_steps=900)
+    assert (replay != fresh).nnz > 0
+    with pytest.raises(ValueError, match="n_steps"):
+        ndl.reconstruct(G, n_steps=0)

@@ -3,6 +3,8 @@ Needell and Balzano, §2.11–2.12 of spec 004)."""
 
 from __future__ import annotations
 
+from numbers import Integral
+
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
@@ -96,6 +98,7 @@ class NetworkDictionaryLearning(BaseEstimator):
         odl = OnlineDictionaryLearning(self.n_components, alpha=self.alpha,
                                        batch_size=self.batch_size,
                                        random_state=int(rng.integers(2**31)))
+        self.reconstruct_seed_ = int(rng.integers(2**31))
         for _ in range(self.n_iter):  # the stream is the chain itself
             _, X = chain.sample_patches(self.batch_size)
             odl.partial_fit(X)
@@ -108,30 +111,55 @@ class NetworkDictionaryLearning(BaseEstimator):
         self.importance_ = odl.code_sums_ / max(odl.code_sums_.sum(), 1e-300)
         return self
 
-    def reconstruct(self, G, n_steps=50_000, alpha=0.0, chunk=1000, code_tol=1e-9):
+    def reconstruct(self, G, n_steps=50_000, alpha=0.0, chunk=1000, code_tol=1e-4,
+                    random_state=None, omit_motif_edges=False):
         """Reconstruct G: run a fresh chain for ``n_steps``, code each patch with the learned
         dictionary (min ‖p − hD‖² + α‖h‖₁ over h ≥ 0; α = 0 is nonnegative least squares, the
         authors use 0.2 for the WAN), and average every entry over the patches that cover it
         (spec 004 §2.12). Returns a weighted adjacency (CSR) in the units of G; entries the
-        chain never visited are 0. ``code_tol``: gradient-mapping tolerance of each code
-        (relative to max(1, ‖patch‖))."""
+        chain never visited are 0.
+
+        The entry sums and counts are accumulated chunk by chunk (``chunk`` patches at a
+        time), so memory is O(entries visited + chunk·k²), not O(n_steps·k²).
+
+        Parameters
+        ----------
+        code_tol : float, default=1e-4
+            Gradient-mapping tolerance of each code (relative to max(1, ‖patch‖)). Measured on
+            an 800-node network (``benchmarks``): 1e-4 gives the same edge AUC as 1e-9 in a
+            fraction of the time.
+        omit_motif_edges : bool, default=False
+            Leave out of the averages the patch entries of the motif's own edges. Along a
+            homomorphism those entries are edges by construction, so they carry no evidence
+            about the pair; denoising (ranking a noisy network's edges) turns this on, as the
+            NDL authors' code does for that task.
+        random_state : int or None
+            Seeds the reconstruction chain; None draws it from the fitted model's
+            ``random_state`` stream, distinct from the training chain's seed (a replay of
+            the training chain would reconstruct only what was learned from).
+        """
         check_is_fitted(self, "components_")
+        if not (isinstance(n_steps, Integral) and n_steps >= 1):
+            raise ValueError(f"n_steps must be a positive integer, got {n_steps!r}")
+        if not (isinstance(chunk, Integral) and chunk >= 1):
+            raise ValueError(f"chunk must be a positive integer, got {chunk!r}")
         A, top = self._normalized(G)
         n, k = A.shape[0], self.motif_.shape[0]
-        chain = self._chain(A / top, self.motif_,
-                            np.random.default_rng(self.random_state).integers(2**31))
-        rows, cols, vals = [], [], []
+        seed = self.reconstruct_seed_ if random_state is None else random_state
+        chain = self._chain(A / top, self.motif_, np.random.default_rng(seed).integers(2**31))
         a_idx, b_idx = np.meshgrid(np.arange(k), np.arange(k), indexing="ij")
+        keep = np.ones(k * k, dtype=bool)
+        if omit_motif_edges:
+            keep = ~((self.motif_ + self.motif_.T) > 0).ravel()
+        a_idx, b_idx = a_idx.ravel()[keep], b_idx.ravel()[keep]
+        total = sp.csr_matrix((n, n))
+        count = sp.csr_matrix((n, n))
         for start in range(0, n_steps, chunk):
             states, X = chain.sample_patches(min(chunk, n_steps - start))
             H = nonneg_lasso(self.components_, X, alpha, tol=code_tol, max_iter=1000)
-            Xhat = H @ self.components_
-            rows.append(states[:, a_idx.ravel()].ravel())
-            cols.append(states[:, b_idx.ravel()].ravel())
-            vals.append(Xhat.ravel())
-        r, c, v = np.concatenate(rows), np.concatenate(cols), np.concatenate(vals)
-        total = sp.coo_matrix((v, (r, c)), shape=(n, n)).tocsr()
-        count = sp.coo_matrix((np.ones_like(v), (r, c)), shape=(n, n)).tocsr()
-        out = total.copy()
-        out.data = total.data / count.data * top  # same sparsity pattern: both summed over (r, c)
-        return out
+            r, c = states[:, a_idx].ravel(), states[:, b_idx].ravel()
+            total = total + sp.csr_matrix(((H @ self.components_)[:, keep].ravel(), (r, c)),
+                                          shape=(n, n))
+            count = count + sp.csr_matrix((np.ones(r.size), (r, c)), shape=(n, n))
+        # the mean over the covering patches; a visited entry whose mean is 0 stays implicit
+        return sp.csr_matrix(total.multiply(count.power(-1)) * top)
