@@ -204,3 +204,18 @@ def test_sparse_batch_same_iterates_as_dense(rng, name, step):
     sparse = solve_codes(loss, D, sp.csr_matrix(X), step=step, max_iter=8, tol=0, f_tol=0)
     np.testing.assert_allclose(sparse.codes, dense.codes, rtol=1e-6, atol=1e-10)
     np.testing.assert_array_equal(sparse.n_iter, dense.n_iter)
+
+
+@pytest.mark.parametrize("step", ["spg", "armijo", "lipschitz", "bb"])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_float32_stays_float32(rng, step, sparse):
+    """float32 in, float32 through the iteration (step sizes included) and out."""
+    import scipy.sparse as sp
+
+    D, X = _problem(rng)
+    D, X = D.astype(np.float32), X.astype(np.float32)
+    loss = get_loss("kl" if step != "lipschitz" else "squared")
+    Xin = sp.csr_matrix(X) if sparse else X
+    res = solve_codes(loss, D, Xin, step=step, max_iter=20)
+    assert res.codes.dtype == np.float32
+    assert bb_step(X[:, :3], X[:, :3], np.ones(X.shape[0], np.float32)).dtype == np.float32

@@ -68,7 +68,7 @@ class SparseRows:
 
     def row_sum(self, values) -> np.ndarray:
         """Σ over each row's nonzeros of ``values`` (nnz,) or (nnz, m): shape (n,) / (n, m)."""
-        out = np.zeros((self.shape[0],) + values.shape[1:], dtype=np.result_type(values, float))
+        out = np.zeros((self.shape[0],) + values.shape[1:], dtype=values.dtype)
         if self._nonempty.size:
             out[self._nonempty] = np.add.reduceat(values, self.indptr[self._nonempty], axis=0)
         return out

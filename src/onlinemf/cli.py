@@ -1,4 +1,4 @@
-"""The ``onlinemf`` command: fit, transform, reproduce."""
+"""The ``onlinemf`` command: fit, transform, ndl, reproduce, bench."""
 
 from __future__ import annotations
 
@@ -152,6 +152,15 @@ def _cmd_reproduce(args) -> int:
     return 0
 
 
+def _cmd_bench(args) -> int:
+    from .benchmarking import run_benchmarks
+
+    run_benchmarks(args.suites or None, quick=args.quick, data_dir=args.data_dir, out=args.out,
+                   threads=args.threads or None)
+    print(f"results written to {os.path.join(args.out, 'bench.json')} and bench.md")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="onlinemf", description="Online matrix factorization.")
     sub = p.add_subparsers(dest="command", required=True)
@@ -201,6 +210,16 @@ def build_parser() -> argparse.ArgumentParser:
                    help="folder holding the papers' data sets (e.g. ../shared/data)")
     r.add_argument("--seed", type=int, default=0)
     r.set_defaults(func=_cmd_reproduce)
+
+    b = sub.add_parser("bench", help="every estimator against its anchors, in one run")
+    b.add_argument("suites", nargs="*", help="nmf, topics, sparse, robust, smf, ndl (all)")
+    b.add_argument("--quick", action="store_true", help="smaller data (minutes)")
+    b.add_argument("--data-dir", default=None,
+                   help="folder with the real data sets (20newsgroups/ for the text cases)")
+    b.add_argument("--out", default="bench_out")
+    b.add_argument("--threads", type=int, default=1,
+                   help="BLAS threads (default 1: compare algorithms; 0: leave as is)")
+    b.set_defaults(func=_cmd_bench)
     return p
 
 

@@ -284,7 +284,7 @@ def solve_codes(
         inv_L = 1.0 / max(lipschitz, np.finfo(float).tiny)
 
     Ha, fa = H, f.copy()
-    xi = np.ones(n)
+    xi = np.ones(n, dtype=H.dtype)
     if step == "fista":
         mom = np.ones(n)  # FISTA's t_k per sample
         Hprev = H.copy()
@@ -296,7 +296,7 @@ def solve_codes(
                 top = (float(X.data.max()) if X.nnz else 1.0) if sparse else (
                     float(np.nanmax(X)) if X.size else 1.0)
                 bb_step0 = 1.0 / (spectral_norm_sq(D) * max(1.0, top) + h_l2 + 1e-300)
-        alpha = np.full(n, bb_step0)
+        alpha = np.full(n, bb_step0, dtype=H.dtype)
         Hold, Gold = H.copy(), np.zeros_like(H)
         first = True
     if step == "spg":
@@ -413,7 +413,7 @@ def _spg_step(prob, H, f0, f_ref, G, alpha, lower, upper, gamma, max_backtracks=
     if ok.all():
         return P, fn, np.zeros(H.shape[0], dtype=bool)
     Hn = P
-    lam = np.ones(H.shape[0])
+    lam = np.ones(H.shape[0], dtype=H.dtype)
     pend = np.flatnonzero(~ok)
     f_try = fn.copy()
     sub = prob.subset(pend)

@@ -45,6 +45,6 @@ def bb_step(
     else:
         raise ValueError(f"kind must be 'long' or 'short', got {kind!r}")
     ok = (sy > 0) & (den > 0) & (num > 0)
-    out = np.array(previous, dtype=float, copy=True)
+    out = np.array(previous, copy=True)
     out[ok] = num[ok] / den[ok]
-    return np.clip(out, lo, hi)
+    return np.clip(out, lo, hi).astype(out.dtype, copy=False)

@@ -136,6 +136,9 @@ default="auto"
     n_samples_seen_ : int
     n_iter_ : int
         Passes completed by :meth:`fit`.
+    n_code_iter_ : int
+        Code-solver iterations summed over the samples seen (a cost diagnostic: each costs
+        about 4·K·F flops, or 4·K per nonzero on sparse batches).
     history_ : dict of ndarrays
         ``n_samples``, ``time`` (seconds of algorithm time) and ``objective`` at checkpoints.
     n_features_in_ : int
@@ -349,6 +352,7 @@ default="auto"
         self._state = self._update_rule().init(self.components_)
         self._reset_history()
         self._loss_sum = 0.0
+        self.n_code_iter_ = 0
         self._buffer = []  # (X, mask, codes) kept only for objective="paper"
 
     @property
@@ -371,7 +375,9 @@ default="auto"
     def _step(self, Xb, Mb, rule):
         t0 = time.perf_counter()
         D = self.components_
-        H = solve_codes(self.loss_, D, Xb, Mb, **self._coder_kwargs()).codes
+        coded = solve_codes(self.loss_, D, Xb, Mb, **self._coder_kwargs())
+        H = coded.codes
+        self.n_code_iter_ += int(coded.n_iter.sum())
         if isinstance(Xb, SparseRows):
             grad = self.loss_.sparse_dictionary_grad(Xb, H, D)
         else:

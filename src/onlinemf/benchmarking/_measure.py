@@ -1,0 +1,89 @@
+"""Measurement helpers: time-to-objective on curves, peak memory, the machine's GEMM rate."""
+
+from __future__ import annotations
+
+import time
+import tracemalloc
+from collections.abc import Callable
+
+import numpy as np
+
+__all__ = ["Curve", "time_to", "value_at", "peak_memory_mb", "gemm_rate", "online_curve",
+           "restart_curve"]
+
+Curve = list  # [(seconds, objective), ...], seconds of algorithm time, increasing
+
+
+def time_to(curve: Curve, level: float, higher_is_better: bool = False) -> float:
+    """First time the curve reaches ``level`` (inf if never)."""
+    for t, f in curve:
+        if (f >= level) if higher_is_better else (f <= level):
+            return t
+    return float("inf")
+
+
+def value_at(curve: Curve, seconds: float) -> float:
+    """The curve's last value at or before ``seconds`` (its first value if none)."""
+    vals = [f for t, f in curve if t <= seconds]
+    return vals[-1] if vals else curve[0][1]
+
+
+def peak_memory_mb(fn: Callable[[], object]) -> float:
+    """Peak traced allocation (MB) while running ``fn`` (numpy reports its buffers to
+    tracemalloc); run separately from the timed runs, which it would slow."""
+    tracemalloc.start()
+    try:
+        fn()
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    return peak / 2**20
+
+
+def gemm_rate(n: int = 1000, repeats: int = 3) -> float:
+    """This machine's float64 GEMM rate (flop/s) for an n×n product, best of ``repeats``."""
+    rng = np.random.default_rng(0)
+    A, B = rng.random((n, n)), rng.random((n, n))
+    best = np.inf
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        A @ B
+        best = min(best, time.perf_counter() - t0)
+    return 2.0 * n**3 / best
+
+
+def online_curve(est, X, score: Callable, passes: float, chunks_per_pass: int = 4,
+                 time_budget: float | None = None, seed: int = 0) -> Curve:
+    """``partial_fit`` over shuffled passes of X in ``chunks_per_pass`` chunks, scored after
+    each chunk (scoring time excluded): the curve is read at fractions of a pass. Stops after
+    ``passes`` passes or once ``time_budget`` seconds of fitting are spent."""
+    rng = np.random.default_rng(seed)
+    n = X.shape[0]
+    curve, elapsed, done = [], 0.0, 0.0
+    while done < passes - 1e-9:
+        for chunk in np.array_split(rng.permutation(n), chunks_per_pass):
+            t0 = time.perf_counter()
+            est.partial_fit(X[chunk])
+            elapsed += time.perf_counter() - t0
+            done += 1.0 / chunks_per_pass
+            curve.append((elapsed, score(est)))
+            if done >= passes - 1e-9 or (time_budget is not None and elapsed >= time_budget):
+                return curve
+    return curve
+
+
+def restart_curve(make: Callable[[int], object], X, score: Callable, budgets) -> Curve:
+    """Fit ``make(budget)`` from scratch for each budget (passes or iterations), each timed."""
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+
+    curve = []
+    for b in budgets:
+        est = make(b)
+        t0 = time.perf_counter()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            est.fit(X)
+        curve.append((time.perf_counter() - t0, score(est)))
+    return curve

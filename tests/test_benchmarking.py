@@ -1,0 +1,35 @@
+import numpy as np
+import pytest
+
+from onlinemf import OnlineNMF
+from onlinemf.benchmarking import SUITES, run_benchmarks
+from onlinemf.benchmarking._measure import online_curve, peak_memory_mb, time_to, value_at
+
+
+def test_time_to_and_value_at_read_the_curve():
+    curve = [(0.5, 3.0), (1.0, 2.0), (2.0, 1.0)]
+    assert time_to(curve, 2.5) == 1.0
+    assert time_to(curve, 0.5) == float("inf")
+    assert time_to([(1.0, 0.2), (2.0, 0.5)], 0.4, higher_is_better=True) == 2.0
+    assert value_at(curve, 1.5) == 2.0
+    assert value_at(curve, 0.1) == 3.0
+
+
+def test_online_curve_reads_fractions_of_a_pass(rng):
+    X = rng.random((200, 8))
+    est = OnlineNMF(3, batch_size=10, random_state=0)
+    curve = online_curve(est, X, lambda e: -e.score(X), passes=1.5, chunks_per_pass=4)
+    assert len(curve) == 6  # quarters of a pass, stopped after one and a half passes
+    assert est.n_samples_seen_ == 300
+    times = [t for t, _ in curve]
+    assert times == sorted(times)
+
+
+def test_peak_memory_sees_numpy_buffers():
+    assert peak_memory_mb(lambda: np.ones(2**20)) >= 7.9  # 8 MB of float64
+
+
+def test_unknown_suite_is_refused():
+    assert "nmf" in SUITES
+    with pytest.raises(ValueError, match="unknown benchmark suite"):
+        run_benchmarks(["nope"], quick=True)
