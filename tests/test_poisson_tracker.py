@@ -177,3 +177,18 @@ def test_step_lengths_decay_like_one_over_t(rng):
         scaled.append((t + 1) * np.linalg.norm(tr.components_ - before))
     scaled = np.array(scaled)
     assert np.median(scaled[-100:]) < 3 * np.median(scaled[:100])
+
+
+def test_history_records_the_online_objective(rng):
+    """history_ holds, at each checkpoint, the mean loss of every step under the subspace it
+    was coded with (finite; it was NaN before), and it falls as the subspace is learned."""
+    D, Y, mask = _stream(rng, m=300, p=0.8)
+    Ym = np.where(mask, Y, np.nan)
+    est = PoissonSubspaceTracker(4, random_state=0, n_checkpoints=10).fit(Ym)
+    h = est.history_
+    assert np.all(np.isfinite(h["objective"])) and h["objective"].size >= 10
+    assert h["objective"][-1] < h["objective"][0]
+    # the first checkpoint by hand: step 1's loss, coded with the initial subspace
+    first = PoissonSubspaceTracker(4, random_state=0).partial_fit(Ym[:1])
+    assert first.history_["n_samples"][0] == 1
+    assert first.history_["objective"][0] >= 0

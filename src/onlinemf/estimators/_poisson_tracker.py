@@ -143,6 +143,7 @@ class PoissonSubspaceTracker(OnlineFactorizationMixin, ClassNamePrefixFeaturesOu
         self._W = 0.0
         self._hist_a, self._hist_y, self._hist_p = [], [], []
         self._t = 0
+        self._loss_sum = 0.0
         self._reset_history()
 
     @property
@@ -163,6 +164,9 @@ class PoissonSubspaceTracker(OnlineFactorizationMixin, ClassNamePrefixFeaturesOu
         t0 = time.perf_counter()
         a = self._code(y[None], None if p is None else p[None])[0]
         self._last_a = a
+        # the online objective: this step's loss under the subspace it was coded with
+        self._loss_sum += float(_KL.value(y[None], (a @ self.components_)[None],
+                                          None if p is None else p[None])[0])
         pf = np.ones_like(y) if p is None else p.astype(float)
         py = pf * np.where(pf > 0, y, 0.0)
         g = self.forget
@@ -197,7 +201,7 @@ class PoissonSubspaceTracker(OnlineFactorizationMixin, ClassNamePrefixFeaturesOu
         self.components_ = D.T.copy()
         self._fit_time += time.perf_counter() - t0
         if self._history.due(self._t):
-            self._history.record(self._t, self._fit_time, float("nan"))
+            self._history.record(self._t, self._fit_time, self._loss_sum / self._t)
         return a
 
     # ------------------------------------------------------------------ public API
