@@ -68,6 +68,9 @@ def test_orpca_separates_outliers():
     est = ORPCA(4, random_state=0).fit(X)
     low, err = est.decompose(X)
     assert np.mean((low - V) ** 2) < 0.5 * np.mean((X - V) ** 2)
+    # fit restarts from scratch: a second fit gives the same basis as the first
+    again = est.fit(X).components_.copy()
+    np.testing.assert_array_equal(again, ORPCA(4, random_state=0).fit(X).components_)
 
 
 def _sub_err(Dh, D):

@@ -162,3 +162,16 @@ def test_make_problem_names_and_errors():
         make_problem("pca", 4)
     with pytest.raises(ValueError, match="alpha"):
         make_problem("odl", 4, alpha=-1.0)
+
+
+def test_make_problem_builds_only_the_named_problem(monkeypatch):
+    """Asking for ODL at a large F must not build OLRR's F×F matrix or SSODL's Laplacian."""
+    import onlinemf.smf_problems as mod
+
+    def boom(*a, **k):
+        raise AssertionError("built a part of another problem")
+
+    monkeypatch.setattr(mod, "path_laplacian", boom)
+    monkeypatch.setattr(mod, "QuadraticDictionary", boom)
+    P = mod.make_problem("odl", 4000)
+    assert P.name == "odl"

@@ -327,3 +327,18 @@ def test_step_scale_multiplies_the_automatic_steps():
     d = StochasticMF("onmf", "sgd", 3, max_iter=1, step_scale=0.5,
                      random_state=0).partial_fit(X[:20])
     assert d.learning_rate_ == pytest.approx(0.5 * c.learning_rate_)
+
+
+def test_ones_jitter_follows_random_state_and_init_array_is_copied():
+    rng = np.random.default_rng(0)
+    X = rng.random((60, 12))
+    a = StochasticMF("orpca", "sgd", 3, max_iter=1, init="ones_jitter", random_state=1).fit(X)
+    b = StochasticMF("orpca", "sgd", 3, max_iter=1, init="ones_jitter", random_state=2).fit(X)
+    c = StochasticMF("orpca", "sgd", 3, max_iter=1, init="ones_jitter", random_state=1).fit(X)
+    assert not np.array_equal(a.components_, b.components_)
+    np.testing.assert_array_equal(a.components_, c.components_)
+    D0 = np.abs(rng.random((3, 12)))
+    keep = D0.copy()
+    est = StochasticMF("onmf", "smm", 3, max_iter=1, init=D0, random_state=0).fit(X)
+    assert est.components_ is not D0 and not np.shares_memory(est.components_, D0)
+    np.testing.assert_array_equal(D0, keep)

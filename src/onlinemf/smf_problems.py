@@ -422,18 +422,20 @@ def make_problem(name: str, n_features: int, *, alpha: float | None = None,
     if not code_bound > 0 or not outlier_bound > 0:
         raise ValueError("code_bound and outlier_bound must be positive")
     outl = L1Outliers(lam_r, outlier_bound)
+    # builders, so that only the named problem is constructed (OLRR's default Q alone is an
+    # F×F identity: 128 MB at F = 4000)
     parts = {
-        "odl": (L1Codes(lam, ridge), UnitNormAtoms(), None),
-        "ossl": (GroupL1Codes(lam, group_size), FreeDictionary(0.0), None),
-        "onmf": (RidgeCodes(lam, nonneg=True), SimplexAtoms(), None),
-        "ssodl": (RidgeCodes(lam, nonneg=True),
-                  LaplacianSimplexAtoms(lam_d, path_laplacian(n_features)
-                                        if laplacian is None else laplacian), None),
-        "orpca": (RidgeCodes(lam), FreeDictionary(lam_d), outl),
-        "omrmd": (UnitBallCodes(), MaxNormDictionary(lam_d), outl),
-        "olrr": (RidgeCodes(lam), QuadraticDictionary(
+        "odl": lambda: (L1Codes(lam, ridge), UnitNormAtoms(), None),
+        "ossl": lambda: (GroupL1Codes(lam, group_size), FreeDictionary(0.0), None),
+        "onmf": lambda: (RidgeCodes(lam, nonneg=True), SimplexAtoms(), None),
+        "ssodl": lambda: (RidgeCodes(lam, nonneg=True),
+                          LaplacianSimplexAtoms(lam_d, path_laplacian(n_features)
+                                                if laplacian is None else laplacian), None),
+        "orpca": lambda: (RidgeCodes(lam), FreeDictionary(lam_d), outl),
+        "omrmd": lambda: (UnitBallCodes(), MaxNormDictionary(lam_d), outl),
+        "olrr": lambda: (RidgeCodes(lam), QuadraticDictionary(
             lam_d * np.eye(n_features) if quadratic is None else np.asarray(quadratic)), outl),
-        "ornmf": (BoxCodes(code_bound), NonnegUnitNormAtoms(), outl),
+        "ornmf": lambda: (BoxCodes(code_bound), NonnegUnitNormAtoms(), outl),
     }
-    codes, dictionary, outliers = parts[name]
+    codes, dictionary, outliers = parts[name]()
     return SMFProblem(codes, dictionary, outliers, int(n_samples), name)

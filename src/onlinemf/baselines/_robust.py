@@ -157,7 +157,9 @@ class ORPCA:
         return self
 
     def fit(self, X):
+        """Learn the basis from a fresh start (as every ``fit``), in mini-batches of 50."""
         X = np.asarray(X, dtype=float)
+        self.__dict__.pop("components_", None)  # fit restarts; partial_fit continues
         rng = np.random.default_rng(self.random_state)
         hist = History(self.n_checkpoints)
         elapsed = 0.0

@@ -274,7 +274,7 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
         if isinstance(init, str) and init == "auto":
             init = "ones_jitter" if problem.robust else "random_samples"
         if not isinstance(init, str):
-            D0 = np.asarray(self.init, dtype=float)
+            D0 = np.array(self.init, dtype=float)  # a copy: never alias the caller's array
             if D0.shape != (K, F):
                 raise ValueError(f"init must have shape ({K}, {F}), got {D0.shape}")
             if not np.isfinite(D0).all():
@@ -288,7 +288,7 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
                               "identical (spec 002 §6 item 1); use 'ones_jitter'",
                               stacklevel=3)
             else:
-                D0 += 1e-3 * np.random.default_rng(0).random((K, F))
+                D0 += 1e-3 * self._rng.random((K, F))  # seeded by random_state
         elif init == "random_samples":
             rows = self._rng.choice(n, size=K, replace=K > n)
             D0, _ = dense_batch(X, rows)
