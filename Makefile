@@ -26,6 +26,7 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e ".[bench]"
+	$(BIN)/onlinemf bench --quick --data-dir ../shared/data --out bench_out
 	$(BIN)/python benchmarks/bench_online_nmf.py --quick
 	$(BIN)/python benchmarks/bench_online_robust_nmf.py
 	$(BIN)/python benchmarks/bench_poisson_tracker.py

@@ -20,15 +20,14 @@ import argparse
 import json
 import os
 import time
-import warnings
 
 import numpy as np
 from sklearn.datasets import load_digits
 from sklearn.decomposition import NMF, MiniBatchNMF
-from sklearn.exceptions import ConvergenceWarning
 from threadpoolctl import threadpool_limits
 
 from onlinemf import OnlineNMF
+from onlinemf.benchmarking import restart_curve
 from onlinemf.coders import solve_codes
 from onlinemf.datasets import make_nmf_synthetic, make_topic_corpus, render_faces
 from onlinemf.losses import get_loss
@@ -91,15 +90,7 @@ def run_online(make, X, loss, budgets):
 
 def run_restart(make, X, loss, budgets):
     """scikit-learn estimators, refit from scratch with max_iter = budget, each run timed."""
-    curve = []
-    for it in budgets:
-        est = make(it)
-        t0 = time.perf_counter()
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", ConvergenceWarning)
-            est.fit(X)
-        curve.append((time.perf_counter() - t0, evaluate(loss, est.components_, X)))
-    return curve
+    return restart_curve(make, X, lambda est: evaluate(loss, est.components_, X), budgets)
 
 
 def time_to(curve, level):

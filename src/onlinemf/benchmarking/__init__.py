@@ -5,6 +5,8 @@ and the fraction of this machine's GEMM rate the hot products reach.
 The suites are registered in :data:`SUITES`; :func:`run_benchmarks` runs some or all of them.
 """
 
-from ._runner import SUITES, run_benchmarks
+from ._measure import gemm_rate, online_curve, peak_memory_mb, restart_curve, time_to, value_at
+from ._runner import SUITES, format_table, run_benchmarks
 
-__all__ = ["SUITES", "run_benchmarks"]
+__all__ = ["SUITES", "run_benchmarks", "format_table", "gemm_rate", "online_curve",
+           "peak_memory_mb", "restart_curve", "time_to", "value_at"]
