@@ -139,17 +139,19 @@ def _pivot_kernel(chain, states):
     return P
 
 
-@pytest.mark.parametrize("lazy", [False, True])
-def test_pivot_chain_stationary_by_enumeration(lazy):
+@pytest.mark.parametrize("lazy,weight", [(False, 1.0), (True, 1.0), (False, 2.0)])
+def test_pivot_chain_stationary_by_enumeration(lazy, weight):
     from itertools import product
 
     from onlinemf.graphs import PivotChain
 
     A = np.array([[0, 2, 1, 0], [1, 0, 1, 0], [0, 1, 0, 3], [1, 0, 1, 0]], float)  # directed
     F = path_motif(2, 1)  # root 0 → 1 → 2 and 0 → 3: a depth-2 tree
+    F[1, 2] = weight  # an edge weight is an exponent on A's entry in π_{F→𝒢}
     chain = PivotChain(A, F, lazy=lazy, random_state=0)
     states = list(product(range(4), repeat=4))
-    pi = np.array([np.prod([A[s[p], s[c]] for p, c in zip(*np.nonzero(F))]) for s in states])
+    pi = np.array([np.prod([A[s[p], s[c]] ** F[p, c] for p, c in zip(*np.nonzero(F))])
+                   for s in states])
     pi /= pi.sum()
     P = _pivot_kernel(chain, states)
     assert np.allclose(P.sum(axis=1)[pi > 0], 1)

@@ -216,7 +216,8 @@ def motif_tree(motif: np.ndarray) -> list[int]:
 class PivotChain(_HomomorphismChain):
     """The pivot chain on homomorphisms of a directed tree motif F → 𝒢 (spec 004 §2.10), exact.
 
-    Messages M_c = A·Π_{c′ child of c} M_{c′} (bottom-up, once) give the root's marginal
+    Messages M_c = A^{∘F(p,c)}·Π_{c′ child of c} M_{c′} (bottom-up, once; the motif's edge
+    weight F(p, c) is an exponent on A's entries, as in π_{F→𝒢}) give the root's marginal
     π₁(x) ∝ Π_{c child of root} M_c(x). One step moves the root by Metropolis–Hastings with a
     random-walk proposal on max(A, Aᵀ) targeting π₁ (an isolated root jumps uniformly), then
     redraws every other node top-down from its exact conditional P(x(c) = u | x(p) = v) ∝
@@ -242,9 +243,13 @@ class PivotChain(_HomomorphismChain):
         self.sym_deg = np.asarray(sym.sum(axis=1)).ravel()
         self.below = [np.ones(n) for _ in range(self.k)]  # Π of the children's messages
         for c in sorted(range(self.k), key=self._depth, reverse=True):
-            if self.parents[c] >= 0:  # M_c, multiplied into its parent's product
-                self.below[self.parents[c]] = self.below[self.parents[c]] * (
-                    self.A @ self.below[c])
+            p = self.parents[c]
+            if p >= 0:  # M_c = A^{∘F(p,c)}·(c's product), multiplied into its parent's
+                Ap = self.A
+                if self.motif[p, c] != 1:  # the edge weight's exponent, as _draw_below
+                    Ap = self.A.copy()
+                    Ap.data = Ap.data ** self.motif[p, c]
+                self.below[p] = self.below[p] * (Ap @ self.below[c])
         self._order = sorted(range(self.k), key=self._depth)
         self.root_weight = self.below[0]
         if not self.root_weight.any():
