@@ -354,7 +354,11 @@ def solve_codes(
             Hn[dead], fn[dead] = Ha[dead], fa[dead]
         dH = Hn - Ha
         dh2 = np.einsum("ij,ij->i", dH, dH)
-        stop |= dh2 <= tol * tol * np.einsum("ij,ij->i", Ha, Ha)
+        if it > 0 or step not in ("bb", "spg"):
+            # the first Barzilai–Borwein step has a guessed length (bb_step0), so a short
+            # first step says nothing about convergence: on counts of a few hundred it is
+            # ~1/(‖D‖²·max x) and would stop every refit at once
+            stop |= dh2 <= tol * tol * np.einsum("ij,ij->i", Ha, Ha)
         if step == "spg":  # not monotone: a small change either way
             stop |= np.abs(fa - fn) <= f_tol * np.abs(fa)
         elif step != "polyak":
