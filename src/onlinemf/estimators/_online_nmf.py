@@ -284,8 +284,12 @@ default="auto"
             return int(self.batch_size)
         k = self.n_components_
         if self._sparse_batches(X, None) and X.shape[0]:
+            # a sparse step also pays O(K·F) for the dictionary and a Python cost per coder
+            # iteration that the few nonzeros of a row cannot amortize: larger batches
+            # (100000×3000 KL with 3 nonzeros a row: one pass 2.7 s at 1300 rows, 2.1 s at
+            # 4096, objective within 0.4%)
             per_row = X.nnz / X.shape[0] + k
-            return auto_batch_size(k, max(per_row, 1.0), high=4096)
+            return auto_batch_size(k, max(per_row, 1.0), work=2e6, high=4096)
         return auto_batch_size(k, self.n_features_in_)
 
     # ------------------------------------------------------------------ data handling
