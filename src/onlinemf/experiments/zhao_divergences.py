@@ -76,7 +76,15 @@ def synthetic(ctx: Context) -> Result:
         ax.legend(fontsize=8)
         ol_final = float(h["objective"][-1])
         speedup = _time_to_reach(bh, ol_final) / h["time"][-1]
-        rows.append([loss, f"{ol_final:.4g}", f"{h['time'][-1]:.1f}",
+        # the paper's metric scores old codes h_i with the final W_t; the learned W_t itself is
+        # judged by fresh codes (on nonsmooth losses W drifts along flat directions, so the
+        # paper's metric can rise while W_t fits better: ℓ1 at N = 1e5, 8.35 → 11.96 against
+        # 7.90 with fresh codes)
+        sub = Xs[: min(3000, Xs.shape[0])]
+        start = float(ol.history_["objective"][0])
+        fresh = -ol.score(sub * ol.scale_)
+        rows.append([loss, f"{start:.4g} → {ol_final:.4g}", f"{fresh:.4g}",
+                     f"{h['time'][-1]:.1f}",
                      f"{bh['objective'][-1]:.4g}", f"{bh['time'][-1]:.1f}",
                      _fmt_ratio(speedup), other_txt])
         res.claims.append([f"{loss}: OL reaches its level faster than Batch",
@@ -85,7 +93,8 @@ def synthetic(ctx: Context) -> Result:
                            "final objective", "yes" if speedup > 1 else "no"])
     save_figure(ctx, res, fig, "zhao_fig2_synthetic.png",
                 f"Objective versus time, N={n}, F={f}, K=K°={k}, τ={tau}")
-    res.tables.append(("Final objectives and times", ["loss", "OL objective", "OL s",
+    res.tables.append(("Final objectives and times", ["loss", "OL objective (paper's metric, "
+                       "first → last)", "OL final W, fresh codes", "OL s",
                        "Batch objective", "Batch s", "Batch time to OL level / OL time",
                        "earlier online method"], rows))
     res.notes.append("OL's curve is the paper's online metric (1/t)Σ d(v_i‖W_t h_i); Batch's is "
