@@ -249,12 +249,21 @@ class RobustSANMF(_OnlineBaseline):
 class OnlineHuberSGD(_OnlineBaseline):
     """OL-Wang: online robust (Huber) NMF with a constant-step projected SGD dictionary update
     and an ℓ1 penalty λ on the codes, solved by IRLS-weighted multiplicative updates
-    (Wang, Wang and Yeung 2013; Remark 6 of the paper notes the constant step)."""
+    (Wang, Wang and Yeung 2013; Remark 6 of the paper notes the constant step).
 
-    def __init__(self, n_components, batch_size=10, delta=0.1, lam=0.0, step=0.05,
-                 code_iter=30, random_state=None, n_checkpoints=50):
+    ``step="auto"`` (default) is the constant θ/L̂₀, L̂₀ = λ_max(HᵀH) of the first mini-batch's
+    codes (the curvature of its summed Huber loss is at most that), θ = ``theta``. A fixed
+    number ignores the data's scale: with 40 atoms in [0, 1] the codes of 32×32 faces are
+    ~0.03 and 1/L̂₀ ≈ 100, so the former fixed 0.05 barely moved the dictionary (salted
+    rendered faces: PSNR 10.3 dB against 13.0 dB for the noisy input; step 8: 26.7 dB;
+    1/L̂₀: 16.0 dB; θ = 0.1 is the middle of that range). Neither paper gives the value.
+    """
+
+    def __init__(self, n_components, batch_size=10, delta=0.1, lam=0.0, step="auto",
+                 theta=0.1, code_iter=30, random_state=None, n_checkpoints=50):
         super().__init__(n_components, batch_size, random_state, n_checkpoints)
         self.delta, self.lam, self.step, self.code_iter = delta, lam, step, code_iter
+        self.theta = theta
 
     def _loss(self):
         return get_loss("huber", delta=self.delta)
@@ -267,5 +276,11 @@ class OnlineHuberSGD(_OnlineBaseline):
             w = np.where(r <= self.delta, 1.0, self.delta / np.maximum(r, _TINY))
             H *= ((w * Xb) @ D.T) / np.maximum((w * (H @ D)) @ D.T + self.lam, _TINY)
         G = H.T @ np.clip(H @ D - Xb, -self.delta, self.delta)
-        self.components_ = project_dictionary_box(D - self.step * G)
+        if t == 1 or not hasattr(self, "_step_size"):
+            if self.step == "auto":
+                L = max(float(np.linalg.eigvalsh(H.T @ H)[-1]), _TINY)
+                self._step_size = self.theta / L
+            else:
+                self._step_size = float(self.step)
+        self.components_ = project_dictionary_box(D - self._step_size * G)
         return H
