@@ -49,7 +49,8 @@ def main():
     with threadpool_limits(1), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for name, solver in (("OADMM", "admm"), ("OPGD", "pgd"), ("OAPGD", "apgd")):
-            est = OnlineRobustNMF(k, solver=solver, batch_size=5, scale=None, random_state=0)
+            est = OnlineRobustNMF(k, solver=solver, batch_size=5, scale=None, kappa=0.7,
+                                  random_state=0)
             t0 = time.perf_counter()
             est.fit(X)
             t = time.perf_counter() - t0
