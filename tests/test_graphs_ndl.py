@@ -215,3 +215,44 @@ def test_reconstruct_accumulates_by_chunk_and_uses_a_fresh_chain():
     assert (replay != fresh).nnz > 0
     with pytest.raises(ValueError, match="n_steps"):
         ndl.reconstruct(G, n_steps=0)
+
+
+def test_corrupt_network_on_dense_graphs_returns_or_refuses():
+    from onlinemf.graphs import corrupt_network
+
+    noisy, pairs = corrupt_network(nx.complete_graph(6), 0.05, mode="remove", random_state=0)
+    assert len(pairs) == 1
+    with pytest.raises(ValueError, match="only 0 non-edges"):
+        corrupt_network(nx.complete_graph(6), 0.5, mode="add")
+    G = nx.complete_graph(8)
+    G.remove_edges_from([(0, 1), (2, 3), (4, 5)])
+    noisy, pairs = corrupt_network(G, 0.1, mode="add", random_state=0)
+    assert len(pairs) == 2 and all(not G.has_edge(int(i), int(j)) for i, j in pairs)
+    assert (noisy != noisy.T).nnz == 0
+
+
+def test_ndl_refuses_bad_parameters_and_networks_clearly():
+    G = nx.karate_club_graph()
+    for bad in ({"n_iter": 0}, {"batch_size": 0}, {"alpha": -1.0}, {"chain": "gibbs"},
+                {"n_components": 0}):
+        with pytest.raises(ValueError, match=list(bad)[0]):
+            NetworkDictionaryLearning(**bad).fit(G)
+    neg = nx.Graph()
+    neg.add_edge(0, 1, weight=-1.0)
+    neg.add_edge(1, 2, weight=1.0)
+    with pytest.raises(ValueError, match="nonnegative"):
+        NetworkDictionaryLearning(3, 3).fit(neg)
+    inf = nx.Graph()
+    inf.add_edge(0, 1, weight=np.inf)
+    with pytest.raises(ValueError, match="finite"):
+        NetworkDictionaryLearning(3, 3).fit(inf)
+    with pytest.raises(ValueError, match="no edges"):
+        NetworkDictionaryLearning(3, 3).fit(nx.empty_graph(5))
+    with pytest.raises(ValueError, match="no nodes"):
+        NetworkDictionaryLearning(3, 3).fit(nx.Graph())
+    zero = nx.path_graph(4)
+    nx.set_edge_attributes(zero, 0.0, "weight")
+    with pytest.raises(ValueError, match="no edges"):
+        NetworkDictionaryLearning(3, 3).fit(zero)
+    with pytest.raises(ValueError, match="nonnegative integers"):
+        as_adjacency(np.array([[0.0, 1.5], [1.0, 2.0]]), kind="edges")

@@ -242,3 +242,26 @@ def test_nonsmooth_losses_learn_on_planted_data_with_outliers(loss):
     h = est.history_["objective"]
     assert h[-1] < 0.97 * h[0]
     assert -est.score(X[n:]) < 0.75 * -first.score(X[n:])
+
+
+def test_rejected_parameters_and_loss_parameters_leave_state_unchanged():
+    import copy
+
+    rng = np.random.default_rng(0)
+    X = rng.random((60, 5))
+    est = OnlineNMF(2, batch_size=10, random_state=0).partial_fit(X)
+    before = copy.deepcopy(est.__dict__)
+    for bad in ({"batch_size": -3}, {"batch_size": 0}, {"loss": "foo"}):
+        est.set_params(**bad)
+        with pytest.raises(ValueError):
+            est.partial_fit(X)
+        est.set_params(batch_size=10, loss="squared")
+    np.testing.assert_array_equal(est.components_, before["components_"])
+    assert est.n_steps_ == before["_state"].n_steps
+    for params in ({"beta": np.nan}, {"beta": np.inf}):
+        with pytest.raises(ValueError, match="finite"):
+            OnlineNMF(2, loss="beta", loss_params=params).fit(X)
+    with pytest.raises(ValueError, match="alpha.*finite"):
+        OnlineNMF(2, loss="alpha", loss_params={"alpha": np.nan}).fit(X)
+    with pytest.raises(ValueError, match="Mahalanobis A has size 3 but the data have 5"):
+        OnlineNMF(2, loss="mahalanobis", loss_params={"A": np.ones(3)}).fit(X)

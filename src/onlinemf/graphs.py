@@ -27,9 +27,11 @@ def as_adjacency(G, kind: str | None = None) -> sp.csr_matrix:
     except ImportError:  # optional extra
         nx = None
     if nx is not None and isinstance(G, nx.Graph):
+        if G.number_of_nodes() == 0:
+            raise ValueError("the network has no nodes")
         A = nx.to_scipy_sparse_array(G, nodelist=list(G.nodes()), weight="weight", format="csr")
-        return sp.csr_matrix(A, dtype=float)
-    if sp.issparse(G):
+        A = sp.csr_matrix(A, dtype=float)
+    elif sp.issparse(G):
         A = sp.csr_matrix(G, dtype=float)
     else:
         arr = np.asarray(G, dtype=float)
@@ -37,6 +39,11 @@ def as_adjacency(G, kind: str | None = None) -> sp.csr_matrix:
         if square and kind != "edges":
             A = sp.csr_matrix(arr)
         elif arr.ndim == 2 and arr.shape[1] in (2, 3):
+            ids = arr[:, :2]
+            if not np.all(np.isfinite(ids)) or np.any(ids != np.round(ids)) or np.any(ids < 0):
+                raise ValueError("node ids of an edge list must be nonnegative integers")
+            if arr.shape[0] == 0:
+                raise ValueError("the edge list is empty")
             u, v = arr[:, 0].astype(int), arr[:, 1].astype(int)
             w = arr[:, 2] if arr.shape[1] == 3 else np.ones(len(u))
             n = int(max(u.max(), v.max())) + 1
@@ -46,9 +53,12 @@ def as_adjacency(G, kind: str | None = None) -> sp.csr_matrix:
                              f"or a square adjacency matrix; got an array of shape {arr.shape}")
     if A.shape[0] != A.shape[1]:
         raise ValueError(f"the adjacency matrix must be square, got {A.shape}")
+    if A.nnz and not np.all(np.isfinite(A.data)):
+        raise ValueError("network weights must be finite")
     if A.nnz and A.data.min() < 0:
         raise ValueError("network weights must be nonnegative")
     A.sum_duplicates()
+    A.eliminate_zeros()  # a zero-weight edge is no edge
     return A
 
 
@@ -352,8 +362,17 @@ def corrupt_network(A, fraction: float, mode: str = "add", random_state=None):
         pairs = np.column_stack([iu[pick], ju[pick]])
         vals = -1.0
     else:
+        available = n * (n - 1) // 2 - iu.size
+        if m > available:
+            raise ValueError(f"cannot add {m} edges: the graph has only {available} non-edges")
         existing = set(zip(iu.tolist(), ju.tolist()))
         pairs = []
+        if 4 * m > available:  # dense graph: rejection would stall; draw from the non-edges
+            full = np.ones((n, n), dtype=bool)
+            full[iu, ju] = False
+            ci, cj = np.nonzero(np.triu(full, k=1))
+            pick = rng.choice(ci.size, m, replace=False)
+            pairs = list(zip(ci[pick].tolist(), cj[pick].tolist()))
         while len(pairs) < m:  # rejection sampling of non-edges (sparse graphs: fast)
             i, j = sorted(rng.choice(n, 2, replace=False).tolist())
             if (i, j) not in existing:

@@ -137,6 +137,9 @@ class Loss:
         gradient-Lipschitz constant; None where no global bound exists."""
         return None
 
+    def check_features(self, n_features: int) -> None:
+        """Raise ``ValueError`` if the loss's parameters do not fit ``n_features``."""
+
     def check_data(self, X: np.ndarray) -> None:
         """Raise ``ValueError`` if observed data lie outside the divergence's domain."""
         if self.positive_data:
@@ -376,6 +379,11 @@ class MahalanobisLoss(Loss):
     def __repr__(self):
         return f"MahalanobisLoss(A of shape {self.A.shape})"
 
+    def check_features(self, n_features):
+        if self.A.shape[0] != n_features:
+            raise ValueError(f"the Mahalanobis A has size {self.A.shape[0]} but the data have "
+                             f"{n_features} features")
+
     def _apply(self, R):
         return R * self.A if self.A.ndim == 1 else R @ self.A
 
@@ -491,6 +499,13 @@ def get_loss(loss: str | Loss, **params) -> Loss:
     key = str(loss).lower()
     if key not in _REGISTRY:
         raise ValueError(f"unknown loss {loss!r}; choose one of {sorted(set(_REGISTRY))}")
+    for name, value in params.items():  # NaN or inf parameters give NaN divergences
+        try:
+            finite = bool(np.all(np.isfinite(np.asarray(value, dtype=float))))
+        except (TypeError, ValueError):
+            raise ValueError(f"loss parameter {name!r} must be numeric, got {value!r}") from None
+        if not finite:
+            raise ValueError(f"loss parameter {name!r} must be finite, got {value!r}")
     try:
         return _REGISTRY[key](**params)
     except TypeError as exc:

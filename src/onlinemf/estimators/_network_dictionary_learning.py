@@ -3,11 +3,12 @@ Needell and Balzano, §2.11–2.12 of spec 004)."""
 
 from __future__ import annotations
 
-from numbers import Integral
+from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from ..graphs import GlauberChain, PivotChain, as_adjacency, path_motif, star_motif
@@ -52,6 +53,18 @@ class NetworkDictionaryLearning(BaseEstimator):
         max(A): the network is learned as A/max(A).
     """
 
+    _parameter_constraints: dict = {
+        "n_components": [Interval(Integral, 1, None, closed="left")],
+        "motif_size": [Interval(Integral, 2, None, closed="left")],
+        "motif": [StrOptions({"path", "star"}), "array-like"],
+        "n_iter": [Interval(Integral, 1, None, closed="left")],
+        "batch_size": [Interval(Integral, 1, None, closed="left")],
+        "alpha": [Interval(Real, 0, None, closed="left")],
+        "chain": [StrOptions({"glauber", "pivot"})],
+        "lazy": ["boolean"],
+        "random_state": ["random_state"],
+    }
+
     def __init__(self, n_components=25, motif_size=21, *, motif="path", n_iter=100,
                  batch_size=100, alpha=1.0, chain="glauber", lazy=False, random_state=None):
         self.n_components = n_components
@@ -85,12 +98,13 @@ class NetworkDictionaryLearning(BaseEstimator):
 
     def _normalized(self, G):
         A = as_adjacency(G)
-        if A.nnz == 0:
+        if A.shape[0] == 0 or A.nnz == 0:
             raise ValueError("the network has no edges")
         return A, float(A.data.max())
 
     def fit(self, G, y=None):
         """Learn the patches from ``n_iter × batch_size`` states of a Glauber chain on G."""
+        self._validate_params()
         A, top = self._normalized(G)
         F = self._motif()
         rng = np.random.default_rng(self.random_state)

@@ -297,7 +297,10 @@ default="auto"
         with guarded_validation(self):
             dtype = None if reset else self.components_.dtype
             X, mask = check_stream_input(self, X, mask, reset=reset, dtype=dtype)
-            loss = self._check_config() if reset else self.loss_
+            # parameters are validated on every call (set_params may have changed them); a
+            # stream keeps the loss it started with
+            loss = self._check_config() if reset else (self._check_config(), self.loss_)[1]
+            loss.check_features(X.shape[1])
             scale = self._scale_for(X, mask) if reset else self.scale_
             self._check_domain(loss, X, mask)
         return X, mask, loss, scale
