@@ -90,3 +90,101 @@ def test_ndl_command_with_the_pivot_chain(tmp_path):
                  "--chain", "pivot", "--n-iter", "5", "--batch-size", "30", "--out",
                  str(out)]) == 0
     assert np.load(out / "patches.npy").shape == (4, 5, 5)
+
+
+def test_cli_refuses_bad_files_and_paths_before_fitting(tmp_path, data, capsys):
+    import pickle
+
+    X, paths = data
+    empty_npy, empty_npz = tmp_path / "e.npy", tmp_path / "e.npz"
+    np.save(empty_npy, np.zeros((0, 3)))
+    np.savez(empty_npz)
+    regular = tmp_path / "file.txt"
+    regular.write_text("x")
+    corrupt, foreign = tmp_path / "bad.pkl", tmp_path / "list.pkl"
+    corrupt.write_bytes(b"\x80\x04garbage")
+    foreign.write_bytes(pickle.dumps([1, 2, 3]))
+    cases = [
+        (["fit", str(empty_npy), "--model", str(tmp_path / "m.pkl")], "no data matrix"),
+        (["fit", str(empty_npz), "--model", str(tmp_path / "m.pkl")], "no arrays"),
+        (["fit", paths["npy"], "--model", str(regular / "m.pkl")], "not an existing folder"),
+        (["fit", paths["npy"], "--model", str(tmp_path)], "is a folder"),
+        (["fit", paths["npy"], "--model", str(tmp_path / "m.pkl"), "--codes",
+          str(tmp_path / "nope" / "c.npy")], "not an existing folder"),
+        (["fit", paths["npy"], "--param", "foo=1"], "no parameter 'foo'"),
+        (["fit", paths["npy"], "--param", "foo"], "KEY=VALUE"),
+        (["transform", str(corrupt), paths["npy"], "--out", str(tmp_path / "c.npy")],
+         "not a readable model"),
+        (["transform", str(foreign), paths["npy"], "--out", str(tmp_path / "c.npy")],
+         "does not hold an onlinemf model"),
+        (["transform", str(foreign), paths["npy"], "--out", str(tmp_path)], "is a folder"),
+    ]
+    for argv, message in cases:
+        assert main(argv) == 2, argv
+        assert message in capsys.readouterr().err, argv
+    assert not (tmp_path / "m.pkl").exists()
+
+
+def test_fit_resumes_after_sigkill_to_the_same_model(tmp_path, rng):
+    """`fit --checkpoint` killed mid-run with SIGKILL, then `--resume`: the final model equals
+    the uninterrupted run's, bit for bit."""
+    import os
+    import pickle
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    X = rng.random((6000, 40)) @ rng.random((40, 60))
+    data = tmp_path / "X.npy"
+    np.save(data, X)
+    common = [str(data), "-k", "8", "--loss", "kl", "--passes", "2", "--batch-size", "20",
+              "--checkpoint-every", "1"]
+    full = tmp_path / "full.pkl"
+    assert main(["fit", *common, "--model", str(full),
+                 "--checkpoint", str(tmp_path / "full.ckpt")]) == 0
+    ckpt, model = tmp_path / "run.ckpt", tmp_path / "run.pkl"
+    argv = [sys.executable, "-m", "onlinemf", "fit", *common, "--model", str(model),
+            "--checkpoint", str(ckpt)]
+    proc = subprocess.Popen(argv)
+    deadline = time.time() + 60
+    while not ckpt.exists() and time.time() < deadline:
+        time.sleep(0.02)
+    time.sleep(0.3)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert ckpt.exists() and not model.exists()
+    with open(ckpt, "rb") as fh:
+        assert pickle.load(fh)["pos"] > 0  # the checkpoint is whole and mid-run
+    assert main(["fit", *common, "--model", str(model), "--checkpoint", str(ckpt),
+                 "--resume"]) == 0
+    with open(full, "rb") as a, open(model, "rb") as b:
+        A, B = pickle.load(a), pickle.load(b)
+    np.testing.assert_array_equal(A.components_, B.components_)
+    assert A.n_steps_ == B.n_steps_ and A.n_samples_seen_ == B.n_samples_seen_
+
+
+def test_reproduce_writes_as_it_goes_and_resumes_after_sigkill(tmp_path, capsys):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    out = tmp_path / "rep"
+    argv = [sys.executable, "-m", "onlinemf", "reproduce", "lyu-torus", "lyu-ising",
+            "--out", str(out)]
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL)
+    first = out / "results" / "lyu-torus.pkl"
+    deadline = time.time() + 120
+    while not first.exists() and time.time() < deadline and proc.poll() is None:
+        time.sleep(0.02)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    report = (out / "report.md").read_text()
+    assert "## lyu-torus" in report  # the finished experiment's section is already there
+    assert main(["reproduce", "lyu-torus", "lyu-ising", "--out", str(out), "--resume"]) == 0
+    said = capsys.readouterr().out
+    assert "kept lyu-torus" in said and "running lyu-ising" in said
+    report = (out / "report.md").read_text()
+    assert "## lyu-torus" in report and "## lyu-ising" in report

@@ -9,7 +9,7 @@ import sys
 
 import numpy as np
 
-__all__ = ["main", "read_matrix"]
+__all__ = ["main", "read_matrix", "check_output_path", "write_atomic", "load_model"]
 
 
 def read_matrix(path: str):
@@ -17,6 +17,18 @@ def read_matrix(path: str):
     ext = os.path.splitext(path)[1].lower()
     if not os.path.exists(path):
         raise FileNotFoundError(f"no such data file: {path}")
+    if ext not in (".npy", ".npz", ".csv", ".mtx"):
+        raise ValueError(f"unsupported data format {ext!r}: use .npy, .npz, .csv or .mtx")
+    try:
+        X = _read(path, ext)
+    except (OSError, EOFError) as exc:
+        raise ValueError(f"cannot read {path}: {exc}") from None
+    if X.ndim != 2 or X.shape[0] == 0 or X.shape[1] == 0:
+        raise ValueError(f"{path} holds no data matrix (shape {X.shape}; rows are samples)")
+    return X
+
+
+def _read(path: str, ext: str):
     if ext == ".npy":
         return np.load(path, allow_pickle=False)
     if ext == ".npz":
@@ -25,15 +37,65 @@ def read_matrix(path: str):
                 import scipy.sparse as sp
 
                 return sp.load_npz(path)
+            if not z.files:
+                raise ValueError(f"{path} holds no arrays")
             key = "X" if "X" in z.files else z.files[0]
             return z[key]
     if ext == ".csv":
         return np.loadtxt(path, delimiter=",", ndmin=2)
-    if ext == ".mtx":
-        from scipy.io import mmread
+    from scipy.io import mmread
 
-        return mmread(path).tocsr()
-    raise ValueError(f"unsupported data format {ext!r}: use .npy, .npz, .csv or .mtx")
+    return mmread(path).tocsr()
+
+
+def check_output_path(path: str, what: str) -> str:
+    """Refuse, before any long computation, an output path that cannot be written: a folder,
+    or a file under a missing folder or under a regular file."""
+    if os.path.isdir(path):
+        raise ValueError(f"{what} {path!r} is a folder; give a file name")
+    parent = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(parent):
+        raise ValueError(f"{what} {path!r}: {parent!r} is not an existing folder")
+    if not os.access(parent, os.W_OK):
+        raise ValueError(f"{what} {path!r}: folder {parent!r} is not writable")
+    return path
+
+
+def write_atomic(path: str, write) -> None:
+    """Write through ``write(file)`` into a temporary file beside ``path``, then rename it
+    over ``path``: a reader (or a killed run) sees the old file or the new one, never half."""
+    import tempfile
+
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=os.path.basename(path))
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            write(fh)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+        raise
+
+
+def load_model(path: str):
+    """A fitted onlinemf estimator from a pickle, or a clear error."""
+    from sklearn.utils.validation import check_is_fitted
+
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"no such model file: {path}")
+    try:
+        with open(path, "rb") as fh:
+            model = pickle.load(fh)
+    except Exception as exc:  # a corrupt or foreign pickle raises anything
+        raise ValueError(f"{path} is not a readable model file ({type(exc).__name__})") from None
+    if not (type(model).__module__.startswith("onlinemf.") and hasattr(model, "transform")):
+        raise ValueError(f"{path} does not hold an onlinemf model "
+                         f"(found {type(model).__name__})")
+    check_is_fitted(model)
+    return model
 
 
 def _parse_value(text: str):
@@ -45,36 +107,100 @@ def _parse_value(text: str):
     return {"none": None, "true": True, "false": False}.get(text.lower(), text)
 
 
+def _fit_params(args) -> dict:
+    from .estimators import OnlineNMF
+
+    params = {"n_components": args.n_components, "loss": args.loss,
+              "batch_size": args.batch_size if args.batch_size else "auto",
+              "max_iter": args.passes, "random_state": args.random_state, "verbose": 0}
+    known = OnlineNMF().get_params()
+    for item in args.param or []:
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise ValueError(f"--param expects KEY=VALUE, got {item!r}")
+        if key.startswith("loss."):
+            params.setdefault("loss_params", {})[key[5:]] = _parse_value(value)
+        elif key in known:
+            params[key] = _parse_value(value)
+        else:
+            raise ValueError(f"--param {key}: OnlineNMF has no parameter {key!r}")
+    return params
+
+
 def _cmd_fit(args) -> int:
     from .estimators import OnlineNMF
 
+    check_output_path(args.model, "--model")
+    if args.codes:
+        check_output_path(args.codes, "--codes")
+    if args.checkpoint:
+        check_output_path(args.checkpoint, "--checkpoint")
+    if args.checkpoint_every < 1:
+        raise ValueError("--checkpoint-every must be at least 1")
+    if args.resume and not args.checkpoint:
+        raise ValueError("--resume needs --checkpoint PATH")
+    params = _fit_params(args)
+    OnlineNMF(**params)._validate_params()  # bad values fail before the data are read
     X = read_matrix(args.data)
-    params = {"n_components": args.n_components, "loss": args.loss,
-              "batch_size": args.batch_size if args.batch_size else "auto",
-              "max_iter": args.passes, "random_state": args.random_state, "verbose": 1}
-    for item in args.param or []:
-        key, _, value = item.partition("=")
-        if not _:
-            raise SystemExit(f"--param expects KEY=VALUE, got {item!r}")
-        if key.startswith("loss."):
-            params.setdefault("loss_params", {})[key[5:]] = _parse_value(value)
-        else:
-            params[key] = _parse_value(value)
-    model = OnlineNMF(**params).fit(X)
-    with open(args.model, "wb") as fh:
-        pickle.dump(model, fh)
+    model = _checkpointed_fit(OnlineNMF(**params), X, args)
+    write_atomic(args.model, lambda fh: pickle.dump(model, fh))
     print(f"model written to {args.model}")
     if args.codes:
-        np.save(args.codes, model.transform(X))
+        codes = model.transform(X)
+        write_atomic(args.codes, lambda fh: np.save(fh, codes))
         print(f"codes written to {args.codes}")
     return 0
 
 
+def _checkpointed_fit(est, X, args):
+    """``max_iter`` shuffled passes of ``partial_fit`` in chunks of ``checkpoint_every``
+    mini-batches, the whole state (estimator, pass, position, order, random generator)
+    written atomically after each chunk when ``--checkpoint`` is given; ``--resume`` continues
+    from it. A resumed run computes exactly the steps an uninterrupted one does."""
+    n = X.shape[0]
+    state = None
+    if args.resume and os.path.exists(args.checkpoint):
+        try:
+            with open(args.checkpoint, "rb") as fh:
+                state = pickle.load(fh)
+            if state.get("n_samples") != n or state.get("params") != est.get_params():
+                raise ValueError("it was written for other data or other parameters")
+        except Exception as exc:
+            raise ValueError(f"cannot resume from {args.checkpoint}: {exc}") from None
+        print(f"resuming from {args.checkpoint}: pass {state['pass'] + 1}, "
+              f"sample {state['pos']} of {n}")
+    if state is None:
+        import scipy.sparse as sp
+
+        # what fit() resolves from the whole X, fixed so every chunk steps the same way
+        data = X.data if sp.issparse(X) else X
+        top = float(np.nanmax(data)) if data.size else 1.0
+        scale = est.scale if est.scale != "max" else (top if top > 0 else 1.0)
+        bs = est.batch_size_for(X, in_fit=True)
+        rng = np.random.default_rng(args.random_state)
+        state = {"params": est.get_params(), "n_samples": n, "pass": 0, "pos": 0,
+                 "rng": rng, "order": rng.permutation(n),
+                 "estimator": type(est)(**{**est.get_params(), "scale": scale,
+                                           "batch_size": int(bs)})}
+    model = state["estimator"]
+    chunk = int(model.batch_size) * args.checkpoint_every
+    while state["pass"] < args.passes:
+        rows = state["order"][state["pos"]:state["pos"] + chunk]
+        model.partial_fit(X[rows])
+        state["pos"] += rows.size
+        if state["pos"] >= n:
+            state["pass"], state["pos"] = state["pass"] + 1, 0
+            state["order"] = state["rng"].permutation(n)
+        if args.checkpoint:
+            write_atomic(args.checkpoint, lambda fh: pickle.dump(state, fh))
+    return model
+
+
 def _cmd_transform(args) -> int:
-    with open(args.model, "rb") as fh:
-        model = pickle.load(fh)
+    check_output_path(args.out, "--out")
+    model = load_model(args.model)
     codes = model.transform(read_matrix(args.data))
-    np.save(args.out, codes)
+    write_atomic(args.out, lambda fh: np.save(fh, codes))
     print(f"codes of shape {codes.shape} written to {args.out}")
     return 0
 
@@ -146,7 +272,29 @@ def _cmd_reproduce(args) -> int:
     from .experiments import Context, run_experiments, write_report
 
     ctx = Context(scale=args.scale, out_dir=args.out, data_dir=args.data_dir, seed=args.seed)
-    results = run_experiments(args.names, ctx, progress=lambda m: print(m, flush=True))
+    store = os.path.join(args.out, "results")
+    done = {}
+    if args.resume and os.path.isdir(store):
+        for fname in sorted(os.listdir(store)):
+            if fname.endswith(".pkl"):
+                try:
+                    with open(os.path.join(store, fname), "rb") as fh:
+                        res = pickle.load(fh)
+                except Exception:  # an unreadable result is run again
+                    continue
+                if getattr(res, "scale", args.scale) == args.scale:
+                    done[res.name] = res
+
+    def finished(results):
+        """Keep the newest result and rewrite the report: a stopped run loses nothing."""
+        os.makedirs(store, exist_ok=True)
+        res = results[-1]
+        res.scale = args.scale
+        write_atomic(os.path.join(store, f"{res.name}.pkl"), lambda fh: pickle.dump(res, fh))
+        write_report(results, ctx)
+
+    results = run_experiments(args.names, ctx, progress=lambda m: print(m, flush=True),
+                              on_result=finished, done=done)
     path = write_report(results, ctx)
     print(f"report written to {path}")
     return 0
@@ -176,6 +324,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="any OnlineNMF parameter, or loss.NAME=VALUE for a loss parameter")
     f.add_argument("--model", default="model.pkl", help="where to write the fitted model")
     f.add_argument("--codes", help="also write the codes of DATA (.npy)")
+    f.add_argument("--checkpoint", metavar="PATH",
+                   help="write the whole fitting state here (atomically) as it goes")
+    f.add_argument("--checkpoint-every", type=int, default=100, metavar="N",
+                   help="mini-batches between checkpoints (default 100)")
+    f.add_argument("--resume", action="store_true",
+                   help="continue from --checkpoint (the result equals an uninterrupted run)")
     f.set_defaults(func=_cmd_fit)
 
     t = sub.add_parser("transform", help="codes of a data file with a saved model")
@@ -209,6 +363,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--data-dir", default=None,
                    help="folder holding the papers' data sets (e.g. ../shared/data)")
     r.add_argument("--seed", type=int, default=0)
+    r.add_argument("--resume", action="store_true",
+                   help="keep the experiments an earlier run into --out finished")
     r.set_defaults(func=_cmd_reproduce)
 
     b = sub.add_parser("bench", help="every estimator against its anchors, in one run")

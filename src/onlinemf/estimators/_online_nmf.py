@@ -272,8 +272,8 @@ default="auto"
         return ProjectedSGDUpdate(RobbinsMonroSchedule(self.a, self.b), self.batch_reduce,
                                   self.eps, safeguard=self.step_safeguard)
 
-    def _batch_size(self, X, *, in_fit: bool) -> int:
-        """τ for a call: explicit, the paper's (10⁻⁴N in fit, 10 in partial_fit), or auto.
+    def batch_size_for(self, X, *, in_fit: bool = True) -> int:
+        """τ for a call on X: explicit, the paper's (10⁻⁴N in fit, 10 in partial_fit), or auto.
 
         For a sparse X that stays sparse, a row costs K·(its nonzeros + K) instead of K·F,
         and each step also pays O(K·F) for the dictionary, so "auto" takes larger batches.
@@ -282,15 +282,15 @@ default="auto"
             return max(1, math.ceil(1e-4 * X.shape[0])) if in_fit else 10
         if self.batch_size != "auto":
             return int(self.batch_size)
-        k = self.n_components_
-        if self._sparse_batches(X, None) and X.shape[0]:
+        k = self.n_components
+        if self._sparse_batches(X, None, self._make_loss()) and X.shape[0]:
             # a sparse step also pays O(K·F) for the dictionary and a Python cost per coder
             # iteration that the few nonzeros of a row cannot amortize: larger batches
             # (100000×3000 KL with 3 nonzeros a row: one pass 2.7 s at 1300 rows, 2.1 s at
             # 4096, objective within 0.4%)
             per_row = X.nnz / X.shape[0] + k
             return auto_batch_size(k, max(per_row, 1.0), work=2e6, high=4096)
-        return auto_batch_size(k, self.n_features_in_)
+        return auto_batch_size(k, X.shape[1])
 
     # ------------------------------------------------------------------ data handling
     def _check_X(self, X, mask, *, reset):
@@ -329,11 +329,12 @@ default="auto"
         else:
             loss.check_data(X if mask is None else np.where(mask, X, np.nan))
 
-    def _sparse_batches(self, X, mask) -> bool:
+    def _sparse_batches(self, X, mask, loss=None) -> bool:
         """Whether batches of X stay CSR: the loss has sparse kernels, nothing is missing
         and no data floor applies (a floor turns implicit zeros into positive entries)."""
-        return (sp.issparse(X) and mask is None and self.loss_.sparse_kernels
-                and not (self.data_floor is not None and self.loss_.positive_data)
+        loss = self.loss_ if loss is None else loss
+        return (sp.issparse(X) and mask is None and loss.sparse_kernels
+                and not (self.data_floor is not None and loss.positive_data)
                 and not np.isnan(X.data).any())
 
     def _prepare_batch(self, X, rows, mask, sparse=False):
@@ -453,7 +454,7 @@ default="auto"
         X, mask, loss, scale = self._check_X(X, mask, reset=first)
         if first:
             self._initialize(X.shape[1], X.dtype, loss, scale)
-        self._run(X, mask, np.arange(X.shape[0]), self._batch_size(X, in_fit=False))
+        self._run(X, mask, np.arange(X.shape[0]), self.batch_size_for(X, in_fit=False))
         return self
 
     def fit(self, X, y=None, mask=None):
@@ -474,7 +475,7 @@ default="auto"
         X, mask, loss, scale = self._check_X(X, mask, reset=True)
         self._initialize(X.shape[1], X.dtype, loss, scale)
         n = X.shape[0]
-        bs = self._batch_size(X, in_fit=True)
+        bs = self.batch_size_for(X, in_fit=True)
         progress = _progress(self.verbose, n * self.max_iter)
         try:
             for _ in range(self.max_iter):

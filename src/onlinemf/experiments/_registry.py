@@ -44,6 +44,7 @@ class Result:
     figures: list = field(default_factory=list)
     notes: list = field(default_factory=list)
     seconds: float = 0.0
+    scale: str = ""
 
 
 @dataclass
@@ -89,8 +90,8 @@ def register(name: str, spec: str, title: str):
     return deco
 
 
-def run_experiments(names, ctx: Context, progress=None) -> list[Result]:
-    """Run the named experiments (``["all"]`` for every one) and return their results."""
+def experiment_names(names) -> list[str]:
+    """The registered experiments named (``["all"]`` or empty for every one), in order."""
     from . import (  # noqa: F401
         lyu_ndl,
         wang_chi_poisson,
@@ -100,13 +101,29 @@ def run_experiments(names, ctx: Context, progress=None) -> list[Result]:
     )
 
     if not names or "all" in names:
-        names = list(REGISTRY)
+        return list(REGISTRY)
     unknown = [n for n in names if n not in REGISTRY]
     if unknown:
         raise ValueError(f"unknown experiment(s) {unknown}; known: {sorted(REGISTRY)}")
+    return list(names)
+
+
+def run_experiments(names, ctx: Context, progress=None, on_result=None,
+                    done: dict | None = None) -> list[Result]:
+    """Run the named experiments (``["all"]`` for every one) and return their results.
+
+    ``on_result(results_so_far)`` is called after each experiment (the CLI writes the report
+    and the finished result there, so a stopped run loses nothing); experiments found in
+    ``done`` (name → Result) are not run again.
+    """
     results = []
-    for name in names:
+    for name in experiment_names(names):
         exp = REGISTRY[name]
+        if done and name in done:
+            if progress:
+                progress(f"kept {name} from the earlier run")
+            results.append(done[name])
+            continue
         if progress:
             progress(f"running {name}: {exp.title}")
         t0 = time.perf_counter()
@@ -114,6 +131,8 @@ def run_experiments(names, ctx: Context, progress=None) -> list[Result]:
         res.name, res.title = name, exp.title
         res.seconds = time.perf_counter() - t0
         results.append(res)
+        if on_result:
+            on_result(results)
     return results
 
 
