@@ -9,7 +9,8 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import validate_data
 
-__all__ = ["check_stream_input", "check_complete_input", "dense_batch", "guarded_validation"]
+__all__ = ["check_stream_input", "check_complete_input", "dense_batch", "guarded_validation",
+           "check_magnitude"]
 
 
 class guarded_validation:
@@ -111,4 +112,20 @@ def check_complete_input(estimator, X, *, reset: bool, nonnegative: bool = True)
         if np.isnan(data).any():
             raise ValueError(f"{type(estimator).__name__} does not model missing entries "
                              "(NaN in X)")
+        check_magnitude(X, type(estimator).__name__)
     return X
+
+
+def check_magnitude(X, who: str, scale: float = 1.0) -> None:
+    """Refuse entries whose squares overflow the dtype once divided by ``scale``
+    (|x|/scale > √max / 10³): squared losses, Gram matrices and eigenvalue bounds would turn
+    them into inf or NaN mid-step."""
+    data = X.data if sp.issparse(X) else np.asarray(X)
+    if not data.size or data.dtype.kind != "f":
+        return
+    limit = np.sqrt(np.finfo(data.dtype).max) / 1e3
+    top = float(np.nanmax(np.abs(data))) / scale if not np.isnan(data).all() else 0.0
+    if top > limit:
+        raise ValueError(f"{who}: entries as large as {top:.3g} (in the model's units) "
+                         f"overflow its computations (limit {limit:.3g} for {data.dtype}); "
+                         "rescale the data")

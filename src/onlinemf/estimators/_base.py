@@ -2,12 +2,37 @@
 
 from __future__ import annotations
 
+import copy
+import functools
+
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from .._history import History
 
-__all__ = ["OnlineFactorizationMixin"]
+__all__ = ["OnlineFactorizationMixin", "transactional"]
+
+# lists that only ever grow by appending arrays that are never modified in place: a shallow
+# copy restores them (a deep copy would cost O(stream) per call)
+_APPEND_ONLY = ("_buffer", "_hist_a", "_hist_y", "_hist_p")
+
+
+def transactional(method):
+    """Run ``method`` so that, if it raises, the estimator's whole state is as before the
+    call (a rejected or failed call changes nothing; DESIGN's contract)."""
+
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        saved = {k: (list(v) if k in _APPEND_ONLY else copy.deepcopy(v))
+                 for k, v in self.__dict__.items()}
+        try:
+            return method(self, *args, **kwargs)
+        except BaseException:
+            self.__dict__.clear()
+            self.__dict__.update(saved)
+            raise
+
+    return wrapper
 
 
 class OnlineFactorizationMixin:

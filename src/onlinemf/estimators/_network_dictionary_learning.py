@@ -12,6 +12,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from ..graphs import GlauberChain, PivotChain, as_adjacency, path_motif, star_motif
+from ._base import transactional
 from ._online_dictionary_learning import OnlineDictionaryLearning, nonneg_lasso
 
 __all__ = ["NetworkDictionaryLearning"]
@@ -102,6 +103,7 @@ class NetworkDictionaryLearning(BaseEstimator):
             raise ValueError("the network has no edges")
         return A, float(A.data.max())
 
+    @transactional
     def fit(self, G, y=None):
         """Learn the patches from ``n_iter × batch_size`` states of a Glauber chain on G."""
         self._validate_params()

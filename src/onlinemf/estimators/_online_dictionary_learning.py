@@ -17,7 +17,7 @@ from ..coders import solve_codes_bsum
 from ..constraints import project_nonneg_l2_ball
 from ..smf_problems import L1Codes, NonnegUnitNormAtoms, SMFProblem
 from ..updates import bcd_dictionary
-from ._base import OnlineFactorizationMixin
+from ._base import OnlineFactorizationMixin, transactional
 
 __all__ = ["OnlineDictionaryLearning", "nonneg_lasso"]
 
@@ -210,6 +210,7 @@ class OnlineDictionaryLearning(OnlineFactorizationMixin, ClassNamePrefixFeatures
             self._history.record(self.n_steps_ * b, self._fit_time, self.surrogate())
         return H
 
+    @transactional
     def partial_fit(self, X, y=None):
         """One OMF step per mini-batch of ``batch_size`` consecutive rows (a stream, possibly
         Markovian: the rows are not shuffled)."""
@@ -222,6 +223,7 @@ class OnlineDictionaryLearning(OnlineFactorizationMixin, ClassNamePrefixFeatures
             self._step(Xb)
         return self
 
+    @transactional
     def fit(self, X, y=None):
         """``max_iter`` shuffled passes over X from a fresh start."""
         X = self._check(X, True)

@@ -14,12 +14,12 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from .._sparse import SparseRows, as_sparse_rows
-from .._validation import check_stream_input, dense_batch, guarded_validation
+from .._validation import check_magnitude, check_stream_input, dense_batch, guarded_validation
 from ..coders import STEP_RULES, solve_codes
 from ..constraints import project_dictionary_box
 from ..losses import LOSS_NAMES, Loss, get_loss
 from ..updates import ProjectedSGDUpdate, RobbinsMonroSchedule
-from ._base import OnlineFactorizationMixin
+from ._base import OnlineFactorizationMixin, transactional
 
 __all__ = ["OnlineNMF", "auto_batch_size", "code_step_for"]
 
@@ -302,6 +302,7 @@ default="auto"
             loss = self._check_config() if reset else (self._check_config(), self.loss_)[1]
             loss.check_features(X.shape[1])
             scale = self._scale_for(X, mask) if reset else self.scale_
+            check_magnitude(X, "OnlineNMF", scale)
             self._check_domain(loss, X, mask)
         return X, mask, loss, scale
 
@@ -435,6 +436,7 @@ default="auto"
                                             **self._coder_kwargs()).codes
 
     # ------------------------------------------------------------------ public API
+    @transactional
     def partial_fit(self, X, y=None, mask=None):
         """Run one online step per mini-batch of ``batch_size`` rows of X, continuing the stream.
 
@@ -457,6 +459,7 @@ default="auto"
         self._run(X, mask, np.arange(X.shape[0]), self.batch_size_for(X, in_fit=False))
         return self
 
+    @transactional
     def fit(self, X, y=None, mask=None):
         """Learn the dictionary from X by ``max_iter`` shuffled passes of the online algorithm.
 

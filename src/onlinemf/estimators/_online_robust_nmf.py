@@ -21,7 +21,7 @@ from ..constraints import (
     project_nonnegative,
 )
 from ..updates import SurrogateStats, solve_surrogate_dictionary
-from ._base import OnlineFactorizationMixin
+from ._base import OnlineFactorizationMixin, transactional
 from ._online_nmf import auto_batch_size
 
 __all__ = ["OnlineRobustNMF"]
@@ -277,6 +277,7 @@ class OnlineRobustNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin,
             self._step(Xb)
 
     # ------------------------------------------------------------------ public API
+    @transactional
     def partial_fit(self, X, y=None):
         """One ONMFO step per mini-batch of ``batch_size`` rows of X, continuing the stream."""
         first = not hasattr(self, "components_")
@@ -286,6 +287,7 @@ class OnlineRobustNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin,
         self._run(X, np.arange(X.shape[0]), self._batch_size(None))
         return self
 
+    @transactional
     def fit(self, X, y=None):
         """Learn the dictionary by ``max_iter`` shuffled passes of ONMFO over X."""
         X = self._check_X(X, reset=True)

@@ -16,7 +16,7 @@ from .._validation import check_stream_input, dense_batch, guarded_validation
 from ..coders import solve_codes
 from ..losses import KLDivergence
 from ..updates import solve_poisson_rows
-from ._base import OnlineFactorizationMixin
+from ._base import OnlineFactorizationMixin, transactional
 
 __all__ = ["PoissonSubspaceTracker"]
 
@@ -205,6 +205,7 @@ class PoissonSubspaceTracker(OnlineFactorizationMixin, ClassNamePrefixFeaturesOu
         return a
 
     # ------------------------------------------------------------------ public API
+    @transactional
     def partial_fit(self, X, y=None, mask=None):
         """One tracking step per row of X (count vectors; NaN marks missing entries)."""
         first = not hasattr(self, "components_")
@@ -216,6 +217,7 @@ class PoissonSubspaceTracker(OnlineFactorizationMixin, ClassNamePrefixFeaturesOu
             self._step(yi[0], None if pi is None else pi[0])
         return self
 
+    @transactional
     def fit(self, X, y=None, mask=None):
         """Track the whole stream X from a fresh start (rows in time order)."""
         for attr in ("components_", "n_features_in_"):

@@ -27,7 +27,7 @@ from ..variance_reduction import (
     smm_dictionary,
     vr_direction,
 )
-from ._base import OnlineFactorizationMixin
+from ._base import OnlineFactorizationMixin, transactional
 
 __all__ = ["StochasticMF", "METHODS", "INITS"]
 
@@ -477,6 +477,7 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
         return max(1, int(np.ceil(self.max_iter * per_epoch / b)))
 
     # ------------------------------------------------------------------ public API
+    @transactional
     def fit(self, X, y=None):
         """Run the chosen method on the finite sum over the rows of X."""
         X = self._check(X, True)
@@ -493,6 +494,7 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
         self._checkpoint_final(X)
         return self
 
+    @transactional
     def partial_fit(self, X, y=None):
         """Continue on a new block of rows: one outer iteration on it (VR), or one step per
         ``batch_size`` consecutive rows (SMM, SGD: a stream)."""

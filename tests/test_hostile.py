@@ -1,0 +1,98 @@
+"""A rejected or failed call leaves an estimator's whole state unchanged (deep comparison),
+and overflowing input is refused by name before it turns into inf or NaN mid-step."""
+
+import copy
+
+import numpy as np
+import pytest
+
+from onlinemf import (
+    OnlineDictionaryLearning,
+    OnlineNMF,
+    OnlineRobustNMF,
+    PoissonSubspaceTracker,
+    StochasticMF,
+)
+
+
+def same_state(a, b) -> bool:
+    """Deep equality of estimator states: arrays exactly, containers and objects by value."""
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return (isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and a.shape == b.shape
+                and a.dtype == b.dtype and np.array_equal(a, b, equal_nan=True))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(same_state(a[k], b[k]) for k in a)
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(same_state(x, y) for x, y in zip(a, b))
+    if isinstance(a, np.random.Generator):
+        return same_state(a.bit_generator.state, b.bit_generator.state)
+    if hasattr(a, "__dict__") and type(a) is type(b) and not isinstance(a, type):
+        return same_state(vars(a), vars(b))
+    if isinstance(a, float) and isinstance(b, float) and np.isnan(a) and np.isnan(b):
+        return True
+    return a == b
+
+
+ESTIMATORS = {
+    "OnlineNMF": lambda: OnlineNMF(3, batch_size=10, random_state=0),
+    "OnlineRobustNMF": lambda: OnlineRobustNMF(3, batch_size=10, random_state=0),
+    "OnlineDictionaryLearning": lambda: OnlineDictionaryLearning(3, batch_size=10,
+                                                                 random_state=0),
+    "StochasticMF": lambda: StochasticMF("odl", "sgd", 3, max_iter=1, random_state=0),
+    "PoissonSubspaceTracker": lambda: PoissonSubspaceTracker(3, random_state=0),
+}
+
+
+@pytest.mark.parametrize("name", list(ESTIMATORS))
+def test_overflowing_or_bad_input_is_refused_with_state_unchanged(name):
+    rng = np.random.default_rng(0)
+    X = rng.random((60, 8))
+    est = ESTIMATORS[name]().partial_fit(X)
+    before = copy.deepcopy(est.__dict__)
+    bad_inputs = [X[:, :5]]  # changed n_features
+    if name not in ("OnlineRobustNMF", "PoissonSubspaceTracker"):
+        bad_inputs.append(X * 1e200)  # no per-sample normalization protects these
+    if name != "StochasticMF":  # ODL learns signed data
+        bad_inputs.append(-X)
+    if name in ("OnlineRobustNMF", "StochasticMF", "OnlineDictionaryLearning"):
+        nan = X.copy()
+        nan[0, 0] = np.nan  # no missing-data model
+        bad_inputs.append(nan)
+    for bad in bad_inputs:
+        with pytest.raises(ValueError):
+            est.partial_fit(bad)
+        assert same_state(est.__dict__, before), bad.shape
+    est.partial_fit(X)  # and it goes on
+
+
+@pytest.mark.parametrize("name", ["OnlineNMF", "OnlineRobustNMF", "OnlineDictionaryLearning",
+                                  "PoissonSubspaceTracker"])
+def test_a_call_failing_mid_stream_restores_the_state(name, monkeypatch):
+    """A failure after some mini-batches of a call have updated the model (here a solver
+    forced to raise on its third use) leaves the state of before the call."""
+    import onlinemf.estimators._online_dictionary_learning as odl
+    import onlinemf.estimators._online_nmf as onmf
+    import onlinemf.estimators._online_robust_nmf as ornmf
+    import onlinemf.estimators._poisson_tracker as pt
+
+    rng = np.random.default_rng(1)
+    X = rng.random((80, 8))
+    est = ESTIMATORS[name]().partial_fit(X)
+    before = copy.deepcopy(est.__dict__)
+    module, attr = {"OnlineNMF": (onmf, "solve_codes"),
+                    "OnlineRobustNMF": (ornmf, "solve_codes_outliers"),
+                    "OnlineDictionaryLearning": (odl, "bcd_dictionary"),
+                    "PoissonSubspaceTracker": (pt, "solve_codes")}[name]
+    real, calls = getattr(module, attr), []
+
+    def flaky(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 3:
+            raise FloatingPointError("forced failure")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(module, attr, flaky)
+    with pytest.raises(FloatingPointError):
+        est.partial_fit(X)
+    assert len(calls) == 3
+    assert same_state(est.__dict__, before)
