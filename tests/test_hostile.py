@@ -96,3 +96,26 @@ def test_a_call_failing_mid_stream_restores_the_state(name, monkeypatch):
         est.partial_fit(X)
     assert len(calls) == 3
     assert same_state(est.__dict__, before)
+
+
+def test_stochastic_mf_matrix_parameters_as_lists_or_of_the_wrong_size():
+    rng = np.random.default_rng(0)
+    X = rng.random((30, 3))
+    L = [[1.0, -1.0, 0.0], [-1.0, 2.0, -1.0], [0.0, -1.0, 1.0]]
+    est = StochasticMF("ssodl", "smm", 2, laplacian=L, max_iter=1, random_state=0).fit(X)
+    assert np.isfinite(est.components_).all()
+    with pytest.raises(ValueError, match=r"laplacian must be a \(3, 3\) matrix"):
+        StochasticMF("ssodl", "smm", 2, laplacian=[[1.0]], max_iter=1).fit(X)
+    with pytest.raises(ValueError, match="laplacian must be finite"):
+        StochasticMF("ssodl", "smm", 2, laplacian=np.full((3, 3), np.nan), max_iter=1).fit(X)
+
+
+def test_robust_nmf_without_per_sample_scaling_refuses_overflow():
+    X = np.random.default_rng(0).random((40, 6))
+    est = OnlineRobustNMF(2, scale=None, batch_size=10, random_state=0).partial_fit(X)
+    before = copy.deepcopy(est.__dict__)
+    with pytest.raises(ValueError, match="overflow"):
+        est.partial_fit(X * 1e155)
+    with pytest.raises(ValueError, match="overflow"):
+        est.score(X * 1e300)
+    assert same_state(est.__dict__, before)

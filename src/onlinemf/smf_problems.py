@@ -412,6 +412,18 @@ def make_problem(name: str, n_features: int, *, alpha: float | None = None,
     """
     if name not in PROBLEM_NAMES:
         raise ValueError(f"unknown problem {name!r}; choose one of {PROBLEM_NAMES}")
+    for label, M in (("laplacian", laplacian), ("quadratic", quadratic)):
+        if M is None:
+            continue
+        shape = M.shape if sp.issparse(M) else np.shape(M)
+        if tuple(shape) != (n_features, n_features):
+            raise ValueError(f"{label} must be a ({n_features}, {n_features}) matrix, got "
+                             f"shape {tuple(shape)}")
+        values = M.data if sp.issparse(M) else np.asarray(M, dtype=float)
+        if not np.all(np.isfinite(values)):
+            raise ValueError(f"{label} must be finite")
+    if laplacian is not None and not sp.issparse(laplacian):
+        laplacian = np.asarray(laplacian, dtype=float)
     default = 1.0 / np.sqrt(n_features)
     lam = default if alpha is None else float(alpha)
     lam_r = default if outlier_alpha is None else float(outlier_alpha)

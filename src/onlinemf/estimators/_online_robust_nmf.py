@@ -12,7 +12,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import check_stream_input, dense_batch, guarded_validation
+from .._validation import check_magnitude, check_stream_input, dense_batch, guarded_validation
 from ..coders import outlier_loss, solve_codes_outliers
 from ..constraints import (
     project_l1_simplex,
@@ -222,6 +222,13 @@ class OnlineRobustNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin,
             if np.isnan(data).any():
                 raise ValueError("OnlineRobustNMF does not model missing entries (NaN in X): its "
                                  "O(FK) statistics need fully observed samples (spec 001 §2.4)")
+            if self.scale != "sample_max":  # per-sample normalization protects the rest
+                if reset:
+                    scale = (float(np.max(X)) or 1.0) if self.scale == "max" else (
+                        1.0 if self.scale is None else float(self.scale))
+                else:
+                    scale = self.scale_
+                check_magnitude(X, "OnlineRobustNMF", scale)
             if self.dict_constraint == "elastic":
                 if len(self.elastic) != 2:
                     raise ValueError("elastic must be a pair (l1, l2)")

@@ -259,8 +259,6 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
             quadratic = np.asarray(quadratic, dtype=float)
             if quadratic.shape != (F, F):
                 raise ValueError(f"quadratic must be ({F}, {F}), got {quadratic.shape}")
-        if self.laplacian is not None and self.laplacian.shape != (F, F):
-            raise ValueError(f"laplacian must be ({F}, {F}), got {self.laplacian.shape}")
         return make_problem(self.problem, F, alpha=self.alpha,
                             outlier_alpha=self.outlier_alpha, dict_alpha=self.dict_alpha,
                             code_bound=self.code_bound, outlier_bound=self.outlier_bound,
