@@ -29,10 +29,15 @@ from ..variance_reduction import (
 )
 from ._base import OnlineFactorizationMixin, transactional
 
-__all__ = ["StochasticMF", "METHODS", "INITS"]
+__all__ = ["StochasticMF", "DivergedError", "METHODS", "INITS"]
 
 METHODS = ("vr", "smm", "sgd")
 INITS = ("auto", "ones_jitter", "ones", "random_samples", "random")
+
+
+class DivergedError(FloatingPointError, ValueError):
+    """The iteration diverged (a step too large for the data's scale): a FloatingPointError,
+    and a ValueError like every refusal of input the estimator cannot handle."""
 
 
 def _check_finite(D, message):
@@ -40,7 +45,7 @@ def _check_finite(D, message):
     with np.errstate(over="ignore", invalid="ignore"):
         ok = np.isfinite(D).all() and np.isfinite(np.einsum("ij,ij->", D, D))
     if not ok:
-        raise FloatingPointError(message)
+        raise DivergedError(message)
 
 
 class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
