@@ -13,6 +13,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from .._dask import dask_nanmax, is_dask_array, iter_row_blocks
 from .._sparse import SparseRows, as_sparse_rows
 from .._validation import check_magnitude, check_stream_input, dense_batch, guarded_validation
 from ..coders import STEP_RULES, solve_codes
@@ -118,6 +119,11 @@ default="auto"
         evaluation time is excluded from the recorded wall time.
     n_checkpoints : int, default=50
         The history keeps between this many and twice this many checkpoints.
+    dask_buffer_blocks : int, default=1
+        With a ``dask.array.Array`` X, :meth:`fit` and :meth:`partial_fit` stream it row
+        block by row block, never materializing it; ``fit`` shuffles by visiting the blocks in
+        a random order and permuting the rows within each group of this many blocks (memory:
+        that many blocks). :meth:`transform` of a dask array is lazy (``map_blocks``).
     random_state : int, RandomState or None
         Seeds W₀ (i.i.d. U(0, 1), projected onto C) and the shuffling.
     verbose : int, default=0
@@ -181,6 +187,7 @@ default="auto"
         "h_l2": [Interval(Real, 0, None, closed="left")],
         "objective": [StrOptions({"online", "paper"}), None],
         "n_checkpoints": [Interval(Integral, 0, None, closed="left")],
+        "dask_buffer_blocks": [Interval(Integral, 1, None, closed="left")],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
     }
@@ -212,6 +219,7 @@ default="auto"
         h_l2=0.0,
         objective="online",
         n_checkpoints=50,
+        dask_buffer_blocks=1,
         random_state=None,
         verbose=0,
     ):
@@ -239,6 +247,7 @@ default="auto"
         self.h_l2 = h_l2
         self.objective = objective
         self.n_checkpoints = n_checkpoints
+        self.dask_buffer_blocks = dask_buffer_blocks
         self.random_state = random_state
         self.verbose = verbose
 
@@ -453,11 +462,55 @@ default="auto"
         self
         """
         first = not hasattr(self, "components_")
+        if is_dask_array(X):
+            if first:
+                self._start_dask(X, mask)
+            self._stream_dask(X, self.batch_size_for(X, in_fit=False), None)
+            return self
         X, mask, loss, scale = self._check_X(X, mask, reset=first)
         if first:
             self._initialize(X.shape[1], X.dtype, loss, scale)
         self._run(X, mask, np.arange(X.shape[0]), self.batch_size_for(X, in_fit=False))
         return self
+
+    # ------------------------------------------------------------------ dask arrays
+    def _start_dask(self, X, mask):
+        """Validate and initialize from a dask array: its first row block for the checks,
+        one dask reduction for the "max" scale (what fit computes from an in-memory X)."""
+        if mask is not None:
+            raise ValueError("with a dask array, mark missing entries with NaN (mask= is for "
+                             "in-memory arrays)")
+        first = next(iter_row_blocks(X))
+        _, _, loss, scale = self._check_X(first, None, reset=True)
+        if self.scale == "max":
+            top = dask_nanmax(X)
+            scale = top if np.isfinite(top) and top > 0 else 1.0
+        self._initialize(X.shape[1], first.dtype, loss, scale)
+
+    def _stream_dask(self, X, batch_size, rng):
+        """The online steps over a dask array, one row block (or a buffer of
+        ``dask_buffer_blocks``) in memory at a time; mini-batches run across block edges, so
+        the steps are those of the same rows in memory, in the same order."""
+        carry = None
+        for block in iter_row_blocks(X, buffer_blocks=self.dask_buffer_blocks, rng=rng):
+            block, _, _, _ = self._check_X(block, None, reset=False)
+            data = block if carry is None else np.concatenate([carry, block])
+            full = data.shape[0] // batch_size * batch_size
+            if full:
+                self._run(data[:full], None, np.arange(full), batch_size)
+            carry = data[full:]
+        if carry is not None and carry.shape[0]:
+            self._run(carry, None, np.arange(carry.shape[0]), batch_size)
+
+    def _transform_block(self, block):
+        return self.transform(np.asarray(block))
+
+    def _loss_block(self, block):
+        X, mask, _, _ = self._check_X(np.asarray(block), None, reset=False)
+        losses = np.empty(X.shape[0])
+        for rows, Xb, Mb, Hb in self._coded_chunks(X, mask):
+            losses[rows] = self._losses(Xb, Mb, Hb, self.components_)
+        return losses
 
     @transactional
     def fit(self, X, y=None, mask=None):
@@ -475,6 +528,13 @@ default="auto"
         -------
         self
         """
+        if is_dask_array(X):
+            self._start_dask(X, mask)
+            bs = self.batch_size_for(X, in_fit=True)
+            for _ in range(self.max_iter):
+                self._stream_dask(X, bs, self._rng if self.shuffle else None)
+                self.n_iter_ += 1
+            return self
         X, mask, loss, scale = self._check_X(X, mask, reset=True)
         self._initialize(X.shape[1], X.dtype, loss, scale)
         n = X.shape[0]
@@ -499,6 +559,10 @@ default="auto"
             In the units of X: ``transform(X) @ components_ ≈ X``.
         """
         check_is_fitted(self, "components_")
+        if is_dask_array(X):  # lazy: one task per row block, on the active scheduler
+            X = X if len(X.chunks[1]) == 1 else X.rechunk({1: -1})
+            return X.map_blocks(self._transform_block, chunks=(X.chunks[0],
+                                (self.n_components_,)), dtype=self.components_.dtype)
         X, mask, _, _ = self._check_X(X, mask, reset=False)
         H = np.empty((X.shape[0], self.n_components_), dtype=self.components_.dtype)
         for rows, _, _, Hb in self._coded_chunks(X, mask):
@@ -508,6 +572,10 @@ default="auto"
     def score(self, X, y=None, mask=None):
         """Minus the mean per-sample divergence of X from its reconstruction (scaled units)."""
         check_is_fitted(self, "components_")
+        if is_dask_array(X):  # a map over the row blocks and a mean, computed here
+            X = X if len(X.chunks[1]) == 1 else X.rechunk({1: -1})
+            losses = X.map_blocks(self._loss_block, drop_axis=1, dtype=float)
+            return -float(losses.mean().compute())
         X, mask, _, _ = self._check_X(X, mask, reset=False)
         total = sum(float(self._losses(Xb, Mb, Hb, self.components_).sum())
                     for _, Xb, Mb, Hb in self._coded_chunks(X, mask))

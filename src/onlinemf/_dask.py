@@ -1,0 +1,54 @@
+"""Dask arrays as streams: row blocks computed one (or a bounded buffer) at a time.
+
+Dask is an optional extra (``onlinemf[dask]``), imported lazily: these helpers recognise a
+``dask.array.Array`` without importing dask, and compute only the blocks they yield, on
+whatever scheduler is active (a ``distributed.Client`` included).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+
+__all__ = ["is_dask_array", "iter_row_blocks", "dask_nanmax"]
+
+
+def is_dask_array(X) -> bool:
+    """Whether X is a dask array (checked by type name, so dask need not be imported)."""
+    return any(c.__module__.startswith("dask.") and c.__name__ == "Array"
+               for c in type(X).__mro__)
+
+
+def _whole_rows(X):
+    """The array with each row block holding whole rows (one chunk across the features)."""
+    if X.ndim != 2:
+        raise ValueError(f"expected a 2-D dask array (n_samples, n_features), got {X.ndim}-D")
+    return X if len(X.chunks[1]) == 1 else X.rechunk({1: -1})
+
+
+def iter_row_blocks(X, *, buffer_blocks: int = 1, rng: np.random.Generator | None = None
+                    ) -> Iterator[np.ndarray]:
+    """Yield X's rows as in-memory arrays, block by block.
+
+    With ``rng``, the blocks are visited in a random order and the rows of each group of
+    ``buffer_blocks`` consecutive (visited) blocks are permuted together: a shuffle bounded by
+    the buffer, so memory is ``buffer_blocks`` blocks whatever the array's size. Without
+    ``rng`` the rows come in their stored order.
+    """
+    X = _whole_rows(X)
+    n_blocks = X.numblocks[0]
+    order = rng.permutation(n_blocks) if rng is not None else np.arange(n_blocks)
+    for start in range(0, n_blocks, buffer_blocks):
+        group = [np.asarray(X.blocks[int(i)].compute()) for i in order[start:start + buffer_blocks]]
+        rows = np.concatenate(group, axis=0) if len(group) > 1 else group[0]
+        if rng is not None:
+            rows = rows[rng.permutation(rows.shape[0])]
+        yield rows
+
+
+def dask_nanmax(X) -> float:
+    """max of X ignoring NaN, as one dask reduction (a pass over the blocks)."""
+    import dask.array as da
+
+    return float(da.nanmax(X).compute())

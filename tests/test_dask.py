@@ -1,0 +1,75 @@
+"""Dask arrays as streams (issue: data larger than memory): OnlineNMF fits a dask array block
+by block, with the same steps as the same numbers in memory, and transforms it lazily."""
+
+import numpy as np
+import pytest
+
+da = pytest.importorskip("dask.array")  # installed by the test extra; optional for users
+
+from onlinemf import OnlineNMF  # noqa: E402
+
+
+def _data(n=530, f=12, seed=0):
+    rng = np.random.default_rng(seed)
+    return rng.random((n, 4)) @ rng.random((4, f))
+
+
+@pytest.mark.parametrize("loss", ["squared", "kl"])
+def test_fit_on_a_dask_array_equals_fit_in_memory(loss):
+    X = _data()
+    Xd = da.from_array(X, chunks=(77, 5))  # row blocks not a multiple of the batch, split columns
+    kw = dict(n_components=4, loss=loss, batch_size=10, max_iter=2, shuffle=False,
+              random_state=0)
+    mem, lazy = OnlineNMF(**kw).fit(X), OnlineNMF(**kw).fit(Xd)
+    np.testing.assert_array_equal(mem.components_, lazy.components_)
+    assert mem.scale_ == lazy.scale_ and mem.n_steps_ == lazy.n_steps_
+
+
+def test_partial_fit_streams_blocks_with_batches_across_block_edges():
+    X = _data(seed=1)
+    mem = OnlineNMF(4, batch_size=16, random_state=0).partial_fit(X[:300]).partial_fit(X[300:])
+    lazy = OnlineNMF(4, batch_size=16, random_state=0)
+    lazy.partial_fit(da.from_array(X[:300], chunks=(45, 12)))
+    lazy.partial_fit(da.from_array(X[300:], chunks=(33, 12)))
+    np.testing.assert_array_equal(mem.components_, lazy.components_)
+
+
+def test_transform_is_lazy_and_score_is_a_reduction():
+    X = _data(seed=2)
+    est = OnlineNMF(4, batch_size=10, random_state=0).fit(X)
+    Xd = da.from_array(X, chunks=(100, 6))
+    codes = est.transform(Xd)
+    assert isinstance(codes, da.Array) and codes.shape == (X.shape[0], 4)
+    np.testing.assert_allclose(codes.compute(), est.transform(X), rtol=1e-12)
+    assert est.score(Xd) == pytest.approx(est.score(X), rel=1e-12)
+
+
+def test_shuffled_fit_holds_a_bounded_buffer_of_blocks():
+    """Each block is computed once per pass (plus once to start): never the whole array."""
+    X = _data(n=600)
+    computed = []
+
+    def tap(block, block_info=None):
+        computed.append(block_info[0]["chunk-location"][0])
+        return block
+
+    Xd = da.from_array(X, chunks=(100, 12)).map_blocks(tap, dtype=float)
+    est = OnlineNMF(4, batch_size=10, max_iter=2, dask_buffer_blocks=2, random_state=0)
+    with __import__("dask").config.set(scheduler="synchronous"):
+        est.fit(Xd)
+    assert np.isfinite(est.components_).all() and est.n_samples_seen_ == 2 * 600
+    counts = np.bincount(computed, minlength=6)
+    assert counts.max() <= 2 + 2  # max pass + first block + the scale reduction
+    with pytest.raises(ValueError, match="mark missing entries with NaN"):
+        OnlineNMF(2).fit(Xd, mask=np.ones(X.shape, bool))
+
+
+def test_transform_on_a_local_cluster_with_processes():
+    distributed = pytest.importorskip("distributed")
+    X = _data(seed=3)
+    est = OnlineNMF(4, batch_size=10, random_state=0).fit(X)
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster):
+        codes = est.transform(da.from_array(X, chunks=(128, 12))).compute()
+    np.testing.assert_allclose(codes, est.transform(X), rtol=1e-12)
