@@ -179,6 +179,7 @@ def test_reproduce_writes_as_it_goes_and_resumes_after_sigkill(tmp_path, capsys)
     deadline = time.time() + 120
     while not first.exists() and time.time() < deadline and proc.poll() is None:
         time.sleep(0.02)
+    assert proc.poll() is None, "the run ended before it could be killed"
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
     report = (out / "report.md").read_text()

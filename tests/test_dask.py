@@ -73,3 +73,27 @@ def test_transform_on_a_local_cluster_with_processes():
             distributed.Client(cluster):
         codes = est.transform(da.from_array(X, chunks=(128, 12))).compute()
     np.testing.assert_allclose(codes, est.transform(X), rtol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["OnlineRobustNMF", "OnlineDictionaryLearning",
+                                  "PoissonSubspaceTracker"])
+def test_other_estimators_stream_dask_arrays_and_transform_lazily(name):
+    import onlinemf
+
+    X = np.round(_data(n=230, f=9, seed=4) * 10)
+    make = {"OnlineRobustNMF": lambda: onlinemf.OnlineRobustNMF(3, batch_size=10,
+                                                                random_state=0),
+            "OnlineDictionaryLearning": lambda: onlinemf.OnlineDictionaryLearning(
+                3, batch_size=10, random_state=0),
+            "PoissonSubspaceTracker": lambda: onlinemf.PoissonSubspaceTracker(
+                3, random_state=0)}[name]
+    mem = make().partial_fit(X)
+    lazy = make().partial_fit(da.from_array(X, chunks=(37, 4)))
+    np.testing.assert_array_equal(mem.components_, lazy.components_)
+    codes = lazy.transform(da.from_array(X, chunks=(50, 9)))
+    assert isinstance(codes, da.Array)
+    # codes to the solvers' tolerance (the tracker's first BB step depends on the batch)
+    np.testing.assert_allclose(codes.compute(), mem.transform(X), rtol=1e-6, atol=1e-9)
+    refit = make().set_params(**({"max_iter": 2} if name != "PoissonSubspaceTracker" else {}))
+    refit.fit(da.from_array(X, chunks=(60, 9)))
+    assert np.isfinite(refit.components_).all()

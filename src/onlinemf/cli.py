@@ -9,6 +9,8 @@ import sys
 
 import numpy as np
 
+from ._io import write_atomic
+
 __all__ = ["main", "read_matrix", "check_output_path", "write_atomic", "load_model"]
 
 
@@ -59,25 +61,6 @@ def check_output_path(path: str, what: str) -> str:
     if not os.access(parent, os.W_OK):
         raise ValueError(f"{what} {path!r}: folder {parent!r} is not writable")
     return path
-
-
-def write_atomic(path: str, write) -> None:
-    """Write through ``write(file)`` into a temporary file beside ``path``, then rename it
-    over ``path``: a reader (or a killed run) sees the old file or the new one, never half."""
-    import tempfile
-
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=os.path.basename(path))
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            write(fh)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-        raise
 
 
 def load_model(path: str):
@@ -290,8 +273,8 @@ def _cmd_reproduce(args) -> int:
         os.makedirs(store, exist_ok=True)
         res = results[-1]
         res.scale = args.scale
+        write_report(results, ctx)  # first: a kept result always has its section written
         write_atomic(os.path.join(store, f"{res.name}.pkl"), lambda fh: pickle.dump(res, fh))
-        write_report(results, ctx)
 
     results = run_experiments(args.names, ctx, progress=lambda m: print(m, flush=True),
                               on_result=finished, done=done)

@@ -8,6 +8,7 @@ import functools
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
+from .._dask import iter_row_blocks
 from .._history import History
 
 __all__ = ["OnlineFactorizationMixin", "transactional"]
@@ -50,6 +51,25 @@ class OnlineFactorizationMixin:
         """Checkpoints: ``n_samples``, ``time`` (s of algorithm time), ``objective``."""
         check_is_fitted(self, "components_")
         return self._history.as_arrays()
+
+    def _stream_dask_rows(self, X, batch_size: int) -> None:
+        """``partial_fit`` over a dask array's row blocks, one in memory at a time, with the
+        mini-batches aligned across block edges (the steps of the same rows in memory)."""
+        carry = None
+        for block in iter_row_blocks(X):
+            data = block if carry is None else np.concatenate([carry, block])
+            full = data.shape[0] // batch_size * batch_size
+            if full:
+                self.partial_fit(data[:full])
+            carry = data[full:]
+        if carry is not None and carry.shape[0]:
+            self.partial_fit(carry)
+
+    def _transform_dask(self, X):
+        """A lazy ``transform`` of a dask array: one task per row block (``map_blocks``)."""
+        X = X if len(X.chunks[1]) == 1 else X.rechunk({1: -1})
+        return X.map_blocks(self.transform, chunks=(X.chunks[0], (self.n_components_,)),
+                            dtype=self.components_.dtype)
 
     def inverse_transform(self, X):
         """Reconstruction ``codes @ components_`` from codes (in the units of the data)."""

@@ -12,6 +12,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
+from .._dask import is_dask_array
 from .._validation import check_complete_input, dense_batch
 from ..coders import solve_codes_bsum
 from ..constraints import project_nonneg_l2_ball
@@ -214,6 +215,9 @@ class OnlineDictionaryLearning(OnlineFactorizationMixin, ClassNamePrefixFeatures
     def partial_fit(self, X, y=None):
         """One OMF step per mini-batch of ``batch_size`` consecutive rows (a stream, possibly
         Markovian: the rows are not shuffled)."""
+        if is_dask_array(X):  # row blocks in order: the stream may be Markovian
+            self._stream_dask_rows(X, self.batch_size)
+            return self
         first = not hasattr(self, "components_")
         X = self._check(X, first)
         if first:
@@ -226,6 +230,13 @@ class OnlineDictionaryLearning(OnlineFactorizationMixin, ClassNamePrefixFeatures
     @transactional
     def fit(self, X, y=None):
         """``max_iter`` shuffled passes over X from a fresh start."""
+        if is_dask_array(X):  # a fresh start, then passes over the row blocks in order
+            for attr in ("components_", "n_features_in_"):
+                self.__dict__.pop(attr, None)
+            for _ in range(self.max_iter):
+                self.partial_fit(X)
+            self.n_iter_ = self.max_iter
+            return self
         X = self._check(X, True)
         self._initialize(X)
         n = X.shape[0]
@@ -238,8 +249,11 @@ class OnlineDictionaryLearning(OnlineFactorizationMixin, ClassNamePrefixFeatures
         return self
 
     def transform(self, X):
-        """Nonnegative elastic-net codes of X with the current dictionary."""
+        """Nonnegative elastic-net codes of X with the current dictionary (lazy for a dask
+        array)."""
         check_is_fitted(self, "components_")
+        if is_dask_array(X):
+            return self._transform_dask(X)
         X = self._check(X, False)
         Xd, _ = dense_batch(X, np.arange(X.shape[0]))
         return self._codes(Xd).astype(self.components_.dtype)

@@ -12,6 +12,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from .._dask import is_dask_array
 from .._validation import check_magnitude, check_stream_input, dense_batch, guarded_validation
 from ..coders import outlier_loss, solve_codes_outliers
 from ..constraints import (
@@ -288,6 +289,13 @@ class OnlineRobustNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin,
     def partial_fit(self, X, y=None):
         """One ONMFO step per mini-batch of ``batch_size`` rows of X, continuing the stream."""
         first = not hasattr(self, "components_")
+        if is_dask_array(X):
+            k = self.n_components
+            bs = (self.batch_size if isinstance(self.batch_size, Integral) else 5
+                  if self.batch_size == "paper" else
+                  auto_batch_size(k, X.shape[1], work=2e5, low=2 * k))
+            self._stream_dask_rows(X, bs)
+            return self
         X = self._check_X(X, reset=first)
         if first:
             self._initialize(X)
@@ -297,6 +305,13 @@ class OnlineRobustNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin,
     @transactional
     def fit(self, X, y=None):
         """Learn the dictionary by ``max_iter`` shuffled passes of ONMFO over X."""
+        if is_dask_array(X):  # a fresh start, then passes over the row blocks in order
+            for attr in ("components_", "n_features_in_"):
+                self.__dict__.pop(attr, None)
+            for _ in range(self.max_iter):
+                self.partial_fit(X)
+            self.n_iter_ = self.max_iter
+            return self
         X = self._check_X(X, reset=True)
         self._initialize(X)
         n = X.shape[0]
@@ -321,8 +336,11 @@ class OnlineRobustNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin,
         return H, R
 
     def transform(self, X):
-        """Codes of X (in the units of X): ``transform(X) @ components_`` is the low-rank part."""
+        """Codes of X (in the units of X): ``transform(X) @ components_`` is the low-rank part.
+        A dask array gives a lazy dask array."""
         check_is_fitted(self, "components_")
+        if is_dask_array(X):
+            return self._transform_dask(X)
         return self._solve_all(X)[0]
 
     def decompose(self, X):

@@ -12,6 +12,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from .._dask import is_dask_array, iter_row_blocks
 from .._validation import check_stream_input, dense_batch, guarded_validation
 from ..coders import solve_codes
 from ..losses import KLDivergence
@@ -127,12 +128,15 @@ class PoissonSubspaceTracker(OnlineFactorizationMixin, ClassNamePrefixFeaturesOu
             Y, mask = check_stream_input(self, Y, mask, reset=reset, dtype=dtype)
         return Y, mask
 
-    def _initialize(self, Y, mask):
+    def _initialize(self, Y, mask, level=None):
+        """Start from U[0, 1] atoms scaled to the mean observed count ``level`` (of Y unless
+        given: a dask array's is one reduction over all its blocks)."""
         rng = check_random_state(self.random_state)
         self._rng = np.random.default_rng(rng.randint(np.iinfo(np.int32).max))
-        Yd, P = dense_batch(Y, np.arange(Y.shape[0]), mask)
-        obs = Yd if P is None else Yd[P]
-        level = float(np.mean(obs)) if obs.size else 1.0
+        if level is None:
+            Yd, P = dense_batch(Y, np.arange(Y.shape[0]), mask)
+            obs = Yd if P is None else Yd[P]
+            level = float(np.mean(obs)) if obs.size else 1.0
         n, k = Y.shape[1], self.n_components
         D0 = self._rng.random((n, k)) * np.sqrt(max(level, 1e-12) / k)
         self.components_ = D0.T.copy()
@@ -208,6 +212,17 @@ class PoissonSubspaceTracker(OnlineFactorizationMixin, ClassNamePrefixFeaturesOu
     @transactional
     def partial_fit(self, X, y=None, mask=None):
         """One tracking step per row of X (count vectors; NaN marks missing entries)."""
+        if is_dask_array(X):  # one step per row: any row blocks, in order
+            if mask is not None:
+                raise ValueError("with a dask array, mark missing entries with NaN")
+            if not hasattr(self, "components_"):
+                import dask.array as da
+
+                first, _ = self._check(next(iter_row_blocks(X)), None, True)
+                level = float(da.nanmean(X).compute())
+                self._initialize(first, None, level if np.isfinite(level) else 1.0)
+            self._stream_dask_rows(X, 1)
+            return self
         first = not hasattr(self, "components_")
         X, mask = self._check(X, mask, first)
         if first:
@@ -234,8 +249,11 @@ class PoissonSubspaceTracker(OnlineFactorizationMixin, ClassNamePrefixFeaturesOu
         return self._last_a, self._last_a @ self.components_
 
     def transform(self, X, mask=None):
-        """Codes of the rows of X with the current subspace (no update)."""
+        """Codes of the rows of X with the current subspace (no update; lazy for a dask
+        array)."""
         check_is_fitted(self, "components_")
+        if is_dask_array(X):
+            return self._transform_dask(X)
         X, mask = self._check(X, mask, False)
         Yd, P = dense_batch(X, np.arange(X.shape[0]), mask)
         return self._code(Yd, P, random_start=False)

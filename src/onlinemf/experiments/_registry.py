@@ -7,6 +7,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from .._io import write_atomic
+
 __all__ = ["Context", "Result", "register", "REGISTRY", "run_experiments", "write_report",
            "pyplot", "save_figure"]
 
@@ -169,6 +171,6 @@ def write_report(results: list[Result], ctx: Context) -> str:
             out += [f"- {note}"]
         out.append("")
     path = os.path.join(ctx.out_dir, "report.md")
-    with open(path, "w", encoding="utf-8") as fh:
-        fh.write("\n".join(out))
+    text = "\n".join(out).encode("utf-8")
+    write_atomic(path, lambda fh: fh.write(text))  # a stopped run keeps the previous report
     return path
