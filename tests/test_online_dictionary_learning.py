@@ -1,8 +1,6 @@
-import pickle
 
 import numpy as np
 from scipy.optimize import minimize
-from sklearn.utils.estimator_checks import check_estimator
 
 from onlinemf import OnlineDictionaryLearning
 from onlinemf.constraints import project_nonneg_l2_ball
@@ -96,16 +94,6 @@ def test_steps_shrink_on_a_sticky_markov_chain(rng):
         scaled.append(t * np.linalg.norm(est.components_ - before))
     scaled = np.array(scaled)
     assert np.median(scaled[-100:]) < 3 * np.median(scaled[:100])
-
-
-def test_check_estimator_and_resume(rng):
-    check_estimator(OnlineDictionaryLearning(2, batch_size=5, random_state=0))
-    X, _ = _data(rng, n=100)
-    a = OnlineDictionaryLearning(4, random_state=1).partial_fit(X[:50])
-    b = pickle.loads(pickle.dumps(a))
-    a.partial_fit(X[50:])
-    b.partial_fit(X[50:])
-    np.testing.assert_array_equal(a.components_, b.components_)
 
 
 def test_relaxed_stopping_rule_meets_its_tolerance_and_matches_exact_codes():

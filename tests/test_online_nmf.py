@@ -5,7 +5,6 @@ import pytest
 import scipy.sparse as sp
 from scipy.optimize import linear_sum_assignment
 from sklearn.base import clone
-from sklearn.utils.estimator_checks import check_estimator
 
 from onlinemf import OnlineNMF
 from onlinemf.datasets import NOISE_FOR_LOSS, make_nmf_synthetic
@@ -13,10 +12,6 @@ from onlinemf.datasets import NOISE_FOR_LOSS, make_nmf_synthetic
 
 def _small(loss=None, n=400, f=30, noise="gaussian", seed=0):
     return make_nmf_synthetic(n, f, 5, NOISE_FOR_LOSS.get(loss, noise), random_state=seed).X
-
-
-def test_check_estimator():
-    check_estimator(OnlineNMF(n_components=3, batch_size=5, code_max_iter=20, random_state=0))
 
 
 def test_iterates_stay_feasible(rng):
@@ -71,22 +66,6 @@ def test_planted_factors_recovered():
     cos = A @ B.T
     r, c = linear_sum_assignment(-cos)
     assert cos[r, c].mean() > 0.95
-
-
-def test_partial_fit_resumes_exactly_after_pickling():
-    X = _small(n=300)
-    a = OnlineNMF(n_components=4, batch_size=7, random_state=3)
-    a.partial_fit(X[:150])
-    b = pickle.loads(pickle.dumps(a))
-    a.partial_fit(X[150:])
-    b.partial_fit(X[150:])
-    np.testing.assert_array_equal(a.components_, b.components_)
-    assert a.n_steps_ == b.n_steps_ and a.n_samples_seen_ == b.n_samples_seen_
-    # an uninterrupted run over the same batches gives the same dictionary
-    c = OnlineNMF(n_components=4, batch_size=7, random_state=3)
-    c.partial_fit(X[:150])
-    c.partial_fit(X[150:])
-    np.testing.assert_array_equal(a.components_, c.components_)
 
 
 def test_fit_reproducible_and_input_untouched():

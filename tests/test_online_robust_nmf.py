@@ -3,7 +3,6 @@ import pickle
 import numpy as np
 import pytest
 from scipy.optimize import minimize
-from sklearn.utils.estimator_checks import check_estimator
 
 from onlinemf import OnlineRobustNMF
 from onlinemf.coders import outlier_loss, solve_codes_outliers
@@ -217,19 +216,6 @@ def test_history_is_the_surrogate_and_levels_off(rng):
     assert np.isclose(h["objective"][-1], est.surrogate_objective())
     tail = h["objective"][int(0.9 * len(h["objective"])):]
     assert np.ptp(tail) < 0.05 * tail.mean()
-
-
-def test_check_estimator():
-    check_estimator(OnlineRobustNMF(n_components=3, batch_size=5, random_state=0))
-
-
-def test_resume_after_pickling(rng):
-    _, X, _ = _planted(rng, n=200)
-    a = OnlineRobustNMF(4, batch_size=7, random_state=1).partial_fit(X[:100])
-    b = pickle.loads(pickle.dumps(a))
-    a.partial_fit(X[100:])
-    b.partial_fit(X[100:])
-    np.testing.assert_array_equal(a.components_, b.components_)
 
 
 def test_rejects_missing_and_negative(rng):

@@ -3,7 +3,6 @@ import pickle
 import numpy as np
 import pytest
 from scipy.special import gammaln
-from sklearn.utils.estimator_checks import check_estimator
 
 from onlinemf import PoissonSubspaceTracker
 from onlinemf.updates import log_jensen_gap, poisson_row_objective, solve_poisson_rows
@@ -145,25 +144,6 @@ def test_ml_memory_does_not_grow(rng):
     s10 = len(pickle.dumps(sa))
     sa.partial_fit(Y[10:])
     assert len(pickle.dumps(sa)) > 2 * s10  # SA keeps every sample, as the paper's Alg. 1
-
-
-def test_resume_and_determinism(rng):
-    _, Y, mask = _stream(rng, p=0.7)
-    Ym = np.where(mask, Y, np.nan)
-    a = PoissonSubspaceTracker(4, random_state=3).partial_fit(Ym[:30])
-    b = pickle.loads(pickle.dumps(a))
-    a.partial_fit(Ym[30:])
-    b.partial_fit(Ym[30:])
-    np.testing.assert_array_equal(a.components_, b.components_)
-    c = PoissonSubspaceTracker(4, random_state=3).partial_fit(Ym[:30]).partial_fit(Ym[30:])
-    np.testing.assert_array_equal(a.components_, c.components_)
-    d = PoissonSubspaceTracker(4, random_state=3).fit(Ym)
-    np.testing.assert_array_equal(d.components_,
-                                  PoissonSubspaceTracker(4, random_state=3).fit(Ym).components_)
-
-
-def test_check_estimator():
-    check_estimator(PoissonSubspaceTracker(2, code_max_iter=30, random_state=0))
 
 
 def test_step_lengths_decay_like_one_over_t(rng):

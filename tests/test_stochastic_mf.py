@@ -311,13 +311,6 @@ def test_bad_input_names_the_problem_and_keeps_state():
         StochasticMF("ossl", "vr", 3, learning_rate=1e300, max_iter=3).fit(X * 1e3)
 
 
-@pytest.mark.parametrize("method,problem", [("smm", "onmf"), ("vr", "orpca"), ("sgd", "odl")])
-def test_estimator_contract(method, problem):
-    from sklearn.utils.estimator_checks import check_estimator
-
-    check_estimator(StochasticMF(problem, method, 3, max_iter=2, random_state=0))
-
-
 def test_step_scale_multiplies_the_automatic_steps():
     X = _data(n=100)
     a = StochasticMF("onmf", "vr", 3, max_iter=1, random_state=0).fit(X)

@@ -1,0 +1,59 @@
+"""The shipped checks (``onlinemf.testing``) over every public estimator, from one registry."""
+
+import numpy as np
+import pytest
+from sklearn.utils.estimator_checks import check_estimator
+
+from onlinemf import (
+    OnlineDictionaryLearning,
+    OnlineNMF,
+    OnlineRobustNMF,
+    PoissonSubspaceTracker,
+    StochasticMF,
+)
+from onlinemf.testing import check_online_estimator
+
+# name -> (factory, waivers); the waivers are the estimators' documented design
+# (OnlineNMF's scale="max" is, by design, the max of X in fit and of the first chunk in
+# partial_fit: a fixed scale makes the two comparable)
+REGISTRY = {
+    "OnlineNMF": (lambda: OnlineNMF(3, batch_size=10, scale=10.0, random_state=0), {}),
+    "OnlineNMF-kl-sparse-steps": (lambda: OnlineNMF(3, loss="kl", batch_size=7, scale=10.0,
+                                                    random_state=0), {}),
+    "OnlineRobustNMF": (lambda: OnlineRobustNMF(3, batch_size=10, random_state=0), {}),
+    "OnlineDictionaryLearning": (lambda: OnlineDictionaryLearning(3, batch_size=10,
+                                                                  random_state=0), {}),
+    # SMM/SGD: fit draws its mini-batches without replacement, partial_fit takes the rows in
+    # order, so the two differ by design; VR's partial_fit is an outer iteration
+    "StochasticMF-smm": (lambda: StochasticMF("onmf", "smm", 3, max_iter=1, random_state=0),
+                         {"stream_equals_fit": False}),
+    "StochasticMF-sgd": (lambda: StochasticMF("odl", "sgd", 3, max_iter=1, random_state=0),
+                         {"stream_equals_fit": False}),
+    "StochasticMF-vr": (lambda: StochasticMF("orpca", "vr", 3, max_iter=2, random_state=0),
+                        {"stream_equals_fit": False}),
+    # memory-limited SA keeps O(NK); fit is partial_fit from a fresh start
+    "PoissonSubspaceTracker": (lambda: PoissonSubspaceTracker(3, random_state=0), {}),
+    # SA refits on the whole past: its state grows with the stream (the paper's Algorithm 1)
+    "PoissonSubspaceTracker-sa": (lambda: PoissonSubspaceTracker(3, method="sa",
+                                                                 random_state=0),
+                                  {"bounded_state": False}),
+}
+
+
+@pytest.mark.parametrize("name", list(REGISTRY))
+def test_online_estimator_checks(name):
+    make, waivers = REGISTRY[name]
+    rng = np.random.default_rng(0)
+    X = np.round(rng.random((90, 4)) @ rng.random((4, 12)) * 10, 3) + 0.01
+    check_online_estimator(make, X, **waivers)
+
+
+@pytest.mark.parametrize("name", [n for n in REGISTRY if not n.endswith(("-sa", "-steps"))])
+def test_scikit_learn_estimator_checks(name):
+    import warnings
+
+    from sklearn.exceptions import SkipTestWarning
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SkipTestWarning)
+        check_estimator(REGISTRY[name][0]())
