@@ -13,25 +13,7 @@ from onlinemf import (
     PoissonSubspaceTracker,
     StochasticMF,
 )
-
-
-def same_state(a, b) -> bool:
-    """Deep equality of estimator states: arrays exactly, containers and objects by value."""
-    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
-        return (isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and a.shape == b.shape
-                and a.dtype == b.dtype and np.array_equal(a, b, equal_nan=True))
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(same_state(a[k], b[k]) for k in a)
-    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
-        return len(a) == len(b) and all(same_state(x, y) for x, y in zip(a, b))
-    if isinstance(a, np.random.Generator):
-        return same_state(a.bit_generator.state, b.bit_generator.state)
-    if hasattr(a, "__dict__") and type(a) is type(b) and not isinstance(a, type):
-        return same_state(vars(a), vars(b))
-    if isinstance(a, float) and isinstance(b, float) and np.isnan(a) and np.isnan(b):
-        return True
-    return a == b
-
+from onlinemf.testing import same_state
 
 ESTIMATORS = {
     "OnlineNMF": lambda: OnlineNMF(3, batch_size=10, random_state=0),

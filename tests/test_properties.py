@@ -14,32 +14,26 @@ import pytest
 import scipy.sparse as sp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_hostile import same_state
 
-from onlinemf import (
-    OnlineDictionaryLearning,
-    OnlineNMF,
-    OnlineRobustNMF,
-    PoissonSubspaceTracker,
-    StochasticMF,
-)
+import onlinemf as om
+from onlinemf.testing import same_state
 
 # name -> (factory, whether it takes a missing-data mask via NaN, bad set_params)
 REGISTRY = {
-    "OnlineNMF": (lambda: OnlineNMF(2, batch_size=5, random_state=0), True,
+    "OnlineNMF": (lambda: om.OnlineNMF(2, batch_size=5, random_state=0), True,
                   [{"batch_size": 0}, {"loss": "foo"}, {"n_components": -1},
                    {"a": -1.0}, {"code_tol": np.nan}]),
-    "OnlineNMF-kl": (lambda: OnlineNMF(2, loss="kl", batch_size=5, random_state=0), True,
+    "OnlineNMF-kl": (lambda: om.OnlineNMF(2, loss="kl", batch_size=5, random_state=0), True,
                      [{"batch_size": -3}, {"eps": 2.0}]),
-    "OnlineRobustNMF": (lambda: OnlineRobustNMF(2, batch_size=5, random_state=0), False,
+    "OnlineRobustNMF": (lambda: om.OnlineRobustNMF(2, batch_size=5, random_state=0), False,
                         [{"batch_size": 0}, {"solver": "foo"}, {"kappa": 5.0}]),
-    "OnlineDictionaryLearning": (lambda: OnlineDictionaryLearning(2, batch_size=5,
+    "OnlineDictionaryLearning": (lambda: om.OnlineDictionaryLearning(2, batch_size=5,
                                                                   random_state=0), False,
                                  [{"batch_size": 0}, {"alpha": -1.0}]),
-    "StochasticMF-onmf": (lambda: StochasticMF("onmf", "sgd", 2, max_iter=1,
+    "StochasticMF-onmf": (lambda: om.StochasticMF("onmf", "sgd", 2, max_iter=1,
                                                random_state=0), False,
                           [{"method": "foo"}, {"max_iter": 0}]),
-    "PoissonSubspaceTracker": (lambda: PoissonSubspaceTracker(2, random_state=0), True,
+    "PoissonSubspaceTracker": (lambda: om.PoissonSubspaceTracker(2, random_state=0), True,
                                [{"lam": -1.0}, {"method": "foo"}]),
 }
 

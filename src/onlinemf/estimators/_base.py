@@ -65,6 +65,16 @@ class OnlineFactorizationMixin:
         if carry is not None and carry.shape[0]:
             self.partial_fit(carry)
 
+    def _fit_dask_passes(self, X):
+        """``fit`` of a dask array: a fresh start, then ``max_iter`` passes of the streamed
+        ``partial_fit`` over the row blocks in order."""
+        for attr in ("components_", "n_features_in_"):
+            self.__dict__.pop(attr, None)
+        for _ in range(self.max_iter):
+            self.partial_fit(X)
+        self.n_iter_ = self.max_iter
+        return self
+
     def _transform_dask(self, X):
         """A lazy ``transform`` of a dask array: one task per row block (``map_blocks``)."""
         X = X if len(X.chunks[1]) == 1 else X.rechunk({1: -1})

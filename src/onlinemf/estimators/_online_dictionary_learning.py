@@ -231,12 +231,7 @@ class OnlineDictionaryLearning(OnlineFactorizationMixin, ClassNamePrefixFeatures
     def fit(self, X, y=None):
         """``max_iter`` shuffled passes over X from a fresh start."""
         if is_dask_array(X):  # a fresh start, then passes over the row blocks in order
-            for attr in ("components_", "n_features_in_"):
-                self.__dict__.pop(attr, None)
-            for _ in range(self.max_iter):
-                self.partial_fit(X)
-            self.n_iter_ = self.max_iter
-            return self
+            return self._fit_dask_passes(X)
         X = self._check(X, True)
         self._initialize(X)
         n = X.shape[0]
