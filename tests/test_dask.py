@@ -97,3 +97,29 @@ def test_other_estimators_stream_dask_arrays_and_transform_lazily(name):
     refit = make().set_params(**({"max_iter": 2} if name != "PoissonSubspaceTracker" else {}))
     refit.fit(da.from_array(X, chunks=(60, 9)))
     assert np.isfinite(refit.components_).all()
+
+
+def test_cli_reads_zarr_and_hdf5_lazily_and_streams_codes_to_zarr(tmp_path, capsys):
+    h5py = pytest.importorskip("h5py")
+    pytest.importorskip("zarr")
+    from onlinemf.cli import main, read_matrix
+
+    X = _data(n=300, f=10, seed=5)
+    zpath, hpath = str(tmp_path / "X.zarr"), str(tmp_path / "X.h5")
+    da.from_array(X, chunks=(64, 10)).to_zarr(zpath)
+    with h5py.File(hpath, "w") as fh:
+        fh.create_dataset("counts", data=X)
+    assert isinstance(read_matrix(zpath), da.Array)
+    assert isinstance(read_matrix(hpath, "counts"), da.Array)
+    model, codes = str(tmp_path / "m.pkl"), str(tmp_path / "codes.zarr")
+    assert main(["fit", zpath, "-k", "3", "--batch-size", "10", "--model", model,
+                 "--codes", codes, "--scheduler", "synchronous"]) == 0
+    out = da.from_zarr(codes).compute()
+    assert out.shape == (300, 3) and np.isfinite(out).all()
+    assert main(["transform", model, hpath, "--dataset", "counts", "--out",
+                 str(tmp_path / "c.npy"), "--scheduler", "threads"]) == 0
+    np.testing.assert_allclose(np.load(tmp_path / "c.npy"), out, rtol=1e-10)
+    assert main(["fit", hpath, "--model", model]) == 2
+    assert "--dataset NAME" in capsys.readouterr().err
+    assert main(["fit", zpath, "--model", model, "--checkpoint", str(tmp_path / "c.ck")]) == 2
+    assert "--checkpoint needs an in-memory input" in capsys.readouterr().err

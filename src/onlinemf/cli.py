@@ -14,13 +14,22 @@ from ._io import write_atomic
 __all__ = ["main", "read_matrix", "check_output_path", "write_atomic", "load_model"]
 
 
-def read_matrix(path: str):
-    """Read a data matrix (rows = samples) from .npy, .npz, .csv or Matrix Market .mtx."""
-    ext = os.path.splitext(path)[1].lower()
+LAZY_NPY_BYTES = 256 * 2**20  # larger .npy files are memory-mapped and streamed
+
+
+def read_matrix(path: str, dataset: str | None = None):
+    """Read a data matrix (rows = samples) from .npy, .npz, .csv or Matrix Market .mtx; or,
+    lazily as a dask array (never loaded whole), from .zarr, from an HDF5 dataset
+    (.h5/.hdf5 with ``dataset``) or from a .npy file over 256 MB (memory-mapped)."""
+    ext = os.path.splitext(path.rstrip("/"))[1].lower()
     if not os.path.exists(path):
         raise FileNotFoundError(f"no such data file: {path}")
+    if ext in (".zarr", ".h5", ".hdf5") or (
+            ext == ".npy" and os.path.getsize(path) > LAZY_NPY_BYTES):
+        return _read_lazy(path, ext, dataset)
     if ext not in (".npy", ".npz", ".csv", ".mtx"):
-        raise ValueError(f"unsupported data format {ext!r}: use .npy, .npz, .csv or .mtx")
+        raise ValueError(f"unsupported data format {ext!r}: use .npy, .npz, .csv, .mtx, "
+                         ".zarr or .h5/.hdf5")
     try:
         X = _read(path, ext)
     except (OSError, EOFError) as exc:
@@ -28,6 +37,37 @@ def read_matrix(path: str):
     if X.ndim != 2 or X.shape[0] == 0 or X.shape[1] == 0:
         raise ValueError(f"{path} holds no data matrix (shape {X.shape}; rows are samples)")
     return X
+
+
+def _read_lazy(path: str, ext: str, dataset: str | None):
+    try:
+        import dask.array as da
+    except ImportError:
+        raise ValueError(f"reading {ext} files lazily needs dask: pip install "
+                         "'onlinemf[dask]'") from None
+    if ext == ".zarr":
+        X = da.from_zarr(path)
+    elif ext == ".npy":
+        mm = np.load(path, mmap_mode="r", allow_pickle=False)
+        X = da.from_array(mm, chunks=(_block_rows(mm.shape), -1)) if mm.ndim == 2 else mm
+    else:
+        if not dataset:
+            raise ValueError(f"{path} is HDF5: name the dataset to read with --dataset NAME")
+        import h5py
+
+        handle = h5py.File(path, "r")
+        if dataset not in handle:
+            raise ValueError(f"{path} has no dataset {dataset!r} (it has {list(handle)})")
+        d = handle[dataset]
+        X = da.from_array(d, chunks=(_block_rows(d.shape), -1)) if d.ndim == 2 else d
+    if X.ndim != 2 or 0 in X.shape:
+        raise ValueError(f"{path} holds no data matrix (shape {X.shape}; rows are samples)")
+    return X
+
+
+def _block_rows(shape) -> int:
+    """Rows per block of a lazily read matrix: about 64 MB of float64 a block."""
+    return max(1, int(2**23 // max(shape[1] if len(shape) > 1 else 1, 1)))
 
 
 def _read(path: str, ext: str):
@@ -53,7 +93,7 @@ def _read(path: str, ext: str):
 def check_output_path(path: str, what: str) -> str:
     """Refuse, before any long computation, an output path that cannot be written: a folder,
     or a file under a missing folder or under a regular file."""
-    if os.path.isdir(path):
+    if os.path.isdir(path) and not path.rstrip("/").lower().endswith(".zarr"):
         raise ValueError(f"{what} {path!r} is a folder; give a file name")
     parent = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(parent):
@@ -124,15 +164,59 @@ def _cmd_fit(args) -> int:
         raise ValueError("--resume needs --checkpoint PATH")
     params = _fit_params(args)
     OnlineNMF(**params)._validate_params()  # bad values fail before the data are read
-    X = read_matrix(args.data)
-    model = _checkpointed_fit(OnlineNMF(**params), X, args)
-    write_atomic(args.model, lambda fh: pickle.dump(model, fh))
-    print(f"model written to {args.model}")
-    if args.codes:
-        codes = model.transform(X)
-        write_atomic(args.codes, lambda fh: np.save(fh, codes))
-        print(f"codes written to {args.codes}")
+    X = read_matrix(args.data, args.dataset)
+    with _scheduler(args):
+        if _is_lazy(X):  # streamed block by block by the estimator itself
+            if args.checkpoint:
+                raise ValueError("--checkpoint needs an in-memory input for now; a lazily "
+                                 "read .zarr/.h5/large .npy is streamed by fit directly")
+            model = OnlineNMF(**params).fit(X)
+        else:
+            model = _checkpointed_fit(OnlineNMF(**params), X, args)
+        write_atomic(args.model, lambda fh: pickle.dump(model, fh))
+        print(f"model written to {args.model}")
+        if args.codes:
+            _write_codes(model.transform(X), args.codes)
     return 0
+
+
+def _is_lazy(X) -> bool:
+    from ._dask import is_dask_array
+
+    return is_dask_array(X)
+
+
+def _write_codes(codes, path: str) -> None:
+    """Codes to .npy, or streamed block by block to .zarr (a lazy result is never held)."""
+    if path.rstrip("/").lower().endswith(".zarr"):
+        import dask.array as da
+
+        lazy = codes if _is_lazy(codes) else da.from_array(codes)
+        lazy.to_zarr(path, overwrite=True)
+    else:
+        codes = codes.compute() if _is_lazy(codes) else codes
+        write_atomic(path, lambda fh: np.save(fh, codes))
+    print(f"codes written to {path}")
+
+
+def _scheduler(args):
+    """The dask scheduler for lazy inputs: --address (a running distributed scheduler) or
+    --scheduler; a no-op context otherwise."""
+    import contextlib
+
+    address, name = getattr(args, "address", None), getattr(args, "scheduler", None)
+    if address:
+        try:
+            from distributed import Client
+        except ImportError:
+            raise ValueError("--address needs distributed: pip install 'onlinemf[dask]'") \
+                from None
+        return Client(address)
+    if name:
+        import dask
+
+        return dask.config.set(scheduler=name)
+    return contextlib.nullcontext()
 
 
 def _checkpointed_fit(est, X, args):
@@ -182,9 +266,9 @@ def _checkpointed_fit(est, X, args):
 def _cmd_transform(args) -> int:
     check_output_path(args.out, "--out")
     model = load_model(args.model)
-    codes = model.transform(read_matrix(args.data))
-    write_atomic(args.out, lambda fh: np.save(fh, codes))
-    print(f"codes of shape {codes.shape} written to {args.out}")
+    X = read_matrix(args.data, args.dataset)
+    with _scheduler(args):
+        _write_codes(model.transform(X), args.out)
     return 0
 
 
@@ -292,6 +376,14 @@ def _cmd_bench(args) -> int:
     return 0
 
 
+def _lazy_arguments(p) -> None:
+    p.add_argument("--dataset", help="the dataset to read from an .h5/.hdf5 file")
+    p.add_argument("--scheduler", choices=("threads", "processes", "synchronous"),
+                   help="dask scheduler for lazily read data (.zarr, .h5, large .npy)")
+    p.add_argument("--address", metavar="HOST:PORT",
+                   help="a running dask.distributed scheduler to compute on")
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="onlinemf", description="Online matrix factorization.")
     sub = p.add_subparsers(dest="command", required=True)
@@ -306,19 +398,21 @@ def build_parser() -> argparse.ArgumentParser:
     f.add_argument("--param", action="append", metavar="KEY=VALUE",
                    help="any OnlineNMF parameter, or loss.NAME=VALUE for a loss parameter")
     f.add_argument("--model", default="model.pkl", help="where to write the fitted model")
-    f.add_argument("--codes", help="also write the codes of DATA (.npy)")
+    f.add_argument("--codes", help="also write the codes of DATA (.npy, or .zarr to stream)")
     f.add_argument("--checkpoint", metavar="PATH",
                    help="write the whole fitting state here (atomically) as it goes")
     f.add_argument("--checkpoint-every", type=int, default=100, metavar="N",
                    help="mini-batches between checkpoints (default 100)")
     f.add_argument("--resume", action="store_true",
                    help="continue from --checkpoint (the result equals an uninterrupted run)")
+    _lazy_arguments(f)
     f.set_defaults(func=_cmd_fit)
 
     t = sub.add_parser("transform", help="codes of a data file with a saved model")
     t.add_argument("model")
     t.add_argument("data")
-    t.add_argument("--out", default="codes.npy")
+    t.add_argument("--out", default="codes.npy", help=".npy, or .zarr to stream the codes")
+    _lazy_arguments(t)
     t.set_defaults(func=_cmd_transform)
 
     g = sub.add_parser("ndl", help="network dictionary learning on a graph file")
