@@ -1,0 +1,86 @@
+"""OnlineNMF on data larger than it keeps in memory: a float32 zarr array (default 1.5 M × 100,
+600 MB) fitted by streaming its row blocks; peak resident memory of the fitting process against
+the data size, and the time. Then the map-reduce parts (``transform`` to zarr, ``score``) on a
+``distributed.LocalCluster`` with 1 and 2 worker processes.
+
+    python benchmarks/bench_out_of_core.py [--rows 1500000] [--workdir /tmp/onlinemf_ooc]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+CHILD = """
+import json, resource, sys, time
+import dask, dask.array as da
+from onlinemf import OnlineNMF
+path = sys.argv[1]
+X = da.from_zarr(path)
+t0 = time.perf_counter()
+with dask.config.set(scheduler="synchronous"):
+    est = OnlineNMF(20, loss="kl", random_state=0).fit(X)
+t = time.perf_counter() - t0
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # MB (Linux: KB)
+print(json.dumps({"fit_s": t, "peak_rss_mb": peak, "steps": est.n_steps_}))
+"""
+
+
+def make_data(path: str, rows: int, cols: int = 100, block: int = 50_000) -> None:
+    import dask.array as da
+
+    if os.path.exists(path):
+        return
+    rng = da.random.default_rng(0)
+    W = rng.gamma(1.0, 1.0, size=(rows, 10), chunks=(block, 10))
+    H = np.random.default_rng(1).gamma(1.0, 1.0, size=(10, cols))
+    X = rng.poisson(W @ H).astype(np.float32)
+    X.to_zarr(path)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rows", type=int, default=1_500_000)
+    ap.add_argument("--workdir", default="/tmp/onlinemf_ooc")
+    args = ap.parse_args()
+    os.makedirs(args.workdir, exist_ok=True)
+    path = os.path.join(args.workdir, f"X_{args.rows}.zarr")
+    t0 = time.perf_counter()
+    make_data(path, args.rows)
+    print(f"data: {path} ({args.rows} × 100 float32, {args.rows * 400 / 2**20:.0f} MB), "
+          f"made in {time.perf_counter() - t0:.1f} s")
+    out = subprocess.run([sys.executable, "-c", CHILD, path], capture_output=True, text=True,
+                         check=True)
+    res = json.loads(out.stdout.strip().splitlines()[-1])
+    print(f"fit (one pass, KL, K = 20, streamed): {res['fit_s']:.1f} s, {res['steps']} steps, "
+          f"peak RSS {res['peak_rss_mb']:.0f} MB for {args.rows * 400 / 2**20:.0f} MB of data")
+
+    import dask.array as da
+    from distributed import Client, LocalCluster
+
+    from onlinemf import OnlineNMF
+
+    X = da.from_zarr(path)
+    est = OnlineNMF(20, loss="kl", random_state=0).fit(X[:100_000].compute())
+    for workers in (1, 2):
+        with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                          dashboard_address=None) as cluster, Client(cluster):
+            t0 = time.perf_counter()
+            est.transform(X).to_zarr(os.path.join(args.workdir, f"codes_{workers}.zarr"),
+                                     overwrite=True)
+            t_tr = time.perf_counter() - t0
+            t0 = time.perf_counter()
+            s = est.score(X)
+            t_sc = time.perf_counter() - t0
+        print(f"LocalCluster {workers} worker(s): transform → zarr {t_tr:.1f} s, score "
+              f"{t_sc:.1f} s (score {s:.4f})")
+
+
+if __name__ == "__main__":
+    main()
