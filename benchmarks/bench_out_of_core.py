@@ -41,7 +41,7 @@ def make_data(path: str, rows: int, cols: int = 100, block: int = 50_000) -> Non
     W = rng.gamma(1.0, 1.0, size=(rows, 10), chunks=(block, 10))
     H = np.random.default_rng(1).gamma(1.0, 1.0, size=(10, cols))
     X = rng.poisson(W @ H).astype(np.float32)
-    X.to_zarr(path)
+    X.rechunk((block, cols)).to_zarr(path)  # 20 MB chunks: memory is a few chunks
 
 
 def main():
@@ -50,7 +50,7 @@ def main():
     ap.add_argument("--workdir", default="/tmp/onlinemf_ooc")
     args = ap.parse_args()
     os.makedirs(args.workdir, exist_ok=True)
-    path = os.path.join(args.workdir, f"X_{args.rows}.zarr")
+    path = os.path.join(args.workdir, f"X_{args.rows}_c50k.zarr")
     t0 = time.perf_counter()
     make_data(path, args.rows)
     print(f"data: {path} ({args.rows} × 100 float32, {args.rows * 400 / 2**20:.0f} MB), "

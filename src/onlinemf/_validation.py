@@ -124,7 +124,9 @@ def check_magnitude(X, who: str, scale: float = 1.0) -> None:
     if not data.size or data.dtype.kind != "f":
         return
     limit = np.sqrt(np.finfo(data.dtype).max) / 1e3
-    top = float(np.nanmax(np.abs(data))) / scale if not np.isnan(data).all() else 0.0
+    if np.isnan(data).all():
+        return
+    top = max(float(np.nanmax(data)), -float(np.nanmin(data))) / scale  # no |X| temporary
     if top > limit:
         raise ValueError(f"{who}: entries as large as {top:.3g} (in the model's units) "
                          f"overflow its computations (limit {limit:.3g} for {data.dtype}); "

@@ -494,11 +494,18 @@ default="auto"
         carry = None
         for block in iter_row_blocks(X, buffer_blocks=self.dask_buffer_blocks, rng=rng):
             block, _, _, _ = self._check_X(block, None, reset=False)
-            data = block if carry is None else np.concatenate([carry, block])
-            full = data.shape[0] // batch_size * batch_size
+            if carry is not None and carry.shape[0]:  # complete the pending batch first,
+                need = batch_size - carry.shape[0]   # so the block itself is never copied
+                head = np.concatenate([carry, block[:need]])
+                block = block[need:]
+                if head.shape[0] < batch_size:
+                    carry = head
+                    continue
+                self._run(head, None, np.arange(batch_size), batch_size)
+            full = block.shape[0] // batch_size * batch_size
             if full:
-                self._run(data[:full], None, np.arange(full), batch_size)
-            carry = data[full:]
+                self._run(block[:full], None, np.arange(full), batch_size)
+            carry = block[full:]
         if carry is not None and carry.shape[0]:
             self._run(carry, None, np.arange(carry.shape[0]), batch_size)
 
