@@ -123,3 +123,34 @@ def test_cli_reads_zarr_and_hdf5_lazily_and_streams_codes_to_zarr(tmp_path, caps
     assert "--dataset NAME" in capsys.readouterr().err
     assert main(["fit", zpath, "--model", model, "--checkpoint", str(tmp_path / "c.ck")]) == 2
     assert "--checkpoint needs an in-memory input" in capsys.readouterr().err
+
+
+def _slow(block):
+    import time
+
+    time.sleep(0.05)
+    return block
+
+
+def test_transform_survives_a_worker_killed_mid_computation():
+    """A worker process of a LocalCluster is killed (SIGKILL) while the lazy transform runs:
+    dask reschedules the lost tasks and the result equals the single-process one."""
+    import os
+    import signal
+    import time
+
+    distributed = pytest.importorskip("distributed")
+    X = _data(n=3000, f=12, seed=6)
+    est = OnlineNMF(4, batch_size=10, random_state=0).fit(X)
+    Xd = da.from_array(X, chunks=(50, 12)).map_blocks(_slow, dtype=float)  # 60 slow tasks
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        future = client.compute(est.transform(Xd))
+        time.sleep(0.6)  # some tasks done, some running
+        assert not future.done()  # the kill lands mid-computation
+        nanny = next(iter(cluster.workers.values()))
+        os.kill(nanny.process.process.pid, signal.SIGKILL)
+        codes = future.result(timeout=120)
+    # block-wise coding equals whole-array coding to rounding
+    np.testing.assert_allclose(codes, est.transform(X), rtol=1e-9, atol=1e-12)
