@@ -106,9 +106,7 @@ class _Problem:
             self.B = X.weighted_columns(X.data, D) if self.sparse else X @ D.T
             self.c = (0.5 * X.squared_norms() if self.sparse
                       else 0.5 * np.einsum("ij,ij->i", X, X))
-        elif self.sparse:
-            pass
-        elif mask is None:
+        elif mask is None and not self.sparse:
             c = loss.data_terms(X)
             if c is not None:
                 self.c, self.split = c, True

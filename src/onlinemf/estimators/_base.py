@@ -52,18 +52,31 @@ class OnlineFactorizationMixin:
         check_is_fitted(self, "components_")
         return self._history.as_arrays()
 
-    def _stream_dask_rows(self, X, batch_size: int) -> None:
-        """``partial_fit`` over a dask array's row blocks, one in memory at a time, with the
-        mini-batches aligned across block edges (the steps of the same rows in memory)."""
+    def _stream_dask_rows(self, X, batch_size: int, step=None, check=None, rng=None,
+                          buffer_blocks: int = 1) -> None:
+        """Feed a dask array's row blocks, one (or ``buffer_blocks``) in memory at a time, to
+        ``step`` (default ``partial_fit``) in whole mini-batches of ``batch_size`` rows that
+        run across block edges: the steps of the same rows in memory. ``check`` validates each
+        block first; the pending batch is completed from a block's head, so no block is
+        copied."""
+        step = self.partial_fit if step is None else step
         carry = None
-        for block in iter_row_blocks(X):
-            data = block if carry is None else np.concatenate([carry, block])
-            full = data.shape[0] // batch_size * batch_size
+        for block in iter_row_blocks(X, buffer_blocks=buffer_blocks, rng=rng):
+            if check is not None:
+                block = check(block)
+            if carry is not None and carry.shape[0]:
+                head = np.concatenate([carry, block[:batch_size - carry.shape[0]]])
+                block = block[batch_size - carry.shape[0]:]
+                if head.shape[0] < batch_size:
+                    carry = head
+                    continue
+                step(head)
+            full = block.shape[0] // batch_size * batch_size
             if full:
-                self.partial_fit(data[:full])
-            carry = data[full:]
+                step(block[:full])
+            carry = block[full:]
         if carry is not None and carry.shape[0]:
-            self.partial_fit(carry)
+            step(carry)
 
     def _fit_dask_passes(self, X):
         """``fit`` of a dask array: a fresh start, then ``max_iter`` passes of the streamed

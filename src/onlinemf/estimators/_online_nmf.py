@@ -491,23 +491,10 @@ default="auto"
         """The online steps over a dask array, one row block (or a buffer of
         ``dask_buffer_blocks``) in memory at a time; mini-batches run across block edges, so
         the steps are those of the same rows in memory, in the same order."""
-        carry = None
-        for block in iter_row_blocks(X, buffer_blocks=self.dask_buffer_blocks, rng=rng):
-            block, _, _, _ = self._check_X(block, None, reset=False)
-            if carry is not None and carry.shape[0]:  # complete the pending batch first,
-                need = batch_size - carry.shape[0]   # so the block itself is never copied
-                head = np.concatenate([carry, block[:need]])
-                block = block[need:]
-                if head.shape[0] < batch_size:
-                    carry = head
-                    continue
-                self._run(head, None, np.arange(batch_size), batch_size)
-            full = block.shape[0] // batch_size * batch_size
-            if full:
-                self._run(block[:full], None, np.arange(full), batch_size)
-            carry = block[full:]
-        if carry is not None and carry.shape[0]:
-            self._run(carry, None, np.arange(carry.shape[0]), batch_size)
+        self._stream_dask_rows(
+            X, batch_size, rng=rng, buffer_blocks=self.dask_buffer_blocks,
+            step=lambda rows: self._run(rows, None, np.arange(rows.shape[0]), batch_size),
+            check=lambda block: self._check_X(block, None, reset=False)[0])
 
     def _transform_block(self, block):
         return self.transform(np.asarray(block))
