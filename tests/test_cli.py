@@ -59,7 +59,7 @@ def test_registry_and_report(tmp_path):
                              "zhao-huber-faces"}
     path = write_report(results, ctx)
     text = open(path, encoding="utf-8").read()
-    assert "| what | paper | measured | agrees |" in text and "7.14" in text
+    assert "| what | paper | measured | verdict | band |" in text and "7.14" in text
     with pytest.raises(ValueError, match="unknown experiment"):
         run_experiments(["nope"], ctx)
 
@@ -189,3 +189,13 @@ def test_reproduce_writes_as_it_goes_and_resumes_after_sigkill(tmp_path, capsys)
     assert "kept lyu-torus" in said and "running lyu-ising" in said
     report = (out / "report.md").read_text()
     assert "## lyu-torus" in report and "## lyu-ising" in report
+    from onlinemf.experiments._verdicts import VERDICTS
+
+    lines = (out / "claims.csv").read_text().splitlines()
+    assert lines[0] == "experiment,claim,paper,measured,verdict,scale"
+    assert {line.split(",")[0] for line in lines[1:]} == {"lyu-torus", "lyu-ising"}
+    assert all(any(line.endswith(f",{v},quick") for v in VERDICTS) for line in lines[1:])
+    # one experiment at a time still builds the whole report from the kept results
+    assert main(["reproduce", "lyu-ising", "--out", str(out), "--resume"]) == 0
+    report = (out / "report.md").read_text()
+    assert report.index("## lyu-ising") < report.index("## lyu-torus")  # registry order

@@ -336,7 +336,7 @@ def _patch_figure(patches, importance, path):
 
 
 def _cmd_reproduce(args) -> int:
-    from .experiments import Context, run_experiments, write_report
+    from .experiments import REGISTRY, Context, run_experiments, write_report
 
     ctx = Context(scale=args.scale, out_dir=args.out, data_dir=args.data_dir, seed=args.seed)
     store = os.path.join(args.out, "results")
@@ -352,17 +352,26 @@ def _cmd_reproduce(args) -> int:
                 if getattr(res, "scale", args.scale) == args.scale:
                     done[res.name] = res
 
+    def with_kept(results):
+        """The run's results and, with --resume, every other finished one (registry order):
+        experiments run one at a time build one report."""
+        have = {r.name: r for r in results}
+        extra = {n: r for n, r in done.items() if n not in have}
+        order = list(REGISTRY)
+        return sorted([*results, *extra.values()],
+                      key=lambda r: order.index(r.name) if r.name in order else len(order))
+
     def finished(results):
         """Keep the newest result and rewrite the report: a stopped run loses nothing."""
         os.makedirs(store, exist_ok=True)
         res = results[-1]
         res.scale = args.scale
-        write_report(results, ctx)  # first: a kept result always has its section written
+        write_report(with_kept(results), ctx)  # first: a kept result always has its section
         write_atomic(os.path.join(store, f"{res.name}.pkl"), lambda fh: pickle.dump(res, fh))
 
     results = run_experiments(args.names, ctx, progress=lambda m: print(m, flush=True),
                               on_result=finished, done=done)
-    path = write_report(results, ctx)
+    path = write_report(with_kept(results), ctx)
     print(f"report written to {path}")
     return 0
 

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import os
+import subprocess
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .._io import write_atomic
+from ._verdicts import NOT_MEASURED, VERDICTS
 
 __all__ = ["Context", "Result", "register", "REGISTRY", "run_experiments", "write_report",
            "pyplot", "save_figure"]
@@ -35,8 +39,10 @@ class Context:
 class Result:
     """What an experiment returns.
 
-    ``claims`` rows are (what, the paper's claim or number, ours, holds?) — the report's core;
-    ``tables`` are (caption, header, rows); ``figures`` are (caption, path).
+    ``claims`` rows are ``[what, the paper's claim or number, ours, verdict, band]`` (built
+    with :func:`onlinemf.experiments._verdicts.claim`) — the report's core; ``tables`` are
+    (caption, header, rows); ``figures`` are (caption, path). ``commit`` is the code version
+    the experiment ran on.
     """
 
     name: str = ""
@@ -47,6 +53,7 @@ class Result:
     notes: list = field(default_factory=list)
     seconds: float = 0.0
     scale: str = ""
+    commit: str = ""
 
 
 @dataclass
@@ -92,6 +99,24 @@ def register(name: str, spec: str, title: str):
     return deco
 
 
+def code_version() -> str:
+    """The git commit of the package's source (``+dirty`` with local changes), else its
+    version: what each experiment of a report is stamped with."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    try:
+        def git(*args):
+            return subprocess.run(["git", *args], cwd=here, capture_output=True, text=True,
+                                  timeout=10, check=True).stdout.strip()
+
+        sha = git("rev-parse", "--short=10", "HEAD")
+        dirty = git("status", "--porcelain", "--untracked-files=no", "--", ".")
+        return sha + ("+dirty" if dirty else "")
+    except (OSError, subprocess.SubprocessError):
+        from .. import __version__
+
+        return f"onlinemf {__version__}"
+
+
 def experiment_names(names) -> list[str]:
     """The registered experiments named (``["all"]`` or empty for every one), in order."""
     from . import (  # noqa: F401
@@ -132,6 +157,15 @@ def run_experiments(names, ctx: Context, progress=None, on_result=None,
         res = exp.func(ctx)
         res.name, res.title = name, exp.title
         res.seconds = time.perf_counter() - t0
+        res.scale, res.commit = res.scale or ctx.scale, code_version()
+        if progress:
+            verdicts = [row[4] for row in claim_rows([res])]
+            counts = ", ".join(f"{verdicts.count(v)} {v}" for v in VERDICTS
+                               if verdicts.count(v))
+            progress(f"  {name} done in {res.seconds:.1f} s: {counts or 'no claims'}")
+            for note in res.notes:
+                if note.startswith("**Fell back"):
+                    progress("  " + note.replace("**", ""))
         results.append(res)
         if on_result:
             on_result(results)
@@ -150,26 +184,69 @@ def _md_table(header, rows) -> str:
     return "\n".join(lines)
 
 
+def claim_rows(results: list[Result]) -> list[list[str]]:
+    """Every claim as ``[experiment, claim, paper, measured, verdict, scale]`` (``claims.csv``).
+
+    A row of an earlier format (no verdict) counts as ``not measured``.
+    """
+    rows = []
+    for res in results:
+        for c in res.claims:
+            verdict = c[3] if len(c) >= 5 and c[3] in VERDICTS else NOT_MEASURED
+            rows.append([res.name, str(c[0]), str(c[1]), str(c[2]), verdict, res.scale])
+    return rows
+
+
+def _summary(results: list[Result]) -> list[list]:
+    """Verdict counts per paper (spec number), in the order the papers appear."""
+    experiment_names([])  # loads the registry
+    counts: dict[str, dict[str, int]] = {}
+    for res in results:
+        exp = REGISTRY.get(res.name)
+        paper = exp.spec[:3] if exp else "?"
+        row = counts.setdefault(paper, dict.fromkeys(VERDICTS, 0))
+        for c in claim_rows([res]):
+            row[c[4]] += 1
+    return [[f"spec {p}", *row.values(), sum(row.values())] for p, row in counts.items()]
+
+
 def write_report(results: list[Result], ctx: Context) -> str:
-    """Write ``report.md`` in ``ctx.out_dir`` and return its path."""
+    """Write ``report.md`` and ``claims.csv`` in ``ctx.out_dir``; return the report's path.
+
+    The report opens with the verdicts per paper; each experiment is stamped with its scale
+    and the code version it ran on.
+    """
     os.makedirs(ctx.out_dir, exist_ok=True)
     out = ["# onlinemf: reproduction report", "",
            f"Scale: **{ctx.scale}**. Data directory: `{ctx.data_dir or '(embedded data only)'}`.",
            "Times are wall-clock seconds on this machine; compare ratios with the paper's "
-           "(MATLAB on an i7-4790), not absolute seconds.", ""]
+           "(MATLAB on an i7-4790), not absolute seconds. Each claim's verdict follows the "
+           "band stated beside it (and in the experiment's code); `claims.csv` holds them all.",
+           "", "**Verdicts per paper**", "",
+           _md_table(["paper", *VERDICTS, "claims"], _summary(results)), ""]
     for res in results:
-        out += [f"## {res.name}: {res.title}", "", f"_Ran in {res.seconds:.1f} s._", ""]
+        out += [f"## {res.name}: {res.title}", "",
+                f"_Ran in {res.seconds:.1f} s at scale {res.scale or '?'} on "
+                f"{res.commit or 'an unrecorded version'}._", ""]
         if res.claims:
+            rows = [list(c[:3]) + [r[4], c[4] if len(c) >= 5 else ""]
+                    for c, r in zip(res.claims, claim_rows([res]))]
             out += ["**Paper versus measured**", "",
-                    _md_table(["what", "paper", "measured", "agrees"], res.claims), ""]
+                    _md_table(["what", "paper", "measured", "verdict", "band"], rows), ""]
         for caption, header, rows in res.tables:
             out += [f"**{caption}**", "", _md_table(header, rows), ""]
         for caption, path in res.figures:
-            rel = os.path.relpath(path, ctx.out_dir)
+            rel = "figures/" + os.path.basename(path)  # where figure_path writes them
             out += [f"![{caption}]({rel})", "", f"_{caption}_", ""]
         for note in res.notes:
             out += [f"- {note}"]
         out.append("")
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(["experiment", "claim", "paper", "measured", "verdict", "scale"])
+    writer.writerows(claim_rows(results))
+    table = buf.getvalue().encode("utf-8")
+    write_atomic(os.path.join(ctx.out_dir, "claims.csv"), lambda fh: fh.write(table))
     path = os.path.join(ctx.out_dir, "report.md")
     text = "\n".join(out).encode("utf-8")
     write_atomic(path, lambda fh: fh.write(text))  # a stopped run keeps the previous report

@@ -10,6 +10,7 @@ import numpy as np
 from ..estimators import NetworkDictionaryLearning
 from ..graphs import path_motif
 from ._registry import Context, Result, pyplot, register, save_figure
+from ._verdicts import NOT_MEASURED, at_least, at_most, claim, count_band, judge, ordered
 
 PAPER_WAN = {  # Figs. 10–12 (spec 004 §3.5): ‖Â‖_F and ‖A − Â‖_F on A/max(A), ‖A‖_F = 2.8317
     1: (3.0494, 1.0275),
@@ -68,23 +69,32 @@ def wan(ctx: Context) -> Result:
                        ["motif", "‖A‖_F", "‖Â‖_F", "paper ‖Â‖_F", "‖A − Â‖_F",
                         "paper ‖A − Â‖_F", "learn s", "reconstruct s"], rows))
     errs = [float(r_[4]) for r_ in rows]
-    res.claims.append(["error grows with the patch size", "1.0275 < 1.7241 < 2.4928",
-                       " < ".join(f"{e:.4f}" for e in errs),
-                       "yes" if errs[0] < errs[1] < errs[2] else "no"])
+    res.claims.append(claim("error grows with the patch size", "1.0275 < 1.7241 < 2.4928",
+                            " < ".join(f"{e:.4f}" for e in errs), *ordered(errs)))
     if real:  # the tolerances of spec 004 §9 B2
         norms = [float(r_[2]) for r_ in rows]
-        e_ok = all(abs(e - PAPER_WAN[d][1]) <= 0.25 * PAPER_WAN[d][1]
-                   for e, d in zip(errs, (1, 2, 3)))
-        n_ok = all(abs(v - PAPER_WAN[d][0]) <= 0.15 * PAPER_WAN[d][0]
-                   for v, d in zip(norms, (1, 2, 3)))
+        e_hits = sum(abs(e - PAPER_WAN[d][1]) <= 0.25 * PAPER_WAN[d][1]
+                     for e, d in zip(errs, (1, 2, 3)))
+        n_hits = sum(abs(v - PAPER_WAN[d][0]) <= 0.15 * PAPER_WAN[d][0]
+                     for v, d in zip(norms, (1, 2, 3)))
         res.claims += [
-            ["‖A − Â‖_F within 25% (B2)", "1.0275 / 1.7241 / 2.4928",
-             " / ".join(f"{e:.4f}" for e in errs), "yes" if e_ok else "no"],
-            ["‖Â‖_F within 15% (B2)", "3.05 / 3.43 / 4.05",
-             " / ".join(f"{v:.4f}" for v in norms), "yes" if n_ok else "no"],
-            ["pronounced diagonal: tr(Â) > tr(A) for depth 2 and 3", "diagonal more pronounced",
-             f"{traces[1]} / {traces[2]}", "yes" if traces[1] and traces[2] else "no"],
+            claim("‖A − Â‖_F within 25% (B2)", "1.0275 / 1.7241 / 2.4928",
+                  " / ".join(f"{e:.4f}" for e in errs), *count_band(e_hits, 3, 2)),
+            claim("‖Â‖_F within 15% (B2)", "3.05 / 3.43 / 4.05",
+                  " / ".join(f"{v:.4f}" for v in norms), *count_band(n_hits, 3, 2)),
+            claim("pronounced diagonal: tr(Â) > tr(A) for depth 2 and 3",
+                  "diagonal more pronounced", f"{traces[1]} / {traces[2]}",
+                  *count_band(int(traces[1]) + int(traces[2]), 2, 1)),
         ]
+    else:
+        why = ("no --data-dir given" if not ctx.data_dir else
+               f"{os.path.join(ctx.data_dir, 'wan', 'twain_1.txt')} not found")
+        res.notes.append(f"**Fell back to Les Misérables**: {why}; the paper's numbers (B2) "
+                         "need the real WAN (`--data-dir ../shared/data`).")
+        res.claims += [claim(what, paper, "real WAN not available", NOT_MEASURED,
+                             "needs the real WAN") for what, paper in (
+            ("‖A − Â‖_F within 25% (B2)", "1.0275 / 1.7241 / 2.4928"),
+            ("‖Â‖_F within 15% (B2)", "3.05 / 3.43 / 4.05"))]
     res.notes.append(f"Data: {src}, normalized by its maximum; r = {r}, λ = 0.6 to learn and "
                      f"0.2 to reconstruct (the authors' code); {n_iter} online steps of {batch} "
                      f"Glauber states; reconstruction from {steps} steps (the paper uses "
@@ -148,10 +158,9 @@ def ising(ctx: Context) -> Result:
     res.tables.append(("Reconstruction of a fresh configuration (spec prototype at 200×200: "
                        "0.1976 / 0.4557 / 0.6281)",
                        ["T", "relative error", "sites wrong at 0.5", "learn s"], rows))
-    res.claims.append(["error ordered by temperature",
-                       "most effective at T = 0.5, least at T = 5",
-                       " < ".join(f"{e:.3f}" for e in errs),
-                       "yes" if errs[0] < errs[1] < errs[2] else "no"])
+    res.claims.append(claim("error ordered by temperature",
+                            "most effective at T = 0.5, least at T = 5",
+                            " < ".join(f"{e:.3f}" for e in errs), *ordered(errs)))
     res.notes.append(f"Lattice {size}×{size}, periodic, checkerboard heat-bath sweeps (one per "
                      f"frame, the spec's simplified protocol); {frames} frames, {per_frame} random "
                      f"{p}×{p} patches in {{0, 1}} per frame, r = {r}, λ = 1.")
@@ -170,26 +179,28 @@ def torus(ctx: Context) -> Result:
     Ad = A.toarray()
     res = Result()
     n_hom = int(np.einsum("ab,ac->", Ad, Ad))
-    res.claims.append(("#Hom(wedge, torus)", "9n² = 900 (erratum: Σ deg² = 16n²)", str(n_hom),
-                       "yes (16n²)" if n_hom == 1600 else "no"))
+    res.claims.append(claim("#Hom(wedge, torus)", "9n² = 900 (erratum: Σ deg² = 16n²)",
+                            str(n_hom), judge(n_hom == 1600),
+                            "reproduced if = 16n² = 1600 (the erratum's count)"))
     F = star_motif(3)
     AF = F + F.T
     _, X = GlauberChain(A, F, random_state=ctx.seed).sample_patches(500)
     same = bool(np.all(X == AF.ravel()))
-    res.claims.append(("every wedge patch equals A_F", "yes (rank-1 data)", str(same),
-                       "yes" if same else "no"))
+    res.claims.append(claim("every wedge patch equals A_F", "yes (rank-1 data)", str(same),
+                            judge(same), "reproduced if all 500 patches equal A_F"))
     ndl = NetworkDictionaryLearning(9, 3, motif="star", n_iter=50, batch_size=50, alpha=0.5,
                                     random_state=ctx.seed).fit(G)
     D = ndl.components_
     cos = D @ AF.ravel() / (np.linalg.norm(D, axis=1) * np.linalg.norm(AF) + 1e-300)
     aligned = float(ndl.importance_[cos > 1 - 1e-9].sum())
-    res.claims.append(("importance of the atoms equal to A_F", "1 (B1: > 0.99)",
-                       f"{aligned:.4f}", "yes" if aligned > 0.99 else "no"))
+    res.claims.append(claim("importance of the atoms equal to A_F", "1 (B1: > 0.99)",
+                            f"{aligned:.4f}", *at_least(aligned, 0.99, 0.9, "importance")))
     R = ndl.reconstruct(G, n_steps=5000, alpha=0.0)
     Rc = R.tocoo()
     err = float(np.abs(Rc.data - Ad[Rc.row, Rc.col]).max())
-    res.claims.append(("max reconstruction error on visited entries (NNLS)",
-                       "perfect (B1: < 1e-8)", f"{err:.1e}", "yes" if err < 1e-8 else "no"))
+    res.claims.append(claim("max reconstruction error on visited entries (NNLS)",
+                            "perfect (B1: < 1e-8)", f"{err:.1e}",
+                            *at_most(err, 1e-8, 1e-4, "max error")))
     plt = pyplot()
     fig, axes = plt.subplots(2, 6, figsize=(13, 4.6))
     order = np.argsort(-ndl.importance_)
@@ -274,10 +285,12 @@ def image_dictionary(ctx: Context) -> Result:
         rec = reconstruct_from_patches_2d((H @ odl.components_).reshape(-1, p, p), img.shape)
         mse = float(np.mean((rec - img) ** 2))
         recon.append((rec, -10 * np.log10(max(mse, 1e-300))))
-    res.claims.append(("reconstruction of the training image", "close (plot)",
-                       f"PSNR {recon[0][1]:.1f} dB", "yes" if recon[0][1] > 20 else "no"))
-    res.claims.append(("another image with the same dictionary", "approximately (plot)",
-                       f"PSNR {recon[1][1]:.1f} dB", "yes" if recon[1][1] > 18 else "no"))
+    res.claims.append(claim("reconstruction of the training image", "close (plot)",
+                            f"PSNR {recon[0][1]:.1f} dB",
+                            *at_least(recon[0][1], 20.0, 15.0, "PSNR (dB)")))
+    res.claims.append(claim("another image with the same dictionary", "approximately (plot)",
+                            f"PSNR {recon[1][1]:.1f} dB",
+                            *at_least(recon[1][1], 18.0, 14.0, "PSNR (dB)")))
     res.tables.append(("Setting", ["images", "atoms", "steps × patches", "learning time (s)"],
                        [[" → ".join(names), str(r), f"{n_iter} × 10", f"{t_learn:.1f}"]]))
     plt = pyplot()
@@ -357,9 +370,9 @@ def networks(ctx: Context) -> Result:
             aucs.append(denoising_auc(A, noisy, learn(noisy), pairs, mode))
         rows.append([name, str(A.shape[0]), str(A.nnz // 2), f"{acc:.3f}", f"{aucs[0]:.3f}",
                      f"{aucs[1]:.3f}", f"{time.perf_counter() - t0:.1f}"])
-        res.claims.append((f"{name}: edges recovered after binarization",
-                           "high (the paper's later version: Facebook networks)", f"{acc:.3f}",
-                           "yes" if acc > 0.9 else "no"))
+        res.claims.append(claim(f"{name}: edges recovered after binarization",
+                                "high (the paper's later version: Facebook networks)",
+                                f"{acc:.3f}", *at_least(acc, 0.9, 0.75, "accuracy")))
     res.tables.append((f"NDL with a path motif of k = {k} nodes, r = {r} atoms, {steps} "
                        "reconstruction steps; denoising: 10% of |E| edges added or removed, "
                        "AUC of the reconstructed weights",

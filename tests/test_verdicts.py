@@ -1,0 +1,72 @@
+"""Verdict bands of the reproduction claims, and the report's claims.csv and summary."""
+
+import csv
+
+import pytest
+
+from onlinemf.experiments import Context, Result, write_report
+from onlinemf.experiments._verdicts import (
+    NOT_MEASURED,
+    NOT_REPRODUCED,
+    PARTLY,
+    REPRODUCED,
+    at_least,
+    at_most,
+    claim,
+    count_band,
+    judge,
+    ordered,
+    ratio_band,
+)
+
+
+def test_ratio_band_edges():
+    assert ratio_band(7.14, 7.14)[0] == REPRODUCED
+    assert ratio_band(7.14 * 1.25, 7.14)[0] == REPRODUCED
+    assert ratio_band(7.14 * 1.26, 7.14)[0] == PARTLY  # outside the band, right side of 1
+    assert ratio_band(1.6, 2.4, 2.7)[0] == PARTLY  # the lenient old "> 1" is now partly
+    assert ratio_band(1.8, 2.4, 2.7)[0] == REPRODUCED  # 2.4 · 0.75
+    assert ratio_band(0.9, 2.4, 2.7)[0] == NOT_REPRODUCED  # wrong side of 1
+    assert ratio_band(1.2, 0.85, 0.88)[0] == NOT_REPRODUCED  # paper < 1, ours > 1
+    assert ratio_band(0.5, 0.85, 0.88)[0] == PARTLY
+    assert ratio_band(float("nan"), 2.0)[0] == NOT_REPRODUCED
+    assert "[1.8, 3.38]" in ratio_band(2.0, 2.4, 2.7)[1]
+
+
+def test_threshold_bands():
+    assert at_least(3.0, 2.0, 1.0)[0] == REPRODUCED
+    assert at_least(1.5, 2.0, 1.0)[0] == PARTLY
+    assert at_least(0.5, 2.0, 1.0)[0] == NOT_REPRODUCED
+    assert at_least(1.5, 2.0)[0] == NOT_REPRODUCED
+    assert at_most(0.2, 0.3, 0.6)[0] == REPRODUCED
+    assert at_most(0.5, 0.3, 0.6)[0] == PARTLY
+    assert at_most(float("inf"), 0.3, 0.6)[0] == NOT_REPRODUCED
+    assert ordered([1, 2, 3])[0] == REPRODUCED
+    assert ordered([1, 3, 2])[0] == PARTLY
+    assert ordered([3, 2, 1])[0] == NOT_REPRODUCED
+    assert count_band(4, 4)[0] == REPRODUCED
+    assert count_band(2, 4)[0] == PARTLY
+    assert count_band(1, 4)[0] == NOT_REPRODUCED
+    assert judge(False, True) == PARTLY
+
+
+def test_claim_refuses_an_unknown_verdict():
+    with pytest.raises(ValueError, match="verdict must be one of"):
+        claim("x", "y", "z", "yes", "band")
+
+
+def test_report_writes_claims_csv_and_summary(tmp_path):
+    ctx = Context(scale="quick", out_dir=str(tmp_path))
+    res = Result(name="lyu-torus", title="t", scale="quick", commit="abc")
+    res.claims = [claim("a", "1", "1", REPRODUCED, "b1"), claim("c", "2", "3", PARTLY, "b2"),
+                  ["old", "row", "without verdict", "yes"]]
+    path = write_report([res], ctx)
+    text = open(path).read()
+    assert "**Verdicts per paper**" in text
+    assert "| spec 004 | 1 | 1 | 0 | 1 | 3 |" in text  # reproduced, partly, not, not measured
+    assert "on abc" in text and "b2" in text
+    with open(tmp_path / "claims.csv", newline="") as fh:
+        rows = list(csv.reader(fh))
+    assert rows[0] == ["experiment", "claim", "paper", "measured", "verdict", "scale"]
+    assert [r[4] for r in rows[1:]] == [REPRODUCED, PARTLY, NOT_MEASURED]
+    assert all(r[0] == "lyu-torus" and r[5] == "quick" for r in rows[1:])
