@@ -118,3 +118,52 @@ def test_relaxed_stopping_rule_meets_its_tolerance_and_matches_exact_codes():
                                      random_state=0).partial_fit(X[:100])
     loose._codes_relaxed(X[100:120], t)
     assert loose.last_code_residual_ > est.last_code_residual_
+
+
+def _sticky_stream(rng, states, steps, stay=0.95):
+    """Indices of a nearly periodic finite-state chain: stay with probability ``stay``, else
+    move to the next state."""
+    s, out = 0, []
+    for _ in range(steps):
+        out.append(s)
+        if rng.random() > stay:
+            s = (s + 1) % states
+    return np.array(out)
+
+
+def test_surrogate_loss_is_eq_22_with_the_stored_codes(rng):
+    X, _ = _data(rng, n=60)
+    est = OnlineDictionaryLearning(4, alpha=0.1, batch_size=10, random_state=0)
+    codes = []
+
+    def recording(Xb):
+        H = type(est)._codes(est, Xb)
+        codes.append((Xb.copy(), H))
+        return H
+
+    est._codes = recording
+    est.partial_fit(X)
+    assert len(codes) == 6
+    for D in (est.components_, project_nonneg_l2_ball(rng.random((4, 20)))):
+        direct = np.mean([(np.sum((Xb - H @ D) ** 2) + 0.1 * H.sum()) / Xb.shape[0]
+                          for Xb, H in codes])
+        np.testing.assert_allclose(est.surrogate_loss(D), direct, rtol=1e-10)
+        # it majorizes the empirical loss over the same rows (spec 004 §6 item 3)
+        assert est.surrogate_loss(D) >= est.empirical_loss(X, D) - 1e-10
+
+
+def test_surrogate_gap_closes_on_a_sticky_markov_chain(rng):
+    # spec 004 §9 B4: f̂_t(W_t) − f_t(W_t) → 0 on a finite-state sticky chain
+    mats = [_data(rng, n=10)[0] for _ in range(4)]
+    chain = _sticky_stream(rng, 4, 3000)
+    est = OnlineDictionaryLearning(4, alpha=0.05, batch_size=10, dict_l2=0.01,
+                                   random_state=0)
+    gaps, counts = {}, np.zeros(4)
+    for t, s in enumerate(chain, start=1):
+        est.partial_fit(mats[s])
+        counts[s] += 1
+        if t in (10, 100, 3000):
+            f_t = sum(c * est.empirical_loss(m) for c, m in zip(counts, mats)) / t
+            gaps[t] = est.surrogate_loss() - f_t
+    assert all(g >= -1e-9 for g in gaps.values())
+    assert gaps[3000] < 0.2 * gaps[10] and gaps[3000] < gaps[100]

@@ -88,6 +88,9 @@ class OnlineDictionaryLearning(OnlineFactorizationMixin, ClassNamePrefixFeatures
     components_ : ndarray (n_components, n_features)
     A_, B_ : ndarray
         The sufficient statistics.
+    C_ : float
+        The weighted mean of (‖X_t‖² + λ‖H_t‖₁)/b: with A_ and B_, the surrogate f̂_t
+        (:meth:`surrogate_loss`).
     code_sums_ : ndarray (n_components,)
         Total of every atom's codes over the stream (the importance of NDL).
     n_steps_ : int
@@ -142,6 +145,7 @@ class OnlineDictionaryLearning(OnlineFactorizationMixin, ClassNamePrefixFeatures
         self.n_components_ = k
         self.A_ = np.zeros((k, k))
         self.B_ = np.zeros((k, f))
+        self.C_ = 0.0
         self.code_sums_ = np.zeros(k)
         self.n_steps_ = 0
         self._reset_history()
@@ -190,6 +194,35 @@ class OnlineDictionaryLearning(OnlineFactorizationMixin, ClassNamePrefixFeatures
         A = self.A_ + self.dict_l2 * np.eye(self.A_.shape[0])
         return 0.5 * float(np.sum((D @ D.T) * A)) - float(np.sum(D * self.B_))
 
+    def surrogate_loss(self, D=None) -> float:
+        """The surrogate f̂_t(D) of eq. (18) = (22): the weighted mean over the stream of
+        ‖x_s − h_s D‖² + λ‖h_s‖₁ with the stored codes h_s, i.e. tr(DᵀAD) − 2tr(DᵀB) + c_t.
+
+        It majorizes the empirical loss (``surrogate_loss(D) ≥ empirical_loss(history, D)``
+        for β = 1), and along the learned dictionaries the gap closes (Theorem 1 (ii)), also on
+        Markovian streams. κ₁ and κ₂ are not part of it (they only regularize the steps).
+        """
+        check_is_fitted(self, "components_")
+        D = (self.components_ if D is None else np.asarray(D)).astype(float)
+        return float(np.sum((D @ D.T) * self.A_) - 2 * np.sum(D * self.B_) + self.C_)
+
+    def empirical_loss(self, X, D=None) -> float:
+        """The empirical loss f_t(D) of eq. (14) over the rows ``X``: the mean of the reduced
+        loss min_{h ≥ 0} ‖x − hD‖² + λ‖h‖₁ with fresh, tightly solved codes.
+
+        Given every row seen so far (β = 1, equal mini-batches), this is f_t; it needs one code
+        problem per row, which is why the online algorithm tracks the surrogate instead.
+        """
+        check_is_fitted(self, "components_")
+        D = (self.components_ if D is None else np.asarray(D)).astype(float)
+        X = self._check(X, False)
+        Xd, _ = dense_batch(X, np.arange(X.shape[0]))
+        Xd = Xd.astype(float)
+        H = nonneg_lasso(D, Xd, self.alpha, 0.0, tol=min(self.code_tol, 1e-8),
+                         max_iter=max(self.code_max_iter, 2000))
+        R = Xd - H @ D
+        return float((np.vdot(R, R) + self.alpha * H.sum()) / Xd.shape[0])
+
     def _step(self, Xb):
         t0 = time.perf_counter()
         if self.relaxed_K is None:
@@ -202,6 +235,8 @@ class OnlineDictionaryLearning(OnlineFactorizationMixin, ClassNamePrefixFeatures
         b = Xb.shape[0]
         self.A_ = (1 - w) * self.A_ + w * (H.T @ H) / b
         self.B_ = (1 - w) * self.B_ + w * (H.T @ Xb) / b
+        Xf = Xb.astype(float, copy=False)
+        self.C_ = (1 - w) * self.C_ + w * (float(np.vdot(Xf, Xf)) + self.alpha * float(H.sum())) / b
         A = self.A_ + self.dict_l2 * np.eye(self.A_.shape[0])
         D, _ = bcd_dictionary(self.components_.astype(float), A, self.B_, _project_atom,
                               max_sweeps=self.dict_max_sweeps, tol=self.dict_tol)
