@@ -153,11 +153,12 @@ def run_experiments(names, ctx: Context, progress=None, on_result=None,
             continue
         if progress:
             progress(f"running {name}: {exp.title}")
+        version = code_version()  # before: the source may change while it runs
         t0 = time.perf_counter()
         res = exp.func(ctx)
         res.name, res.title = name, exp.title
         res.seconds = time.perf_counter() - t0
-        res.scale, res.commit = res.scale or ctx.scale, code_version()
+        res.scale, res.commit = res.scale or ctx.scale, version
         if progress:
             verdicts = [row[4] for row in claim_rows([res])]
             counts = ", ".join(f"{verdicts.count(v)} {v}" for v in VERDICTS
