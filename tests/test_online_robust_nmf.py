@@ -272,3 +272,28 @@ def test_sparse_group_lasso_zeroes_whole_groups(rng, solver):
     f = outlier_loss(X, H, D, res.outliers, 0.125, 0.05, 0.0, 2.0, 3).sum()
     f_ref = outlier_loss(X, ref.codes, D, ref.outliers, 0.125, 0.05, 0.0, 2.0, 3).sum()
     assert f <= f_ref * (1 + 1e-4) + 1e-9
+
+
+def test_callback_gives_the_stored_codes_and_eq_46_follows_them(rng):
+    from onlinemf.experiments.zhao_tan_outliers import CleanRegret
+
+    clean = rng.random((120, 16))
+    X = clean + (rng.random(clean.shape) < 0.05)
+    seen = []
+    tracker = CleanRegret(clean)
+
+    def both(info):
+        seen.append((info["rows"].copy(), info["codes"].copy()))
+        tracker(info)
+
+    est = OnlineRobustNMF(4, batch_size=10, scale=None, callback=both, random_state=0).fit(X)
+    rows = np.concatenate([r for r, _ in seen])
+    assert np.array_equal(np.sort(rows), np.arange(120))  # every row once per pass
+    H = np.zeros((120, 4))
+    for r, h in seen:
+        H[r] = h
+    W = est.components_
+    direct = 0.5 * np.sum((clean - H @ W) ** 2) / 120  # eq. (46) at t = N
+    np.testing.assert_allclose(tracker.value(W), direct, rtol=1e-10)
+    np.testing.assert_allclose(tracker.psnr(),
+                               -10 * np.log10(np.sum((clean - H @ W) ** 2) / clean.size))

@@ -106,6 +106,10 @@ class ORPCA:
     inner_iter : int
         Alternations of the (r, e) solve per sample.
     random_state : int or None
+    n_checkpoints : int
+    callback : callable or None
+        Called after each mini-batch of :meth:`fit` with ``rows``, ``codes`` (the stored
+        codes r_i), ``components`` and ``time``, as OnlineRobustNMF's callback.
 
     Attributes
     ----------
@@ -114,12 +118,13 @@ class ORPCA:
     """
 
     def __init__(self, n_components, lam1=None, lam2=None, inner_iter=50, tol=1e-6,
-                 random_state=None, n_checkpoints=50):
+                 random_state=None, n_checkpoints=50, callback=None):
         self.n_components = n_components
         self.lam1, self.lam2 = lam1, lam2
         self.inner_iter, self.tol = inner_iter, tol
         self.random_state = random_state
         self.n_checkpoints = n_checkpoints
+        self.callback = callback
 
     def _code(self, Z):
         """(r, e) for every row of Z with the current basis, alternating to convergence."""
@@ -146,8 +151,10 @@ class ORPCA:
             self.components_ = rng.random((self.n_components, f))
             self._A = np.zeros((self.n_components, self.n_components))
             self._B = np.zeros((self.n_components, f))
-        for z in X:  # the method is per sample: each one updates the basis
+        self.last_codes_ = np.empty((X.shape[0], self.n_components))
+        for i, z in enumerate(X):  # the method is per sample: each one updates the basis
             r, e = self._code(z[None])
+            self.last_codes_[i] = r[0]
             self._A += r.T @ r
             self._B += r.T @ (z[None] - e)
             At = self._A + self._l1 * np.eye(self.n_components)
@@ -168,6 +175,9 @@ class ORPCA:
             t0 = time.perf_counter()
             self.partial_fit(X[order[start:start + 50]])
             elapsed += time.perf_counter() - t0
+            if self.callback is not None:  # as OnlineRobustNMF's: codes stored at time i
+                self.callback({"rows": order[start:start + 50], "codes": self.last_codes_,
+                               "components": self.components_, "time": elapsed})
             if hist.due(step):
                 hist.record(min(start + 50, X.shape[0]), elapsed, float("nan"))
         self.history_ = hist.as_arrays()

@@ -126,7 +126,13 @@ def batch_nmf(
 
 
 class _OnlineBaseline:
-    """Shared loop of the online baselines: mini-batches, paper's online objective."""
+    """Shared loop of the online baselines: mini-batches, paper's online objective.
+
+    ``callback`` (None unless a subclass or the caller sets it) gets, after each mini-batch,
+    the dict OnlineRobustNMF's callback gets: ``rows``, ``codes``, ``components``, ``time``.
+    """
+
+    callback = None
 
     def __init__(self, n_components, batch_size=10, random_state=None, n_checkpoints=50):
         self.n_components = n_components
@@ -162,6 +168,9 @@ class _OnlineBaseline:
             elapsed += time.perf_counter() - t0
             seen_X.append(Xb)
             seen_H.append(H)
+            if self.callback is not None:
+                self.callback({"rows": order[start:start + self.batch_size], "codes": H,
+                               "components": self.output_components(), "time": elapsed})
             if hist.due(t):
                 D = self.output_components()
                 val = sum(float(loss.value(x, h @ D).sum()) for x, h in zip(seen_X, seen_H))
@@ -218,9 +227,10 @@ class RobustSANMF(_OnlineBaseline):
     """
 
     def __init__(self, n_components, batch_size=10, theta=1.0, random_state=None,
-                 n_checkpoints=50):
+                 n_checkpoints=50, callback=None):
         super().__init__(n_components, batch_size, random_state, n_checkpoints)
         self.theta = theta
+        self.callback = callback
 
     def _loss(self):
         return get_loss("squared")

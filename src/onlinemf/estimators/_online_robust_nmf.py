@@ -90,6 +90,12 @@ class OnlineRobustNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin,
         Passes of :meth:`fit`.
     shuffle : bool, default=True
     n_checkpoints : int, default=50
+    callback : callable or None, default=None
+        Called after every mini-batch step with a dict: ``rows`` (the batch's row indices in
+        the X of the call; None for a dask array), ``codes`` (the batch's codes h_i, computed
+        with W_(t−1), in the units of X), ``components`` (W_t) and ``time`` (fitting seconds
+        so far). With it the paper's clean-data regret f̂_t (eq. (46)) and the online PSNR from
+        stored codes (eq. (48)) can be followed without refitting.
     random_state : int, RandomState or None
         Seeds W₀ = P_C(U[0, 1]) and the shuffling.
 
@@ -144,6 +150,7 @@ class OnlineRobustNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin,
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "shuffle": ["boolean"],
         "n_checkpoints": [Interval(Integral, 0, None, closed="left")],
+        "callback": [callable, None],
         "random_state": ["random_state"],
     }
 
@@ -153,7 +160,7 @@ class OnlineRobustNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin,
                  nonneg_outliers=False, h_l1=0.0, h_l2=0.0, h_group=0.0, group_size=1,
                  w_l1=0.0, w_l2=0.0,
                  scale="sample_max", max_iter=1, shuffle=True, n_checkpoints=50,
-                 random_state=None):
+                 callback=None, random_state=None):
         self.n_components = n_components
         self.solver = solver
         self.lam = lam
@@ -178,6 +185,7 @@ class OnlineRobustNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin,
         self.max_iter = max_iter
         self.shuffle = shuffle
         self.n_checkpoints = n_checkpoints
+        self.callback = callback
         self.random_state = random_state
 
     # ------------------------------------------------------------------ pieces
@@ -263,9 +271,10 @@ class OnlineRobustNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin,
         check_is_fitted(self, "components_")
         return self.stats_.surrogate(self.components_, self.w_l1, self.w_l2)
 
-    def _step(self, Xb):
+    def _step(self, Xb, rows=None):
         t0 = time.perf_counter()
-        Xs = Xb / self._sample_scale(Xb)[:, None]
+        s = self._sample_scale(Xb)[:, None]
+        Xs = Xb / s
         res = self._code(Xs, self.components_)
         self.stats_ = self.stats_.add(Xs, res.codes, res.outliers, self.lam_)
         _, dict_solver = _SOLVERS[self.solver]
@@ -278,11 +287,15 @@ class OnlineRobustNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin,
         self._fit_time += time.perf_counter() - t0
         if self._history.due(self.n_steps_):
             self._history.record(self.stats_.n, self._fit_time, self.surrogate_objective())
+        if self.callback is not None:
+            self.callback({"rows": rows, "codes": res.codes * s, "components": self.components_,
+                           "time": self._fit_time})
 
     def _run(self, X, order, batch_size):
         for start in range(0, order.size, batch_size):
-            Xb, _ = dense_batch(X, order[start:start + batch_size])
-            self._step(Xb)
+            rows = order[start:start + batch_size]
+            Xb, _ = dense_batch(X, rows)
+            self._step(Xb, rows)
 
     # ------------------------------------------------------------------ public API
     @transactional
