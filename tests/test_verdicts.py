@@ -70,3 +70,22 @@ def test_report_writes_claims_csv_and_summary(tmp_path):
     assert rows[0] == ["experiment", "claim", "paper", "measured", "verdict", "scale"]
     assert [r[4] for r in rows[1:]] == [REPRODUCED, PARTLY, NOT_MEASURED]
     assert all(r[0] == "lyu-torus" and r[5] == "quick" for r in rows[1:])
+
+
+def test_memo_keeps_pieces_for_a_resumed_run(tmp_path):
+    calls = []
+
+    def piece():
+        calls.append(1)
+        return {"value": len(calls)}
+
+    ctx = Context(scale="paper", out_dir=str(tmp_path), resume=False)
+    assert ctx.memo("a", piece) == {"value": 1}
+    assert ctx.memo("a", piece) == {"value": 2}  # without resume: computed again
+    again = Context(scale="paper", out_dir=str(tmp_path), resume=True)
+    assert again.memo("a", piece) == {"value": 2} and len(calls) == 2  # kept
+    assert again.versions  # stamped with the version that computed it
+    other = Context(scale="quick", out_dir=str(tmp_path), resume=True)
+    assert other.memo("a", piece) == {"value": 3}  # another scale is another piece
+    (tmp_path / "pieces" / "paper-0-a.pkl").write_bytes(b"garbage")
+    assert again.memo("a", piece) == {"value": 4}  # unreadable: computed again

@@ -338,7 +338,8 @@ def _patch_figure(patches, importance, path):
 def _cmd_reproduce(args) -> int:
     from .experiments import REGISTRY, Context, run_experiments, write_report
 
-    ctx = Context(scale=args.scale, out_dir=args.out, data_dir=args.data_dir, seed=args.seed)
+    ctx = Context(scale=args.scale, out_dir=args.out, data_dir=args.data_dir, seed=args.seed,
+                  resume=args.resume)
     store = os.path.join(args.out, "results")
     done = {}
     if args.resume and os.path.isdir(store):
@@ -450,7 +451,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="folder holding the papers' data sets (e.g. ../shared/data)")
     r.add_argument("--seed", type=int, default=0)
     r.add_argument("--resume", action="store_true",
-                   help="keep the experiments an earlier run into --out finished")
+                   help="keep the experiments (and the pieces of long ones) an earlier run "
+                        "into --out finished")
     r.set_defaults(func=_cmd_reproduce)
 
     b = sub.add_parser("bench", help="every estimator against its anchors, in one run")

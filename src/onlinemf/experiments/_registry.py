@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import os
+import pickle
 import subprocess
 import time
 from collections.abc import Callable
@@ -25,10 +26,33 @@ class Context:
     out_dir: str = "out"
     data_dir: str | None = None
     seed: int = 0
+    resume: bool = False
+    versions: set = field(default_factory=set)
 
     @property
     def quick(self) -> bool:
         return self.scale == "quick"
+
+    def memo(self, key: str, func: Callable[[], object]):
+        """``func()``, kept in ``out_dir/pieces/`` so that a long experiment stopped midway
+        resumes piece by piece: with ``resume``, a piece finished earlier (same scale, seed and
+        key) is loaded instead of recomputed. The code version of every piece used is kept in
+        ``versions`` (the experiment is stamped with all of them)."""
+        path = os.path.join(self.out_dir, "pieces", f"{self.scale}-{self.seed}-{key}.pkl")
+        if self.resume and os.path.exists(path):
+            try:
+                with open(path, "rb") as fh:
+                    version, value = pickle.load(fh)
+                self.versions.add(version)
+                return value
+            except Exception:  # an unreadable piece is computed again
+                pass
+        version = code_version()
+        value = func()
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        write_atomic(path, lambda fh: pickle.dump((version, value), fh))
+        self.versions.add(version)
+        return value
 
     def figure_path(self, name: str) -> str:
         os.makedirs(os.path.join(self.out_dir, "figures"), exist_ok=True)
@@ -154,11 +178,13 @@ def run_experiments(names, ctx: Context, progress=None, on_result=None,
         if progress:
             progress(f"running {name}: {exp.title}")
         version = code_version()  # before: the source may change while it runs
+        ctx.versions = {version}
         t0 = time.perf_counter()
         res = exp.func(ctx)
         res.name, res.title = name, exp.title
         res.seconds = time.perf_counter() - t0
-        res.scale, res.commit = res.scale or ctx.scale, version
+        res.scale = res.scale or ctx.scale
+        res.commit = ", ".join([version] + sorted(ctx.versions - {version}))
         if progress:
             verdicts = [row[4] for row in claim_rows([res])]
             counts = ", ".join(f"{verdicts.count(v)} {v}" for v in VERDICTS
