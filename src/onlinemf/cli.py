@@ -341,23 +341,29 @@ def _cmd_reproduce(args) -> int:
     ctx = Context(scale=args.scale, out_dir=args.out, data_dir=args.data_dir, seed=args.seed,
                   resume=args.resume)
     store = os.path.join(args.out, "results")
-    done = {}
-    if args.resume and os.path.isdir(store):
-        for fname in sorted(os.listdir(store)):
-            if fname.endswith(".pkl"):
-                try:
-                    with open(os.path.join(store, fname), "rb") as fh:
-                        res = pickle.load(fh)
-                except Exception:  # an unreadable result is run again
-                    continue
-                if getattr(res, "scale", args.scale) == args.scale:
-                    done[res.name] = res
+
+    def finished_before() -> dict:
+        """Results already in --out (this scale), read afresh: another run may add some."""
+        done = {}
+        if args.resume and os.path.isdir(store):
+            for fname in sorted(os.listdir(store)):
+                if fname.endswith(".pkl"):
+                    try:
+                        with open(os.path.join(store, fname), "rb") as fh:
+                            res = pickle.load(fh)
+                    except Exception:  # an unreadable result is run again
+                        continue
+                    if getattr(res, "scale", args.scale) == args.scale:
+                        done[res.name] = res
+        return done
+
+    done = finished_before()
 
     def with_kept(results):
         """The run's results and, with --resume, every other finished one (registry order):
-        experiments run one at a time build one report."""
+        experiments run one at a time, or by several runs at once, build one report."""
         have = {r.name: r for r in results}
-        extra = {n: r for n, r in done.items() if n not in have}
+        extra = {n: r for n, r in finished_before().items() if n not in have}
         order = list(REGISTRY)
         return sorted([*results, *extra.values()],
                       key=lambda r: order.index(r.name) if r.name in order else len(order))
