@@ -185,9 +185,14 @@ def markov(ctx: Context) -> Result:
     return res
 
 
-@register("lyu-ising", "004", "Dictionaries learned from Ising Gibbs chains at T = 0.5, 2.26, 5 "
-          "(Figs. 4–7)")
-def ising(ctx: Context) -> Result:
+ISING_PROTOTYPE = {0.5: 0.1976, 2.26: 0.4557, 5.0: 0.6281}  # spec 004 §8.3, not the paper's
+
+
+def _ising_protocol(T, size, p, frames, per_frame, r, sampler, updates, seed):
+    """Learn r atoms from ``frames`` Markov frames of an Ising chain at temperature T (one OMF
+    step of ``per_frame`` random p×p patches per frame, ``updates`` sampler calls between
+    frames), then reconstruct a fresh configuration of an independent chain from all its
+    patches. Returns (relative error, sites wrong at 0.5, learn s, atoms, y, ŷ)."""
     from sklearn.feature_extraction.image import (
         extract_patches_2d,
         reconstruct_from_patches_2d,
@@ -196,57 +201,84 @@ def ising(ctx: Context) -> Result:
     from ..estimators import OnlineDictionaryLearning
     from ..ising import IsingLattice
 
+    rng = np.random.default_rng(seed)
+    lat = IsingLattice(size, T, sampler=sampler, random_state=int(rng.integers(2**31)))
+    odl = OnlineDictionaryLearning(r, alpha=1.0, batch_size=per_frame, random_state=seed)
+    t0 = time.perf_counter()
+    for _ in range(frames):  # the frames form a Markov chain; one OMF step per frame
+        lat.run(updates)
+        P = extract_patches_2d(lat.image(), (p, p), max_patches=per_frame,
+                               random_state=int(rng.integers(2**31)))
+        odl.partial_fit(P.reshape(per_frame, -1))
+    t_fit = time.perf_counter() - t0
+    fresh = IsingLattice(size, T, sampler=sampler, random_state=int(rng.integers(2**31)))
+    fresh.run(frames * updates)
+    y = fresh.image()
+    Q = extract_patches_2d(y, (p, p)).reshape(-1, p * p)
+    yhat = reconstruct_from_patches_2d((odl.transform(Q) @ odl.components_).reshape(-1, p, p),
+                                       y.shape)
+    rel = float(np.linalg.norm(y - yhat) / np.linalg.norm(y))
+    wrong = float(np.mean((yhat >= 0.5) != (y >= 0.5)))
+    order = np.argsort(-odl.code_sums_)[:16]
+    atoms = np.block([[np.pad(odl.components_[order[4 * i + j]].reshape(p, p), 1)
+                       for j in range(4)] for i in range(4)])
+    return rel, wrong, t_fit, atoms, y, yhat
+
+
+@register("lyu-ising", "004", "Dictionaries learned from Ising Gibbs chains at T = 0.5, 2.26, 5 "
+          "(Figs. 4–7)")
+def ising(ctx: Context) -> Result:
     size, p, frames, per_frame, r = (48, 8, 30, 200, 25) if ctx.quick else (200, 20, 125,
                                                                              1000, 100)
-    rng = np.random.default_rng(ctx.seed)
+    temps = (0.5, 2.26, 5.0)
+    # the spec's simplified protocol (one checkerboard sweep per frame) and, at paper scale,
+    # the paper's: 500 frames recorded every 1000 single-site heat-bath updates from i.i.d.
+    # spins (the authors' code: 500 frames, 1000 random patches per step)
+    protocols = [("checkerboard sweep per frame (spec §8.3)", "checkerboard", frames, 1)]
+    if not ctx.quick:
+        protocols.append(("paper: 1000 heat-bath updates per frame", "heat-bath", 500, 1000))
     res = Result()
     plt = pyplot()
     fig, axes = plt.subplots(3, 3, figsize=(9, 9))
-    rows, errs = [], []
-    for row, T in zip(axes, (0.5, 2.26, 5.0)):
-        lat = IsingLattice(size, T, random_state=int(rng.integers(2**31)))
-        odl = OnlineDictionaryLearning(r, alpha=1.0, batch_size=per_frame,
-                                       random_state=ctx.seed)
-        t0 = time.perf_counter()
-        for _ in range(frames):  # the frames form a Markov chain; one OMF step per frame
-            lat.run(1)
-            P = extract_patches_2d(lat.image(), (p, p), max_patches=per_frame,
-                                   random_state=int(rng.integers(2**31)))
-            odl.partial_fit(P.reshape(per_frame, -1))
-        t_fit = time.perf_counter() - t0
-        fresh = IsingLattice(size, T, random_state=int(rng.integers(2**31)))
-        fresh.run(frames)
-        y = fresh.image()
-        Q = extract_patches_2d(y, (p, p)).reshape(-1, p * p)
-        yhat = reconstruct_from_patches_2d((odl.transform(Q) @ odl.components_).reshape(-1, p, p),
-                                           y.shape)
-        rel = np.linalg.norm(y - yhat) / np.linalg.norm(y)
-        wrong = float(np.mean((yhat >= 0.5) != (y >= 0.5)))
-        errs.append(rel)
-        rows.append([T, f"{rel:.4f}", f"{wrong:.4f}", f"{t_fit:.1f}"])
-        order = np.argsort(-odl.code_sums_)[:16]
-        atoms = np.block([[np.pad(odl.components_[order[4 * i + j]].reshape(p, p), 1)
-                           for j in range(4)] for i in range(4)])
-        for ax, im, title in zip(row, (atoms, y, yhat),
-                                 (f"T={T}: 16 atoms", "configuration", "reconstruction")):
-            ax.imshow(im, cmap="gray")
-            ax.set_title(title, fontsize=8)
-            ax.axis("off")
-    fig.tight_layout()
+    for pi, (label, sampler, n_frames, updates) in enumerate(protocols):
+        rows, errs = [], []
+        for ti, T in enumerate(temps):
+            rel, wrong, t_fit, atoms, y, yhat = ctx.memo(
+                f"lyu-ising-{sampler}-{T}", lambda T=T, sampler=sampler, n_frames=n_frames,
+                updates=updates, ti=ti: _ising_protocol(T, size, p, n_frames, per_frame, r,
+                                                        sampler, updates, ctx.seed + ti))
+            errs.append(rel)
+            rows.append([T, f"{rel:.4f}", f"{wrong:.4f}", f"{t_fit:.1f}"])
+            if pi == 0:
+                for ax, im, title in zip(axes[ti], (atoms, y, yhat),
+                                         (f"T={T}: 16 atoms", "configuration",
+                                          "reconstruction")):
+                    ax.imshow(im, cmap="gray")
+                    ax.set_title(title, fontsize=8)
+                    ax.axis("off")
+        res.tables.append((f"{label}: reconstruction of a fresh configuration",
+                           ["T", "relative error", "sites wrong at 0.5", "learn s"], rows))
+        res.claims.append(claim(f"error ordered by temperature ({label})",
+                                "most effective at T = 0.5, least at T = 5",
+                                " < ".join(f"{e:.3f}" for e in errs), *ordered(errs)))
+        if pi == 0 and not ctx.quick:  # B3's regression baselines hold at 200×200 only
+            near = sum(abs(e - ISING_PROTOTYPE[T]) <= 0.05 for e, T in zip(errs, temps))
+            res.claims.append(claim("relative errors within ±0.05 of the spec's §8.3 "
+                                    "prototype (B3; the paper shows images only)",
+                                    " / ".join(str(v) for v in ISING_PROTOTYPE.values()),
+                                    " / ".join(f"{e:.4f}" for e in errs),
+                                    *count_band(near, 3, 2)))
     path = ctx.figure_path("lyu_ising.png")
+    fig.tight_layout()
     fig.savefig(path, dpi=90)
     plt.close(fig)
-    res.figures.append(("Atoms, a fresh configuration and its reconstruction per temperature",
-                        path))
-    res.tables.append(("Reconstruction of a fresh configuration (spec prototype at 200×200: "
-                       "0.1976 / 0.4557 / 0.6281)",
-                       ["T", "relative error", "sites wrong at 0.5", "learn s"], rows))
-    res.claims.append(claim("error ordered by temperature",
-                            "most effective at T = 0.5, least at T = 5",
-                            " < ".join(f"{e:.3f}" for e in errs), *ordered(errs)))
-    res.notes.append(f"Lattice {size}×{size}, periodic, checkerboard heat-bath sweeps (one per "
-                     f"frame, the spec's simplified protocol); {frames} frames, {per_frame} random "
-                     f"{p}×{p} patches in {{0, 1}} per frame, r = {r}, λ = 1.")
+    res.figures.append(("Atoms, a fresh configuration and its reconstruction per temperature "
+                        "(spec §8.3 protocol)", path))
+    res.notes.append(f"Lattice {size}×{size}, periodic; {per_frame} random {p}×{p} patches in "
+                     f"{{0, 1}} per frame and one OMF step, r = {r}, λ = 1; the fresh "
+                     "configuration comes from an independent chain run as long. The paper's "
+                     "protocol codes all 32761 patches of each frame; both protocols here use "
+                     "1000 random ones per step, as the authors' code does.")
     return res
 
 
