@@ -261,15 +261,18 @@ def fig2(ctx: Context) -> Result:
 
 
 @register("zhf-stepsize", "002 §4.4 Fig. S-3",
-          "Sensitivity of VR to its step size η (ODL and ONMF on faces)")
+          "Sensitivity of VR to its step size η (ODL and ONMF on faces, ORPCA and ORNMF on "
+          "Synth)")
 def stepsize(ctx: Context) -> Result:
     sc = _scale(ctx)
-    X, src = load_panel_data("cbcl", ctx, sc)
+    data = {d: load_panel_data(d, ctx, sc) for d in ("cbcl", "synth")}
     res = Result()
     plt = pyplot()
-    fig, axes = plt.subplots(1, 2, figsize=(10, 4))
+    fig, axes = plt.subplots(1, 4, figsize=(18, 4))
     mults = (0.25, 0.5, 1.0, 2.0, 4.0)
-    for ax, problem in zip(axes, ("odl", "onmf")):
+    for ax, (problem, dname) in zip(axes, (("odl", "cbcl"), ("onmf", "cbcl"),
+                                           ("orpca", "synth"), ("ornmf", "synth"))):
+        X, src = data[dname]
         auto = StochasticMF(problem, "vr", sc["K"], max_iter=1,
                             random_state=ctx.seed).fit(X).learning_rate_
         runs = {}
