@@ -75,7 +75,7 @@ def check_stream_input(estimator, X, mask=None, *, reset: bool, nonnegative: boo
         values = X.data if sp.issparse(X) else X
         if mask is not None and not sp.issparse(X):
             values = np.where(mask, X, 0)
-        if values.size and np.nanmin(values) < 0:
+        if values.size and np.any(values < 0):  # NaN-safe: NaN < 0 is False
             raise ValueError(
                 f"Negative values in data passed to {type(estimator).__name__}: "
                 "it needs nonnegative data"

@@ -451,7 +451,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     r = sub.add_parser("reproduce", help="run registered experiments and write a report")
     r.add_argument("names", nargs="*", default=["all"])
-    r.add_argument("--scale", choices=("quick", "paper"), default="quick")
+    r.add_argument("--scale", choices=("tiny", "quick", "paper"), default="quick",
+                   help="tiny: every line at toy sizes (a smoke test); quick: the demo; "
+                        "paper: the papers' sizes")
     r.add_argument("--out", default="out")
     r.add_argument("--data-dir", default=None,
                    help="folder holding the papers' data sets (e.g. ../shared/data)")

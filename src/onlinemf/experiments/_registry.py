@@ -20,7 +20,9 @@ __all__ = ["Context", "Result", "register", "REGISTRY", "run_experiments", "writ
 
 @dataclass
 class Context:
-    """What an experiment is given: scale ("quick" or "paper"), output folder, data folder."""
+    """What an experiment is given: scale ("tiny", "quick" or "paper"), output folder, data
+    folder. "tiny" runs the quick branches at the smallest sizes that exercise every line (the
+    test suite runs each experiment so); its numbers mean nothing."""
 
     scale: str = "quick"
     out_dir: str = "out"
@@ -31,7 +33,15 @@ class Context:
 
     @property
     def quick(self) -> bool:
-        return self.scale == "quick"
+        """Not the paper's scale (quick or tiny)."""
+        return self.scale != "paper"
+
+    def pick(self, quick, paper, tiny=None):
+        """The setting for this scale: ``tiny`` (when given) at tiny scale, else ``quick``
+        below the paper's scale, else ``paper``."""
+        if self.scale == "paper":
+            return paper
+        return tiny if self.scale == "tiny" and tiny is not None else quick
 
     def memo(self, key: str, func: Callable[[], object]):
         """``func()``, kept in ``out_dir/pieces/`` so that a long experiment stopped midway

@@ -35,7 +35,7 @@ def wan(ctx: Context) -> Result:
     A, src, real = _network(ctx)
     An = A / A.max()
     r = 45
-    n_iter, batch, steps = (30, 100, 5000) if ctx.quick else (300, 100, 50_000)
+    n_iter, batch, steps = ctx.pick((30, 100, 5000), (300, 100, 50_000), tiny=(3, 50, 300))
     res = Result()
     plt = pyplot()
     rows, traces = [], []
@@ -129,8 +129,8 @@ def markov(ctx: Context) -> Result:
     from ..constraints import project_nonneg_l2_ball
 
     rng = np.random.default_rng(ctx.seed)
-    n_states, rows, d, k = (4, 10, 20, 4) if ctx.quick else (5, 20, 40, 6)
-    T = 2000 if ctx.quick else 30_000
+    n_states, rows, d, k = ctx.pick((4, 10, 20, 4), (5, 20, 40, 6), tiny=(3, 6, 10, 3))
+    T = ctx.pick(2000, 30_000, tiny=200)
     atoms = project_nonneg_l2_ball(rng.random((k, d)))
     mats = [rng.gamma(0.5, 1.0, size=(rows, k)) @ atoms for _ in range(n_states)]
     checkpoints = sorted({int(v) for v in np.geomspace(10, T, 25)})
@@ -228,8 +228,8 @@ def _ising_protocol(T, size, p, frames, per_frame, r, sampler, updates, seed):
 @register("lyu-ising", "004", "Dictionaries learned from Ising Gibbs chains at T = 0.5, 2.26, 5 "
           "(Figs. 4–7)")
 def ising(ctx: Context) -> Result:
-    size, p, frames, per_frame, r = (48, 8, 30, 200, 25) if ctx.quick else (200, 20, 125,
-                                                                             1000, 100)
+    size, p, frames, per_frame, r = ctx.pick((48, 8, 30, 200, 25), (200, 20, 125, 1000, 100),
+                                             tiny=(16, 4, 5, 50, 16))
     temps = (0.5, 2.26, 5.0)
     # the spec's simplified protocol (one checkerboard sweep per frame) and, at paper scale,
     # the paper's: 500 frames recorded every 1000 single-site heat-bath updates from i.i.d.
@@ -375,7 +375,7 @@ def image_dictionary(ctx: Context) -> Result:
     from ..estimators import OnlineDictionaryLearning
 
     found = _find_images(ctx.data_dir)
-    shrink = 4 if ctx.quick else 1
+    shrink = ctx.pick(4, 1, tiny=8)
     if len(found) >= 2:
         first, second = (_gray_image(p, shrink=shrink) for p in found[:2])
         names = [os.path.basename(p) for p in found[:2]]
@@ -383,8 +383,8 @@ def image_dictionary(ctx: Context) -> Result:
         first, second = (_gray_image(name=n, shrink=shrink) for n in ("china.jpg", "flower.jpg"))
         names = ["china.jpg (scikit-learn)", "flower.jpg (scikit-learn)"]
     p = 10
-    r = 49 if ctx.quick else 100
-    n_iter = 200 if ctx.quick else 500
+    r = ctx.pick(49, 100, tiny=9)
+    n_iter = ctx.pick(200, 500, tiny=20)
     rng = np.random.default_rng(ctx.seed)
     odl = OnlineDictionaryLearning(r, alpha=0.1, batch_size=10, random_state=ctx.seed)
     t0 = time.perf_counter()
@@ -465,8 +465,8 @@ def networks(ctx: Context) -> Result:
     nets = [(name, G) for name, G in _embedded_networks()]
     if not ctx.quick:
         nets += _data_networks(ctx.data_dir)
-    k, r = (6, 25) if ctx.quick else (21, 25)
-    n_iter, steps = (30, 5000) if ctx.quick else (100, 50_000)
+    k, r = ctx.pick((6, 25), (21, 25), tiny=(4, 9))
+    n_iter, steps = ctx.pick((30, 5000), (100, 50_000), tiny=(3, 300))
     res = Result()
     rows = []
     for name, G in nets:

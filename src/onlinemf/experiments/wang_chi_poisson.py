@@ -57,7 +57,7 @@ def _best_grouse(Y, D, k, seed):
 @register("wang-chi-synthetic", "003", "Poisson subspace tracking, full and missing data: "
           "SA, memory-limited SA, batch and GROUSE (Figs. 1–3)")
 def synthetic(ctx: Context) -> Result:
-    n, k, m = (100, 10, 400) if ctx.quick else (100, 10, 800)
+    n, k, m = ctx.pick((100, 10, 400), (100, 10, 800), tiny=(30, 3, 60))
     rng = np.random.default_rng(ctx.seed)
     res = Result()
     plt = pyplot()
@@ -134,7 +134,7 @@ def synthetic(ctx: Context) -> Result:
 # ----------------------------------------------------------------------------- Figs. 4–5
 @register("wang-chi-rank", "003", "Over-specified rank (Figs. 4–5)")
 def rank(ctx: Context) -> Result:
-    n, k, m = (100, 10, 400) if ctx.quick else (100, 10, 800)
+    n, k, m = ctx.pick((100, 10, 400), (100, 10, 800), tiny=(30, 10, 60))
     methods = ("ml",) if ctx.quick else ("ml", "sa")
     rng = np.random.default_rng(ctx.seed)
     res = Result()
@@ -172,9 +172,9 @@ def rank(ctx: Context) -> Result:
 # ----------------------------------------------------------------------------- Fig. 6
 @register("wang-chi-tracking", "003", "Tracking abrupt subspace changes (Fig. 6)")
 def tracking(ctx: Context) -> Result:
-    n, k = 100, 10
-    changes = (351, 601, 901) if ctx.quick else (701, 1201, 1801)
-    m = 1300 if ctx.quick else 2600
+    n, k = ctx.pick((100, 10), (100, 10), tiny=(30, 3))
+    changes = ctx.pick((351, 601, 901), (701, 1201, 1801), tiny=(61, 101, 141))
+    m = ctx.pick(1300, 2600, tiny=200)
     rng = np.random.default_rng(ctx.seed)
     bounds = (0, *[c - 1 for c in changes], m)
     Ds, parts = [], []
@@ -226,7 +226,7 @@ def tracking(ctx: Context) -> Result:
 # ----------------------------------------------------------------------------- Fig. 7
 @register("wang-chi-montecarlo", "003", "Sensitivity to the random initialization (Fig. 7)")
 def montecarlo(ctx: Context) -> Result:
-    n, k, m, runs = (200, 20, 400, 5) if ctx.quick else (200, 20, 800, 50)
+    n, k, m, runs = ctx.pick((200, 20, 400, 5), (200, 20, 800, 50), tiny=(40, 4, 60, 2))
     methods = ("ml",) if ctx.quick else ("ml", "sa")
     rng = np.random.default_rng(ctx.seed)
     res = Result()
@@ -263,7 +263,7 @@ def _video_frames(ctx):
         imgs = frames.reshape(-1, *shape)
         small = np.array([zoom(im, (50 / shape[0], 50 / shape[1]), order=1) for im in imgs])
         return np.clip(small, 0, 255).reshape(len(small), -1), (50, 50), "Hall (50×50)"
-    frames, shape = make_video(100 if ctx.quick else 250, (50, 50), random_state=ctx.seed)
+    frames, shape = make_video(ctx.pick(100, 250, tiny=30), (50, 50), random_state=ctx.seed)
     return 255 * frames / frames.max(), shape, "embedded synthetic video"
 
 
@@ -271,8 +271,8 @@ def _video_frames(ctx):
 def video(ctx: Context) -> Result:
     Z, shape, src = _video_frames(ctx)
     if ctx.quick:
-        Z = Z[:100]
-    k = 40
+        Z = Z[:ctx.pick(100, None, tiny=30)]
+    k = ctx.pick(40, 40, tiny=5)
     rng = np.random.default_rng(ctx.seed)
     res = Result()
     plt = pyplot()
@@ -295,7 +295,7 @@ def video(ctx: Context) -> Result:
                          f"{np.mean(errs[-25:]):.3f}"])
             panels.append((f"{method.upper()}, p={p}", recon))
         Db, A = batch_poisson_factorization(np.nan_to_num(Y), k, ~np.isnan(Y),
-                                            n_iter=8 if ctx.quick else 30,
+                                            n_iter=ctx.pick(8, 30, tiny=2),
                                             random_state=ctx.seed)
         be = np.linalg.norm(A @ Db.T - Z, axis=1) / np.linalg.norm(Z, axis=1)
         ax.axhline(be.mean(), color="k", ls="--", label="batch (substitute)")

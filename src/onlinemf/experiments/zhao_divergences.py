@@ -70,7 +70,7 @@ def _synthetic_piece(loss, n, f, k, tau, seed):
 @register("zhao-synthetic", "000", "Synthetic data, six divergences: OL versus Batch and "
           "earlier online methods (Fig. 2)")
 def synthetic(ctx: Context) -> Result:
-    n, f, k, tau = (3000, 60, 20, 10) if ctx.quick else (100_000, 100, 40, 10)
+    n, f, k, tau = ctx.pick((3000, 60, 20, 10), (100_000, 100, 40, 10), tiny=(300, 20, 4, 10))
     res = Result()
     plt = pyplot()
     fig, axes = plt.subplots(2, 3, figsize=(13, 7))
@@ -116,10 +116,10 @@ def synthetic(ctx: Context) -> Result:
 # ------------------------------------------------------------------------ Figs. S-1 … S-3
 @register("zhao-sensitivity", "000", "Sensitivity of OL to τ, K and a (Figs. S-1 to S-3)")
 def sensitivity(ctx: Context) -> Result:
-    n, f, k0 = (3000, 50, 20) if ctx.quick else (100_000, 100, 40)
+    n, f, k0 = ctx.pick((3000, 50, 20), (100_000, 100, 40), tiny=(300, 20, 4))
     losses = ("squared",) if ctx.quick else ("squared", "kl", "is", "huber", "l1", "l2")
     grids = {"batch_size": [3, 10, 30] if ctx.quick else [1, 10, 100],
-             "n_components": [10, 20, 40] if ctx.quick else [10, 20, 40, 80, 160],
+             "n_components": ctx.pick([10, 20, 40], [10, 20, 40, 80, 160], tiny=[2, 4, 8]),
              "a": [2e3, 2e4, 2e5]}
     res = Result()
     rows = []
@@ -179,8 +179,8 @@ def _topic_corpus(ctx: Context, name: str):
     embedded corpus, 20 Newsgroups to None."""
     if name == "bbc":
         path = find_data(ctx.data_dir, "bbc")
-        return (load_bbc(path), True) if path else (make_topic_corpus(1000,
-                                                                      random_state=ctx.seed), False)
+        return (load_bbc(path), True) if path else (make_topic_corpus(
+            ctx.pick(1000, 1000, tiny=300), random_state=ctx.seed), False)
     path = find_data(ctx.data_dir, "20newsgroups", "20news-bydate.tar.gz")
     if not path:
         return None, False
@@ -201,7 +201,7 @@ def _topic_data(ctx: Context, corpus, rng):
     replication to N ≈ 1e5 (5000 at quick scale), clipped to [0, 2 l max y]."""
     Y, keep = tfidf_paper(corpus.counts, 1000)
     lvl = 1000 * Y.sum() / max((Y**2).sum(), 1e-12)  # SNR ≈ 30 dB under Poisson noise
-    target = 5000 if ctx.quick else 100_000
+    target = ctx.pick(5000, 100_000, tiny=400)
     p = max(1, int(round(target / Y.shape[0])))
     rep = np.tile(lvl * Y, (p, 1))[rng.permutation(p * Y.shape[0])]
     V = np.clip(rng.poisson(rep).astype(float), 0, 2 * lvl * Y.max())  # noise after replication
@@ -337,8 +337,8 @@ def huber_faces(ctx: Context) -> Result:
     else:
         imgs, subj = render_faces(4, 64, random_state=ctx.seed)
     subjects = np.unique(subj)[: (1 if ctx.quick else 4)]
-    p = 15 if ctx.quick else 1500
-    k = 40
+    p = ctx.pick(15, 1500, tiny=2)
+    k = ctx.pick(40, 40, tiny=5)
     res = Result()
     rows = []
     plt = pyplot()

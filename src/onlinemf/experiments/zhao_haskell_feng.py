@@ -29,6 +29,9 @@ COLORS = {"vr": "C3", "smm": "C0", "sgd": "C2"}
 
 
 def _scale(ctx: Context) -> dict:
+    if ctx.scale == "tiny":
+        return dict(n=80, K=4, S=2, eval_every=1.0, ref_iter=2, synth=(80, 20), face=12,
+                    step_limits=(0.5, 2.0))
     if ctx.quick:
         # sized so that the eight panels share about two minutes of the ten-minute demo: the
         # robust panels (BSUM with outliers, three step multipliers each) dominate
@@ -171,7 +174,7 @@ def fig1(ctx: Context) -> Result:
             cache[dname] = load_panel_data(dname, ctx, sc)
         X, src = cache[dname]
         runs = run_methods(problem, X, sc["K"], sc["S"], sc["eval_every"], ctx.seed,
-                           limits=sc["step_limits"])
+                           tune=ctx.scale != "tiny", limits=sc["step_limits"])
         f_ref, logs = suboptimality(runs, X, sc["ref_iter"])
         ax = axes[i // 2, 2 * (i % 2): 2 * (i % 2) + 2]
         _plot_panel(ax, runs, logs, f"{problem.upper()} on {src}")
@@ -219,7 +222,7 @@ def fig1(ctx: Context) -> Result:
 def fig2(ctx: Context) -> Result:
     sc = _scale(ctx)
     n, F = sc["synth"]
-    K = 10 if ctx.quick else 49
+    K = ctx.pick(10, 49, tiny=4)
     res = Result()
     plt = pyplot()
     fig, axes = plt.subplots(2, 2, figsize=(10, 7))
@@ -236,7 +239,7 @@ def fig2(ctx: Context) -> Result:
             # VR's η and SGD's β tuned by the final f, as in Fig. 1 (spec §4.5 item 3)
             scale = (tuned_scale("orpca", method, data.X, K, sc["S"], ctx.seed,
                                  limits=sc["step_limits"])
-                     if method != "smm" else 1.0)
+                     if method != "smm" and ctx.scale != "tiny" else 1.0)
             scales[method] = scale
             StochasticMF("orpca", method, K, max_iter=sc["S"], eval_every=sc["eval_every"],
                          step_scale=scale, callback=cb, random_state=ctx.seed).fit(data.X)

@@ -160,7 +160,7 @@ def _images(plt, path, rows, shape, titles):
 @register("zhao-tan-synthetic", "001", "Synthetic data: online versus batch, sensitivity "
           "to τ, K, ρ, κ and the outlier density (Figs. 1–6)")
 def synthetic(ctx: Context) -> Result:
-    f, k, n = (100, 20, 2000) if ctx.quick else (400, 49, 100_000)
+    f, k, n = ctx.pick((100, 20, 2000), (400, 49, 100_000), tiny=(30, 4, 300))
     res = Result()
     plt = pyplot()
     d = make_outlier_synthetic(n, f, k, 0.7, 0.1, random_state=ctx.seed)
@@ -240,7 +240,7 @@ def synthetic(ctx: Context) -> Result:
     # Fig. 3: K = 25 and 100 beside the canonical K — OADMM's convergence speed, read as the
     # share of the stream it needs to come within 10% of its own final f̃
     shares = []
-    for kk in ((10, k, 40) if ctx.quick else (25, k, 100)):
+    for kk in ctx.pick((10, k, 40), (25, k, 100), tiny=(2, k, 6)):
         est = OnlineRobustNMF(kk, solver="admm", batch_size=5, scale=None, kappa=0.7,
                               random_state=ctx.seed)
         h = est.fit(d.X).history_ if kk != k else results["OADMM"]["history"]
@@ -280,7 +280,10 @@ def cbcl(ctx: Context) -> Result:
     faces = faces / faces.max(axis=1, keepdims=True)
     p = 50 if not ctx.quick else max(1, 1500 // faces.shape[0])
     settings = [(0.7, 0.1), (0.8, 0.2), (0.9, 0.3)] if not ctx.quick else [(0.7, 0.1)]
-    ks = [25, 49, 100] if not ctx.quick else [49]
+    ks = ctx.pick([49], [25, 49, 100], tiny=[6])
+    k_main = ctx.pick(49, 49, tiny=6)  # Table I's K
+    if ctx.scale == "tiny":
+        faces = faces[:100]
     rng = np.random.default_rng(ctx.seed)
     res = Result()
     plt = pyplot()
@@ -292,14 +295,14 @@ def cbcl(ctx: Context) -> Result:
             clean = np.tile(faces, (p, 1))[rng.permutation(p * faces.shape[0])]
             X = contaminate(clean, nu, nut, rng)
             results = run_methods(X, k, tau=5, seed=ctx.seed,
-                                  batch_iter=300 if not ctx.quick else 150, clean=clean)
+                                  batch_iter=ctx.pick(150, 300, tiny=20), clean=clean)
             oadmm[(k, nu)] = results["OADMM"]["history"]
             for m, r in results.items():
                 rows.append([k, f"({nu}, {nut})", m, f"{_psnr(r['low'], clean):.2f}",
                              f"{r['psnr_stored']:.2f}" if "psnr_stored" in r else "—",
-                             f"{r['time']:.2f}", paper.get(m, "—") if (k, nu) == (49, 0.7)
+                             f"{r['time']:.2f}", paper.get(m, "—") if (k, nu) == (k_main, 0.7)
                              else "—"])
-            if (k, nu) == (49, 0.7):
+            if (k, nu) == (k_main, 0.7):
                 _ratio_claims(res, results, "2.4–2.7× (Table I)", "0.85–0.88× (Table I)",
                               (2.4, 2.7), (0.85, 0.88))
                 fig, axes = plt.subplots(1, 2, figsize=(11, 4))
@@ -381,10 +384,11 @@ def yaleb(ctx: Context) -> Result:
         subject = 1
     faces = imgs[subj == subject]
     faces = faces / faces.max(axis=1, keepdims=True)
-    p = 50 if not ctx.quick else 5
+    p = ctx.pick(5, 50, tiny=1)
     rng = np.random.default_rng(ctx.seed)
     X = np.tile(faces, (p, 1))[rng.permutation(p * faces.shape[0])]
-    results = run_methods(X, 49, tau=5, seed=ctx.seed, batch_iter=300)
+    results = run_methods(X, ctx.pick(49, 49, tiny=5), tau=5, seed=ctx.seed,
+                          batch_iter=ctx.pick(300, 300, tiny=20))
     res = Result()
     _ratio_claims(res, results, "BADMM/OADMM 3.4×, BPGD/OPGD 3.4× (Table II)",
                   "0.3× (Table II)", (3.4, 3.4), (0.3, 0.3))
@@ -415,7 +419,9 @@ def video(ctx: Context) -> Result:
         if v is not None:
             videos.append((name, *v))
     if not videos:
-        videos.append(("embedded", *make_video(random_state=ctx.seed)))
+        videos.append(("embedded", *make_video(ctx.pick(200, 200, tiny=40),
+                                               ctx.pick((48, 64), (48, 64), tiny=(24, 32)),
+                                               random_state=ctx.seed)))
     p = 10 if not ctx.quick else 1
     rng = np.random.default_rng(ctx.seed)
     for name, frames, shape in videos:
@@ -423,8 +429,8 @@ def video(ctx: Context) -> Result:
         X = np.tile(frames, (p, 1))[rng.permutation(p * frames.shape[0])]
         which = ("online", "batch", "others") if not ctx.quick or name == "embedded" else (
             "online", "others")
-        results = run_methods(X, 49 if not ctx.quick else 20, tau=5, seed=ctx.seed,
-                              batch_iter=200 if not ctx.quick else 100, which=which)
+        results = run_methods(X, ctx.pick(20, 49, tiny=5), tau=5, seed=ctx.seed,
+                              batch_iter=ctx.pick(100, 200, tiny=20), which=which)
         paper = {"hall": ("7.2× (Table III)", "0.97×", (7.2, 7.2), (0.97, 0.97))}.get(
             name, ("≈7×", "≈1×", (7.0, 7.0), (1.0, 1.0)))
         if "BADMM" in results:
@@ -443,7 +449,8 @@ def video(ctx: Context) -> Result:
         res.figures.append((f"Fig. 9 ({name}): backgrounds (top) and foregrounds (bottom)",
                             fpath))
         if name == "embedded":
-            truth = make_video(random_state=ctx.seed, background_only=True)[0][0]
+            truth = make_video(frames.shape[0], shape, random_state=ctx.seed,
+                               background_only=True)[0][0]
             err = {m: float(np.mean((results[m]["low"][j] - truth / frames.max()) ** 2))
                    for m in names}
             res.tables.append(("Embedded video: background MSE against the true background",
