@@ -479,22 +479,31 @@ def networks(ctx: Context) -> Result:
             return ndl.reconstruct(M, n_steps=steps)
 
         t0 = time.perf_counter()
-        acc = edge_recovery(A, learn(A))
+        R = learn(A)
+        acc = edge_recovery(A, R)
+        # the share of true edges the reconstruction chain visited at all: an upper bound on
+        # the recovery, set by n_steps against the size of the network
+        visited = float(A.multiply(abs(R) > 0).nnz / max(A.nnz, 1))
         aucs = []
         for mode in ("add", "remove"):
             noisy, pairs = corrupt_network(A, 0.1, mode, random_state=ctx.seed)
             aucs.append(denoising_auc(A, noisy, learn(noisy), pairs, mode))
-        rows.append([name, str(A.shape[0]), str(A.nnz // 2), f"{acc:.3f}", f"{aucs[0]:.3f}",
-                     f"{aucs[1]:.3f}", f"{time.perf_counter() - t0:.1f}"])
+        rows.append([name, str(A.shape[0]), str(A.nnz // 2), f"{visited:.3f}", f"{acc:.3f}",
+                     f"{aucs[0]:.3f}", f"{aucs[1]:.3f}", f"{time.perf_counter() - t0:.1f}"])
         res.claims.append(claim(f"{name}: edges recovered after binarization",
                                 "high (the paper's later version: Facebook networks)",
-                                f"{acc:.3f}", *at_least(acc, 0.9, 0.75, "accuracy")))
+                                f"{acc:.3f} ({visited:.3f} of the edges visited by the "
+                                f"{steps}-step chain)",
+                                *at_least(acc, 0.9, 0.75, "accuracy")))
     res.tables.append((f"NDL with a path motif of k = {k} nodes, r = {r} atoms, {steps} "
                        "reconstruction steps; denoising: 10% of |E| edges added or removed, "
                        "AUC of the reconstructed weights",
-                       ["network", "nodes", "edges", "edge recovery", "AUC (added)",
+                       ["network", "nodes", "edges", "visited", "edge recovery", "AUC (added)",
                         "AUC (removed)", "time (s)"], rows))
     res.notes.append("Embedded networks are those networkx ships; with `--data-dir` and "
                      "`--scale paper`, the paper repository's BA/ER/WS networks (5000 nodes) are "
-                     "added. The paper version in seeds/ reports no denoising numbers.")
+                     "added. The paper version in seeds/ reports no denoising numbers. "
+                     "'visited' is the share of true edges the reconstruction chain reached: "
+                     "recovery cannot exceed it, so on the 5000-node networks the paper's "
+                     "50000 steps bound it, not the dictionary.")
     return res
