@@ -173,9 +173,16 @@ def fig1(ctx: Context) -> Result:
         if dname not in cache:
             cache[dname] = load_panel_data(dname, ctx, sc)
         X, src = cache[dname]
-        runs = run_methods(problem, X, sc["K"], sc["S"], sc["eval_every"], ctx.seed,
-                           tune=ctx.scale != "tiny", limits=sc["step_limits"])
-        f_ref, logs = suboptimality(runs, X, sc["ref_iter"])
+
+        def panel(problem=problem, X=X):
+            runs = run_methods(problem, X, sc["K"], sc["S"], sc["eval_every"], ctx.seed,
+                               tune=ctx.scale != "tiny", limits=sc["step_limits"])
+            f_ref, logs = suboptimality(runs, X, sc["ref_iter"])
+            for r in runs.values():  # what the figure and tables need (a small piece)
+                r.pop("problem")
+            return runs, f_ref, logs
+
+        runs, f_ref, logs = ctx.memo(f"zhf-fig1-{problem}-{dname}", panel)
         ax = axes[i // 2, 2 * (i % 2): 2 * (i % 2) + 2]
         _plot_panel(ax, runs, logs, f"{problem.upper()} on {src}")
         final = {m: float(logs[m][-1]) for m in METHODS}
@@ -226,9 +233,10 @@ def fig2(ctx: Context) -> Result:
     res = Result()
     plt = pyplot()
     fig, axes = plt.subplots(2, 2, figsize=(10, 7))
-    for row, rho in enumerate((0.1, 0.3)):
+    def curves(rho):
+        """(passes, time, EV) per method on Synth with outlier density ρ_s, and the steps."""
         data, W = make_smf_synthetic(n, F, 10, rho, 1000.0, random_state=ctx.seed)
-        finals, scales = {}, {}
+        traces, scales = {}, {}
         for method in METHODS:
             trace = []
 
@@ -243,7 +251,14 @@ def fig2(ctx: Context) -> Result:
             scales[method] = scale
             StochasticMF("orpca", method, K, max_iter=sc["S"], eval_every=sc["eval_every"],
                          step_scale=scale, callback=cb, random_state=ctx.seed).fit(data.X)
-            tr = np.array(trace)
+            traces[method] = np.array(trace)
+        return traces, scales
+
+    for row, rho in enumerate((0.1, 0.3)):
+        traces, scales = ctx.memo(f"zhf-fig2-{rho}", lambda rho=rho: curves(rho))
+        finals = {}
+        for method in METHODS:
+            tr = traces[method]
             axes[row, 0].plot(tr[:, 0], tr[:, 2], color=COLORS[method], label=method.upper())
             axes[row, 1].plot(tr[:, 1], tr[:, 2], color=COLORS[method], label=method.upper())
             finals[method] = float(tr[-1, 2])
@@ -276,17 +291,23 @@ def stepsize(ctx: Context) -> Result:
     for ax, (problem, dname) in zip(axes, (("odl", "cbcl"), ("onmf", "cbcl"),
                                            ("orpca", "synth"), ("ornmf", "synth"))):
         X, src = data[dname]
-        auto = StochasticMF(problem, "vr", sc["K"], max_iter=1,
-                            random_state=ctx.seed).fit(X).learning_rate_
-        runs = {}
-        for mult in mults:
-            try:
-                est = StochasticMF(problem, "vr", sc["K"], max_iter=sc["S"],
-                                   learning_rate=auto * mult, eval_every=sc["eval_every"],
-                                   random_state=ctx.seed).fit(X)
-            except FloatingPointError:
-                continue
-            runs[mult] = est.history_
+
+        def sweep(problem=problem, X=X):
+            """η̂ and VR's history per step multiplier (diverged ones left out)."""
+            auto = StochasticMF(problem, "vr", sc["K"], max_iter=1,
+                                random_state=ctx.seed).fit(X).learning_rate_
+            runs = {}
+            for mult in mults:
+                try:
+                    est = StochasticMF(problem, "vr", sc["K"], max_iter=sc["S"],
+                                       learning_rate=auto * mult, eval_every=sc["eval_every"],
+                                       random_state=ctx.seed).fit(X)
+                except FloatingPointError:
+                    continue
+                runs[mult] = est.history_
+            return auto, runs
+
+        auto, runs = ctx.memo(f"zhf-stepsize-{problem}-{dname}", sweep)
         f_min = min(float(h["objective"].min()) for h in runs.values())
         f_ref = f_min - 1e-9 * max(abs(f_min), 1.0)
         finals = {}
