@@ -270,7 +270,8 @@ def topics(ctx: Context) -> Result:
         for i in range(inits):  # Table VII: 10 random initializations of W
             ol, batch, a, b = ctx.memo(
                 f"zhao-topics-{name}-{i}",
-                lambda i=i: _fit_topics(V, k, tau, ctx.seed + i, with_batch=i < batch_inits))
+                lambda i=i, V=V, k=k, tau=tau: _fit_topics(V, k, tau, ctx.seed + i,
+                                                           with_batch=i < batch_inits))
             t_ol.append(a)
             if i < batch_inits:
                 t_b.append(b)
