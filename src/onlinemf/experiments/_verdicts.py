@@ -49,26 +49,27 @@ def ratio_band(measured: float, lo: float, hi: float | None = None,
     return judge(ok, math.isfinite(measured) and same_side), band
 
 
+def _threshold(measured, full, partial, what, sign):
+    """``reproduced`` when sign·measured ≥ sign·full, ``partly`` when ≥ sign·partial."""
+    word = "≥" if sign > 0 else "≤"
+    band = f"reproduced if {what} {word} {full:g}"
+    if partial is not None:
+        band += f"; partly if {word} {partial:g}"
+    ok = math.isfinite(measured)
+    return judge(ok and sign * measured >= sign * full,
+                 ok and partial is not None and sign * measured >= sign * partial), band
+
+
 def at_least(measured: float, full: float, partial: float | None = None,
              what: str = "value") -> tuple[str, str]:
     """``reproduced`` if ``measured ≥ full``, ``partly`` if ``≥ partial``."""
-    band = f"reproduced if {what} ≥ {full:g}"
-    if partial is not None:
-        band += f"; partly if ≥ {partial:g}"
-    ok = math.isfinite(measured)
-    return judge(ok and measured >= full,
-                 ok and partial is not None and measured >= partial), band
+    return _threshold(measured, full, partial, what, 1)
 
 
 def at_most(measured: float, full: float, partial: float | None = None,
             what: str = "value") -> tuple[str, str]:
     """``reproduced`` if ``measured ≤ full``, ``partly`` if ``≤ partial``."""
-    band = f"reproduced if {what} ≤ {full:g}"
-    if partial is not None:
-        band += f"; partly if ≤ {partial:g}"
-    ok = math.isfinite(measured)
-    return judge(ok and measured <= full,
-                 ok and partial is not None and measured <= partial), band
+    return _threshold(measured, full, partial, what, -1)
 
 
 def ordered(values, strict: bool = True) -> tuple[str, str]:
