@@ -22,8 +22,7 @@ from threadpoolctl import threadpool_limits
 from onlinemf import OnlineRobustNMF
 from onlinemf.baselines import batch_robust_nmf
 from onlinemf.constraints import project_nonneg_l2_ball
-from onlinemf.datasets import find_data, render_faces
-from onlinemf.datasets._outliers import contaminate, load_cbcl
+from onlinemf.datasets import contaminate, find_data, load_cbcl, render_faces
 
 
 def psnr(est, clean):

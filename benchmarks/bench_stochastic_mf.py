@@ -25,14 +25,15 @@ from sklearn.decomposition import MiniBatchDictionaryLearning, MiniBatchNMF
 from threadpoolctl import threadpool_limits
 
 from onlinemf import StochasticMF
-from onlinemf.smf_problems import make_problem
-from onlinemf.variance_reduction import default_batch_params, evaluate
+from onlinemf.metrics import evaluate
+from onlinemf.problems import make_problem
+from onlinemf.updates import default_batch_params
 
 
 def load(data_dir):
     path = data_dir and os.path.join(data_dir, "cbcl_face", "CBCL_Face.mat")
     if path and os.path.exists(path):
-        from onlinemf.datasets._outliers import load_cbcl
+        from onlinemf.datasets import load_cbcl
 
         return load_cbcl(path), "CBCL faces (2429 × 361)"
     return load_digits().data / 16.0, "scikit-learn digits (1797 × 64)"

@@ -154,3 +154,64 @@ def test_transform_survives_a_worker_killed_mid_computation():
         codes = future.result(timeout=120)
     # block-wise coding equals whole-array coding to rounding
     np.testing.assert_allclose(codes, est.transform(X), rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("method", ["vr", "smm", "sgd"])
+def test_stochastic_mf_on_a_dask_array_equals_in_memory(method):
+    from onlinemf import StochasticMF
+
+    X = np.random.default_rng(7).random((300, 20))
+    Xd = da.from_array(X, chunks=(100, 20))
+    a = StochasticMF("odl", method, 5, max_iter=2, random_state=0).fit(X)
+    b = StochasticMF("odl", method, 5, max_iter=2, random_state=0).fit(Xd)
+    np.testing.assert_allclose(b.components_, a.components_, rtol=1e-10, atol=1e-12)
+    assert b.objective(Xd) == pytest.approx(a.objective(X), rel=1e-10)  # a map-reduce pass
+    codes = b.transform(Xd)
+    assert type(codes).__name__ == "Array"  # lazy
+    np.testing.assert_allclose(codes.compute(), a.transform(X), rtol=1e-9, atol=1e-12)
+
+
+def test_stochastic_mf_refuses_bad_dask_input_by_name_and_keeps_its_state():
+    from onlinemf import StochasticMF
+
+    X = np.random.default_rng(8).random((120, 10))
+    est = StochasticMF("odl", "vr", 3, max_iter=1, random_state=0).fit(X)
+    before = est.components_.copy()
+    bad = X.copy()
+    bad[5, 3] = np.nan
+    with pytest.raises(ValueError, match="NaN or infinity"):
+        est.partial_fit(da.from_array(bad, chunks=(40, 10)))
+    with pytest.raises(ValueError, match="expecting 10 features"):
+        est.partial_fit(da.from_array(X[:, :8], chunks=(40, 8)))
+    np.testing.assert_array_equal(est.components_, before)
+    with pytest.raises(ValueError, match="quadratic='data'"):
+        StochasticMF("olrr", "vr", 3, quadratic="data").fit(da.from_array(X, chunks=(40, 10)))
+
+
+def test_vr_full_gradient_survives_a_worker_killed_mid_pass():
+    """The VR snapshot's full gradient as dask tasks on a LocalCluster: a worker killed
+    (SIGKILL) during the pass; dask reruns its tasks and the sum equals the in-memory one."""
+    import os
+    import signal
+    import threading
+
+    distributed = pytest.importorskip("distributed")
+    from onlinemf.problems import make_problem
+    from onlinemf.updates import full_gradient
+
+    X = np.random.default_rng(9).random((3000, 12))
+    P = make_problem("odl", 12).bind(X.shape[0])
+    D = np.abs(np.random.default_rng(10).normal(size=(4, 12)))
+    D /= np.linalg.norm(D, axis=1, keepdims=True)
+    want = full_gradient(P, D, X, 1e-8, chunk_size=50)
+    Xd = da.from_array(X, chunks=(50, 12)).map_blocks(_slow, dtype=float)  # 60 slow tasks
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster):
+        nanny = next(iter(cluster.workers.values()))
+        killer = threading.Timer(0.6, os.kill, (nanny.process.process.pid, signal.SIGKILL))
+        killer.start()
+        got = full_gradient(P, D, Xd, 1e-8, chunk_size=50)
+        killer.join()
+    np.testing.assert_allclose(got.grad, want.grad, rtol=1e-9, atol=1e-12)
+    assert got.count == want.count == 3000

@@ -1,7 +1,14 @@
 import numpy as np
 
-from onlinemf.datasets import make_nmf_synthetic, make_topic_corpus, render_faces, tfidf_paper
-from onlinemf.datasets._outliers import contaminate, make_outlier_synthetic, make_video
+from onlinemf.datasets import (
+    contaminate,
+    make_nmf_synthetic,
+    make_outlier_synthetic,
+    make_topic_corpus,
+    make_video,
+    render_faces,
+    tfidf_paper,
+)
 
 
 def test_nmf_synthetic_recipe():

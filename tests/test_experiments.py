@@ -6,8 +6,7 @@ import os
 
 import pytest
 
-from onlinemf.experiments import REGISTRY, Context, run_experiments
-from onlinemf.experiments._registry import experiment_names
+from onlinemf.experiments import REGISTRY, Context, experiment_names, run_experiments
 from onlinemf.experiments._verdicts import VERDICTS
 
 NAMES = experiment_names([])

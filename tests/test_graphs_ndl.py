@@ -185,7 +185,8 @@ def test_ndl_with_the_pivot_chain_reconstructs_karate():
 
 @pytest.mark.parametrize("mode", ["add", "remove"])
 def test_corruption_and_denoising_auc(mode):
-    from onlinemf.graphs import corrupt_network, denoising_auc, edge_recovery
+    from onlinemf.graphs import corrupt_network
+    from onlinemf.metrics import denoising_auc, edge_recovery
 
     G = nx.karate_club_graph()
     A = (as_adjacency(G) > 0).astype(float)

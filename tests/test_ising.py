@@ -3,7 +3,7 @@ import itertools
 import numpy as np
 import pytest
 
-from onlinemf.ising import CRITICAL_T, IsingLattice
+from onlinemf.datasets import CRITICAL_T, IsingLattice
 
 
 def _kernel(lat, states):

@@ -180,3 +180,24 @@ def test_losses_without_sparse_kernels_say_so():
     assert not loss.sparse_kernels
     with pytest.raises(NotImplementedError, match="is loss has no sparse kernels"):
         loss.sparse_value(sp.csr_matrix(np.ones((1, 2))), np.ones((1, 1)), np.ones((1, 2)))
+
+
+@pytest.mark.parametrize("name,params", [("squared", {}), ("kl", {}), ("is", {}),
+                                         ("beta", {"beta": 1.5}), ("beta", {"beta": 3.0}),
+                                         ("huber", {"delta": 0.3}), ("l1", {}), ("l2", {})])
+def test_mu_ratios_split_the_gradient(name, params):
+    # Q − P is the gradient in y, so the multiplicative update's fixed points are stationary
+    rng = np.random.default_rng(0)
+    X, Y = rng.uniform(0.5, 2, (6, 5)), rng.uniform(0.5, 2, (6, 5))
+    loss = get_loss(name, **params)
+    P, Q = loss.mu_ratios(X, Y)
+    assert (P >= 0).all() and (Q > 0).all()
+    np.testing.assert_allclose(Q - P, loss.grad(X, Y), rtol=1e-10, atol=1e-12)
+
+
+def test_mu_exponents_and_losses_without_an_update():
+    assert get_loss("is").mu_exponent == 0.5 and get_loss("kl").mu_exponent == 1.0
+    assert get_loss("beta", beta=0.5).mu_exponent == pytest.approx(1 / 1.5)
+    assert get_loss("beta", beta=3.0).mu_exponent == pytest.approx(0.5)
+    with pytest.raises(ValueError, match="no batch multiplicative update for the alpha"):
+        get_loss("alpha").mu_ratios(np.ones((2, 2)), np.ones((2, 2)))

@@ -5,9 +5,8 @@ import pytest
 from scipy.optimize import minimize
 
 from onlinemf import OnlineRobustNMF
-from onlinemf.coders import outlier_loss, solve_codes_outliers
-from onlinemf.coders._outliers import outlier_step, soft_threshold
-from onlinemf.constraints import project_nonneg_elastic_ball, project_nonneg_l2_ball
+from onlinemf.coders import outlier_loss, outlier_step, solve_codes_outliers
+from onlinemf.constraints import project_nonneg_elastic_ball, project_nonneg_l2_ball, soft_threshold
 from onlinemf.updates import SurrogateStats, solve_surrogate_dictionary
 
 

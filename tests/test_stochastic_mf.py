@@ -8,15 +8,15 @@ from scipy.optimize import nnls
 from sklearn.linear_model import Lasso
 
 from onlinemf import StochasticMF
+from onlinemf.baselines import batch_reference
 from onlinemf.coders import solve_codes_bsum
-from onlinemf.coders._outliers import soft_threshold
+from onlinemf.constraints import soft_threshold
 from onlinemf.datasets import expressed_variance, make_smf_synthetic
-from onlinemf.smf_problems import make_problem
-from onlinemf.variance_reduction import (
-    batch_reference,
+from onlinemf.metrics import evaluate
+from onlinemf.problems import make_problem
+from onlinemf.updates import (
     code_tolerance,
     default_batch_params,
-    evaluate,
     full_gradient,
     sampling_factor,
     theta_min,

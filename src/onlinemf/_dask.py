@@ -11,7 +11,8 @@ from collections.abc import Iterator
 
 import numpy as np
 
-__all__ = ["is_dask_array", "iter_row_blocks", "dask_nanmax"]
+__all__ = ["is_dask_array", "iter_row_blocks", "dask_nanmax", "take_rows", "map_reduce_blocks",
+           "check_dask_rows"]
 
 
 def is_dask_array(X) -> bool:
@@ -52,3 +53,46 @@ def dask_nanmax(X) -> float:
     import dask.array as da
 
     return float(da.nanmax(X).compute())
+
+
+def take_rows(X, rows) -> np.ndarray:
+    """X[rows] in memory, in the order of ``rows``: fetched in sorted order (dask then
+    computes only the blocks those rows live in) and put back in the asked order."""
+    rows = np.asarray(rows)
+    order = np.argsort(rows, kind="stable")
+    out = np.asarray(X[rows[order]].compute())
+    back = np.empty_like(order)
+    back[order] = np.arange(order.size)
+    return out[back]
+
+
+def map_reduce_blocks(func, X):
+    """``func(block)`` on every row block of X as independent dask tasks (on the active
+    scheduler, a ``distributed.Client`` included), summed with ``+``: a map-reduce pass that
+    brings back only what ``func`` returns, never the data."""
+    import dask
+
+    tasks = [dask.delayed(func)(block) for block in _whole_rows(X).to_delayed().ravel()]
+    parts = dask.compute(*tasks)
+    total = parts[0]
+    for part in parts[1:]:
+        total = total + part
+    return total
+
+
+def check_dask_rows(X, name: str, n_features: int | None = None):
+    """X with whole-row blocks after checking, as one blockwise reduction, that every entry is
+    finite; ``n_features`` (when fitted) must match. Raises ValueError naming the problem."""
+    import dask.array as da
+
+    X = _whole_rows(X)
+    if X.shape[0] == 0:
+        raise ValueError(f"{name} got an empty dask array")
+    if n_features is not None and X.shape[1] != n_features:
+        raise ValueError(f"X has {X.shape[1]} features, but {name} is expecting {n_features} "
+                         "features as input")
+    if not np.issubdtype(X.dtype, np.number):
+        raise ValueError(f"{name} needs a numeric dask array, got dtype {X.dtype}")
+    if not bool(da.isfinite(X).all().compute()):
+        raise ValueError(f"Input X contains NaN or infinity ({name} needs finite data)")
+    return X

@@ -9,6 +9,8 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import validate_data
 
+from ._dask import is_dask_array, take_rows
+
 __all__ = ["check_stream_input", "check_complete_input", "dense_batch", "guarded_validation",
            "check_magnitude"]
 
@@ -88,7 +90,10 @@ def dense_batch(X, rows, mask=None):
 
     Returns ``(Xb, Mb)`` where ``Mb`` is None when every entry of the batch is observed.
     """
-    Xb = X[rows].toarray() if sp.issparse(X) else X[rows]
+    if is_dask_array(X):  # only the blocks the rows live in are computed
+        Xb = take_rows(X, rows)
+    else:
+        Xb = X[rows].toarray() if sp.issparse(X) else X[rows]
     nan = np.isnan(Xb)
     Mb = None if mask is None else mask[rows]
     if nan.any():

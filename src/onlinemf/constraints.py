@@ -1,4 +1,5 @@
-"""Euclidean projections onto the dictionary, code and outlier sets.
+"""Euclidean projections onto the dictionary, code and outlier sets, and the proximal maps
+(soft thresholds, group shrinkage, the max-norm prox) the solvers share.
 
 All functions are vectorized and return new arrays (inputs are never modified). Orientation is
 scikit-learn's: a dictionary is ``components_`` of shape ``(n_components, n_features)`` whose
@@ -27,6 +28,9 @@ __all__ = [
     "project_nonneg_l2_ball",
     "project_nonneg_elastic_ball",
     "group_shrink",
+    "group_soft_threshold",
+    "soft_threshold",
+    "max_norm_prox",
 ]
 
 
@@ -151,18 +155,51 @@ def project_nonneg_elastic_ball(V: np.ndarray, l1: float, l2: float, n_iter: int
     return out
 
 
-def group_shrink(H: np.ndarray, group_size: int, thresh: float) -> np.ndarray:
-    """Prox of thresh·Σ_α √ξ_α ‖h_α‖₂ on nonnegative codes, for contiguous groups of
-    ``group_size`` coordinates (the last may be shorter): z = max(h, 0), then each group is
-    scaled by max(0, 1 − thresh·√ξ_α/‖z_α‖) (group lasso, spec 001 §2.3)."""
-    Z = np.maximum(H, 0)
+def soft_threshold(X: np.ndarray, lam: float) -> np.ndarray:
+    """S_λ(x) = sgn(x)·max(|x| − λ, 0), elementwise: the prox of λ‖·‖₁."""
+    return X - np.clip(X, -lam, lam)
+
+
+def group_soft_threshold(Z: np.ndarray, group_size: int, thresh: float,
+                         weighted: bool = False) -> np.ndarray:
+    """Prox of thresh·Σ_g w_g‖z_g‖₂ over contiguous groups of ``group_size`` coordinates of
+    the last axis (the last group may be shorter): each group is scaled by
+    max(0, 1 − thresh·w_g/‖z_g‖), with w_g = √|g| when ``weighted`` (group lasso) else 1."""
+    Z = np.asarray(Z)
+    out = Z.astype(Z.dtype if np.issubdtype(Z.dtype, np.floating) else float, copy=True)
     if thresh <= 0:
-        return Z
-    out = Z.copy()
-    for start in range(0, Z.shape[-1], group_size):
-        block = Z[..., start:start + group_size]
+        return out
+    for start in range(0, Z.shape[-1], group_size):  # groups, not samples: vectorized rows
+        block = out[..., start:start + group_size]
         norm = np.linalg.norm(block, axis=-1, keepdims=True)
-        scale = np.maximum(0.0, 1.0 - thresh * np.sqrt(block.shape[-1])
-                           / np.maximum(norm, 1e-300))
-        out[..., start:start + group_size] = block * scale
+        w = np.sqrt(block.shape[-1]) if weighted else 1.0
+        out[..., start:start + group_size] = block * np.maximum(
+            0.0, 1.0 - thresh * w / np.maximum(norm, 1e-300))
     return out
+
+
+def group_shrink(H: np.ndarray, group_size: int, thresh: float) -> np.ndarray:
+    """Prox of thresh·Σ_α √ξ_α ‖h_α‖₂ on nonnegative codes (group lasso, spec 001 §2.3):
+    :func:`group_soft_threshold` (weighted) of max(h, 0)."""
+    return group_soft_threshold(np.maximum(H, 0), group_size, thresh, weighted=True)
+
+
+def max_norm_prox(D: np.ndarray, c: float) -> np.ndarray:
+    """prox of (c/2)‖W‖²_{2,∞} for W = Dᵀ: the largest feature-column norm ρ_j of D is shrunk.
+
+    With τ ≥ 0 solving c·τ = Σ_j max(ρ_j − τ, 0), columns with ρ_j > τ are rescaled to norm τ
+    and the others are left as they are (spec 002 §2.4, P6).
+    """
+    rho = np.linalg.norm(D, axis=0)
+    if c <= 0 or not rho.any():
+        return D.copy()
+    srt = np.sort(rho)[::-1]
+    csum = np.cumsum(srt)
+    # with the top j columns active, τ = csum_j / (c + j); find the j consistent with it
+    j = np.arange(1, srt.size + 1)
+    tau_j = csum / (c + j)
+    nxt = np.append(srt[1:], 0.0)
+    ok = (tau_j >= nxt) & (tau_j <= srt)
+    tau = tau_j[np.argmax(ok)]
+    scale = np.where(rho > tau, tau / np.maximum(rho, 1e-300), 1.0)
+    return D * scale

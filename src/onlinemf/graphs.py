@@ -13,8 +13,7 @@ import numpy as np
 import scipy.sparse as sp
 
 __all__ = ["as_adjacency", "path_motif", "star_motif", "GlauberChain", "PivotChain", "patch",
-           "patches_of", "motif_tree", "binarize", "edge_recovery", "corrupt_network",
-           "denoising_auc"]
+           "patches_of", "motif_tree", "corrupt_network"]
 
 
 def as_adjacency(G, kind: str | None = None) -> sp.csr_matrix:
@@ -326,19 +325,8 @@ def patches_of(A: sp.csr_matrix, states: np.ndarray) -> np.ndarray:
     return np.asarray(A[rows, cols]).reshape(states.shape[0], k * k)
 
 
-def binarize(R: sp.spmatrix) -> sp.csr_matrix:
-    """Edges of a reconstruction for a simple graph: where round(R) > 0 (spec 004 §2.12)."""
-    R = sp.csr_matrix(R)
-    out = (R >= 0.5).astype(float)
-    out.eliminate_zeros()
-    return out
 
 
-def edge_recovery(A, R) -> float:
-    """|E(G) ∩ E(Ĝ)| / |E(G)| with Ĝ = :func:`binarize` (R)."""
-    E = as_adjacency(A) > 0
-    hit = E.multiply(binarize(R) > 0)
-    return float(hit.nnz / max(E.nnz, 1))
 
 
 def corrupt_network(A, fraction: float, mode: str = "add", random_state=None):
@@ -386,27 +374,3 @@ def corrupt_network(A, fraction: float, mode: str = "add", random_state=None):
     return noisy, pairs
 
 
-def denoising_auc(original, noisy, R, pairs, mode: str) -> float:
-    """How well the reconstruction R of the noisy graph ranks true pairs above false ones.
-
-    ``mode="add"``: among the noisy graph's edges, the original edges (positives) against the
-    added ones (negatives). ``mode="remove"``: among the noisy graph's non-edges, the removed
-    edges (positives) against the true non-edges (negatives). Scores are R (symmetrized).
-    """
-    from sklearn.metrics import roc_auc_score
-
-    R = sp.csr_matrix(R)
-    S = R.maximum(R.T).tocsr()
-    O = (as_adjacency(original) > 0)
-    N = (as_adjacency(noisy) > 0)
-    n = O.shape[0]
-    if mode == "add":
-        i, j = sp.triu(N, k=1).nonzero()
-        labels = np.asarray(O[i, j]).ravel()
-    else:
-        full = np.ones((n, n), bool)
-        full[N.toarray()] = False
-        i, j = np.nonzero(np.triu(full, k=1))
-        labels = np.asarray(O[i, j]).ravel()
-    scores = np.asarray(S[i, j]).ravel()
-    return float(roc_auc_score(labels.astype(int), scores))

@@ -72,6 +72,8 @@ class Loss:
     sparse_kernels : bool
         :meth:`sparse_value`, :meth:`sparse_code_grad` and :meth:`sparse_dictionary_grad`
         work on a CSR batch from its nonzeros (O(nnz·K + n·K²) instead of O(n·F·K)).
+    quadratic : bool
+        ½‖x − y‖²: the code gradient is H·DDᵀ − X·Dᵀ, computed from the Gram matrix.
     """
 
     name = "loss"
@@ -81,6 +83,7 @@ class Loss:
     positive_model = False
     default_step = "armijo"
     sparse_kernels = False
+    quadratic = False
 
     # -- elementwise kernels, overridden by separable losses -------------------------------
     def _value(self, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
@@ -137,6 +140,17 @@ class Loss:
         gradient-Lipschitz constant; None where no global bound exists."""
         return None
 
+    #: exponent γ of the multiplicative update (Févotte and Idier 2011: 1/(2 − β) for β < 1)
+    mu_exponent = 1.0
+
+    def mu_ratios(self, X: np.ndarray, Y: np.ndarray,
+                  irls_delta: float = 1e-6) -> tuple[np.ndarray, np.ndarray]:
+        """Weights (P, Q) of the batch multiplicative update at the model Y = HD:
+        H ← H ⊙ ((P Dᵀ)/(Q Dᵀ))^γ and D ← D ⊙ ((Hᵀ P)/(Hᵀ Q))^γ, γ = :attr:`mu_exponent`
+        (the heuristic MU of the β-divergences; iteratively reweighted least squares for the
+        robust losses, with weights floored at ``irls_delta``)."""
+        raise ValueError(f"no batch multiplicative update for the {self.name} loss")
+
     def check_features(self, n_features: int) -> None:
         """Raise ``ValueError`` if the loss's parameters do not fit ``n_features``."""
 
@@ -172,6 +186,7 @@ class SquaredLoss(Loss):
     reported objective (spec §1.3, §5 item 10).
     """
 
+    quadratic = True
     name = "squared"
     default_step = "lipschitz"
 
@@ -186,6 +201,9 @@ class SquaredLoss(Loss):
         return 1.0
 
     sparse_kernels = True
+
+    def mu_ratios(self, X, Y, irls_delta=1e-6):
+        return X, Y
 
     def sparse_value(self, X, H, D):
         # ½‖hD‖² − ⟨x, hD⟩ + ½‖x‖², the cross term from the nonzeros only
@@ -219,6 +237,9 @@ class KLDivergence(Loss):
 
     def _grad(self, X, Y):
         return 1.0 - X / Y
+
+    def mu_ratios(self, X, Y, irls_delta=1e-6):
+        return X / np.maximum(Y, Y_FLOOR), np.ones_like(Y)
 
     def data_terms(self, X):
         pos = X > 0
@@ -265,6 +286,12 @@ class ISDivergence(Loss):
     def _grad(self, X, Y):
         return (Y - X) / (Y * Y)
 
+    mu_exponent = 0.5
+
+    def mu_ratios(self, X, Y, irls_delta=1e-6):
+        Yf = np.maximum(Y, Y_FLOOR)
+        return X / (Yf * Yf), 1.0 / Yf
+
     def data_terms(self, X):
         return (-np.log(X) - 1.0).sum(axis=-1)
 
@@ -288,6 +315,7 @@ class BetaDivergence(Loss):
         self.convex = 1.0 <= b <= 2.0
         self.positive_data = b <= 0.0
         self.positive_model = b < 2.0
+        self.quadratic = b == 2.0
         self.default_step = "lipschitz" if b == 2.0 else "armijo"
 
     def _params(self):
@@ -304,6 +332,15 @@ class BetaDivergence(Loss):
             return self._special._grad(X, Y)
         b = self.beta
         return Y ** (b - 2.0) * (Y - X)
+
+    @property
+    def mu_exponent(self):
+        b = self.beta
+        return 1.0 / (2.0 - b) if b < 1.0 else (1.0 / (b - 1.0) if b > 2.0 else 1.0)
+
+    def mu_ratios(self, X, Y, irls_delta=1e-6):
+        Yf = np.maximum(Y, Y_FLOOR)
+        return X * Yf ** (self.beta - 2.0), Yf ** (self.beta - 1.0)
 
     def curvature(self):
         return 1.0 if self.beta == 2.0 else None
@@ -425,6 +462,11 @@ class HuberLoss(Loss):
     def _grad(self, X, Y):
         return np.clip(Y - X, -self.delta, self.delta)
 
+    def mu_ratios(self, X, Y, irls_delta=1e-6):
+        r = np.abs(X - Y)
+        w = np.where(r <= self.delta, 1.0, self.delta / np.maximum(r, 1e-300))
+        return w * X, w * Y
+
     def curvature(self):
         return 1.0
 
@@ -441,6 +483,10 @@ class L1Loss(Loss):
 
     def _grad(self, X, Y):
         return np.sign(Y - X)
+
+    def mu_ratios(self, X, Y, irls_delta=1e-6):
+        w = 1.0 / np.maximum(np.abs(X - Y), irls_delta)
+        return w * X, w * Y
 
 
 class L2Loss(Loss):
@@ -460,6 +506,10 @@ class L2Loss(Loss):
         R = Y - fill_missing(X, Y, mask)
         norm = np.sqrt(np.einsum("ij,ij->i", R, R))[:, None]
         return np.divide(R, norm, out=np.zeros_like(R), where=norm > 0)
+
+    def mu_ratios(self, X, Y, irls_delta=1e-6):
+        w = 1.0 / np.maximum(np.linalg.norm(X - Y, axis=1, keepdims=True), irls_delta)
+        return w * X, w * Y
 
 
 _REGISTRY = {

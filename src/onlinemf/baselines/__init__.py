@@ -2,6 +2,7 @@
 
 from ._poisson import GROUSE, batch_poisson_factorization
 from ._robust import ORPCA, batch_robust_nmf
+from ._smf import batch_reference
 from ._zhao import (
     BATCH_LOSSES,
     BatchResult,
@@ -12,5 +13,6 @@ from ._zhao import (
 )
 
 __all__ = ["BATCH_LOSSES", "GROUSE", "ORPCA", "BatchResult", "OnlineHuberSGD", "OnlineISNMF",
+           "batch_reference",
            "RobustSANMF", "batch_nmf", "batch_poisson_factorization",
            "batch_robust_nmf"]

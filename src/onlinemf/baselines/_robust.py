@@ -19,9 +19,8 @@ import numpy as np
 from scipy.linalg import cho_factor, cho_solve
 
 from .._history import History
-from ..coders import spectral_norm_sq
-from ..coders._outliers import outlier_step, soft_threshold
-from ..constraints import project_nonneg_l2_ball
+from ..coders import outlier_step, spectral_norm_sq
+from ..constraints import project_nonneg_l2_ball, soft_threshold
 from ._zhao import BatchResult
 
 __all__ = ["batch_robust_nmf", "ORPCA"]

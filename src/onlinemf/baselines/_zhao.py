@@ -54,32 +54,6 @@ def _init_factors(X, k, rng):
     return H, D
 
 
-def _mu_ratios(loss: Loss, X, Y, delta):
-    """Numerator and denominator weights (P, Q) so that the MU for codes is
-    H ← H ⊙ (P Dᵀ)/(Q Dᵀ) and for the dictionary D ← D ⊙ (Hᵀ P)/(Hᵀ Q)."""
-    name = loss.name
-    if name in ("squared", "kl", "is"):
-        beta = {"squared": 2.0, "kl": 1.0, "is": 0.0}[name]
-        Yf = np.maximum(Y, Y_FLOOR)
-        if beta == 2.0:
-            return X, Y
-        if beta == 1.0:
-            return X / Yf, np.ones_like(Y)
-        return X / (Yf * Yf), 1.0 / Yf
-    if name == "huber":
-        r = np.abs(X - Y)
-        w = np.where(r <= loss.delta, 1.0, loss.delta / np.maximum(r, _TINY))
-        return w * X, w * Y
-    if name == "l1":
-        w = 1.0 / np.maximum(np.abs(X - Y), delta)
-        return w * X, w * Y
-    if name == "l2":
-        w = 1.0 / np.maximum(np.linalg.norm(X - Y, axis=1, keepdims=True), delta)
-        return w * X, w * Y
-    raise ValueError(f"no batch multiplicative update for the {name} loss; choose one of "
-                     f"{BATCH_LOSSES}")
-
-
 def batch_nmf(
     X: np.ndarray,
     n_components: int,
@@ -102,15 +76,15 @@ def batch_nmf(
     rng = np.random.default_rng(random_state)
     X = np.asarray(X, dtype=float)
     H, D = _init_factors(X, n_components, rng)
-    gamma = 0.5 if loss.name == "is" else 1.0
+    gamma = loss.mu_exponent
     hist = History(n_checkpoints)
     elapsed, prev = 0.0, None
     it = 0
     for it in range(1, max_iter + 1):
         t0 = time.perf_counter()
-        P, Q = _mu_ratios(loss, X, H @ D, irls_delta)
+        P, Q = loss.mu_ratios(X, H @ D, irls_delta)
         H *= ((P @ D.T) / np.maximum(Q @ D.T, _TINY)) ** gamma
-        P, Q = _mu_ratios(loss, X, H @ D, irls_delta)
+        P, Q = loss.mu_ratios(X, H @ D, irls_delta)
         D *= ((H.T @ P) / np.maximum(H.T @ Q, _TINY)) ** gamma
         elapsed += time.perf_counter() - t0
         obj = float(loss.value(X, H @ D).mean())

@@ -119,11 +119,13 @@ def suite_nmf(ctx: BenchContext) -> list[Row]:
     """OnlineNMF at its defaults against MiniBatchNMF (20 passes, no early stop) for the
     squared, KL and IS losses: time to MiniBatchNMF's 20-pass objective, read at quarters of
     a pass, and our objective at MiniBatchNMF's 20-pass time."""
+    from ..losses import get_loss
+
     rows = []
     for name, X0, k in _nmf_cases(ctx):
         for lname in ("squared", "kl", "is"):
             X = X0 / X0.max()
-            if lname == "is":  # IS needs positive data: the same floor for everyone
+            if get_loss(lname).positive_data:  # IS: the same positive floor for everyone
                 X = np.maximum(X.toarray() if sp.issparse(X) else X, 1e-3)
             X = sp.csr_matrix(X) if sp.issparse(X) else np.asarray(X, dtype=float)
             rows.append(_nmf_case(ctx, name, X, k, lname))
@@ -283,8 +285,9 @@ def suite_smf(ctx: BenchContext) -> list[Row]:
     from sklearn.decomposition import MiniBatchDictionaryLearning
 
     from .. import StochasticMF
-    from ..smf_problems import make_problem
-    from ..variance_reduction import default_batch_params, evaluate
+    from ..metrics import evaluate
+    from ..problems import make_problem
+    from ..updates import default_batch_params
 
     X = load_digits().data / 16.0
     n, F = X.shape
@@ -318,7 +321,8 @@ def suite_ndl(ctx: BenchContext) -> list[Row]:
     import networkx as nx
 
     from .. import NetworkDictionaryLearning
-    from ..graphs import as_adjacency, corrupt_network, denoising_auc
+    from ..graphs import as_adjacency, corrupt_network
+    from ..metrics import denoising_auc
 
     G = nx.powerlaw_cluster_graph(800, 8, 0.5, seed=0)
     A = as_adjacency(G)

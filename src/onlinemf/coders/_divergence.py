@@ -91,8 +91,7 @@ class _Problem:
 
     def __init__(self, loss, D, X, mask, h_l2):
         self.loss, self.D, self.X, self.mask, self.h_l2 = loss, D, X, mask, h_l2
-        squared = loss.name == "squared" or getattr(loss, "beta", None) == 2.0
-        self.gram = mask is None and squared
+        self.gram = mask is None and loss.quadratic
         self.split = False
         self.sparse = sp.issparse(X) or isinstance(X, SparseRows)
         if self.sparse and not (self.gram or loss.sparse_kernels):

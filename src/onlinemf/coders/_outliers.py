@@ -25,19 +25,14 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.linalg import cho_factor, cho_solve
 
-from ..constraints import group_shrink
+from ..constraints import group_shrink, soft_threshold
 from ._steps import spectral_norm_sq
 
 __all__ = ["OUTLIER_SOLVERS", "OutlierCodeResult", "outlier_loss", "outlier_step",
-           "soft_threshold", "solve_codes_outliers"]
+           "solve_codes_outliers"]
 
 OUTLIER_SOLVERS = ("pgd", "fista", "admm")
 _TINY = 1e-300
-
-
-def soft_threshold(X: np.ndarray, lam: float) -> np.ndarray:
-    """S_λ(x) = sgn(x)·max(|x| − λ, 0), elementwise."""
-    return X - np.clip(X, -lam, lam)
 
 
 def outlier_step(U: np.ndarray, lam: float, bound: float, nonneg: bool = False) -> np.ndarray:

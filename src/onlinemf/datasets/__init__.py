@@ -1,4 +1,5 @@
-"""Data: synthetic recipes of the papers, loaders of their real data sets, embedded sets."""
+"""Data: synthetic recipes of the papers, loaders of their real data sets, embedded sets, and
+the Ising lattice whose Gibbs chains make the frames of spec 004's Ising experiment."""
 
 from ._embedded import (
     Corpus,
@@ -12,6 +13,8 @@ from ._embedded import (
     render_faces,
     tfidf_paper,
 )
+from ._ising import CRITICAL_T, IsingLattice
+from ._outliers import contaminate, load_cbcl, load_video, make_outlier_synthetic, make_video
 from ._smf import expressed_variance, load_mnist, make_smf_synthetic
 from ._synthetic import NOISE_FOR_LOSS, SyntheticNMF, make_nmf_synthetic
 
@@ -19,4 +22,5 @@ __all__ = ["NOISE_FOR_LOSS", "Corpus", "SyntheticNMF", "find_data", "load_20news
            "load_bbc", "load_sotu",
            "load_yaleb", "make_nmf_synthetic", "make_smf_synthetic", "load_mnist",
            "expressed_variance", "make_topic_corpus", "make_topic_stream",
-           "render_faces", "tfidf_paper"]
+           "render_faces", "tfidf_paper", "CRITICAL_T", "IsingLattice", "contaminate",
+           "load_cbcl", "load_video", "make_outlier_synthetic", "make_video"]

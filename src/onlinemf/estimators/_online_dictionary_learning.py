@@ -16,7 +16,7 @@ from .._dask import is_dask_array
 from .._validation import check_complete_input, dense_batch
 from ..coders import solve_codes_bsum
 from ..constraints import project_nonneg_l2_ball
-from ..smf_problems import L1Codes, NonnegUnitNormAtoms, SMFProblem
+from ..problems import L1Codes, NonnegUnitNormAtoms, SMFProblem
 from ..updates import bcd_dictionary
 from ._base import OnlineFactorizationMixin, transactional
 

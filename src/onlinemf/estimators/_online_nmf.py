@@ -253,10 +253,7 @@ default="auto"
 
     # ------------------------------------------------------------------ configuration
     def _make_loss(self) -> Loss:
-        params = dict(self.loss_params or {})
-        if self.loss == "huber":
-            params.setdefault("delta", 0.1)
-        return get_loss(self.loss, **params)
+        return get_loss(self.loss, **dict(self.loss_params or {}))
 
     def _check_config(self) -> Loss:
         self._validate_params()

@@ -13,15 +13,16 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import check_complete_input, dense_batch
+from .._dask import check_dask_rows, is_dask_array
+from .._validation import check_complete_input, dense_batch, guarded_validation
 from ..coders import BSUMResult, solve_codes_bsum, spectral_lipschitz
-from ..smf_problems import PROBLEM_NAMES, QuadraticDictionary, SMFProblem, make_problem
-from ..variance_reduction import (
+from ..metrics import evaluate
+from ..problems import PROBLEM_NAMES, QuadraticDictionary, SMFProblem, make_problem
+from ..updates import (
     chunk_terms,
     code_tolerance,
     danskin_gradient_sum,
     default_batch_params,
-    evaluate,
     full_gradient,
     iter_chunks,
     smm_dictionary,
@@ -54,7 +55,7 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
 
     The per-sample loss is ℓ(x, D) = min_{h ∈ H, r ∈ R} ½‖x − hD − r‖² + φ(h) + ϕ(r); the
     problem (C, ψ, H, φ, R, ϕ) is one of the paper's eight instances by name, or any
-    :class:`~onlinemf.smf_problems.SMFProblem` assembled from parts. Codes and outliers are
+    :class:`~onlinemf.problems.SMFProblem` assembled from parts. Codes and outliers are
     solved by BSUM (eqs. 5–6); the dictionary by one of three methods on the same problem:
 
     ``"vr"`` — Algorithm 1 (SVRG): each outer iteration s takes the full Danskin gradient
@@ -96,7 +97,7 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
     learning_rate : float or "auto", default="auto"
         VR's constant η. "auto": η = 1/L̂ at every snapshot, L̂ = λ_max((1/n)Σhhᵀ) the
         curvature of g with the codes fixed (the paper tunes η and reports no value; its
-        theory asks η = 1/(θL) with θ ≈ 2.2, see :func:`~onlinemf.variance_reduction.theta_min`).
+        theory asks η = 1/(θL) with θ ≈ 2.2, see :func:`~onlinemf.updates.theta_min`).
     step_scale : float, default=1.0
         Multiplies the automatic steps (VR's η = step_scale/L̂, SGD's β = step_scale·β′/L̂₀):
         the knob the paper tunes per data set (spec §4.5 item 3).
@@ -249,6 +250,17 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
 
     # ------------------------------------------------------------------ set-up
     def _check(self, X, reset):
+        if is_dask_array(X):  # validated lazily, as one blockwise pass; never materialized
+            with guarded_validation(self):
+                self._validate_params()
+                if reset and isinstance(self.quadratic, str):
+                    raise ValueError("quadratic='data' forms XᵀX from X in memory; give a "
+                                     "NumPy array or the matrix itself")
+                n_features = None if reset else self.components_.shape[1]
+                X = check_dask_rows(X, type(self).__name__, n_features)
+                if reset:
+                    self.n_features_in_ = X.shape[1]
+            return X
         return check_complete_input(self, X, reset=reset, nonnegative=False)
 
     def _make_problem(self, X) -> SMFProblem:
@@ -544,7 +556,11 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
         return H.astype(self.components_.dtype, copy=False), R
 
     def transform(self, X):
-        """The codes h*(x, D) of every row (BSUM, tolerance ``eval_tol``)."""
+        """The codes h*(x, D) of every row (BSUM, tolerance ``eval_tol``); a dask array gives
+        a lazy dask array (one task per row block)."""
+        if is_dask_array(X):
+            check_is_fitted(self, "components_")
+            return self._transform_dask(self._check(X, False))
         return self._solve_all(X)[0]
 
     def decompose(self, X):

@@ -198,8 +198,8 @@ def _ising_protocol(T, size, p, frames, per_frame, r, sampler, updates, seed):
         reconstruct_from_patches_2d,
     )
 
+    from ..datasets import IsingLattice
     from ..estimators import OnlineDictionaryLearning
-    from ..ising import IsingLattice
 
     rng = np.random.default_rng(seed)
     lat = IsingLattice(size, T, sampler=sampler, random_state=int(rng.integers(2**31)))
@@ -460,7 +460,8 @@ def _data_networks(data_dir):
 @register("lyu-networks", "004 §2.12 and issue 6",
           "Reconstruction and denoising of real networks by NDL (edge recovery, denoising AUC)")
 def networks(ctx: Context) -> Result:
-    from ..graphs import as_adjacency, corrupt_network, denoising_auc, edge_recovery
+    from ..graphs import as_adjacency, corrupt_network
+    from ..metrics import denoising_auc, edge_recovery
 
     nets = [(name, G) for name, G in _embedded_networks()]
     if not ctx.quick:

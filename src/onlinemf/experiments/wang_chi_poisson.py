@@ -253,7 +253,7 @@ def montecarlo(ctx: Context) -> Result:
 
 # ----------------------------------------------------------------------------- Figs. 8–9
 def _video_frames(ctx):
-    from ..datasets._outliers import load_video, make_video
+    from ..datasets import load_video, make_video
 
     v = load_video(ctx.data_dir, "hall")
     if v is not None:

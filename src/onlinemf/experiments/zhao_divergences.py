@@ -20,6 +20,7 @@ from ..datasets import (
     tfidf_paper,
 )
 from ..estimators import OnlineNMF
+from ..losses import get_loss
 from ._registry import Context, Result, pyplot, register, save_figure
 from ._verdicts import NOT_MEASURED, at_least, at_most, claim, count_band, ratio_band
 
@@ -36,7 +37,7 @@ def _time_to_reach(hist: dict, level: float) -> float:
 def _ol(loss, n_components, batch_size, seed, **kw):
     params = {"delta": HUBER_DELTA} if loss == "huber" else None
     return OnlineNMF(n_components, loss=loss, loss_params=params, batch_size=batch_size,
-                     objective="paper", data_floor=1e-8 if loss == "is" else None,
+                     objective="paper", data_floor=1e-8 if get_loss(loss).positive_data else None,
                      step_safeguard=False, code_step="paper", random_state=seed, **kw)
 
 
@@ -51,7 +52,7 @@ def _synthetic_piece(loss, n, f, k, tau, seed):
     d = make_nmf_synthetic(n, f, k, NOISE_FOR_LOSS[loss], random_state=seed)
     ol = _ol(loss, k, tau, seed).fit(d.X)
     h = ol.history_
-    Xs = np.maximum(d.X / ol.scale_, 1e-8) if loss == "is" else d.X / ol.scale_
+    Xs = np.maximum(d.X / ol.scale_, 1e-8) if ol.loss_.positive_data else d.X / ol.scale_
     batch = batch_nmf(Xs, k, ol.loss_, max_iter=2000, tol=1e-6,
                       time_budget=2 * h["time"][-1], random_state=seed)
     other = {"is": OnlineISNMF(k, tau, random_state=seed),

@@ -10,17 +10,17 @@ import os
 import numpy as np
 from sklearn.datasets import load_digits
 
+from ..baselines import batch_reference
 from ..datasets import (
     expressed_variance,
     find_data,
+    load_cbcl,
     load_mnist,
     load_yaleb,
     make_smf_synthetic,
     render_faces,
 )
-from ..datasets._outliers import load_cbcl
 from ..estimators import StochasticMF
-from ..variance_reduction import batch_reference
 from ._registry import Context, Result, pyplot, register, save_figure
 from ._verdicts import claim, count_band, judge
 

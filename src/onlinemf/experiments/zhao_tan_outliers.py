@@ -9,13 +9,15 @@ import numpy as np
 
 from ..baselines import ORPCA, RobustSANMF, batch_robust_nmf
 from ..coders import solve_codes
-from ..datasets import find_data, load_yaleb, render_faces
-from ..datasets._outliers import (
+from ..datasets import (
     contaminate,
+    find_data,
     load_cbcl,
     load_video,
+    load_yaleb,
     make_outlier_synthetic,
     make_video,
+    render_faces,
 )
 from ..estimators import OnlineRobustNMF
 from ..losses import get_loss

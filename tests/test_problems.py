@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize
 
-from onlinemf.smf_problems import (
+from onlinemf.constraints import max_norm_prox
+from onlinemf.problems import (
     PROBLEM_NAMES,
     BoxCodes,
     GroupL1Codes,
@@ -16,7 +17,6 @@ from onlinemf.smf_problems import (
     RidgeCodes,
     UnitBallCodes,
     make_problem,
-    max_norm_prox,
     path_laplacian,
 )
 
@@ -166,7 +166,7 @@ def test_make_problem_names_and_errors():
 
 def test_make_problem_builds_only_the_named_problem(monkeypatch):
     """Asking for ODL at a large F must not build OLRR's F×F matrix or SSODL's Laplacian."""
-    import onlinemf.smf_problems as mod
+    import onlinemf.problems as mod
 
     def boom(*a, **k):
         raise AssertionError("built a part of another problem")

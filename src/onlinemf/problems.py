@@ -28,15 +28,20 @@ from dataclasses import dataclass, replace
 import numpy as np
 import scipy.sparse as sp
 
-from .coders._outliers import soft_threshold
-from .constraints import project_l2_ball, project_nonneg_l2_ball, project_simplex
+from .constraints import (
+    group_soft_threshold,
+    max_norm_prox,
+    project_l2_ball,
+    project_nonneg_l2_ball,
+    project_simplex,
+    soft_threshold,
+)
 
 __all__ = [
     "SMFProblem", "make_problem", "PROBLEM_NAMES",
     "L1Codes", "GroupL1Codes", "RidgeCodes", "UnitBallCodes", "BoxCodes", "L1Outliers",
     "UnitNormAtoms", "SimplexAtoms", "NonnegUnitNormAtoms", "FreeDictionary",
     "MaxNormDictionary", "QuadraticDictionary", "LaplacianSimplexAtoms", "path_laplacian",
-    "max_norm_prox", "group_soft_threshold",
 ]
 
 
@@ -76,17 +81,6 @@ class GroupL1Codes:
 
     def prox(self, X, step):
         return group_soft_threshold(X, self.group_size, step * self.alpha)
-
-
-def group_soft_threshold(Z, group_size, thresh):
-    """Group soft threshold: each contiguous group z_g becomes z_g·max(0, 1 − thresh/‖z_g‖)."""
-    out = np.array(Z, dtype=float, copy=True)
-    for start in range(0, Z.shape[-1], group_size):  # groups, not samples: vectorized rows
-        block = out[..., start:start + group_size]
-        norm = np.linalg.norm(block, axis=-1, keepdims=True)
-        out[..., start:start + group_size] = block * np.maximum(
-            0.0, 1.0 - thresh / np.maximum(norm, 1e-300))
-    return out
 
 
 @dataclass(frozen=True)
@@ -207,27 +201,6 @@ class FreeDictionary:
     def surrogate_argmin(self, A, B, n):
         """argmin_D ½tr(DᵀAD) − tr(DᵀB) + ψ(D) = (A + (λ/n)I)⁺B (spec §2.5)."""
         return np.linalg.lstsq(A + self.alpha / n * np.eye(A.shape[0]), B, rcond=None)[0]
-
-
-def max_norm_prox(D, c):
-    """prox of (c/2)‖W‖²_{2,∞} for W = Dᵀ: the largest feature-column norm ρ_j of D is shrunk.
-
-    With τ ≥ 0 solving c·τ = Σ_j max(ρ_j − τ, 0), columns with ρ_j > τ are rescaled to norm τ
-    and the others are left as they are (spec §2.4, P6).
-    """
-    rho = np.linalg.norm(D, axis=0)
-    if c <= 0 or not rho.any():
-        return D.copy()
-    srt = np.sort(rho)[::-1]
-    csum = np.cumsum(srt)
-    # with the top j columns active, τ = csum_j / (c + j); find the j consistent with it
-    j = np.arange(1, srt.size + 1)
-    tau_j = csum / (c + j)
-    nxt = np.append(srt[1:], 0.0)
-    ok = (tau_j >= nxt) & (tau_j <= srt)
-    tau = tau_j[np.argmax(ok)]
-    scale = np.where(rho > tau, tau / np.maximum(rho, 1e-300), 1.0)
-    return D * scale
 
 
 @dataclass(frozen=True)

@@ -1,12 +1,10 @@
-"""Finite-sum pieces of stochastic matrix factorization via variance reduction (Zhao, Haskell
-and Feng; spec 002): the Danskin gradient as a map over chunks of samples followed by a sum,
-the objective and the stationarity measure, the tolerance schedule of Theorem 2, the
-parameter helpers of §2.8 and Theorems 1–2, SMM's dictionary step, and the batch
-(deterministic proximal gradient) reference solver of §2.7.
+"""Variance-reduced stochastic matrix factorization (Zhao, Haskell and Feng; spec 002): the
+Danskin gradient as a map over chunks of samples followed by a sum, the SVRG direction, the
+tolerance schedule of Theorem 2, the parameter helpers of §2.8 and Theorems 1–2, and SMM's
+dictionary step.
 
 Orientation: samples and atoms are rows (x ∈ R^F, D ∈ R^{K×F}); the per-sample gradient of
-eq. (7) is ∇_D ℓ(x, D) = h*ᵀ(h*D + r* − x).
-"""
+eq. (7) is ∇_D ℓ(x, D) = h*ᵀ(h*D + r* − x)."""
 
 from __future__ import annotations
 
@@ -16,15 +14,13 @@ from functools import partial, reduce
 
 import numpy as np
 
-from .coders._bsum import solve_codes_bsum, spectral_lipschitz
-from .updates import bcd_dictionary
+from .._dask import is_dask_array, map_reduce_blocks
+from ..coders import solve_codes_bsum, spectral_lipschitz
+from ._surrogate import bcd_dictionary
 
-__all__ = [
-    "GradientTerms", "sampling_factor", "default_batch_params", "theta_min",
-    "theoretical_step_size", "code_tolerance", "chunk_terms", "danskin_gradient_sum",
-    "residual", "full_gradient", "evaluate",
-    "gradient_mapping", "vr_direction", "smm_dictionary", "batch_reference", "iter_chunks",
-]
+__all__ = ["GradientTerms", "sampling_factor", "default_batch_params", "theta_min",
+           "theoretical_step_size", "code_tolerance", "iter_chunks", "chunk_terms", "residual",
+           "danskin_gradient_sum", "full_gradient", "vr_direction", "smm_dictionary"]
 
 
 @dataclass
@@ -132,13 +128,21 @@ def full_gradient(problem, D, X, tol: float, *, chunk_size: int = 2048, max_iter
 
     ``map_fn`` is any map (the built-in one, ``concurrent.futures.Executor.map``, a Dask
     bag's or a cluster client's): the chunks are independent and only O(KF) per chunk comes
-    back, so the pass distributes without change to the algorithm.
+    back, so the pass distributes without change to the algorithm. A dask array is reduced
+    block by block as dask tasks on the active scheduler (``map_fn`` is not used).
     """
     G = D @ D.T
     L = spectral_lipschitz(G)
     work = partial(chunk_terms, problem, D, tol=tol, max_iter=max_iter, gram=G, lipschitz=L,
                    accelerate=accelerate, scale_tol=scale_tol)
+    if is_dask_array(X):  # one dask task per row block, summed: the data never come back
+        return map_reduce_blocks(partial(_block_terms, work, chunk_size), X)
     return reduce(operator.add, map_fn(work, iter_chunks(X, chunk_size)))
+
+
+def _block_terms(work, chunk_size, block):
+    """The terms of one in-memory row block, by chunks of ``chunk_size`` rows."""
+    return reduce(operator.add, map(work, iter_chunks(block, chunk_size)))
 
 
 def vr_direction(problem, D, D0, Xb, full_grad, tol: float, *, snapshot=None,
@@ -165,23 +169,6 @@ def vr_direction(problem, D, D0, Xb, full_grad, tol: float, *, snapshot=None,
     g1 = danskin_gradient_sum(D, Xb, cur.codes, cur.outliers)
     g0 = danskin_gradient_sum(D0, Xb, *snapshot)
     return (g1 - g0) / Xb.shape[0] + full_grad, solves
-
-
-def gradient_mapping(problem, D, grad, eta: float) -> np.ndarray:
-    """Γ_{f′,η}(D) = (D − prox_{ηψ+δ_C}(D − η∇g(D)))/η (spec §1.5)."""
-    return (D - problem.prox_dictionary(D - eta * grad, eta)) / eta
-
-
-def evaluate(problem, D, X, *, eta: float = 1.0, tol: float = 1e-8, max_iter: int = 5000,
-             chunk_size: int = 2048, map_fn=map, scale_tol: bool = False) -> dict:
-    """f(D) = (1/n)Σℓ(x_i, D) + ψ(D) with accurately solved codes, ∇g(D), and the squared
-    stationarity measure ‖Γ_{f′,η}(D)‖²_F, in one pass."""
-    terms = full_gradient(problem, D, X, tol, chunk_size=chunk_size, max_iter=max_iter,
-                          map_fn=map_fn, accelerate=True, scale_tol=scale_tol)
-    grad = terms.mean_grad
-    gamma = gradient_mapping(problem, D, grad, eta)
-    return {"objective": terms.loss / terms.count + problem.psi(D), "grad": grad,
-            "stationarity": float(np.sum(gamma * gamma)), "curvature": terms.curvature}
 
 
 def smm_dictionary(problem, D, A, B, *, sweeps: int = 1, tol: float = 0.0,
@@ -214,40 +201,3 @@ def smm_dictionary(problem, D, A, B, *, sweeps: int = 1, tol: float = 0.0,
         Yk = Znew + (t - 1) / tn * (Znew - Z)
         Z, t = Znew, tn
     return Z
-
-
-def batch_reference(problem, X, D0, *, eta: float | None = None, max_iter: int = 200,
-                    rtol: float = 1e-10, tol: float = 1e-8, code_max_iter: int = 5000,
-                    chunk_size: int = 2048, callback=None) -> tuple[np.ndarray, list]:
-    """Ŵ for the log-suboptimality metric (spec §2.7): deterministic proximal gradient on f
-    with exact codes (Algorithm 1 with b = n) and a backtracking line search, from D0, until
-    ‖Γ‖² ≤ rtol·‖Γ(D0)‖² or ``max_iter`` accepted steps.
-
-    Returns the final dictionary and the list of f values of the accepted iterates.
-    """
-    kw = dict(tol=tol, max_iter=code_max_iter, chunk_size=chunk_size)
-    D = problem.project_dictionary(np.asarray(D0, dtype=float))
-    cur = evaluate(problem, D, X, **kw)
-    eta = 1.0 / cur["curvature"] if eta is None else float(eta)
-    first = None
-    values = [cur["objective"]]
-    for _ in range(max_iter):
-        while True:
-            Dn = problem.prox_dictionary(D - eta * cur["grad"], eta)
-            step = Dn - D
-            nxt = evaluate(problem, Dn, X, **kw)
-            bound = (cur["objective"] + float(np.sum(cur["grad"] * step))
-                     + float(np.sum(step * step)) / (2 * eta))
-            if nxt["objective"] <= bound + 1e-12 * abs(bound) or eta < 1e-12:
-                break
-            eta *= 0.5
-        gamma2 = float(np.sum(step * step)) / eta**2
-        first = gamma2 if first is None else first
-        D, cur = Dn, nxt
-        values.append(cur["objective"])
-        if callback is not None:
-            callback(D, cur)
-        if gamma2 <= rtol * first:
-            break
-        eta *= 1.5
-    return D, values

@@ -1,0 +1,39 @@
+"""Dictionary update rules, each written as explicit state plus a step.
+
+* :class:`ProjectedSGDUpdate` with :class:`RobbinsMonroSchedule` — projected stochastic
+  gradient (spec 000); ``rule.init(components) -> state`` and ``rule.update(state, components,
+  grad, n_batch) -> (components, state)``;
+* :class:`SurrogateStats` with :func:`solve_surrogate_dictionary` / :func:`bcd_dictionary` —
+  surrogate minimization from sufficient statistics (specs 001, 004);
+* :func:`solve_poisson_rows` — the rows of Poisson subspace tracking (spec 003);
+* :func:`full_gradient`, :func:`vr_direction`, :func:`smm_dictionary` and the parameter
+  helpers — variance-reduced stochastic MF and its SMM baseline step (spec 002).
+
+The estimator keeps the state in its fitted attributes, so a pickled estimator resumes exactly.
+"""
+
+from ._poisson import log_jensen_gap, poisson_row_objective, solve_poisson_rows
+from ._sgd import ProjectedSGDUpdate, RobbinsMonroSchedule, SGDState
+from ._surrogate import DICT_SOLVERS, SurrogateStats, bcd_dictionary, solve_surrogate_dictionary
+from ._variance_reduction import (
+    GradientTerms,
+    chunk_terms,
+    code_tolerance,
+    danskin_gradient_sum,
+    default_batch_params,
+    full_gradient,
+    iter_chunks,
+    residual,
+    sampling_factor,
+    smm_dictionary,
+    theoretical_step_size,
+    theta_min,
+    vr_direction,
+)
+
+__all__ = ["RobbinsMonroSchedule", "ProjectedSGDUpdate", "SGDState", "SurrogateStats",
+           "DICT_SOLVERS", "solve_surrogate_dictionary", "bcd_dictionary",
+           "poisson_row_objective", "solve_poisson_rows", "log_jensen_gap",
+           "GradientTerms", "sampling_factor", "default_batch_params", "theta_min",
+           "theoretical_step_size", "code_tolerance", "iter_chunks", "chunk_terms", "residual",
+           "danskin_gradient_sum", "full_gradient", "vr_direction", "smm_dictionary"]
