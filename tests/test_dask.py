@@ -215,3 +215,29 @@ def test_vr_full_gradient_survives_a_worker_killed_mid_pass():
         killer.join()
     np.testing.assert_allclose(got.grad, want.grad, rtol=1e-9, atol=1e-12)
     assert got.count == want.count == 3000
+
+
+def test_decompose_score_and_inverse_transform_of_dask_arrays():
+    from onlinemf import OnlineRobustNMF, PoissonSubspaceTracker, StochasticMF
+
+    X = _data(n=300, f=12, seed=11)
+    Xd = da.from_array(X, chunks=(100, 12))
+    rob = OnlineRobustNMF(3, batch_size=20, random_state=0).fit(X)
+    low, out = rob.decompose(Xd)
+    assert type(low).__name__ == type(out).__name__ == "Array"  # lazy
+    want_low, want_out = rob.decompose(X)
+    np.testing.assert_allclose(low.compute(), want_low, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(out.compute(), want_out, rtol=1e-9, atol=1e-12)
+    assert rob.score(Xd) == pytest.approx(rob.score(X), rel=1e-9)  # a map-reduce pass
+    smf = StochasticMF("orpca", "vr", 3, max_iter=1, random_state=0).fit(X)
+    low, out = smf.decompose(Xd)
+    np.testing.assert_allclose(low.compute(), smf.decompose(X)[0], rtol=1e-9, atol=1e-12)
+    codes = rob.transform(Xd)
+    back = rob.inverse_transform(codes)
+    assert type(back).__name__ == "Array"
+    np.testing.assert_allclose(back.compute(), rob.inverse_transform(rob.transform(X)),
+                               rtol=1e-9, atol=1e-12)
+    counts = np.random.default_rng(12).poisson(5 * X)
+    pst = PoissonSubspaceTracker(3, random_state=0).fit(counts)
+    assert pst.score(da.from_array(counts, chunks=(100, 12))) == pytest.approx(
+        pst.score(counts), rel=1e-6)  # codes solved per block, to the solver's tolerance

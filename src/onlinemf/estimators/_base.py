@@ -8,7 +8,7 @@ import functools
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from .._dask import iter_row_blocks
+from .._dask import is_dask_array, iter_row_blocks, map_reduce_blocks
 from .._history import History
 
 __all__ = ["OnlineFactorizationMixin", "transactional"]
@@ -94,9 +94,29 @@ class OnlineFactorizationMixin:
         return X.map_blocks(self.transform, chunks=(X.chunks[0], (self.n_components_,)),
                             dtype=self.components_.dtype)
 
+    def _score_dask(self, X):
+        """``score`` of a dask array as a map-reduce pass: each row block's score weighted by
+        its rows, summed as dask tasks (the scores are per-row or per-entry means)."""
+        total, rows = map_reduce_blocks(functools.partial(_weighted_score, self), X)
+        return float(total / max(rows, 1))
+
+    def _decompose_dask(self, X):
+        """A lazy ``decompose`` of a dask array: one task per row block gives both parts."""
+        X = X if len(X.chunks[1]) == 1 else X.rechunk({1: -1})
+        F = X.shape[1]
+        both = X.map_blocks(functools.partial(_stacked_parts, self),
+                            chunks=(X.chunks[0], (2 * F,)), dtype=self.components_.dtype)
+        return both[:, :F], both[:, F:]
+
     def inverse_transform(self, X):
-        """Reconstruction ``codes @ components_`` from codes (in the units of the data)."""
+        """Reconstruction ``codes @ components_`` from codes (in the units of the data); lazy
+        for a dask array of codes."""
         check_is_fitted(self, "components_")
+        if is_dask_array(X):
+            if X.ndim != 2 or X.shape[1] != self.n_components_:
+                raise ValueError(f"codes must have shape (n_samples, {self.n_components_}), "
+                                 f"got {X.shape}")
+            return X.astype(self.components_.dtype) @ self.components_
         X = np.asarray(X, dtype=self.components_.dtype)
         if X.ndim != 2 or X.shape[1] != self.n_components_:
             raise ValueError(f"codes must have shape (n_samples, {self.n_components_}), "
@@ -113,3 +133,15 @@ class OnlineFactorizationMixin:
         tags.input_tags.sparse = True
         tags.transformer_tags.preserves_dtype = ["float64", "float32"]
         return tags
+
+
+def _weighted_score(estimator, block):
+    """(score·rows, rows) of one in-memory row block (the map step of ``_score_dask``)."""
+    block = np.asarray(block)
+    return np.array([estimator.score(block) * block.shape[0], block.shape[0]])
+
+
+def _stacked_parts(estimator, block):
+    """``decompose`` of one row block, the two parts side by side."""
+    low, out = estimator.decompose(np.asarray(block))
+    return np.hstack([low, out])

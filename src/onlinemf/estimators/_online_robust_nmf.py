@@ -362,12 +362,17 @@ class OnlineRobustNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin,
             The outlier estimates r (the foreground of a video).
         """
         check_is_fitted(self, "components_")
+        if is_dask_array(X):  # lazy: one task per row block
+            return self._decompose_dask(X)
         H, R = self._solve_all(X)
         return H @ self.components_, R
 
     def score(self, X, y=None):
-        """Minus the mean per-sample loss ℓ(v, W) of eq. (5), on normalized samples."""
+        """Minus the mean per-sample loss ℓ(v, W) of eq. (5), on normalized samples (a
+        map-reduce pass for a dask array)."""
         check_is_fitted(self, "components_")
+        if is_dask_array(X):
+            return self._score_dask(X)
         X = self._check_X(X, reset=False)
         total = 0.0
         for start in range(0, X.shape[0], 4096):

@@ -259,8 +259,11 @@ class PoissonSubspaceTracker(OnlineFactorizationMixin, ClassNamePrefixFeaturesOu
         return self._code(Yd, P, random_start=False)
 
     def score(self, X, y=None, mask=None):
-        """Minus the mean Poisson deviance/2 of the observed entries under the current model."""
+        """Minus the mean Poisson deviance/2 of the observed entries under the current model
+        (a map-reduce pass for a dask array, NaN marking the missing entries)."""
         check_is_fitted(self, "components_")
+        if is_dask_array(X) and mask is None:
+            return self._score_dask(X)
         X, mask = self._check(X, mask, False)
         Yd, P = dense_batch(X, np.arange(X.shape[0]), mask)
         A = self._code(Yd, P, random_start=False)

@@ -566,6 +566,9 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
     def decompose(self, X):
         """Split X ≈ low_rank + outliers: (``transform(X) @ components_``, r*) — outliers are
         zero for the non-robust problems."""
+        if is_dask_array(X):  # lazy: one task per row block
+            check_is_fitted(self, "components_")
+            return self._decompose_dask(self._check(X, False))
         H, R = self._solve_all(X)
         low = H @ self.components_
         return low, (np.zeros_like(low) if R is None else R.astype(low.dtype))
