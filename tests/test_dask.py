@@ -241,3 +241,22 @@ def test_decompose_score_and_inverse_transform_of_dask_arrays():
     pst = PoissonSubspaceTracker(3, random_state=0).fit(counts)
     assert pst.score(da.from_array(counts, chunks=(100, 12))) == pytest.approx(
         pst.score(counts), rel=1e-6)  # codes solved per block, to the solver's tolerance
+
+
+def test_ndl_chains_run_as_dask_tasks_with_the_same_result_on_any_scheduler():
+    import dask
+    import networkx as nx
+
+    from onlinemf import NetworkDictionaryLearning
+
+    G = nx.karate_club_graph()
+    fits = {}
+    for scheduler in ("synchronous", "threads", "processes"):
+        with dask.config.set(scheduler=scheduler):
+            fits[scheduler] = NetworkDictionaryLearning(
+                6, 4, n_iter=5, batch_size=20, n_chains=3, random_state=0).fit(G).components_
+    np.testing.assert_array_equal(fits["threads"], fits["synchronous"])
+    np.testing.assert_array_equal(fits["processes"], fits["synchronous"])
+    one = NetworkDictionaryLearning(6, 4, n_iter=5, batch_size=20, random_state=0).fit(G)
+    assert one.dictionary_learner_.batch_size == 20  # one chain: the paper's stream
+    assert not np.array_equal(one.components_, fits["synchronous"])  # three chains pooled

@@ -41,6 +41,12 @@ class NetworkDictionaryLearning(BaseEstimator):
         pivot chain (tree motifs only: paths and stars; spec §2.10).
     lazy : bool, default=False
         Pivot chain only: stay put with probability ½ (aperiodic on bipartite graphs).
+    n_chains : int, default=1
+        Independent chains, each started from its own seed; every step pools ``batch_size``
+        consecutive states of each (the pooled stream is a Markov chain on the product space,
+        which the theory covers). With dask installed the chains advance as dask tasks on the
+        active scheduler (threads by default, or a ``distributed.Client``); the result does
+        not depend on the scheduler. 1 is the paper's single chain.
     random_state : int or None
 
     Attributes
@@ -63,11 +69,13 @@ class NetworkDictionaryLearning(BaseEstimator):
         "alpha": [Interval(Real, 0, None, closed="left")],
         "chain": [StrOptions({"glauber", "pivot"})],
         "lazy": ["boolean"],
+        "n_chains": [Interval(Integral, 1, None, closed="left")],
         "random_state": ["random_state"],
     }
 
     def __init__(self, n_components=25, motif_size=21, *, motif="path", n_iter=100,
-                 batch_size=100, alpha=1.0, chain="glauber", lazy=False, random_state=None):
+                 batch_size=100, alpha=1.0, chain="glauber", lazy=False, n_chains=1,
+                 random_state=None):
         self.n_components = n_components
         self.motif_size = motif_size
         self.motif = motif
@@ -76,6 +84,7 @@ class NetworkDictionaryLearning(BaseEstimator):
         self.alpha = alpha
         self.chain = chain
         self.lazy = lazy
+        self.n_chains = n_chains
         self.random_state = random_state
 
     def _chain(self, A, F, seed):
@@ -110,14 +119,16 @@ class NetworkDictionaryLearning(BaseEstimator):
         A, top = self._normalized(G)
         F = self._motif()
         rng = np.random.default_rng(self.random_state)
-        chain = self._chain(A / top, F, rng.integers(2**31))
+        chains = [self._chain(A / top, F, rng.integers(2**31))]
         odl = OnlineDictionaryLearning(self.n_components, alpha=self.alpha,
-                                       batch_size=self.batch_size,
+                                       batch_size=self.batch_size * self.n_chains,
                                        random_state=int(rng.integers(2**31)))
         self.reconstruct_seed_ = int(rng.integers(2**31))
-        for _ in range(self.n_iter):  # the stream is the chain itself
-            _, X = chain.sample_patches(self.batch_size)
-            odl.partial_fit(X)
+        chains += [self._chain(A / top, F, rng.integers(2**31)) for _ in
+                   range(self.n_chains - 1)]
+        for _ in range(self.n_iter):  # the stream is the chain(s) itself
+            chains, parts = _advance_chains(chains, self.batch_size)
+            odl.partial_fit(np.vstack(parts) if len(parts) > 1 else parts[0])
         k = F.shape[0]
         self.motif_ = F
         self.scale_ = top
@@ -179,3 +190,24 @@ class NetworkDictionaryLearning(BaseEstimator):
             count = count + sp.csr_matrix((np.ones(r.size), (r, c)), shape=(n, n))
         # the mean over the covering patches; a visited entry whose mean is 0 stays implicit
         return sp.csr_matrix(total.multiply(count.power(-1)) * top)
+
+
+def _advance(chain, n_states):
+    """``n_states`` more states of ``chain``: (the advanced chain, their patches)."""
+    _, X = chain.sample_patches(n_states)
+    return chain, X
+
+
+def _advance_chains(chains, n_states):
+    """Advance every chain by ``n_states`` states; several chains run as dask tasks when dask
+    is installed (each task returns its advanced chain, so any scheduler gives the same)."""
+    if len(chains) > 1:
+        try:
+            import dask
+        except ImportError:
+            dask = None
+        if dask is not None:
+            done = dask.compute(*[dask.delayed(_advance)(c, n_states) for c in chains])
+            return [c for c, _ in done], [X for _, X in done]
+    done = [_advance(c, n_states) for c in chains]
+    return [c for c, _ in done], [X for _, X in done]
