@@ -260,3 +260,17 @@ def test_ndl_chains_run_as_dask_tasks_with_the_same_result_on_any_scheduler():
     one = NetworkDictionaryLearning(6, 4, n_iter=5, batch_size=20, random_state=0).fit(G)
     assert one.dictionary_learner_.batch_size == 20  # one chain: the paper's stream
     assert not np.array_equal(one.components_, fits["synchronous"])  # three chains pooled
+
+
+@pytest.mark.parametrize("loss", ["kl", "huber"])
+def test_batch_nmf_on_a_dask_array_is_a_map_reduce_pass_per_iteration(loss):
+    from onlinemf.baselines import batch_nmf
+
+    X = _data(n=400, f=12, seed=13)
+    a = batch_nmf(X, 4, loss, max_iter=40, tol=1e-6, random_state=0)
+    b = batch_nmf(da.from_array(X, chunks=(100, 12)), 4, loss, max_iter=40, tol=1e-6,
+                  random_state=0)
+    assert a.n_iter == b.n_iter
+    np.testing.assert_allclose(b.components, a.components, rtol=1e-8)
+    np.testing.assert_allclose(b.codes, a.codes, rtol=1e-8)
+    np.testing.assert_allclose(b.history["objective"], a.history["objective"], rtol=1e-10)

@@ -47,11 +47,39 @@ class BatchResult:
     n_iter: int
 
 
-def _init_factors(X, k, rng):
-    scale = np.sqrt(max(X.mean(), _TINY) / k)
-    H = scale * rng.uniform(0.5, 1.5, size=(X.shape[0], k))
-    D = scale * rng.uniform(0.5, 1.5, size=(k, X.shape[1]))
+def _init_factors(mean, n, f, k, rng):
+    scale = np.sqrt(max(mean, _TINY) / k)
+    H = scale * rng.uniform(0.5, 1.5, size=(n, k))
+    D = scale * rng.uniform(0.5, 1.5, size=(k, f))
     return H, D
+
+
+def _mu_pass(loss, D, gamma, irls_delta, Xb, Hb):
+    """One multiplicative-update pass over a row block: the block's loss (sum, entries) at
+    the current factors, its updated codes, and its share Hᵀ P, Hᵀ Q of the dictionary
+    update (the map step; the dictionary update is their sum)."""
+    Xb = np.asarray(Xb, dtype=float)
+    Y = Hb @ D
+    v = loss.value(Xb, Y)
+    P, Q = loss.mu_ratios(Xb, Y, irls_delta)
+    Hn = Hb * ((P @ D.T) / np.maximum(Q @ D.T, _TINY)) ** gamma
+    P, Q = loss.mu_ratios(Xb, Hn @ D, irls_delta)
+    return Hn, Hn.T @ P, Hn.T @ Q, float(v.sum()), v.size
+
+
+def _mu_passes(loss, D, gamma, irls_delta, blocks, Hs):
+    """:func:`_mu_pass` over every block (as dask tasks for dask blocks), reduced."""
+    if blocks and hasattr(blocks[0], "dask"):  # dask.delayed blocks of a dask array
+        import dask
+
+        parts = dask.compute(*[dask.delayed(_mu_pass)(loss, D, gamma, irls_delta, xb, hb)
+                               for xb, hb in zip(blocks, Hs)])
+    else:
+        parts = [_mu_pass(loss, D, gamma, irls_delta, xb, hb) for xb, hb in zip(blocks, Hs)]
+    num = sum(p[1] for p in parts)
+    den = sum(p[2] for p in parts)
+    value = sum(p[3] for p in parts) / max(sum(p[4] for p in parts), 1)
+    return [p[0] for p in parts], num, den, value
 
 
 def batch_nmf(
@@ -70,33 +98,51 @@ def batch_nmf(
 
     Stops after ``max_iter`` iterations, when the relative decrease of the objective falls
     below ``tol``, or when ``time_budget`` seconds are spent (the paper leaves the batch
-    stopping rule unspecified, spec §4.6). The objective recorded is D(V ‖ WH)/N.
+    stopping rule unspecified, spec §4.6). The objective recorded is the mean divergence
+    D(V ‖ WH) per entry.
+
+    A dask array X is never materialized: each iteration is one map-reduce pass of dask
+    tasks over its row blocks (the codes of a block, O(n·K) in all, stay in memory; each task
+    returns the block's codes and its O(K·F) share of the dictionary update). Each pass also
+    evaluates the objective at the previous iterate, which is what the stopping rule reads;
+    the iterate returned is the one the rule accepted, as in memory.
     """
     loss = get_loss(loss)
     rng = np.random.default_rng(random_state)
-    X = np.asarray(X, dtype=float)
-    H, D = _init_factors(X, n_components, rng)
+    if hasattr(X, "to_delayed"):  # a dask array: blocks of whole rows
+        X = X if len(X.chunks[1]) == 1 else X.rechunk({1: -1})
+        blocks = list(X.to_delayed().ravel())
+        sizes = X.chunks[0]
+        H, D = _init_factors(float(X.mean().compute()), X.shape[0], X.shape[1], n_components,
+                             rng)
+    else:
+        X = np.asarray(X, dtype=float)
+        blocks, sizes = [X], (X.shape[0],)
+        H, D = _init_factors(X.mean(), X.shape[0], X.shape[1], n_components, rng)
+    Hs = np.split(H, np.cumsum(sizes)[:-1])
     gamma = loss.mu_exponent
+    n = X.shape[0]
     hist = History(n_checkpoints)
-    elapsed, prev = 0.0, None
-    it = 0
-    for it in range(1, max_iter + 1):
+    elapsed, prev, it = 0.0, None, 0
+    while True:
         t0 = time.perf_counter()
-        P, Q = loss.mu_ratios(X, H @ D, irls_delta)
-        H *= ((P @ D.T) / np.maximum(Q @ D.T, _TINY)) ** gamma
-        P, Q = loss.mu_ratios(X, H @ D, irls_delta)
-        D *= ((H.T @ P) / np.maximum(H.T @ Q, _TINY)) ** gamma
+        new_Hs, num, den, obj = _mu_passes(loss, D, gamma, irls_delta, blocks, Hs)
+        # obj is the objective of iterate `it`, the one (Hs, D) holds
+        if it > 0 or max_iter == 0:
+            if hist.due(it):
+                hist.record(it * n, elapsed, obj)
+            over_budget = time_budget is not None and elapsed > time_budget
+            if over_budget or it == max_iter or (
+                    prev is not None and abs(prev - obj) <= tol * abs(prev)):
+                break
+            prev = obj
+        Hs = new_Hs
+        D = D * (num / np.maximum(den, _TINY)) ** gamma
         elapsed += time.perf_counter() - t0
-        obj = float(loss.value(X, H @ D).mean())
-        if hist.due(it):
-            hist.record(it * X.shape[0], elapsed, obj)
-        over_budget = time_budget is not None and elapsed > time_budget
-        if over_budget or (prev is not None and abs(prev - obj) <= tol * abs(prev)):
-            break
-        prev = obj
-    if not hist.n_samples or hist.n_samples[-1] != it * X.shape[0]:
-        hist.record(it * X.shape[0], elapsed, float(loss.value(X, H @ D).mean()))
-    return BatchResult(D, H, hist.as_arrays(), it)
+        it += 1
+    if not hist.n_samples or hist.n_samples[-1] != it * n:
+        hist.record(it * n, elapsed, obj)
+    return BatchResult(D, np.vstack(Hs), hist.as_arrays(), it)
 
 
 class _OnlineBaseline:
