@@ -16,7 +16,7 @@ from .._dask import is_dask_array, iter_row_blocks
 from .._validation import check_stream_input, dense_batch, guarded_validation
 from ..coders import solve_codes
 from ..losses import KLDivergence
-from ..updates import solve_poisson_rows
+from ..updates import PoissonStats
 from ._base import OnlineFactorizationMixin, transactional
 
 __all__ = ["PoissonSubspaceTracker"]
@@ -74,6 +74,8 @@ class PoissonSubspaceTracker(OnlineFactorizationMixin, ClassNamePrefixFeaturesOu
         D̂ᵀ, the current subspace (nonnegative).
     n_samples_seen_ : int
         t.
+    stats_ : PoissonStats
+        The memory-limited rule's state (``method="ml"``): S, B, R and the total weight.
 
     Examples
     --------
@@ -141,10 +143,7 @@ class PoissonSubspaceTracker(OnlineFactorizationMixin, ClassNamePrefixFeaturesOu
         D0 = self._rng.random((n, k)) * np.sqrt(max(level, 1e-12) / k)
         self.components_ = D0.T.copy()
         self.n_components_ = k
-        self._S = np.zeros((n, k))
-        self._B = np.zeros(n)
-        self._R = np.zeros((n, k))
-        self._W = 0.0
+        self.stats_ = PoissonStats.zeros(n, k)
         self._hist_a, self._hist_y, self._hist_p = [], [], []
         self._t = 0
         self._loss_sum = 0.0
@@ -176,16 +175,9 @@ class PoissonSubspaceTracker(OnlineFactorizationMixin, ClassNamePrefixFeaturesOu
         g = self.forget
         self._t += 1
         D = self.components_.T
-        if self.method == "ml":
-            # statistics as weighted means (W = Σ γ^{t−n}); r normalized too (the argmin is
-            # invariant to the scale of r, spec §2.6), which keeps them O(1)
-            W = g * self._W + 1.0
-            self._S = (g * self._W * self._S + np.outer(pf, a)) / W
-            self._B = (g * self._W * self._B + py) / W
-            self._R = (g * self._W * self._R + np.outer(py, a)) / W
-            self._W = W
-            D = solve_poisson_rows(self._S, self._B, self._R, self.lam, D,
-                                   solver=self.row_solver)
+        if self.method == "ml":  # the memory-limited rule: state, then its step
+            self.stats_ = self.stats_.add(pf, py, a, g)
+            D = self.stats_.rows(self.lam, D, solver=self.row_solver)
         else:
             self._hist_a.append(a)
             self._hist_y.append(py)

@@ -12,7 +12,7 @@
 The estimator keeps the state in its fitted attributes, so a pickled estimator resumes exactly.
 """
 
-from ._poisson import log_jensen_gap, poisson_row_objective, solve_poisson_rows
+from ._poisson import PoissonStats, log_jensen_gap, poisson_row_objective, solve_poisson_rows
 from ._sgd import ProjectedSGDUpdate, RobbinsMonroSchedule, SGDState
 from ._surrogate import DICT_SOLVERS, SurrogateStats, bcd_dictionary, solve_surrogate_dictionary
 from ._variance_reduction import (
@@ -33,7 +33,7 @@ from ._variance_reduction import (
 
 __all__ = ["RobbinsMonroSchedule", "ProjectedSGDUpdate", "SGDState", "SurrogateStats",
            "DICT_SOLVERS", "solve_surrogate_dictionary", "bcd_dictionary",
-           "poisson_row_objective", "solve_poisson_rows", "log_jensen_gap",
+           "poisson_row_objective", "solve_poisson_rows", "log_jensen_gap", "PoissonStats",
            "GradientTerms", "sampling_factor", "default_batch_params", "theta_min",
            "theoretical_step_size", "code_tolerance", "iter_chunks", "chunk_terms", "residual",
            "danskin_gradient_sum", "full_gradient", "vr_direction", "smm_dictionary"]

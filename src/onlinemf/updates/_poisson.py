@@ -1,11 +1,13 @@
 """Row solvers of Poisson subspace tracking (spec 003): the memory-limited and full SA
-dictionary rows."""
+dictionary rows, and the memory-limited rule's statistics as an immutable state."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
-__all__ = ["poisson_row_objective", "solve_poisson_rows", "log_jensen_gap"]
+__all__ = ["PoissonStats", "poisson_row_objective", "solve_poisson_rows", "log_jensen_gap"]
 
 
 def poisson_row_objective(D, S, beta, R, lam):
@@ -107,3 +109,33 @@ def log_jensen_gap(a, b):
     with np.errstate(divide="ignore", invalid="ignore"):
         L = np.where(b > a, (b - a) / np.log(b / a), a)
         return np.where(b > a, np.log(L / a) - 1.0 + a / L, 0.0)
+
+
+@dataclass(frozen=True)
+class PoissonStats:
+    """The memory-limited SA rule's statistics (Algorithms 2–3, spec 003 §2.6) as weighted
+    means: S = Σ w_t p_t a_tᵀ, B = Σ w_t p_t y_t, R = Σ w_t (p_t y_t) a_tᵀ divided by the total
+    weight W = Σ γ^{T−t} (r normalized too: the row argmin is invariant to its scale, and the
+    means stay O(1)). :meth:`add` returns the next state; :meth:`rows` is the rule's step."""
+
+    S: np.ndarray
+    B: np.ndarray
+    R: np.ndarray
+    W: float = 0.0
+
+    @classmethod
+    def zeros(cls, n_features: int, n_components: int) -> PoissonStats:
+        return cls(np.zeros((n_features, n_components)), np.zeros(n_features),
+                   np.zeros((n_features, n_components)), 0.0)
+
+    def add(self, p: np.ndarray, py: np.ndarray, a: np.ndarray, forget: float) -> PoissonStats:
+        """The statistics after one more sample: observed mask ``p`` (as floats), masked
+        counts ``py`` and code ``a``, with the past discounted by ``forget`` (γ)."""
+        old = forget * self.W
+        W = old + 1.0
+        return PoissonStats((old * self.S + np.outer(p, a)) / W, (old * self.B + py) / W,
+                            (old * self.R + np.outer(py, a)) / W, W)
+
+    def rows(self, lam: float, D_prev: np.ndarray, solver: str = "exact") -> np.ndarray:
+        """The next dictionary (F, K): every row's problem solved (:func:`solve_poisson_rows`)."""
+        return solve_poisson_rows(self.S, self.B, self.R, lam, D_prev, solver=solver)
