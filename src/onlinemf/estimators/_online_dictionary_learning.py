@@ -17,7 +17,7 @@ from .._validation import check_complete_input, dense_batch
 from ..coders import solve_codes_bsum
 from ..constraints import project_nonneg_l2_ball
 from ..problems import L1Codes, NonnegUnitNormAtoms, SMFProblem
-from ..updates import bcd_dictionary
+from ..updates import WeightedStats, bcd_dictionary
 from ._base import OnlineFactorizationMixin, transactional
 
 __all__ = ["OnlineDictionaryLearning", "nonneg_lasso"]
@@ -86,10 +86,11 @@ class OnlineDictionaryLearning(OnlineFactorizationMixin, ClassNamePrefixFeatures
     Attributes
     ----------
     components_ : ndarray (n_components, n_features)
-    A_, B_ : ndarray
-        The sufficient statistics.
-    C_ : float
-        The weighted mean of (‖X_t‖² + λ‖H_t‖₁)/b: with A_ and B_, the surrogate f̂_t
+    stats_ : WeightedStats
+        The update rule's state: the sufficient statistics A, B, the surrogate's constant c
+        (the weighted mean of (‖X_t‖² + λ‖H_t‖₁)/b) and the step count.
+    A_, B_, C_ : ndarray, ndarray, float
+        ``stats_.A``, ``stats_.B`` and ``stats_.c``: with them the surrogate f̂_t
         (:meth:`surrogate_loss`).
     code_sums_ : ndarray (n_components,)
         Total of every atom's codes over the stream (the importance of NDL).
@@ -143,9 +144,7 @@ class OnlineDictionaryLearning(OnlineFactorizationMixin, ClassNamePrefixFeatures
         k, f = self.n_components, X.shape[1]
         self.components_ = project_nonneg_l2_ball(self._rng.random((k, f))).astype(X.dtype)
         self.n_components_ = k
-        self.A_ = np.zeros((k, k))
-        self.B_ = np.zeros((k, f))
-        self.C_ = 0.0
+        self.stats_ = WeightedStats.zeros(k, f)
         self.code_sums_ = np.zeros(k)
         self.n_steps_ = 0
         self._reset_history()
@@ -186,6 +185,21 @@ class OnlineDictionaryLearning(OnlineFactorizationMixin, ClassNamePrefixFeatures
                 break
         self.last_code_residual_ = float(pg)
         return H
+
+    @property
+    def A_(self) -> np.ndarray:
+        """Σ-statistic A of the surrogate (``stats_.A``)."""
+        return self.stats_.A
+
+    @property
+    def B_(self) -> np.ndarray:
+        """Σ-statistic B of the surrogate (``stats_.B``)."""
+        return self.stats_.B
+
+    @property
+    def C_(self) -> float:
+        """The surrogate's constant (``stats_.c``)."""
+        return self.stats_.c
 
     def surrogate(self, D=None) -> float:
         """ĝ_t(D) = ½tr(Dᵀ(A + κ₁I)D) − tr(DᵀB) at D (default: the current dictionary)."""
@@ -231,12 +245,8 @@ class OnlineDictionaryLearning(OnlineFactorizationMixin, ClassNamePrefixFeatures
             H = self._codes_relaxed(Xb, self.n_steps_ + 1)
         self.code_sums_ = self.code_sums_ + H.sum(axis=0)
         self.n_steps_ += 1
-        w = self.n_steps_ ** (-self.beta)
         b = Xb.shape[0]
-        self.A_ = (1 - w) * self.A_ + w * (H.T @ H) / b
-        self.B_ = (1 - w) * self.B_ + w * (H.T @ Xb) / b
-        Xf = Xb.astype(float, copy=False)
-        self.C_ = (1 - w) * self.C_ + w * (float(np.vdot(Xf, Xf)) + self.alpha * float(H.sum())) / b
+        self.stats_ = self.stats_.add(H, Xb, self.alpha, self.beta)  # the rule's state
         A = self.A_ + self.dict_l2 * np.eye(self.A_.shape[0])
         D, _ = bcd_dictionary(self.components_.astype(float), A, self.B_, _project_atom,
                               max_sweeps=self.dict_max_sweeps, tol=self.dict_tol)

@@ -19,13 +19,13 @@ from ..coders import BSUMResult, solve_codes_bsum, spectral_lipschitz
 from ..metrics import evaluate
 from ..problems import PROBLEM_NAMES, QuadraticDictionary, SMFProblem, make_problem
 from ..updates import (
+    SMMStats,
     chunk_terms,
     code_tolerance,
     danskin_gradient_sum,
     default_batch_params,
     full_gradient,
     iter_chunks,
-    smm_dictionary,
     vr_direction,
 )
 from ._base import OnlineFactorizationMixin, transactional
@@ -327,8 +327,7 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
         self.n_samples_drawn_ = 0
         self.n_steps_ = 0
         self.learning_rate_ = None
-        self._stats = None
-        self._seen = 0
+        self._smm = None
         self._running_loss = None
         self._next_eval = 0.0
         self._reservoir = (None, 0)
@@ -461,13 +460,10 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
         if self.method == "smm":
             H = res.codes
             target = Xb if res.outliers is None else Xb - res.outliers
-            if self._stats is None:
-                self._stats = (np.zeros((H.shape[1], H.shape[1])), np.zeros_like(D))
-            A, B = self._stats
-            A, B = A + H.T @ H, B + H.T @ target
-            self._stats = (A, B)
-            self._seen += b
-            D = smm_dictionary(P, D, A / self._seen, B / self._seen, sweeps=self.smm_sweeps)
+            if self._smm is None:
+                self._smm = SMMStats.zeros(*D.shape)
+            self._smm = self._smm.add(H, target)  # the rule's state, then its step
+            D = self._smm.step(P, D, sweeps=self.smm_sweeps)
         else:
             V = danskin_gradient_sum(D, Xb, res.codes, res.outliers) / b
             if self.learning_rate_ is None and self.sgd_beta is None:

@@ -14,9 +14,16 @@ The estimator keeps the state in its fitted attributes, so a pickled estimator r
 
 from ._poisson import PoissonStats, log_jensen_gap, poisson_row_objective, solve_poisson_rows
 from ._sgd import ProjectedSGDUpdate, RobbinsMonroSchedule, SGDState
-from ._surrogate import DICT_SOLVERS, SurrogateStats, bcd_dictionary, solve_surrogate_dictionary
+from ._surrogate import (
+    DICT_SOLVERS,
+    SurrogateStats,
+    WeightedStats,
+    bcd_dictionary,
+    solve_surrogate_dictionary,
+)
 from ._variance_reduction import (
     GradientTerms,
+    SMMStats,
     chunk_terms,
     code_tolerance,
     danskin_gradient_sum,
@@ -36,4 +43,5 @@ __all__ = ["RobbinsMonroSchedule", "ProjectedSGDUpdate", "SGDState", "SurrogateS
            "poisson_row_objective", "solve_poisson_rows", "log_jensen_gap", "PoissonStats",
            "GradientTerms", "sampling_factor", "default_batch_params", "theta_min",
            "theoretical_step_size", "code_tolerance", "iter_chunks", "chunk_terms", "residual",
-           "danskin_gradient_sum", "full_gradient", "vr_direction", "smm_dictionary"]
+           "danskin_gradient_sum", "full_gradient", "vr_direction", "smm_dictionary",
+           "SMMStats", "WeightedStats"]

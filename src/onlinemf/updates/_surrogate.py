@@ -8,7 +8,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["SurrogateStats", "DICT_SOLVERS", "solve_surrogate_dictionary", "bcd_dictionary"]
+__all__ = ["WeightedStats", "SurrogateStats", "DICT_SOLVERS", "solve_surrogate_dictionary",
+           "bcd_dictionary"]
 
 
 @dataclass
@@ -138,3 +139,30 @@ def bcd_dictionary(D0, A, B, project, *, max_sweeps=10, tol=1e-6):
         if np.linalg.norm(D - old) <= tol * max(np.linalg.norm(old), 1e-300):
             break
     return D, sweeps
+
+
+@dataclass(frozen=True)
+class WeightedStats:
+    """Online matrix factorization's statistics with weights w_t = t^(−β) (spec 004 §1.3):
+    A = (1 − w)A + w HᵀH/b, B = (1 − w)B + w HᵀX/b and the constant c of the surrogate,
+    c = (1 − w)c + w(‖X‖² + λ‖H‖₁)/b. With β = 1 they are running means over the stream.
+    :meth:`add` returns the next state; the dictionary step is :func:`bcd_dictionary`."""
+
+    A: np.ndarray
+    B: np.ndarray
+    c: float = 0.0
+    t: int = 0
+
+    @classmethod
+    def zeros(cls, n_components: int, n_features: int) -> WeightedStats:
+        return cls(np.zeros((n_components, n_components)), np.zeros((n_components, n_features)))
+
+    def add(self, H: np.ndarray, X: np.ndarray, lam: float, beta: float) -> WeightedStats:
+        t = self.t + 1
+        w = t ** (-beta)
+        b = X.shape[0]
+        Xf = X.astype(float, copy=False)
+        c = float(np.vdot(Xf, Xf)) + lam * float(H.sum())
+        return WeightedStats((1 - w) * self.A + w * (H.T @ H) / b,
+                             (1 - w) * self.B + w * (H.T @ X) / b,
+                             (1 - w) * self.c + w * c / b, t)

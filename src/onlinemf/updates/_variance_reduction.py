@@ -18,7 +18,7 @@ from .._dask import is_dask_array, map_reduce_blocks
 from ..coders import solve_codes_bsum, spectral_lipschitz
 from ._surrogate import bcd_dictionary
 
-__all__ = ["GradientTerms", "sampling_factor", "default_batch_params", "theta_min",
+__all__ = ["SMMStats", "GradientTerms", "sampling_factor", "default_batch_params", "theta_min",
            "theoretical_step_size", "code_tolerance", "iter_chunks", "chunk_terms", "residual",
            "danskin_gradient_sum", "full_gradient", "vr_direction", "smm_dictionary"]
 
@@ -201,3 +201,24 @@ def smm_dictionary(problem, D, A, B, *, sweeps: int = 1, tol: float = 0.0,
         Yk = Znew + (t - 1) / tn * (Znew - Z)
         Z, t = Znew, tn
     return Z
+
+
+@dataclass(frozen=True)
+class SMMStats:
+    """The SMM baseline's state (Alg. S-2, spec 002 §2.5): A = Σ HᵀH, B = Σ Hᵀ(X − R) and the
+    samples seen; :meth:`add` returns the next state and :meth:`step` is the dictionary step
+    (:func:`smm_dictionary` on the normalized statistics)."""
+
+    A: np.ndarray
+    B: np.ndarray
+    seen: int = 0
+
+    @classmethod
+    def zeros(cls, n_components: int, n_features: int) -> SMMStats:
+        return cls(np.zeros((n_components, n_components)), np.zeros((n_components, n_features)))
+
+    def add(self, H: np.ndarray, target: np.ndarray) -> SMMStats:
+        return SMMStats(self.A + H.T @ H, self.B + H.T @ target, self.seen + H.shape[0])
+
+    def step(self, problem, D: np.ndarray, sweeps: int = 1) -> np.ndarray:
+        return smm_dictionary(problem, D, self.A / self.seen, self.B / self.seen, sweeps=sweeps)
