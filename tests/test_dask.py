@@ -274,3 +274,17 @@ def test_batch_nmf_on_a_dask_array_is_a_map_reduce_pass_per_iteration(loss):
     np.testing.assert_allclose(b.components, a.components, rtol=1e-8)
     np.testing.assert_allclose(b.codes, a.codes, rtol=1e-8)
     np.testing.assert_allclose(b.history["objective"], a.history["objective"], rtol=1e-10)
+
+
+def test_batch_reference_runs_its_full_passes_on_dask_blocks():
+    from onlinemf.baselines import batch_reference
+    from onlinemf.problems import make_problem
+
+    X = np.random.default_rng(14).random((200, 10))
+    P = make_problem("odl", 10).bind(200)
+    D0 = np.abs(np.random.default_rng(15).normal(size=(3, 10)))
+    a, fa = batch_reference(P, X, D0, max_iter=5, chunk_size=50)
+    b, fb = batch_reference(P, da.from_array(X, chunks=(50, 10)), D0, max_iter=5,
+                            chunk_size=50)
+    np.testing.assert_allclose(b, a, rtol=1e-10, atol=1e-13)
+    np.testing.assert_allclose(fb, fa, rtol=1e-12)
