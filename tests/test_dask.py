@@ -288,3 +288,13 @@ def test_batch_reference_runs_its_full_passes_on_dask_blocks():
                             chunk_size=50)
     np.testing.assert_allclose(b, a, rtol=1e-10, atol=1e-13)
     np.testing.assert_allclose(fb, fa, rtol=1e-12)
+
+
+def test_batch_methods_that_need_memory_refuse_dask_arrays_by_name():
+    from onlinemf.baselines import batch_poisson_factorization, batch_robust_nmf
+
+    Xd = da.from_array(_data(n=60, f=6), chunks=(20, 6))
+    with pytest.raises(ValueError, match="outlier matrix as large as the data"):
+        batch_robust_nmf(Xd, 2)
+    with pytest.raises(ValueError, match="needs Y in memory"):
+        batch_poisson_factorization(Xd, 2)

@@ -27,6 +27,10 @@ def batch_poisson_factorization(Y, n_components, mask=None, *, lam=0.2, mu=0.1, 
                                 inner_iter=50, random_state=None):
     """Batch alternating minimization of the Poisson objective; returns (D (n_features, K),
     A (n_samples, K)). ``Y`` rows are samples; ``mask`` True where observed."""
+    if hasattr(Y, "to_delayed"):  # a dask array: not silently materialized
+        raise ValueError("batch_poisson_factorization solves each dictionary row over all "
+                         "samples at once, so it needs Y in memory; PoissonSubspaceTracker "
+                         "streams a dask array")
     Y = np.asarray(Y, dtype=float)
     rng = np.random.default_rng(random_state)
     m, n = Y.shape

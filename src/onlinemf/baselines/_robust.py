@@ -44,6 +44,10 @@ def batch_robust_nmf(X, n_components, lam=None, bound=1.0, *, solver="pgd", kapp
     """
     if solver not in ("pgd", "admm"):
         raise ValueError(f"solver must be 'pgd' or 'admm', got {solver!r}")
+    if hasattr(X, "to_delayed"):  # a dask array: not silently materialized
+        raise ValueError("batch_robust_nmf solves for an outlier matrix as large as the data "
+                         "(N × F), so it needs X in memory; OnlineRobustNMF streams a dask "
+                         "array")
     X = np.asarray(X, dtype=float)
     n, f = X.shape
     lam = 1.0 / np.sqrt(f) if lam is None else lam
