@@ -15,18 +15,16 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._dask import check_dask_rows, is_dask_array
 from .._validation import check_complete_input, dense_batch, guarded_validation
-from ..coders import BSUMResult, solve_codes_bsum, spectral_lipschitz
+from ..coders import solve_codes_bsum, spectral_lipschitz
 from ..metrics import evaluate
 from ..problems import PROBLEM_NAMES, QuadraticDictionary, SMFProblem, make_problem
 from ..updates import (
     SMMStats,
-    chunk_terms,
+    VRSnapshot,
     code_tolerance,
     danskin_gradient_sum,
     default_batch_params,
-    full_gradient,
     iter_chunks,
-    vr_direction,
 )
 from ._base import OnlineFactorizationMixin, transactional
 
@@ -390,55 +388,39 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
 
     # ------------------------------------------------------------------ VR (Algorithm 1)
     def _vr_epoch(self, X):
+        """One outer iteration: the snapshot (the rule's state), then ``inner_iter`` steps."""
         P = self.problem_
         n = X.shape[0]
         b, m = self.batch_size_, self.inner_iter_
         s = self.n_iter_
         t0 = time.perf_counter()
         D0 = self.components_.astype(float)
-        gram0 = D0 @ D0.T
-        lip0 = spectral_lipschitz(gram0)
         tol = self.code_tol * code_tolerance(m * s, self.tau)
-        cache = None
-        if self.cache_snapshot_codes:  # keep line 4's codes for line 8 (O(n(K + F)) memory)
-            parts, Hs, Rs = [], [], []
-            for Xc in iter_chunks(X, self.chunk_size):
-                res = self._solve(D0, Xc, tol, gram=gram0, lipschitz=lip0)
-                parts.append(chunk_terms(P, D0, Xc, 0.0, codes=(res.codes, res.outliers)))
-                Hs.append(res.codes)
-                Rs.append(res.outliers)
-            terms = sum(parts[1:], parts[0])
-            cache = BSUMResult(np.vstack(Hs), None if Rs[0] is None else np.vstack(Rs), 0)
-        else:
-            terms = full_gradient(P, D0, X, tol, chunk_size=self.chunk_size,
-                                  max_iter=self.code_max_iter,
-                                  map_fn=self.gradient_map or map)
+        snap, terms = VRSnapshot.take(
+            P, D0, X, tol, chunk_size=self.chunk_size, max_iter=self.code_max_iter,
+            map_fn=self.gradient_map or map, cache_codes=self.cache_snapshot_codes,
+            solve=lambda D, Xc, tol, gram, lip: self._solve(D, Xc, tol, gram=gram,
+                                                            lipschitz=lip),
+            step_scale=self.step_scale, learning_rate=self.learning_rate)
+        if not self.cache_snapshot_codes:
             self.n_solves_ += n
-        G = terms.mean_grad
-        eta = (self.step_scale / terms.curvature if self.learning_rate == "auto"
-               else float(self.learning_rate))
-        self.learning_rate_ = eta
+        eta = self.learning_rate_ = snap.eta
         self._fit_time += time.perf_counter() - t0
         self._checkpoint(X, terms.loss / n + P.psi(D0))
         D = D0
         for t in range(m):
             t1 = time.perf_counter()
             self._keep_iterate(D)
-            if t == 0:
-                V = G  # W^{s,0} = snapshot: lines 8 and 9 coincide, the correction cancels
+            if t == 0:  # W^{s,0} = snapshot: lines 8 and 9 coincide, the correction cancels
+                D = P.prox_dictionary(D - eta * snap.grad, eta)
             else:
                 rows = self._rng.choice(n, size=b, replace=False)
                 self.n_samples_drawn_ += b
                 Xb = dense_batch(X, rows)[0].astype(float)
-                snap = None if cache is None else (
-                    cache.codes[rows], None if cache.outliers is None else cache.outliers[rows])
-                tol = self.code_tol * code_tolerance(m * s + t, self.tau)
-                V, solves = vr_direction(P, D, D0, Xb, G, tol,
-                                         snapshot=snap, max_iter=self.code_max_iter,
-                                         scale_tol=self.scale_tol, gram0=gram0,
-                                         lipschitz0=lip0)  # lines 8-10
+                D, solves = snap.step(P, D, Xb, rows,
+                                      self.code_tol * code_tolerance(m * s + t, self.tau),
+                                      max_iter=self.code_max_iter, scale_tol=self.scale_tol)
                 self.n_solves_ += solves
-            D = P.prox_dictionary(D - eta * V, eta)  # line 11
             _check_finite(D, f"StochasticMF(method='vr') diverged with learning_rate={eta:g}"
                              "; use a smaller step")
             self.components_ = D

@@ -24,6 +24,7 @@ from ._surrogate import (
 from ._variance_reduction import (
     GradientTerms,
     SMMStats,
+    VRSnapshot,
     chunk_terms,
     code_tolerance,
     danskin_gradient_sum,
@@ -44,4 +45,4 @@ __all__ = ["RobbinsMonroSchedule", "ProjectedSGDUpdate", "SGDState", "SurrogateS
            "GradientTerms", "sampling_factor", "default_batch_params", "theta_min",
            "theoretical_step_size", "code_tolerance", "iter_chunks", "chunk_terms", "residual",
            "danskin_gradient_sum", "full_gradient", "vr_direction", "smm_dictionary",
-           "SMMStats", "WeightedStats"]
+           "SMMStats", "WeightedStats", "VRSnapshot"]

@@ -18,9 +18,9 @@ from .._dask import is_dask_array, map_reduce_blocks
 from ..coders import solve_codes_bsum, spectral_lipschitz
 from ._surrogate import bcd_dictionary
 
-__all__ = ["SMMStats", "GradientTerms", "sampling_factor", "default_batch_params", "theta_min",
-           "theoretical_step_size", "code_tolerance", "iter_chunks", "chunk_terms", "residual",
-           "danskin_gradient_sum", "full_gradient", "vr_direction", "smm_dictionary"]
+__all__ = ["VRSnapshot", "SMMStats", "GradientTerms", "sampling_factor", "default_batch_params",
+           "theta_min", "theoretical_step_size", "code_tolerance", "iter_chunks", "chunk_terms",
+           "residual", "danskin_gradient_sum", "full_gradient", "vr_direction", "smm_dictionary"]
 
 
 @dataclass
@@ -222,3 +222,52 @@ class SMMStats:
 
     def step(self, problem, D: np.ndarray, sweeps: int = 1) -> np.ndarray:
         return smm_dictionary(problem, D, self.A / self.seen, self.B / self.seen, sweeps=sweeps)
+
+
+@dataclass(frozen=True)
+class VRSnapshot:
+    """The state of one SVRG outer iteration (Algorithm 1, lines 3–5): the snapshot D0, its
+    full gradient ∇g(D0), its Gram matrix and Lipschitz bound, the step η, and optionally the
+    snapshot codes of every sample (line 4's, kept for line 8). :meth:`take` computes it in one
+    pass (map-reduce for a dask array); :meth:`step` is lines 8–11 on a mini-batch."""
+
+    D0: np.ndarray
+    grad: np.ndarray
+    gram0: np.ndarray
+    lipschitz0: float
+    eta: float
+    codes: tuple | None = None
+
+    @classmethod
+    def take(cls, problem, D0, X, tol, *, chunk_size=2048, max_iter=500, map_fn=map,
+             cache_codes=False, solve=None, step_scale=1.0, learning_rate="auto"):
+        """(the snapshot, its :class:`GradientTerms`). ``solve(D0, Xc, tol, gram, lipschitz)``
+        codes a chunk when the codes are cached (the estimator's solver)."""
+        gram0 = D0 @ D0.T
+        lip0 = spectral_lipschitz(gram0)
+        codes = None
+        if cache_codes:  # keep line 4's codes for line 8 (O(n(K + F)) memory)
+            parts, Hs, Rs = [], [], []
+            for Xc in iter_chunks(X, chunk_size):
+                res = solve(D0, Xc, tol, gram0, lip0)
+                parts.append(chunk_terms(problem, D0, Xc, 0.0, codes=(res.codes, res.outliers)))
+                Hs.append(res.codes)
+                Rs.append(res.outliers)
+            terms = sum(parts[1:], parts[0])
+            codes = (np.vstack(Hs), None if Rs[0] is None else np.vstack(Rs))
+        else:
+            terms = full_gradient(problem, D0, X, tol, chunk_size=chunk_size,
+                                  max_iter=max_iter, map_fn=map_fn)
+        eta = (step_scale / terms.curvature if learning_rate == "auto"
+               else float(learning_rate))
+        return cls(D0, terms.mean_grad, gram0, lip0, eta, codes), terms
+
+    def step(self, problem, D, Xb, rows, tol, *, max_iter=500, scale_tol=False):
+        """Lines 8–11 on the mini-batch ``Xb`` (rows ``rows``): the variance-reduced direction
+        and the proximal step. Returns (D_next, per-sample solves spent)."""
+        snap = None if self.codes is None else (
+            self.codes[0][rows], None if self.codes[1] is None else self.codes[1][rows])
+        V, solves = vr_direction(problem, D, self.D0, Xb, self.grad, tol, snapshot=snap,
+                                 max_iter=max_iter, scale_tol=scale_tol, gram0=self.gram0,
+                                 lipschitz0=self.lipschitz0)
+        return problem.prox_dictionary(D - self.eta * V, self.eta), solves
