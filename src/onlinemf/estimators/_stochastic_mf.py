@@ -15,10 +15,11 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._dask import check_dask_rows, is_dask_array
 from .._validation import check_complete_input, dense_batch, guarded_validation
-from ..coders import solve_codes_bsum, spectral_lipschitz
+from ..coders import solve_codes_bsum
 from ..metrics import evaluate
 from ..problems import PROBLEM_NAMES, QuadraticDictionary, SMFProblem, make_problem
 from ..updates import (
+    ProxSGDSchedule,
     SMMStats,
     VRSnapshot,
     code_tolerance,
@@ -325,7 +326,7 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
         self.n_samples_drawn_ = 0
         self.n_steps_ = 0
         self.learning_rate_ = None
-        self._smm = None
+        self._smm = self._sgd = None  # the SMM / SGD rules' states
         self._running_loss = None
         self._next_eval = 0.0
         self._reservoir = (None, 0)
@@ -448,13 +449,11 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
             D = self._smm.step(P, D, sweeps=self.smm_sweeps)
         else:
             V = danskin_gradient_sum(D, Xb, res.codes, res.outliers) / b
-            if self.learning_rate_ is None and self.sgd_beta is None:
-                self._sgd_curv = spectral_lipschitz(res.codes.T @ res.codes / b)
-            beta_p = self.sgd_beta_prime or float(X.shape[0])
-            beta = self.sgd_beta or self.step_scale * beta_p / self._sgd_curv
-            gamma = beta / (b * self.n_steps_ + beta_p)
-            self.learning_rate_ = gamma
-            D = P.prox_dictionary(D - gamma * V, gamma)
+            if self._sgd is None:  # the rule's state, from the first mini-batch
+                self._sgd = ProxSGDSchedule.first(res.codes)
+            D, self.learning_rate_ = self._sgd.step(
+                P, D, V, steps_done=self.n_steps_, batch=b, n_samples=X.shape[0],
+                beta=self.sgd_beta, beta_prime=self.sgd_beta_prime, scale=self.step_scale)
         _check_finite(D, f"StochasticMF(method={self.method!r}) diverged; use a smaller "
                          "step (sgd_beta)")
         self.components_ = D

@@ -23,6 +23,7 @@ from ._surrogate import (
 )
 from ._variance_reduction import (
     GradientTerms,
+    ProxSGDSchedule,
     SMMStats,
     VRSnapshot,
     chunk_terms,
@@ -45,4 +46,4 @@ __all__ = ["RobbinsMonroSchedule", "ProjectedSGDUpdate", "SGDState", "SurrogateS
            "GradientTerms", "sampling_factor", "default_batch_params", "theta_min",
            "theoretical_step_size", "code_tolerance", "iter_chunks", "chunk_terms", "residual",
            "danskin_gradient_sum", "full_gradient", "vr_direction", "smm_dictionary",
-           "SMMStats", "WeightedStats", "VRSnapshot"]
+           "SMMStats", "WeightedStats", "VRSnapshot", "ProxSGDSchedule"]

@@ -18,9 +18,10 @@ from .._dask import is_dask_array, map_reduce_blocks
 from ..coders import solve_codes_bsum, spectral_lipschitz
 from ._surrogate import bcd_dictionary
 
-__all__ = ["VRSnapshot", "SMMStats", "GradientTerms", "sampling_factor", "default_batch_params",
-           "theta_min", "theoretical_step_size", "code_tolerance", "iter_chunks", "chunk_terms",
-           "residual", "danskin_gradient_sum", "full_gradient", "vr_direction", "smm_dictionary"]
+__all__ = ["VRSnapshot", "ProxSGDSchedule", "SMMStats", "GradientTerms", "sampling_factor",
+           "default_batch_params", "theta_min", "theoretical_step_size", "code_tolerance",
+           "iter_chunks", "chunk_terms", "residual", "danskin_gradient_sum", "full_gradient",
+           "vr_direction", "smm_dictionary"]
 
 
 @dataclass
@@ -271,3 +272,23 @@ class VRSnapshot:
                                  max_iter=max_iter, scale_tol=scale_tol, gram0=self.gram0,
                                  lipschitz0=self.lipschitz0)
         return problem.prox_dictionary(D - self.eta * V, self.eta), solves
+
+
+@dataclass(frozen=True)
+class ProxSGDSchedule:
+    """The SGD baseline's rule (spec 002 §2.6): proximal steps with γ_t = β/(b·t + β′),
+    β′ = n unless given and β = c·β′/L̂₀ unless given, L̂₀ = λ_max(HᵀH)/b of the first
+    mini-batch's codes (the state)."""
+
+    curvature: float
+
+    @classmethod
+    def first(cls, codes: np.ndarray) -> ProxSGDSchedule:
+        return cls(spectral_lipschitz(codes.T @ codes / codes.shape[0]))
+
+    def step(self, problem, D, grad, *, steps_done: int, batch: int, n_samples: int,
+             beta=None, beta_prime=None, scale: float = 1.0):
+        """(D_next, γ): one proximal step along ``grad``."""
+        bp = beta_prime or float(n_samples)
+        gamma = (beta or scale * bp / self.curvature) / (batch * steps_done + bp)
+        return problem.prox_dictionary(D - gamma * grad, gamma), gamma
