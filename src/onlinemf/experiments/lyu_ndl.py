@@ -103,24 +103,27 @@ def wan(ctx: Context) -> Result:
 
 
 def _markov_run(mats, chain, k, checkpoints, seed):
-    """OMF along ``chain`` (state indices into ``mats``): the surrogate f̂_t(W_t), the empirical
-    loss f_t(W_t) (exact: the stream visits finitely many matrices) and t‖W_t − W_{t−1}‖_F."""
+    """OMF along ``chain`` (state indices into ``mats``), read at the ``checkpoints`` (sorted
+    steps ≥ 2): the surrogate f̂_t(W_t), the empirical loss f_t(W_t) (exact: the stream visits
+    finitely many matrices) and t‖W_t − W_{t−1}‖_F. The steps between checkpoints go in one
+    ``partial_fit`` call (one OMF step per matrix, as one call each would)."""
     from ..estimators import OnlineDictionaryLearning
 
-    est = OnlineDictionaryLearning(k, alpha=0.05, dict_l2=0.01,
-                                   batch_size=mats[0].shape[0], random_state=seed)
-    counts = np.zeros(len(mats))
-    out, steps = [], []
-    for t, s in enumerate(chain, start=1):
-        before = est.components_.copy() if t > 1 else None
-        est.partial_fit(mats[s])
-        counts[s] += 1
-        if before is not None:
-            steps.append(t * float(np.linalg.norm(est.components_ - before)))
-        if t in checkpoints:
-            f_t = sum(c * est.empirical_loss(m) for c, m in zip(counts, mats) if c) / t
-            out.append((t, est.surrogate_loss(), f_t))
-    return np.array(out), np.array(steps)
+    rows = mats[0].shape[0]
+    est = OnlineDictionaryLearning(k, alpha=0.05, dict_l2=0.01, batch_size=rows,
+                                   random_state=seed)
+    out, prev = [], 0
+    for t in checkpoints:
+        if t - 1 > prev:
+            est.partial_fit(np.vstack([mats[s] for s in chain[prev:t - 1]]))
+        before = est.components_.copy()
+        est.partial_fit(mats[chain[t - 1]])
+        prev = t
+        seen = np.bincount(chain[:t], minlength=len(mats))
+        f_t = sum(c * est.empirical_loss(m) for c, m in zip(seen, mats) if c) / t
+        out.append((t, est.surrogate_loss(), f_t,
+                    t * float(np.linalg.norm(est.components_ - before))))
+    return np.array(out)
 
 
 @register("lyu-markov", "004 §9 B4", "Online MF on Markovian data: the surrogate and the "
@@ -130,7 +133,7 @@ def markov(ctx: Context) -> Result:
 
     rng = np.random.default_rng(ctx.seed)
     n_states, rows, d, k = ctx.pick((4, 10, 20, 4), (5, 20, 40, 6), tiny=(3, 6, 10, 3))
-    T = ctx.pick(2000, 30_000, tiny=200)
+    T = ctx.pick(1000, 30_000, tiny=200)
     atoms = project_nonneg_l2_ball(rng.random((k, d)))
     mats = [rng.gamma(0.5, 1.0, size=(rows, k)) @ atoms for _ in range(n_states)]
     checkpoints = sorted({int(v) for v in np.geomspace(10, T, 25)})
@@ -147,12 +150,13 @@ def markov(ctx: Context) -> Result:
     fig, axes = plt.subplots(1, 3, figsize=(13, 3.8))
     rows_out = []
     for name, chain in chains.items():
-        tr, steps = _markov_run(mats, chain, k, set(checkpoints), ctx.seed)
+        tr = _markov_run(mats, chain, k, checkpoints, ctx.seed)
+        steps = tr[:, 3]
         gap = tr[:, 1] - tr[:, 2]
         axes[0].loglog(tr[:, 0], tr[:, 1], label=f"f̂_t, {name}")
         axes[0].loglog(tr[:, 0], tr[:, 2], "--", label=f"f_t, {name}")
         axes[1].loglog(tr[:, 0], np.maximum(gap, 1e-16), label=name)
-        axes[2].semilogx(np.arange(2, T + 1), steps, lw=0.5, label=name)
+        axes[2].loglog(tr[:, 0], steps, "o-", ms=3, label=name)
         q = len(steps) // 4
         growth = float(steps[3 * q:].max() / max(steps[q:2 * q].max(), 1e-300))
         rows_out.append([name, f"{gap[0]:.4g}", f"{gap[len(gap) // 2]:.4g}", f"{gap[-1]:.4g}",
@@ -166,8 +170,8 @@ def markov(ctx: Context) -> Result:
                                 "reproduced if the final gap ≤ 10% of the first and f̂ ≥ f "
                                 "throughout; partly if it falls"))
         res.claims.append(claim(f"{name}: t‖W_t − W_(t−1)‖_F bounded (κ₁ > 0)",
-                                "bounded (B4)", f"max over the last quarter / max over the "
-                                f"second quarter = {growth:.2f}",
+                                "bounded (B4)", "max over the last quarter of the "
+                                f"checkpoints / max over the second = {growth:.2f}",
                                 *at_most(growth, 1.5, 3.0, "that ratio")))
     axes[0].set(xlabel="t", title="surrogate and empirical loss")
     axes[1].set(xlabel="t", title="f̂_t(W_t) − f_t(W_t)")
