@@ -21,6 +21,7 @@ from scipy.linalg import cho_factor, cho_solve
 from .._history import History
 from ..coders import outlier_step, spectral_norm_sq
 from ..constraints import project_nonneg_l2_ball, soft_threshold
+from ..updates import bcd_dictionary
 from ._zhao import BatchResult
 
 __all__ = ["batch_robust_nmf", "ORPCA"]
@@ -161,9 +162,9 @@ class ORPCA:
             self._A += r.T @ r
             self._B += r.T @ (z[None] - e)
             At = self._A + self._l1 * np.eye(self.n_components)
-            L = self.components_
-            for j in range(self.n_components):  # one block-coordinate pass over the atoms
-                L[j] += (self._B[j] - At[j] @ L) / At[j, j]
+            # one block-coordinate pass over the (unconstrained) atoms
+            self.components_, _ = bcd_dictionary(self.components_, At, self._B, lambda d: d,
+                                                 max_sweeps=1, tol=0.0)
         return self
 
     def fit(self, X):

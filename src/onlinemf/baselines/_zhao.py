@@ -300,11 +300,11 @@ class OnlineHuberSGD(_OnlineBaseline):
 
     def _step(self, Xb, t):
         D = self.components_
+        loss = self._loss()
         H = np.full((Xb.shape[0], D.shape[0]), Xb.mean() / max(D.sum(axis=0).mean(), _TINY))
-        for _ in range(self.code_iter):
-            r = np.abs(Xb - H @ D)
-            w = np.where(r <= self.delta, 1.0, self.delta / np.maximum(r, _TINY))
-            H *= ((w * Xb) @ D.T) / np.maximum((w * (H @ D)) @ D.T + self.lam, _TINY)
+        for _ in range(self.code_iter):  # IRLS: the Huber loss's own MU weights
+            P, Q = loss.mu_ratios(Xb, H @ D)
+            H *= (P @ D.T) / np.maximum(Q @ D.T + self.lam, _TINY)
         G = H.T @ np.clip(H @ D - Xb, -self.delta, self.delta)
         if t == 1 or not hasattr(self, "_step_size"):
             if self.step == "auto":
