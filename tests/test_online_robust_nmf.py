@@ -5,8 +5,13 @@ import pytest
 from scipy.optimize import minimize
 
 from onlinemf import OnlineRobustNMF
-from onlinemf.coders import outlier_loss, outlier_step, solve_codes_outliers
-from onlinemf.constraints import project_nonneg_elastic_ball, project_nonneg_l2_ball, soft_threshold
+from onlinemf.coders import outlier_loss, solve_codes_outliers
+from onlinemf.constraints import (
+    outlier_step,
+    project_nonneg_elastic_ball,
+    project_nonneg_l2_ball,
+    soft_threshold,
+)
 from onlinemf.updates import SurrogateStats, solve_surrogate_dictionary
 
 

@@ -30,6 +30,7 @@ __all__ = [
     "group_shrink",
     "group_soft_threshold",
     "soft_threshold",
+    "outlier_step",
     "max_norm_prox",
 ]
 
@@ -158,6 +159,14 @@ def project_nonneg_elastic_ball(V: np.ndarray, l1: float, l2: float, n_iter: int
 def soft_threshold(X: np.ndarray, lam: float) -> np.ndarray:
     """S_λ(x) = sgn(x)·max(|x| − λ, 0), elementwise: the prox of λ‖·‖₁."""
     return X - np.clip(X, -lam, lam)
+
+
+def outlier_step(U: np.ndarray, lam: float, bound: float, nonneg: bool = False) -> np.ndarray:
+    """argmin_{r ∈ R} ½‖u − r‖² + λ‖r‖₁: clip(S_λ(u), −M, M) (Lemma S-3), or clip(u − λ, 0, M)
+    for nonnegative outliers (spec §2.2). The clip comes after the threshold."""
+    if nonneg:
+        return np.clip(U - lam, 0.0, bound)
+    return np.clip(soft_threshold(U, lam), -bound, bound)
 
 
 def group_soft_threshold(Z: np.ndarray, group_size: int, thresh: float,

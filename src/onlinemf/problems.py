@@ -31,6 +31,7 @@ import scipy.sparse as sp
 from .constraints import (
     group_soft_threshold,
     max_norm_prox,
+    outlier_step,
     project_l2_ball,
     project_nonneg_l2_ball,
     project_simplex,
@@ -135,8 +136,7 @@ class L1Outliers:
         return self.alpha * np.abs(R).sum(axis=-1)
 
     def prox(self, Z):
-        out = soft_threshold(Z, self.alpha)
-        return out if np.isinf(self.bound) else np.clip(out, -self.bound, self.bound)
+        return outlier_step(Z, self.alpha, self.bound)
 
 
 # --------------------------------------------------------------------------- dictionary parts

@@ -19,8 +19,8 @@ import numpy as np
 from scipy.linalg import cho_factor, cho_solve
 
 from .._history import History
-from ..coders import outlier_step, spectral_norm_sq
-from ..constraints import project_nonneg_l2_ball, soft_threshold
+from ..coders import spectral_norm_sq
+from ..constraints import outlier_step, project_nonneg_l2_ball, soft_threshold
 from ..updates import bcd_dictionary
 from ._zhao import BatchResult
 

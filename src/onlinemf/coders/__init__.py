@@ -14,12 +14,11 @@ from ._outliers import (
     OUTLIER_SOLVERS,
     OutlierCodeResult,
     outlier_loss,
-    outlier_step,
     solve_codes_outliers,
 )
 from ._steps import bb_step, spectral_norm_sq
 
 __all__ = ["STEP_RULES", "CodeResult", "initial_codes", "solve_codes", "spectral_norm_sq",
-           "OUTLIER_SOLVERS", "OutlierCodeResult", "outlier_loss", "outlier_step",
+           "OUTLIER_SOLVERS", "OutlierCodeResult", "outlier_loss",
            "solve_codes_outliers",
            "BSUMResult", "solve_codes_bsum", "spectral_lipschitz", "bb_step"]

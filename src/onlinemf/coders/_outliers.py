@@ -25,22 +25,13 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.linalg import cho_factor, cho_solve
 
-from ..constraints import group_shrink, soft_threshold
+from ..constraints import group_shrink, outlier_step, soft_threshold
 from ._steps import spectral_norm_sq
 
-__all__ = ["OUTLIER_SOLVERS", "OutlierCodeResult", "outlier_loss", "outlier_step",
-           "solve_codes_outliers"]
+__all__ = ["OUTLIER_SOLVERS", "OutlierCodeResult", "outlier_loss", "solve_codes_outliers"]
 
 OUTLIER_SOLVERS = ("pgd", "fista", "admm")
 _TINY = 1e-300
-
-
-def outlier_step(U: np.ndarray, lam: float, bound: float, nonneg: bool = False) -> np.ndarray:
-    """argmin_{r ∈ R} ½‖u − r‖² + λ‖r‖₁: clip(S_λ(u), −M, M) (Lemma S-3), or clip(u − λ, 0, M)
-    for nonnegative outliers (spec §2.2). The clip comes after the threshold."""
-    if nonneg:
-        return np.clip(U - lam, 0.0, bound)
-    return np.clip(soft_threshold(U, lam), -bound, bound)
 
 
 def outlier_loss(X, H, D, R, lam, h_l1=0.0, h_l2=0.0, h_group=0.0, group_size=1
