@@ -199,3 +199,14 @@ def test_reproduce_writes_as_it_goes_and_resumes_after_sigkill(tmp_path, capsys)
     assert main(["reproduce", "lyu-ising", "--out", str(out), "--resume"]) == 0
     report = (out / "report.md").read_text()
     assert report.index("## lyu-ising") < report.index("## lyu-torus")  # registry order
+
+
+def test_reproduce_list_shows_what_an_output_folder_holds(tmp_path, capsys):
+    out = str(tmp_path / "rep")
+    assert main(["reproduce", "lyu-torus", "--scale", "tiny", "--out", out]) == 0
+    capsys.readouterr()
+    assert main(["reproduce", "--list", "--scale", "tiny", "--out", out]) == 0
+    lines = {line.split()[0]: line for line in capsys.readouterr().out.splitlines()}
+    assert " done " in lines["lyu-torus"] and " done " not in lines["lyu-wan"]
+    assert main(["reproduce", "--list", "--scale", "paper", "--out", out]) == 0
+    assert " done " not in capsys.readouterr().out  # another scale

@@ -335,9 +335,33 @@ def _patch_figure(patches, importance, path):
     plt.close(fig)
 
 
+def _list_experiments(args, registry) -> int:
+    """One line per registered experiment: name, spec, whether --out holds its result at this
+    scale (and how many finished pieces), title."""
+    store, pieces = os.path.join(args.out, "results"), os.path.join(args.out, "pieces")
+    names = set(os.listdir(pieces)) if os.path.isdir(pieces) else set()
+    for name, exp in registry.items():
+        res = os.path.join(store, f"{name}.pkl")
+        state = "-"
+        if os.path.exists(res):
+            try:
+                with open(res, "rb") as fh:
+                    kept = pickle.load(fh)
+                state = "done" if getattr(kept, "scale", None) == args.scale else "-"
+            except Exception:
+                state = "unreadable"
+        if state == "-":
+            n = sum(f.startswith(f"{args.scale}-{args.seed}-{name}-") for f in names)
+            state = f"{n} pieces" if n else "-"
+        print(f"{name:22s} {exp.spec:22s} {state:10s} {exp.title}")
+    return 0
+
+
 def _cmd_reproduce(args) -> int:
     from .experiments import REGISTRY, Context, run_experiments, write_report
 
+    if args.list:
+        return _list_experiments(args, REGISTRY)
     ctx = Context(scale=args.scale, out_dir=args.out, data_dir=args.data_dir, seed=args.seed,
                   resume=args.resume)
     store = os.path.join(args.out, "results")
@@ -461,6 +485,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--resume", action="store_true",
                    help="keep the experiments (and the pieces of long ones) an earlier run "
                         "into --out finished")
+    r.add_argument("--list", action="store_true",
+                   help="list the experiments, and which --out holds finished at --scale")
     r.set_defaults(func=_cmd_reproduce)
 
     b = sub.add_parser("bench", help="every estimator against its anchors, in one run")
