@@ -47,7 +47,8 @@ class Context:
         """``func()``, kept in ``out_dir/pieces/`` so that a long experiment stopped midway
         resumes piece by piece: with ``resume``, a piece finished earlier (same scale, seed and
         key) is loaded instead of recomputed. The code version of every piece used is kept in
-        ``versions`` (the experiment is stamped with all of them)."""
+        ``versions`` (the experiment is stamped with all of them). A piece whose content or
+        meaning changes needs a new key (kept pieces are not recomputed)."""
         path = os.path.join(self.out_dir, "pieces", f"{self.scale}-{self.seed}-{key}.pkl")
         if self.resume and os.path.exists(path):
             try:
