@@ -18,8 +18,9 @@ def test_time_to_and_value_at_read_the_curve():
 def test_online_curve_reads_fractions_of_a_pass(rng):
     X = rng.random((200, 8))
     est = OnlineNMF(3, batch_size=10, random_state=0)
-    curve = online_curve(est, X, lambda e: -e.score(X), passes=1.5, chunks_per_pass=4)
-    assert len(curve) == 6  # quarters of a pass, stopped after one and a half passes
+    curve = online_curve(est, X, lambda e: -e.score(X), passes=1.5, chunks_per_pass=4,
+                         first_pass_chunks=8)
+    assert len(curve) == 10  # eighths of the first pass, then quarters; stopped at 1.5 passes
     assert est.n_samples_seen_ == 300
     times = [t for t, _ in curve]
     assert times == sorted(times)

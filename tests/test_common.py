@@ -15,11 +15,17 @@ from onlinemf.testing import check_online_estimator
 
 # name -> (factory, waivers); the waivers are the estimators' documented design
 # (OnlineNMF's scale="max" is, by design, the max of X in fit and of the first chunk in
-# partial_fit: a fixed scale makes the two comparable)
+# partial_fit, and its init="samples" draws atoms from X in fit and from the first chunk in
+# partial_fit: a fixed scale and the random W₀ make the two comparable; the default
+# surrogate dictionary step and the paper's SGD are both checked)
 REGISTRY = {
-    "OnlineNMF": (lambda: OnlineNMF(3, batch_size=10, scale=10.0, random_state=0), {}),
+    "OnlineNMF": (lambda: OnlineNMF(3, batch_size=10, scale=10.0, init="random",
+                                    random_state=0), {}),
     "OnlineNMF-kl-sparse-steps": (lambda: OnlineNMF(3, loss="kl", batch_size=7, scale=10.0,
-                                                    random_state=0), {}),
+                                                    init="random", random_state=0), {}),
+    "OnlineNMF-sgd": (lambda: OnlineNMF(3, loss="is", batch_size=10, scale=10.0,
+                                        dictionary_update="sgd", data_floor=1e-8,
+                                        random_state=0), {}),
     "OnlineRobustNMF": (lambda: OnlineRobustNMF(3, batch_size=10, random_state=0), {}),
     "OnlineDictionaryLearning": (lambda: OnlineDictionaryLearning(3, batch_size=10,
                                                                   random_state=0), {}),

@@ -30,7 +30,7 @@ def test_iterates_stay_feasible(rng):
 def test_online_objective_decreases_on_scaled_synthetic(loss):
     d = make_nmf_synthetic(3000, 30, 10, NOISE_FOR_LOSS[loss], random_state=1)
     params = dict(n_components=10, loss=loss, batch_size=10, objective="paper",
-                  data_floor=1e-8, random_state=0)
+                  data_floor=1e-8, dictionary_update="sgd", random_state=0)
     est = OnlineNMF(**params).fit(d.X)
     obj = est.history_["objective"]
     assert np.isfinite(obj).all()

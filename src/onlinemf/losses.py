@@ -151,6 +151,23 @@ class Loss:
         robust losses, with weights floored at ``irls_delta``)."""
         raise ValueError(f"no batch multiplicative update for the {self.name} loss")
 
+    #: the multiplicative update minimizes an auxiliary function of the loss (the β-divergences
+    #: with the exponent γ; Févotte and Idier 2011), so it can run on accumulated statistics
+    majorized_mu = False
+
+    def mu_products(self, X, H: np.ndarray, D: np.ndarray,
+                    mask: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """(HᵀP, HᵀQ), the (K, F) numerator and denominator of the dictionary's multiplicative
+        update for a batch X (dense with an optional mask of observed entries, or CSR rows):
+        the weights P, Q of :meth:`mu_ratios` at Y = HD, zero where an entry is missing."""
+        if hasattr(X, "transpose_times"):  # CSR rows: losses with sparse kernels override
+            raise NotImplementedError(f"the {self.name} loss has no sparse kernels")
+        X, Y = self._prepare(X, H @ D, mask)
+        P, Q = self.mu_ratios(X, Y)
+        if mask is not None:
+            P, Q = np.where(mask, P, 0), np.where(mask, Q, 0)
+        return H.T @ P, H.T @ Q
+
     def check_features(self, n_features: int) -> None:
         """Raise ``ValueError`` if the loss's parameters do not fit ``n_features``."""
 
@@ -270,6 +287,16 @@ class KLDivergence(Loss):
         ratio = X.data / np.maximum(X.model(H, D), Y_FLOOR)
         return H.sum(axis=0)[:, None] - X.transpose_times(ratio, H)
 
+    majorized_mu = True
+
+    def mu_products(self, X, H, D, mask=None):
+        if not hasattr(X, "transpose_times"):
+            return super().mu_products(X, H, D, mask)
+        # P = x/y at the nonzeros only, Q = 1: HᵀQ is the codes' column sums
+        ratio = X.data / np.maximum(X.model(H, D), Y_FLOOR)
+        return (X.transpose_times(ratio, H),
+                np.broadcast_to(H.sum(axis=0)[:, None], D.shape).astype(D.dtype))
+
 
 class ISDivergence(Loss):
     """Itakura–Saito divergence Σ x/y − log(x/y) − 1 (β = 0). Not convex in y (class D1∖D2)."""
@@ -287,6 +314,7 @@ class ISDivergence(Loss):
         return (Y - X) / (Y * Y)
 
     mu_exponent = 0.5
+    majorized_mu = True
 
     def mu_ratios(self, X, Y, irls_delta=1e-6):
         Yf = np.maximum(Y, Y_FLOOR)
@@ -332,6 +360,8 @@ class BetaDivergence(Loss):
             return self._special._grad(X, Y)
         b = self.beta
         return Y ** (b - 2.0) * (Y - X)
+
+    majorized_mu = True
 
     @property
     def mu_exponent(self):

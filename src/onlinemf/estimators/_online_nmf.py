@@ -13,13 +13,18 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from .._dask import dask_nanmax, is_dask_array, iter_row_blocks
+from .._dask import dask_nanmax, is_dask_array, iter_row_blocks, take_rows
 from .._sparse import SparseRows, as_sparse_rows
 from .._validation import check_magnitude, check_stream_input, dense_batch, guarded_validation
 from ..coders import STEP_RULES, solve_codes
 from ..constraints import project_dictionary_box
 from ..losses import LOSS_NAMES, Loss, get_loss
-from ..updates import ProjectedSGDUpdate, RobbinsMonroSchedule
+from ..updates import (
+    BCDSurrogateUpdate,
+    MultiplicativeSurrogateUpdate,
+    ProjectedSGDUpdate,
+    RobbinsMonroSchedule,
+)
 from ._base import OnlineFactorizationMixin, transactional
 
 __all__ = ["OnlineNMF", "auto_batch_size", "code_step_for"]
@@ -27,15 +32,18 @@ __all__ = ["OnlineNMF", "auto_batch_size", "code_step_for"]
 
 class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
                 BaseEstimator):
-    r"""Online NMF with a general divergence, by projected stochastic gradient (Algorithm 1).
+    r"""Online NMF with a general divergence (Algorithm 1 and faster defaults).
 
     Learns a nonnegative dictionary ``components_`` D (the papers' Wᵀ) from a stream by
     minimizing f(W) = E_v[min_{h ∈ H} d(v ‖ Wh)] (eq. (4)). Each mini-batch of τ samples runs
 
     1. coefficient learning: h_i ∈ argmin_{h ∈ H} d(v_i ‖ W_{t−1} h) by projected gradient
        descent (Algorithm 2, :func:`onlinemf.coders.solve_codes`);
-    2. a dictionary step W_t = Π_C(W_{t−1} − η_t Σ_i r_i h_iᵀ), r_i = ∇_y d(v_i ‖ y) at
-       y = W_{t−1} h_i (eq. (11)), with η_t = a / (τt + b).
+    2. a dictionary step. The paper's (``dictionary_update="sgd"``) is projected SGD,
+       W_t = Π_C(W_{t−1} − η_t Σ_i r_i h_iᵀ), r_i = ∇_y d(v_i ‖ y) at y = W_{t−1} h_i
+       (eq. (11)), with η_t = a / (τt + b). The default for the squared loss and the
+       β-divergences minimizes a running surrogate built from statistics of all mini-batches
+       so far (:mod:`onlinemf.updates._majorization`), which needs no step size.
 
     C = {0 ≤ w ≤ 1, every row of W summing to ≥ ε} and H = [ε′, U]^K keep Wh ≥ εε′ > 0.
 
@@ -49,6 +57,29 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
     loss_params : dict or None
         Parameters of the loss: ``beta`` (β), ``alpha`` (α), ``A`` (Mahalanobis matrix or
         diagonal), ``delta`` (Huber threshold, default 0.1, in units of the scaled data).
+    dictionary_update : {"auto", "sgd", "surrogate"}, default="auto"
+        The dictionary step. "sgd" is the paper's projected SGD (Algorithm 1, eq. (11)), the
+        one the reproduction experiments use. "surrogate" minimizes a running surrogate of the
+        loss: block coordinate descent on accumulated A = Σ HᵀH, B = Σ HᵀX for the squared
+        loss (Mairal et al. 2010), the multiplicative update on an accumulated numerator and
+        denominator for KL, IS and β (Lefèvre et al. 2011); other losses have none. "auto"
+        takes "surrogate" where the loss has one and "sgd" otherwise. The paper's step
+        a/(τt + b) is tuned for N ≈ 10⁵ samples scaled to [0, 1]; on smaller or sparser data
+        its first steps are far too long or its later ones too short (one pass of 20
+        Newsgroups TF-IDF with the squared loss: 0.4888 against 0.5 for the zero model; the
+        surrogate: 0.4546; ``benchmarks/``).
+    init : {"auto", "random", "samples"}, default="auto"
+        W₀. "random": i.i.d. U(0, 1) projected onto C (the paper's). "samples": K rows of the
+        first data seen (of X in :meth:`fit`, of the first chunk in :meth:`partial_fit`; of a
+        dask array, only the blocks holding them are computed),
+        scaled, with a uniform jitter of a tenth of their mean so no entry is zero, each atom
+        divided by its largest entry. "auto": "samples" with the surrogate update, "random"
+        with SGD (from samples, SGD's first long steps are rejected by the safeguard on
+        digits with KL).
+    surrogate_decay : float, default=0.5
+        The weight t^(−decay) of the newest mini-batch in the surrogate's statistics (t counts
+        mini-batches; 1 is a running mean). 0.5 was the best of 0.5, 0.7, 0.9 and 1 on Poisson
+        counts, digits and 20 Newsgroups TF-IDF, for the squared loss and KL.
     batch_size : int, "auto" or "paper", default="auto"
         τ, the rows per online step. "auto" sizes the mini-batch so that the per-step Python
         overhead stays small against the vectorized work (:func:`auto_batch_size`: about
@@ -165,6 +196,9 @@ default="auto"
         "n_components": [Interval(Integral, 1, None, closed="left")],
         "loss": [StrOptions(set(LOSS_NAMES)), Loss],
         "loss_params": [dict, None],
+        "dictionary_update": [StrOptions({"auto", "sgd", "surrogate"})],
+        "init": [StrOptions({"auto", "random", "samples"})],
+        "surrogate_decay": [Interval(Real, 0, 1, closed="right")],
         "batch_size": [Interval(Integral, 1, None, closed="left"),
                        StrOptions({"auto", "paper"})],
         "a": [Interval(Real, 0, None, closed="neither")],
@@ -198,6 +232,9 @@ default="auto"
         *,
         loss="squared",
         loss_params=None,
+        dictionary_update="auto",
+        init="auto",
+        surrogate_decay=0.5,
         batch_size="auto",
         a=2e4,
         b=2e4,
@@ -226,6 +263,9 @@ default="auto"
         self.n_components = n_components
         self.loss = loss
         self.loss_params = loss_params
+        self.dictionary_update = dictionary_update
+        self.init = init
+        self.surrogate_decay = surrogate_decay
         self.batch_size = batch_size
         self.a = a
         self.b = b
@@ -260,6 +300,7 @@ default="auto"
         loss = self._make_loss()
         if self.code_lower > self.code_upper:
             raise ValueError("code_lower must not exceed code_upper")
+        self._update_kind(loss)  # "surrogate" for a loss without one fails here
         step = code_step_for(self.code_step, loss)
         if step == "lipschitz" and loss.curvature() is None:
             raise ValueError(f"code_step='lipschitz' needs a curvature bound, which the "
@@ -274,7 +315,27 @@ default="auto"
                     h_l2=self.h_l2,
                     armijo=self.armijo, polyak_delta=self.polyak_delta)
 
-    def _update_rule(self) -> ProjectedSGDUpdate:
+    def _update_kind(self, loss: Loss) -> str:
+        """"sgd", "bcd" or "mu": the dictionary step for this loss and setting."""
+        if self.dictionary_update == "sgd":
+            return "sgd"
+        if loss.quadratic:
+            return "bcd"
+        if loss.majorized_mu:
+            return "mu"
+        if self.dictionary_update == "surrogate":
+            raise ValueError(f"dictionary_update='surrogate' is for the squared loss and the "
+                             f"beta-divergences (kl, is, beta); the {loss.name} loss has none: "
+                             "use 'sgd' or 'auto'")
+        return "sgd"
+
+    def _update_rule(self):
+        kind = self._update_kind(self.loss_)
+        if kind == "bcd":
+            return BCDSurrogateUpdate(self.surrogate_decay, self.eps)
+        if kind == "mu":
+            return MultiplicativeSurrogateUpdate(self.loss_.mu_exponent, self.surrogate_decay,
+                                                 self.eps)
         return ProjectedSGDUpdate(RobbinsMonroSchedule(self.a, self.b), self.batch_reduce,
                                   self.eps, safeguard=self.step_safeguard)
 
@@ -356,10 +417,14 @@ default="auto"
         return Xb.astype(self.components_.dtype, copy=False), Mb
 
     # ------------------------------------------------------------------ state
-    def _initialize(self, n_features, dtype, loss, scale):
+    def _initialize(self, n_features, dtype, loss, scale, X=None, mask=None):
         rng = check_random_state(self.random_state)
         self._rng = np.random.default_rng(rng.randint(np.iinfo(np.int32).max))
         D0 = self._rng.random((self.n_components, n_features))
+        init = self.init if self.init != "auto" else (
+            "random" if self._update_kind(loss) == "sgd" else "samples")
+        if init == "samples" and X is not None and X.shape[0]:
+            D0 = self._atoms_from_samples(X, mask, scale, jitter=D0)
         self.components_ = project_dictionary_box(D0, self.eps).astype(dtype)
         self.n_components_ = self.n_components
         self.loss_ = loss
@@ -369,6 +434,20 @@ default="auto"
         self._loss_sum = 0.0
         self.n_code_iter_ = 0
         self._buffer = []  # (X, mask, codes) kept only for objective="paper"
+
+    def _atoms_from_samples(self, X, mask, scale, jitter):
+        """K rows of X (with replacement only if X has fewer), scaled, missing entries as 0,
+        plus ``jitter`` (U(0, 1)) times a tenth of their mean, each divided by its maximum."""
+        k, n = self.n_components, X.shape[0]
+        rows = np.sort(self._rng.choice(n, k, replace=n < k))
+        S = take_rows(X, rows) if is_dask_array(X) else X[rows]  # dask: only their blocks
+        S = S.toarray() if sp.issparse(S) else np.array(S, dtype=float)
+        if mask is not None:
+            S = np.where(np.asarray(mask)[rows], S, 0.0)
+        S = np.maximum(np.nan_to_num(S / scale, nan=0.0, posinf=0.0), 0.0)
+        level = float(S.mean()) if S.any() else 1.0
+        S = S + 0.1 * level * jitter
+        return S / S.max(axis=1, keepdims=True)
 
     @property
     def n_steps_(self) -> int:
@@ -393,16 +472,22 @@ default="auto"
         coded = solve_codes(self.loss_, D, Xb, Mb, **self._coder_kwargs())
         H = coded.codes
         self.n_code_iter_ += int(coded.n_iter.sum())
-        if isinstance(Xb, SparseRows):
-            grad = self.loss_.sparse_dictionary_grad(Xb, H, D)
+        if isinstance(rule, BCDSurrogateUpdate):
+            D_new, state = rule.update(self._state, D, H, Xb, Mb)
+        elif isinstance(rule, MultiplicativeSurrogateUpdate):
+            HtP, HtQ = self.loss_.mu_products(Xb, H, D, Mb)
+            D_new, state = rule.update(self._state, D, HtP, HtQ, Xb.shape[0])
         else:
-            grad = H.T @ self.loss_.grad(Xb, H @ D, Mb)
+            if isinstance(Xb, SparseRows):
+                grad = self.loss_.sparse_dictionary_grad(Xb, H, D)
+            else:
+                grad = H.T @ self.loss_.grad(Xb, H @ D, Mb)
 
-        def batch_loss(C):
-            return float(self._losses(Xb, Mb, H, C).sum())
+            def batch_loss(C):
+                return float(self._losses(Xb, Mb, H, C).sum())
 
-        D_new, state = rule.update(self._state, D, grad, Xb.shape[0],
-                                   batch_loss if self.step_safeguard else None)
+            D_new, state = rule.update(self._state, D, grad, Xb.shape[0],
+                                       batch_loss if self.step_safeguard else None)
         self.components_ = D_new.astype(D.dtype, copy=False)
         self._state = state
         self._fit_time += time.perf_counter() - t0
@@ -466,7 +551,7 @@ default="auto"
             return self
         X, mask, loss, scale = self._check_X(X, mask, reset=first)
         if first:
-            self._initialize(X.shape[1], X.dtype, loss, scale)
+            self._initialize(X.shape[1], X.dtype, loss, scale, X, mask)
         self._run(X, mask, np.arange(X.shape[0]), self.batch_size_for(X, in_fit=False))
         return self
 
@@ -482,7 +567,7 @@ default="auto"
         if self.scale == "max":
             top = dask_nanmax(X)
             scale = top if np.isfinite(top) and top > 0 else 1.0
-        self._initialize(X.shape[1], first.dtype, loss, scale)
+        self._initialize(X.shape[1], first.dtype, loss, scale, X)
 
     def _stream_dask(self, X, batch_size, rng):
         """The online steps over a dask array, one row block (or a buffer of
@@ -527,7 +612,7 @@ default="auto"
                 self.n_iter_ += 1
             return self
         X, mask, loss, scale = self._check_X(X, mask, reset=True)
-        self._initialize(X.shape[1], X.dtype, loss, scale)
+        self._initialize(X.shape[1], X.dtype, loss, scale, X, mask)
         n = X.shape[0]
         bs = self.batch_size_for(X, in_fit=True)
         progress = _progress(self.verbose, n * self.max_iter)

@@ -472,27 +472,34 @@ def networks(ctx: Context) -> Result:
         nets += _data_networks(ctx.data_dir)
     k, r = ctx.pick((6, 25), (21, 25), tiny=(4, 9))
     n_iter, steps = ctx.pick((30, 5000), (100, 50_000), tiny=(3, 300))
+    # at paper scale, a chain long enough to visit the large networks' edges too: recovery
+    # with the paper's steps is bounded by the share it visits (0.07–0.31 on 5000 nodes)
+    long_steps = ctx.pick(None, 20 * steps, tiny=None)
     res = Result()
-    rows = []
+    rows, long_rows = [], []
     for name, G in nets:
         A = (as_adjacency(G, kind="edges" if isinstance(G, np.ndarray) else None) > 0)
         A = A.astype(float).maximum(A.T.astype(float)).tocsr()
 
-        def learn(M):
-            ndl = NetworkDictionaryLearning(r, k, n_iter=n_iter, batch_size=100, alpha=0.2,
-                                            random_state=ctx.seed).fit(M)
-            return ndl.reconstruct(M, n_steps=steps)
+        def fitted(M):
+            return NetworkDictionaryLearning(r, k, n_iter=n_iter, batch_size=100, alpha=0.2,
+                                             random_state=ctx.seed).fit(M)
+
+        def visited_share(R, A=A):
+            # the share of true edges the reconstruction chain visited at all: an upper bound
+            # on the recovery, set by n_steps against the size of the network
+            return float(A.multiply(abs(R) > 0).nnz / max(A.nnz, 1))
 
         t0 = time.perf_counter()
-        R = learn(A)
+        ndl = fitted(A)
+        R = ndl.reconstruct(A, n_steps=steps)
         acc = edge_recovery(A, R)
-        # the share of true edges the reconstruction chain visited at all: an upper bound on
-        # the recovery, set by n_steps against the size of the network
-        visited = float(A.multiply(abs(R) > 0).nnz / max(A.nnz, 1))
+        visited = visited_share(R)
         aucs = []
         for mode in ("add", "remove"):
             noisy, pairs = corrupt_network(A, 0.1, mode, random_state=ctx.seed)
-            aucs.append(denoising_auc(A, noisy, learn(noisy), pairs, mode))
+            aucs.append(denoising_auc(A, noisy, fitted(noisy).reconstruct(noisy, n_steps=steps),
+                                      pairs, mode))
         rows.append([name, str(A.shape[0]), str(A.nnz // 2), f"{visited:.3f}", f"{acc:.3f}",
                      f"{aucs[0]:.3f}", f"{aucs[1]:.3f}", f"{time.perf_counter() - t0:.1f}"])
         res.claims.append(claim(f"{name}: edges recovered after binarization",
@@ -500,6 +507,25 @@ def networks(ctx: Context) -> Result:
                                 f"{acc:.3f} ({visited:.3f} of the edges visited by the "
                                 f"{steps}-step chain)",
                                 *at_least(acc, 0.9, 0.75, "accuracy")))
+        if long_steps and visited < 0.9:
+            t1 = time.perf_counter()
+            R_long = ndl.reconstruct(A, n_steps=long_steps)
+            acc_long, vis_long = edge_recovery(A, R_long), visited_share(R_long)
+            long_rows.append([name, f"{visited:.3f} → {vis_long:.3f}",
+                              f"{acc:.3f} → {acc_long:.3f}",
+                              f"{acc / max(visited, 1e-12):.3f} → "
+                              f"{acc_long / max(vis_long, 1e-12):.3f}",
+                              f"{time.perf_counter() - t1:.1f}"])
+            res.claims.append(claim(f"{name}: edges recovered by a chain that visits them "
+                                    f"({long_steps} steps, same dictionary)",
+                                    "high (the paper's later version: Facebook networks)",
+                                    f"{acc_long:.3f} ({vis_long:.3f} visited)",
+                                    *at_least(acc_long, 0.9, 0.75, "accuracy")))
+    if long_rows:
+        res.tables.append((f"The large networks again, reconstructed by a {long_steps}-step "
+                           f"chain instead of {steps} (same dictionary)",
+                           ["network", "visited", "edge recovery", "recovered among visited",
+                            "reconstruct s"], long_rows))
     res.tables.append((f"NDL with a path motif of k = {k} nodes, r = {r} atoms, {steps} "
                        "reconstruction steps; denoising: 10% of |E| edges added or removed, "
                        "AUC of the reconstructed weights",

@@ -5,6 +5,8 @@
   grad, n_batch) -> (components, state)``;
 * :class:`SurrogateStats` with :func:`solve_surrogate_dictionary` / :func:`bcd_dictionary` —
   surrogate minimization from sufficient statistics (specs 001, 004);
+* :class:`BCDSurrogateUpdate` / :class:`MultiplicativeSurrogateUpdate` — running surrogates of
+  the squared loss and the β-divergences (the fast default of OnlineNMF);
 * :func:`solve_poisson_rows` — the rows of Poisson subspace tracking (spec 003);
 * :func:`full_gradient`, :func:`vr_direction`, :func:`smm_dictionary` and the parameter
   helpers — variance-reduced stochastic MF and its SMM baseline step (spec 002).
@@ -12,6 +14,7 @@
 The estimator keeps the state in its fitted attributes, so a pickled estimator resumes exactly.
 """
 
+from ._majorization import BCDSurrogateUpdate, MultiplicativeSurrogateUpdate, SurrogateState
 from ._poisson import PoissonStats, log_jensen_gap, poisson_row_objective, solve_poisson_rows
 from ._sgd import ProjectedSGDUpdate, RobbinsMonroSchedule, SGDState
 from ._surrogate import (
@@ -46,4 +49,5 @@ __all__ = ["RobbinsMonroSchedule", "ProjectedSGDUpdate", "SGDState", "SurrogateS
            "GradientTerms", "sampling_factor", "default_batch_params", "theta_min",
            "theoretical_step_size", "code_tolerance", "iter_chunks", "chunk_terms", "residual",
            "danskin_gradient_sum", "full_gradient", "vr_direction", "smm_dictionary",
-           "SMMStats", "WeightedStats", "VRSnapshot", "ProxSGDSchedule"]
+           "SMMStats", "WeightedStats", "VRSnapshot", "ProxSGDSchedule", "SurrogateState",
+           "BCDSurrogateUpdate", "MultiplicativeSurrogateUpdate"]

@@ -157,12 +157,17 @@ class WeightedStats:
     def zeros(cls, n_components: int, n_features: int) -> WeightedStats:
         return cls(np.zeros((n_components, n_components)), np.zeros((n_components, n_features)))
 
-    def add(self, H: np.ndarray, X: np.ndarray, lam: float, beta: float) -> WeightedStats:
+    def add(self, H: np.ndarray, X, lam: float, beta: float) -> WeightedStats:
+        """The statistics after a batch X (dense, or CSR rows with ``transpose_times``)."""
         t = self.t + 1
         w = t ** (-beta)
         b = X.shape[0]
-        Xf = X.astype(float, copy=False)
-        c = float(np.vdot(Xf, Xf)) + lam * float(H.sum())
+        if hasattr(X, "transpose_times"):  # CSR rows: HᵀX and ‖X‖² from the nonzeros
+            HtX, sq = X.transpose_times(X.data, H), float(X.squared_norms().sum())
+        else:
+            Xf = X.astype(float, copy=False)
+            HtX, sq = H.T @ X, float(np.vdot(Xf, Xf))
+        c = sq + lam * float(H.sum())
         return WeightedStats((1 - w) * self.A + w * (H.T @ H) / b,
-                             (1 - w) * self.B + w * (H.T @ X) / b,
+                             (1 - w) * self.B + w * HtX / b,
                              (1 - w) * self.c + w * c / b, t)

@@ -1,0 +1,111 @@
+"""Dictionary steps that minimize a running surrogate of the loss, built from statistics
+accumulated over the stream (the fast default of :class:`onlinemf.OnlineNMF`; the paper's
+projected SGD is :mod:`onlinemf.updates._sgd`).
+
+* squared loss: the quadratic surrogate ½⟨DDᵀ, A⟩ − ⟨D, B⟩ of Mairal et al. (2010) with
+  A = Σ w HᵀH, B = Σ w HᵀX, minimized over the box by block coordinate descent
+  (:func:`bcd_dictionary`, the statistics are :class:`WeightedStats`);
+* β-divergences: the auxiliary function of the multiplicative update (Févotte and Idier 2011)
+  with its numerator and denominator accumulated over the stream (Lefèvre, Bach and Févotte
+  2011), whose minimizer is their ratio.
+
+The newest mini-batch gets the weight w_t = t^(−decay) (t counts mini-batches); decay = 1 is
+a running mean over the stream, smaller values forget the early dictionaries faster.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..constraints import project_dictionary_box
+from ._surrogate import WeightedStats, bcd_dictionary
+
+__all__ = ["SurrogateState", "BCDSurrogateUpdate", "MultiplicativeSurrogateUpdate"]
+
+_TINY = 1e-300
+
+
+@dataclass(frozen=True)
+class SurrogateState:
+    """State of a surrogate rule: its statistics and the step and sample counts."""
+
+    stats: object
+    n_steps: int = 0
+    n_samples_seen: int = 0
+    last_step_size: float = field(default=float("nan"))
+
+
+@dataclass(frozen=True)
+class BCDSurrogateUpdate:
+    """Squared loss: accumulate (A, B) and take ``max_sweeps`` BCD sweeps over the atoms on
+    the box 0 ≤ d ≤ 1 (rows summing to ≥ ε). Missing entries are filled with the current
+    model (the EM majorizer of the masked squared loss)."""
+
+    decay: float = 0.5
+    eps: float = 1e-8
+    max_sweeps: int = 3
+
+    def init(self, components: np.ndarray) -> SurrogateState:
+        return SurrogateState(WeightedStats.zeros(*components.shape))
+
+    def update(self, state: SurrogateState, components, H, X, mask=None):
+        if mask is not None:
+            X = np.where(mask, X, H @ components)
+        stats = state.stats.add(H, X, 0.0, self.decay)
+        eps = self.eps
+        D, _ = bcd_dictionary(components, stats.A, stats.B,
+                              lambda d: project_dictionary_box(d[None], eps)[0],
+                              max_sweeps=self.max_sweeps)
+        return (D.astype(components.dtype, copy=False),
+                SurrogateState(stats, state.n_steps + 1, state.n_samples_seen + X.shape[0]))
+
+
+@dataclass(frozen=True)
+class MultiplicativeStats:
+    """Running numerator and denominator of the multiplicative update, in the γ-linearized
+    units: the dictionary is (num / den)^γ."""
+
+    num: np.ndarray
+    den: np.ndarray
+    t: int = 0
+
+
+@dataclass(frozen=True)
+class MultiplicativeSurrogateUpdate:
+    """β-divergences: num ← (1 − w)num + w D^{1/γ} ⊙ HᵀP / b, den ← (1 − w)den + w HᵀQ / b,
+    D ← (num / den)^γ, with (HᵀP, HᵀQ) from :meth:`onlinemf.losses.Loss.mu_products`.
+
+    The box keeps atoms at most 1: an atom whose largest entry c exceeds 1 is divided by c and
+    its statistics rescaled so that the ratio follows (the codes absorb the factor, as they
+    would for the same atom found directly). An atom no code uses (den = 0) stays as it is.
+    """
+
+    gamma: float = 1.0
+    decay: float = 0.5
+    eps: float = 1e-8
+
+    def init(self, components: np.ndarray) -> SurrogateState:
+        z = np.zeros_like(components, dtype=float)
+        return SurrogateState(MultiplicativeStats(z, z.copy()))
+
+    def update(self, state: SurrogateState, components, HtP, HtQ, n_batch: int):
+        g = self.gamma
+        st = state.stats
+        t = st.t + 1
+        w = t ** (-self.decay)
+        Dg = components if g == 1.0 else components ** (1.0 / g)
+        num = (1 - w) * st.num + (w / n_batch) * (Dg * HtP)
+        den = (1 - w) * st.den + (w / n_batch) * HtQ
+        used = den > _TINY
+        R = np.where(used, num / np.where(used, den, 1.0), Dg)
+        D = R if g == 1.0 else R ** g
+        c = np.maximum(D.max(axis=1), 1.0)
+        D = D / c[:, None]
+        den = den * c[:, None]
+        if g != 1.0:
+            num = num * c[:, None] ** (1.0 - 1.0 / g)
+        D = project_dictionary_box(D, self.eps).astype(components.dtype, copy=False)
+        return D, SurrogateState(MultiplicativeStats(num, den, t), state.n_steps + 1,
+                                 state.n_samples_seen + n_batch)

@@ -1,0 +1,165 @@
+"""The running-surrogate dictionary steps of OnlineNMF (the default for the squared loss and
+the β-divergences): the multiplicative step is the batch MU at its first step and a
+majorization step after it, its box rescaling keeps the statistics consistent, the BCD step
+minimizes the box quadratic (checked against L-BFGS-B), and the sparse and masked products
+are those of the dense ones."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy.optimize import minimize
+from sklearn.datasets import load_digits
+
+from onlinemf import OnlineNMF
+from onlinemf._sparse import as_sparse_rows
+from onlinemf.losses import get_loss
+from onlinemf.updates import BCDSurrogateUpdate, MultiplicativeSurrogateUpdate
+
+BETA_LOSSES = [("kl", {}), ("is", {}), ("beta", {"beta": 0.5}), ("beta", {"beta": 3.0}),
+               ("squared", {})]
+
+
+def _batch(seed=0, n=40, f=12, k=4):
+    rng = np.random.default_rng(seed)
+    D = rng.uniform(0.05, 0.3, (k, f))
+    H = rng.uniform(0.2, 2.0, (n, k))
+    X = H @ D * rng.uniform(0.5, 1.5, (n, f))
+    return X, H, D
+
+
+def _unboxed(loss, D, H, X):
+    HtP, HtQ = loss.mu_products(X, H, D)
+    return D * (HtP / HtQ) ** loss.mu_exponent
+
+
+@pytest.mark.parametrize("name,params", BETA_LOSSES)
+def test_first_multiplicative_step_is_the_batch_mu_rescaled_into_the_box(name, params):
+    loss = get_loss(name, **params)
+    X, H, D = _batch()
+    rule = MultiplicativeSurrogateUpdate(loss.mu_exponent, decay=0.5)
+    HtP, HtQ = loss.mu_products(X, H, D)
+    D1, state = rule.update(rule.init(D), D, HtP, HtQ, X.shape[0])
+    R = _unboxed(loss, D, H, X)
+    expected = R / np.maximum(R.max(axis=1), 1.0)[:, None]
+    np.testing.assert_allclose(D1, expected, rtol=1e-12)
+    assert D1.max() <= 1.0 and state.n_steps == 1 and state.n_samples_seen == X.shape[0]
+
+
+@pytest.mark.parametrize("name,params", BETA_LOSSES)
+def test_multiplicative_step_does_not_increase_the_batch_loss(name, params):
+    # the MU with the exponent γ minimizes an auxiliary function of the β-divergence
+    loss = get_loss(name, **params)
+    for seed in range(3):
+        X, H, D = _batch(seed)
+        before = loss.value(X, H @ D).sum()
+        after = loss.value(X, H @ _unboxed(loss, D, H, X)).sum()
+        assert after <= before * (1 + 1e-12)
+
+
+@pytest.mark.parametrize("name,params", BETA_LOSSES)
+def test_box_rescaling_keeps_the_statistics_consistent(name, params):
+    """Rescaling an atom into the box (its codes grow by the same factor) must leave the
+    next step's atom direction as if no box were there."""
+    loss = get_loss(name, **params)
+    g = loss.mu_exponent
+    X1, H1, D = _batch(1)
+    X2, H2, _ = _batch(2)
+    D = D * 8.0  # atoms above 1 after the first step: the box rescales them
+    H1, H2 = H1 / 8.0, H2 / 8.0
+    rule = MultiplicativeSurrogateUpdate(g, decay=0.5)
+    D1, s1 = rule.update(rule.init(D), D, *loss.mu_products(X1, H1, D), X1.shape[0])
+    R1 = _unboxed(loss, D, H1, X1)
+    c1 = R1.max(axis=1) / D1.max(axis=1)
+    assert c1.max() > 1.5  # the box did act
+    # the same second batch, with the codes the rescaled atoms need (model unchanged)
+    D2, _ = rule.update(s1, D1, *loss.mu_products(X2, H2 * c1, D1), X2.shape[0])
+    # no box: accumulate the same two batches by hand
+    w = 2 ** -0.5
+    num = (1 - w) * (D ** (1 / g) * loss.mu_products(X1, H1, D)[0]) / X1.shape[0] \
+        + w * (R1 ** (1 / g) * loss.mu_products(X2, H2, R1)[0]) / X2.shape[0]
+    den = (1 - w) * loss.mu_products(X1, H1, D)[1] / X1.shape[0] \
+        + w * loss.mu_products(X2, H2, R1)[1] / X2.shape[0]
+    R2 = (num / den) ** g
+    np.testing.assert_allclose(D2 / D2.max(axis=1, keepdims=True),
+                               R2 / R2.max(axis=1, keepdims=True), rtol=1e-10)
+
+
+def test_bcd_step_minimizes_the_box_quadratic():
+    X, H, D = _batch(3)
+    rule = BCDSurrogateUpdate(decay=1.0, max_sweeps=500)
+    D1, state = rule.update(rule.init(D), D, H, X)
+    A, B = state.stats.A, state.stats.B
+
+    def f(d):
+        M = d.reshape(D.shape)
+        return 0.5 * np.sum((M @ M.T) * A) - np.sum(M * B), (A @ M - B).ravel()
+
+    ref = minimize(f, D.ravel(), jac=True, method="L-BFGS-B", bounds=[(0, 1)] * D.size,
+                   options={"ftol": 1e-15, "gtol": 1e-12, "maxiter": 10000})
+    assert f(D1.ravel())[0] <= ref.fun + 1e-9 * abs(ref.fun)
+    np.testing.assert_allclose(A, H.T @ H / X.shape[0], rtol=1e-12)
+
+
+def test_bcd_step_fills_missing_entries_with_the_model():
+    X, H, D = _batch(4)
+    mask = np.random.default_rng(0).random(X.shape) > 0.3
+    rule = BCDSurrogateUpdate()
+    filled = np.where(mask, X, H @ D)
+    a = rule.update(rule.init(D), D, H, np.where(mask, X, 123.0), mask)[0]
+    b = rule.update(rule.init(D), D, H, filled)[0]
+    np.testing.assert_array_equal(a, b)
+
+
+def test_sparse_and_masked_products_equal_the_dense_ones():
+    X, H, D = _batch(5)
+    X[X < np.quantile(X, 0.6)] = 0.0
+    kl = get_loss("kl")
+    dense = kl.mu_products(X, H, D)
+    sparse = kl.mu_products(as_sparse_rows(sp.csr_matrix(X)), H, D)
+    for a, b in zip(dense, sparse):
+        np.testing.assert_allclose(a, b, rtol=1e-12)
+    mask = X > 0
+    for name, params in BETA_LOSSES:
+        loss = get_loss(name, **params)
+        Xp = np.where(mask, X, 1.0)
+        a = loss.mu_products(Xp, H, D, mask)
+        b = loss.mu_products(np.where(mask, X, 7.0), H, D, mask)
+        for u, v in zip(a, b):
+            np.testing.assert_array_equal(u, v)
+
+
+@pytest.mark.parametrize("loss", ["squared", "kl"])
+def test_surrogate_step_learns_faster_than_the_papers_sgd_on_digits(loss):
+    X = load_digits().data[:900] / 16.0
+    fresh = get_loss(loss)
+
+    def fit_error(est):
+        return -est.score(X)
+
+    sgd = OnlineNMF(10, loss=loss, dictionary_update="sgd", random_state=0).fit(X)
+    sur = OnlineNMF(10, loss=loss, random_state=0).fit(X)
+    assert sur._update_kind(fresh) in ("bcd", "mu")
+    assert fit_error(sur) < 0.9 * fit_error(sgd)
+    more = OnlineNMF(10, loss=loss, max_iter=3, random_state=0).fit(X)
+    assert fit_error(more) < fit_error(sur)
+
+
+def test_surrogate_needs_a_loss_that_has_one_and_a_refusal_changes_nothing():
+    X = load_digits().data[:200] / 16.0
+    est = OnlineNMF(4, loss="huber", random_state=0).fit(X)
+    assert est._update_kind(est.loss_) == "sgd"
+    before = est.components_.copy()
+    est.set_params(dictionary_update="surrogate")
+    with pytest.raises(ValueError, match="huber loss has none"):
+        est.partial_fit(X)
+    np.testing.assert_array_equal(est.components_, before)
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_atoms_from_samples_lie_in_the_box_even_with_fewer_rows_than_atoms(sparse):
+    X = load_digits().data[:5] / 16.0
+    X = sp.csr_matrix(X) if sparse else X
+    est = OnlineNMF(8, loss="kl", init="samples", random_state=0).partial_fit(X)
+    D = est.components_
+    assert np.isfinite(D).all() and D.min() > 0 and D.max() <= 1.0
+    np.testing.assert_allclose(D.max(axis=1), 1.0)
