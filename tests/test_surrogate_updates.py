@@ -159,7 +159,32 @@ def test_surrogate_needs_a_loss_that_has_one_and_a_refusal_changes_nothing():
 def test_atoms_from_samples_lie_in_the_box_even_with_fewer_rows_than_atoms(sparse):
     X = load_digits().data[:5] / 16.0
     X = sp.csr_matrix(X) if sparse else X
-    est = OnlineNMF(8, loss="kl", init="samples", random_state=0).partial_fit(X)
+    est = OnlineNMF(8, loss="kl", init="samples", dictionary_update="surrogate",
+                    random_state=0).partial_fit(X)
     D = est.components_
     assert np.isfinite(D).all() and D.min() > 0 and D.max() <= 1.0
-    np.testing.assert_allclose(D.max(axis=1), 1.0)
+
+
+def test_a_first_chunk_smaller_than_k_leaves_the_other_atoms_random():
+    X = load_digits().data[:3] / 16.0
+    est = OnlineNMF(8, loss="kl", init="samples", random_state=0).partial_fit(X)
+    D = est.components_
+    # three atoms follow the three rows (jittered), the other five are not near-copies of them
+    rows = X / X.max(axis=1, keepdims=True)
+    corr = np.corrcoef(np.vstack([rows, D]))[:3, 3:]
+    assert (corr.max(axis=0)[:3] > 0.9).all()
+    assert (corr.max(axis=0)[3:] < 0.9).all()
+
+
+def test_sparse_input_gives_the_dense_fit_with_the_surrogate_and_auto_keeps_sgd_for_text():
+    rng = np.random.default_rng(0)
+    X = sp.random(300, 40, density=0.15, format="csr", random_state=0,
+                  data_rvs=lambda m: rng.poisson(2.0, m) + 1.0)
+    kw = dict(loss="kl", dictionary_update="surrogate", batch_size=50, random_state=0)
+    a = OnlineNMF(5, **kw).fit(X)
+    b = OnlineNMF(5, **kw).fit(X.toarray())
+    assert a._dictionary_kind == b._dictionary_kind == "mu"
+    np.testing.assert_allclose(a.components_, b.components_, rtol=1e-8, atol=1e-12)
+    assert OnlineNMF(5, loss="kl").fit(X)._dictionary_kind == "sgd"
+    assert OnlineNMF(5, loss="kl").fit(X.toarray())._dictionary_kind == "mu"
+    assert OnlineNMF(5).fit(X)._dictionary_kind == "bcd"
