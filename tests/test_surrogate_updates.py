@@ -13,7 +13,7 @@ from sklearn.datasets import load_digits
 from onlinemf import OnlineNMF
 from onlinemf._sparse import as_sparse_rows
 from onlinemf.losses import get_loss
-from onlinemf.updates import BCDSurrogateUpdate, MultiplicativeSurrogateUpdate
+from onlinemf.updates import BCDSurrogateUpdate, MultiplicativeSurrogateUpdate, batch_weight
 
 BETA_LOSSES = [("kl", {}), ("is", {}), ("beta", {"beta": 0.5}), ("beta", {"beta": 3.0}),
                ("squared", {})]
@@ -66,7 +66,7 @@ def test_box_rescaling_keeps_the_statistics_consistent(name, params):
     X2, H2, _ = _batch(2)
     D = D * 8.0  # atoms above 1 after the first step: the box rescales them
     H1, H2 = H1 / 8.0, H2 / 8.0
-    rule = MultiplicativeSurrogateUpdate(g, decay=0.5)
+    rule = MultiplicativeSurrogateUpdate(g, decay=0.5, nominal_batch=X1.shape[0])
     D1, s1 = rule.update(rule.init(D), D, *loss.mu_products(X1, H1, D), X1.shape[0])
     R1 = _unboxed(loss, D, H1, X1)
     c1 = R1.max(axis=1) / D1.max(axis=1)
@@ -86,7 +86,7 @@ def test_box_rescaling_keeps_the_statistics_consistent(name, params):
 
 def test_bcd_step_minimizes_the_box_quadratic():
     X, H, D = _batch(3)
-    rule = BCDSurrogateUpdate(decay=1.0, max_sweeps=500)
+    rule = BCDSurrogateUpdate(decay=1.0, max_sweeps=500, nominal_batch=X.shape[0])
     D1, state = rule.update(rule.init(D), D, H, X)
     A, B = state.stats.A, state.stats.B
 
@@ -188,3 +188,12 @@ def test_sparse_input_gives_the_dense_fit_with_the_surrogate_and_auto_keeps_sgd_
     assert OnlineNMF(5, loss="kl").fit(X)._dictionary_kind == "sgd"
     assert OnlineNMF(5, loss="kl").fit(X.toarray())._dictionary_kind == "mu"
     assert OnlineNMF(5).fit(X)._dictionary_kind == "bcd"
+
+
+def test_batch_weight_counts_a_ragged_batch_for_its_share():
+    assert batch_weight(300, 300, 300, 0.3) == 1.0  # the first full batch replaces nothing
+    for t in (2, 5, 40):
+        assert batch_weight(300 * t, 300, 300, 0.3) == pytest.approx(t ** -0.3, rel=1e-12)
+    # a 12-row tail counts for 12/300 of a step: far less than a full batch at the same t
+    full, tail = batch_weight(3000, 300, 300, 0.3), batch_weight(3000, 12, 300, 0.3)
+    assert tail < full / 10 and tail == pytest.approx(1 - (1 - full) ** (12 / 300))

@@ -338,13 +338,13 @@ default="auto"
                              "use 'sgd' or 'auto'")
         return "sgd"
 
-    def _update_rule(self):
+    def _update_rule(self, batch_size: int = 1):
         kind = self._dictionary_kind
         if kind == "bcd":
-            return BCDSurrogateUpdate(self.surrogate_decay, self.eps)
+            return BCDSurrogateUpdate(self.surrogate_decay, self.eps, nominal_batch=batch_size)
         if kind == "mu":
             return MultiplicativeSurrogateUpdate(self.loss_.mu_exponent, self.surrogate_decay,
-                                                 self.eps)
+                                                 self.eps, nominal_batch=batch_size)
         return ProjectedSGDUpdate(RobbinsMonroSchedule(self.a, self.b), self.batch_reduce,
                                   self.eps, safeguard=self.step_safeguard)
 
@@ -528,7 +528,7 @@ default="auto"
         return total / max(self._state.n_samples_seen, 1)
 
     def _run(self, X, mask, order, batch_size, progress=None):
-        rule = self._update_rule()
+        rule = self._update_rule(batch_size)
         sparse = self._sparse_batches(X, mask)
         for start in range(0, order.size, batch_size):
             rows = order[start:start + batch_size]

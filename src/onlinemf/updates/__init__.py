@@ -14,7 +14,12 @@
 The estimator keeps the state in its fitted attributes, so a pickled estimator resumes exactly.
 """
 
-from ._majorization import BCDSurrogateUpdate, MultiplicativeSurrogateUpdate, SurrogateState
+from ._majorization import (
+    BCDSurrogateUpdate,
+    MultiplicativeSurrogateUpdate,
+    SurrogateState,
+    batch_weight,
+)
 from ._poisson import PoissonStats, log_jensen_gap, poisson_row_objective, solve_poisson_rows
 from ._sgd import ProjectedSGDUpdate, RobbinsMonroSchedule, SGDState
 from ._surrogate import (
@@ -50,4 +55,4 @@ __all__ = ["RobbinsMonroSchedule", "ProjectedSGDUpdate", "SGDState", "SurrogateS
            "theoretical_step_size", "code_tolerance", "iter_chunks", "chunk_terms", "residual",
            "danskin_gradient_sum", "full_gradient", "vr_direction", "smm_dictionary",
            "SMMStats", "WeightedStats", "VRSnapshot", "ProxSGDSchedule", "SurrogateState",
-           "BCDSurrogateUpdate", "MultiplicativeSurrogateUpdate"]
+           "BCDSurrogateUpdate", "MultiplicativeSurrogateUpdate", "batch_weight"]

@@ -9,8 +9,10 @@ projected SGD is :mod:`onlinemf.updates._sgd`).
   with its numerator and denominator accumulated over the stream (Lefèvre, Bach and Févotte
   2011), whose minimizer is their ratio.
 
-The newest mini-batch gets the weight w_t = t^(−decay) (t counts mini-batches); decay = 1 is
-a running mean over the stream, smaller values forget the early dictionaries faster.
+The newest mini-batch gets the weight w_t = t^(−decay), t the mini-batches of the nominal
+size seen so far (:func:`batch_weight`); decay = 1 is a running mean over the stream, smaller
+values forget the early dictionaries faster. A ragged batch (the end of a ``partial_fit``
+chunk) counts for its share of a nominal one.
 """
 
 from __future__ import annotations
@@ -22,9 +24,19 @@ import numpy as np
 from ..constraints import project_dictionary_box
 from ._surrogate import WeightedStats, bcd_dictionary
 
-__all__ = ["SurrogateState", "BCDSurrogateUpdate", "MultiplicativeSurrogateUpdate"]
+__all__ = ["SurrogateState", "BCDSurrogateUpdate", "MultiplicativeSurrogateUpdate",
+           "batch_weight"]
 
 _TINY = 1e-300
+
+
+def batch_weight(n_seen: int, n_batch: int, nominal: int, decay: float) -> float:
+    """Weight of the newest mini-batch of ``n_batch`` rows once ``n_seen`` rows are seen:
+    w = t^(−decay) at t = n_seen / nominal, the retention 1 − w compounded per row, so that a
+    batch of b rows counts as b / nominal steps (a full batch gets exactly t^(−decay); the
+    first batch, t ≤ 1, gets 1)."""
+    w = min(1.0, (n_seen / nominal) ** (-decay))
+    return 1.0 - (1.0 - w) ** (n_batch / nominal)
 
 
 @dataclass(frozen=True)
@@ -46,6 +58,7 @@ class BCDSurrogateUpdate:
     decay: float = 0.5
     eps: float = 1e-8
     max_sweeps: int = 3
+    nominal_batch: int = 1
 
     def init(self, components: np.ndarray) -> SurrogateState:
         return SurrogateState(WeightedStats.zeros(*components.shape))
@@ -53,7 +66,9 @@ class BCDSurrogateUpdate:
     def update(self, state: SurrogateState, components, H, X, mask=None):
         if mask is not None:
             X = np.where(mask, X, H @ components)
-        stats = state.stats.add(H, X, 0.0, self.decay)
+        b = X.shape[0]
+        w = batch_weight(state.n_samples_seen + b, b, self.nominal_batch, self.decay)
+        stats = state.stats.add(H, X, 0.0, self.decay, weight=w)
         eps = self.eps
         D, _ = bcd_dictionary(components, stats.A, stats.B,
                               lambda d: project_dictionary_box(d[None], eps)[0],
@@ -85,6 +100,7 @@ class MultiplicativeSurrogateUpdate:
     gamma: float = 1.0
     decay: float = 0.5
     eps: float = 1e-8
+    nominal_batch: int = 1
 
     def init(self, components: np.ndarray) -> SurrogateState:
         z = np.zeros_like(components, dtype=float)
@@ -94,7 +110,8 @@ class MultiplicativeSurrogateUpdate:
         g = self.gamma
         st = state.stats
         t = st.t + 1
-        w = t ** (-self.decay)
+        w = batch_weight(state.n_samples_seen + n_batch, n_batch, self.nominal_batch,
+                         self.decay)
         Dg = components if g == 1.0 else components ** (1.0 / g)
         num = (1 - w) * st.num + (w / n_batch) * (Dg * HtP)
         den = (1 - w) * st.den + (w / n_batch) * HtQ

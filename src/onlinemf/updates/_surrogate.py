@@ -157,10 +157,12 @@ class WeightedStats:
     def zeros(cls, n_components: int, n_features: int) -> WeightedStats:
         return cls(np.zeros((n_components, n_components)), np.zeros((n_components, n_features)))
 
-    def add(self, H: np.ndarray, X, lam: float, beta: float) -> WeightedStats:
-        """The statistics after a batch X (dense, or CSR rows with ``transpose_times``)."""
+    def add(self, H: np.ndarray, X, lam: float, beta: float,
+            weight: float | None = None) -> WeightedStats:
+        """The statistics after a batch X (dense, or CSR rows with ``transpose_times``), with
+        the weight t^(−β), or ``weight`` if given."""
         t = self.t + 1
-        w = t ** (-beta)
+        w = t ** (-beta) if weight is None else weight
         b = X.shape[0]
         if hasattr(X, "transpose_times"):  # CSR rows: HᵀX and ‖X‖² from the nonzeros
             HtX, sq = X.transpose_times(X.data, H), float(X.squared_norms().sum())
