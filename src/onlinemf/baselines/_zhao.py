@@ -226,14 +226,16 @@ class OnlineISNMF(_OnlineBaseline):
 
     def _step(self, Xb, t):
         D = self.components_
+        loss = self._loss()
+        g = loss.mu_exponent  # ½ for IS: the square roots of the update
         H = np.full((Xb.shape[0], D.shape[0]), Xb.mean() / max(D.sum(axis=0).mean(), _TINY))
         for _ in range(self.code_iter):
-            Y = np.maximum(H @ D, Y_FLOOR)
-            H *= np.sqrt(((Xb / Y**2) @ D.T) / np.maximum((1 / Y) @ D.T, _TINY))
-        Y = np.maximum(H @ D, Y_FLOOR)
-        self._A = self.forget * self._A + (H.T @ (Xb / Y**2)) * D**2
-        self._B = self.forget * self._B + H.T @ (1 / Y)
-        self.components_ = np.sqrt(self._A / np.maximum(self._B, _TINY))
+            P, Q = loss.mu_ratios(Xb, np.maximum(H @ D, Y_FLOOR))
+            H *= ((P @ D.T) / np.maximum(Q @ D.T, _TINY)) ** g
+        HtP, HtQ = loss.mu_products(Xb, H, D)  # Hᵀ(X ⊙ Y⁻²), Hᵀ Y⁻¹
+        self._A = self.forget * self._A + HtP * D ** (1 / g)
+        self._B = self.forget * self._B + HtQ
+        self.components_ = (self._A / np.maximum(self._B, _TINY)) ** g
         return H
 
 
