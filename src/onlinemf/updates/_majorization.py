@@ -52,8 +52,8 @@ class SurrogateState:
 @dataclass(frozen=True)
 class BCDSurrogateUpdate:
     """Squared loss: accumulate (A, B) and take ``max_sweeps`` BCD sweeps over the atoms on
-    the box 0 ≤ d ≤ 1 (rows summing to ≥ ε). Missing entries are filled with the current
-    model (the EM majorizer of the masked squared loss)."""
+    the box 0 ≤ d ≤ 1, then project onto C (each feature's entries summing to ≥ ε). Missing
+    entries are filled with the current model (the EM majorizer of the masked squared loss)."""
 
     decay: float = 0.5
     eps: float = 1e-8
@@ -69,10 +69,12 @@ class BCDSurrogateUpdate:
         b = X.shape[0]
         w = batch_weight(state.n_samples_seen + b, b, self.nominal_batch, self.decay)
         stats = state.stats.add(H, X, 0.0, self.decay, weight=w)
-        eps = self.eps
-        D, _ = bcd_dictionary(components, stats.A, stats.B,
-                              lambda d: project_dictionary_box(d[None], eps)[0],
+        # each atom on the box [0, 1] (exact per-atom minimization), then the whole dictionary
+        # onto C: the floor ε on the sum over atoms of each feature couples the atoms, and it
+        # only acts where every atom is zero at a feature
+        D, _ = bcd_dictionary(components, stats.A, stats.B, lambda d: np.clip(d, 0.0, 1.0),
                               max_sweeps=self.max_sweeps)
+        D = project_dictionary_box(D, self.eps)
         return (D.astype(components.dtype, copy=False),
                 SurrogateState(stats, state.n_steps + 1, state.n_samples_seen + X.shape[0]))
 
