@@ -17,7 +17,7 @@ chunk) counts for its share of a nominal one.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -46,7 +46,6 @@ class SurrogateState:
     stats: object
     n_steps: int = 0
     n_samples_seen: int = 0
-    last_step_size: float = field(default=float("nan"))
 
 
 @dataclass(frozen=True)
@@ -55,7 +54,7 @@ class BCDSurrogateUpdate:
     the box 0 ≤ d ≤ 1, then project onto C (each feature's entries summing to ≥ ε). Missing
     entries are filled with the current model (the EM majorizer of the masked squared loss)."""
 
-    decay: float = 0.5
+    decay: float = 0.3
     eps: float = 1e-8
     max_sweeps: int = 3
     nominal_batch: int = 1
@@ -100,7 +99,7 @@ class MultiplicativeSurrogateUpdate:
     """
 
     gamma: float = 1.0
-    decay: float = 0.5
+    decay: float = 0.3
     eps: float = 1e-8
     nominal_batch: int = 1
 
