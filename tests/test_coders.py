@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 from scipy.optimize import linprog, nnls
 
-from onlinemf.coders import bb_step, solve_codes, spectral_norm_sq
+from onlinemf.coders import bb_step, initial_codes, solve_codes, spectral_norm_sq
 from onlinemf.losses import HuberLoss, KLDivergence, L1Loss, get_loss
 
 
@@ -55,6 +55,29 @@ def test_squared_matches_scipy_nnls(rng, step):
     for x, h in zip(X, res.codes, strict=True):
         ref, _ = nnls(D.T, x)
         np.testing.assert_allclose(h, ref, atol=1e-5)
+
+
+def test_squared_least_squares_start_and_exact_line_search(rng):
+    """The squared loss starts each row from the better of the scale-matched codes and its
+    rescaled, clipped least-squares codes: a row whose unconstrained solution is interior is
+    exact after one iteration. The spectral step's backtracking on this quadratic is the
+    exact minimizer along the projected direction: the objective never rises above the
+    non-monotone reference and every row reaches scipy's NNLS value."""
+    D, _ = _problem(rng, n=1)
+    H_true = rng.uniform(0.5, 2.0, size=(6, D.shape[0]))
+    X = H_true @ D
+    res = solve_codes(get_loss("squared"), D, X, step="spg", lower=0.0, max_iter=1)
+    np.testing.assert_allclose(res.codes, H_true, rtol=1e-7)
+    # correlated atoms (rows of positive data): the hard case for projected gradients
+    D2 = np.abs(rng.normal(size=(8, 30))) + 2.0
+    X2 = np.abs(rng.normal(size=(40, 30)))
+    sq = get_loss("squared")
+    start = solve_codes(sq, D2, X2, lower=0.0, max_iter=0).codes  # the scale-matched start
+    first = solve_codes(sq, D2, X2, step="spg", lower=0.0, max_iter=1, tol=0, f_tol=0).codes
+    assert np.all(sq.value(X2, first @ D2) <= sq.value(X2, start @ D2) + 1e-12)
+    res = solve_codes(sq, D2, X2, step="spg", lower=0.0, max_iter=3000, tol=1e-12, f_tol=1e-15)
+    ref = np.array([nnls(D2.T, x)[1] ** 2 / 2 for x in X2])
+    np.testing.assert_allclose(sq.value(X2, res.codes @ D2), ref, rtol=1e-6, atol=1e-10)
 
 
 @pytest.mark.parametrize("step", ["armijo", "spg"])
@@ -200,10 +223,17 @@ def test_sparse_batch_same_iterates_as_dense(rng, name, step):
     D, X = _problem(rng, n=20)
     X[X < np.quantile(X, 0.6)] = 0.0
     X[4] = 0.0  # an empty row
-    dense = solve_codes(loss, D, X, step=step, max_iter=8, tol=0, f_tol=0)
-    sparse = solve_codes(loss, D, sp.csr_matrix(X), step=step, max_iter=8, tol=0, f_tol=0)
+    # from the same start (the squared loss's default least-squares start solves some rows
+    # exactly, and with f_tol = 0 roundoff alone would then decide when they stop)
+    H0 = initial_codes(D, X)
+    dense = solve_codes(loss, D, X, step=step, max_iter=8, tol=0, f_tol=0, init=H0)
+    sparse = solve_codes(loss, D, sp.csr_matrix(X), step=step, max_iter=8, tol=0, f_tol=0,
+                         init=H0)
     np.testing.assert_allclose(sparse.codes, dense.codes, rtol=1e-6, atol=1e-10)
     np.testing.assert_array_equal(sparse.n_iter, dense.n_iter)
+    dense = solve_codes(loss, D, X, step=step, max_iter=8)
+    sparse = solve_codes(loss, D, sp.csr_matrix(X), step=step, max_iter=8)
+    np.testing.assert_allclose(sparse.codes, dense.codes, rtol=1e-6, atol=1e-10)
 
 
 @pytest.mark.parametrize("step", ["spg", "armijo", "lipschitz", "bb"])

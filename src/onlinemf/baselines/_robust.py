@@ -119,6 +119,9 @@ class ORPCA:
     ----------
     components_ : ndarray (n_components, n_features)
         The basis Lᵀ (entries of any sign).
+    basis_seconds_ : float
+        Time spent in the basis updates (one per sample, O(K²F) each) since the last fresh
+        start: the share of the method's cost that the mini-batch methods pay once per batch.
     """
 
     def __init__(self, n_components, lam1=None, lam2=None, inner_iter=50, tol=1e-6,
@@ -155,16 +158,19 @@ class ORPCA:
             self.components_ = rng.random((self.n_components, f))
             self._A = np.zeros((self.n_components, self.n_components))
             self._B = np.zeros((self.n_components, f))
+            self.basis_seconds_ = 0.0
         self.last_codes_ = np.empty((X.shape[0], self.n_components))
         for i, z in enumerate(X):  # the method is per sample: each one updates the basis
             r, e = self._code(z[None])
             self.last_codes_[i] = r[0]
             self._A += r.T @ r
             self._B += r.T @ (z[None] - e)
+            t0 = time.perf_counter()
             At = self._A + self._l1 * np.eye(self.n_components)
             # one block-coordinate pass over the (unconstrained) atoms
             self.components_, _ = bcd_dictionary(self.components_, At, self._B, lambda d: d,
                                                  max_sweeps=1, tol=0.0)
+            self.basis_seconds_ += time.perf_counter() - t0
         return self
 
     def fit(self, X):
