@@ -41,6 +41,9 @@ def test_threshold_bands():
     assert at_most(0.2, 0.3, 0.6)[0] == REPRODUCED
     assert at_most(0.5, 0.3, 0.6)[0] == PARTLY
     assert at_most(float("inf"), 0.3, 0.6)[0] == NOT_REPRODUCED
+    # "Batch never reached OL's level" is an infinite speed-up: the claim holds
+    assert at_least(float("inf"), 2.0, 1.0)[0] == REPRODUCED
+    assert at_least(float("nan"), 2.0, 1.0)[0] == NOT_REPRODUCED
     assert ordered([1, 2, 3])[0] == REPRODUCED
     assert ordered([1, 3, 2])[0] == PARTLY
     assert ordered([3, 2, 1])[0] == NOT_REPRODUCED

@@ -55,7 +55,9 @@ def _threshold(measured, full, partial, what, sign):
     band = f"reproduced if {what} {word} {full:g}"
     if partial is not None:
         band += f"; partly if {word} {partial:g}"
-    ok = math.isfinite(measured)
+    # an infinite ratio is a limit, not a failure: "the other never reached our level" is
+    # as large as a ratio gets (≥ any threshold, ≤ none); only NaN is unmeasured
+    ok = not math.isnan(measured)
     return judge(ok and sign * measured >= sign * full,
                  ok and partial is not None and sign * measured >= sign * partial), band
 
