@@ -210,6 +210,16 @@ def test_reconstruct_accumulates_by_chunk_and_uses_a_fresh_chain():
     a = ndl.reconstruct(G, n_steps=900, chunk=1000, random_state=7)
     b = ndl.reconstruct(G, n_steps=900, chunk=125, random_state=7)
     np.testing.assert_allclose(a.toarray(), b.toarray(), rtol=1e-10, atol=1e-12)
+    # small graphs accumulate in dense arrays, large ones in sparse matrices: the same result
+    from onlinemf.estimators._network_dictionary_learning import _EntrySums
+
+    _EntrySums.dense_max, kept = 0, _EntrySums.dense_max
+    try:
+        c = ndl.reconstruct(G, n_steps=900, chunk=125, random_state=7)
+    finally:
+        _EntrySums.dense_max = kept
+    np.testing.assert_allclose(c.toarray(), a.toarray(), rtol=1e-10, atol=1e-12)
+    assert (c != 0).nnz == (a != 0).nnz
     assert ndl.reconstruct_seed_ != 3
     replay = ndl.reconstruct(G, n_steps=900, random_state=3)
     fresh = ndl.reconstruct(G, n_steps=900)

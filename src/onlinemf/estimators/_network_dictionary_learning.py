@@ -138,7 +138,7 @@ class NetworkDictionaryLearning(BaseEstimator):
         self.importance_ = odl.code_sums_ / max(odl.code_sums_.sum(), 1e-300)
         return self
 
-    def reconstruct(self, G, n_steps=50_000, alpha=0.0, chunk=1000, code_tol=1e-4,
+    def reconstruct(self, G, n_steps=50_000, alpha=0.0, chunk=1000, code_tol=1e-3,
                     random_state=None, omit_motif_edges=False):
         """Reconstruct G: run a fresh chain for ``n_steps``, code each patch with the learned
         dictionary (min ‖p − hD‖² + α‖h‖₁ over h ≥ 0; α = 0 is nonnegative least squares, the
@@ -151,10 +151,11 @@ class NetworkDictionaryLearning(BaseEstimator):
 
         Parameters
         ----------
-        code_tol : float, default=1e-4
+        code_tol : float, default=1e-3
             Gradient-mapping tolerance of each code (relative to max(1, ‖patch‖)). Measured on
-            an 800-node network (``benchmarks``): 1e-4 gives the same edge AUC as 1e-9 in a
-            fraction of the time.
+            800-node networks with 10% added edges (a relaxed caveman graph and a power-law
+            cluster graph, 50000 steps): 1e-3 gives the edge AUC of 1e-4 to four digits (and
+            1e-4 that of 1e-9) in 25–30% less time; 1e-2 moves it in the fourth digit.
         omit_motif_edges : bool, default=False
             Leave out of the averages the patch entries of the motif's own edges. Along a
             homomorphism those entries are edges by construction, so they carry no evidence
@@ -179,17 +180,50 @@ class NetworkDictionaryLearning(BaseEstimator):
         if omit_motif_edges:
             keep = ~((self.motif_ + self.motif_.T) > 0).ravel()
         a_idx, b_idx = a_idx.ravel()[keep], b_idx.ravel()[keep]
-        total = sp.csr_matrix((n, n))
-        count = sp.csr_matrix((n, n))
+        acc = _EntrySums(n)
         for start in range(0, n_steps, chunk):
             states, X = chain.sample_patches(min(chunk, n_steps - start))
             H = nonneg_lasso(self.components_, X, alpha, tol=code_tol, max_iter=1000)
-            r, c = states[:, a_idx].ravel(), states[:, b_idx].ravel()
-            total = total + sp.csr_matrix(((H @ self.components_)[:, keep].ravel(), (r, c)),
-                                          shape=(n, n))
-            count = count + sp.csr_matrix((np.ones(r.size), (r, c)), shape=(n, n))
+            acc.add(states[:, a_idx].ravel(), states[:, b_idx].ravel(),
+                    (H @ self.components_)[:, keep].ravel())
         # the mean over the covering patches; a visited entry whose mean is 0 stays implicit
+        total, count = acc.result()
         return sp.csr_matrix(total.multiply(count.power(-1)) * top)
+
+
+class _EntrySums:
+    """Sums and counts of values landing on the entries (r, c) of an n×n matrix, chunk by
+    chunk. Up to ``dense_max`` entries (n ≤ 2048: 32 MB an array) they go into two dense
+    arrays by ``np.bincount`` (no sort); above, into sparse matrices, whose memory follows the
+    entries visited rather than n². Either way memory does not grow with the number of
+    chunks."""
+
+    dense_max = 2048 * 2048
+
+    def __init__(self, n: int):
+        self.n = n
+        if n * n <= self.dense_max:
+            self.total, self.count = np.zeros(n * n), np.zeros(n * n)
+        else:
+            self.total, self.count = sp.csr_matrix((n, n)), sp.csr_matrix((n, n))
+
+    def add(self, r, c, values):
+        n = self.n
+        if isinstance(self.total, np.ndarray):
+            flat = r.astype(np.int64) * n + c
+            self.total += np.bincount(flat, weights=values, minlength=n * n)
+            self.count += np.bincount(flat, minlength=n * n)
+        else:
+            self.total = self.total + sp.csr_matrix((values, (r, c)), shape=(n, n))
+            self.count = self.count + sp.csr_matrix((np.ones(r.size), (r, c)), shape=(n, n))
+
+    def result(self):
+        """(sums, counts) as CSR matrices."""
+        if isinstance(self.total, np.ndarray):
+            n = self.n
+            return (sp.csr_matrix(self.total.reshape(n, n)),
+                    sp.csr_matrix(self.count.reshape(n, n)))
+        return self.total, self.count
 
 
 def _advance(chain, n_states):
