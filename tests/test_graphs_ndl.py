@@ -7,7 +7,14 @@ import scipy.sparse as sp
 from sklearn.metrics import roc_auc_score
 
 from onlinemf import NetworkDictionaryLearning
-from onlinemf.graphs import GlauberChain, as_adjacency, patch, path_motif, star_motif
+from onlinemf.graphs import (
+    GlauberChain,
+    ParallelGlauberChains,
+    as_adjacency,
+    patch,
+    path_motif,
+    star_motif,
+)
 
 
 def test_motifs():
@@ -56,6 +63,58 @@ def test_glauber_kernel_is_stationary_by_exact_enumeration():
                 P[index[s], index[tuple(t)]] += wy / k
     np.testing.assert_allclose(P.sum(axis=1), 1.0)
     np.testing.assert_allclose(pi @ P, pi, atol=1e-12)
+
+
+def test_parallel_glauber_chains_share_the_single_chains_kernel():
+    """Every one of the parallel chains redraws x(i) from the single chain's exact conditional
+    (so each is stationary for π, by the enumeration test above): weights equal for all 64
+    states of a weighted directed network, a motif with an exponent and a self-loop; and one
+    joint step of 20000 chains in the same state draws from that conditional."""
+    A = np.array([[0.5, 1.0, 0.3, 0.0],
+                  [0.2, 0.0, 1.0, 0.7],
+                  [1.0, 0.4, 0.0, 1.0],
+                  [0.6, 0.0, 0.9, 0.2]])
+    F = path_motif(1, 1)
+    F[0, 1], F[2, 2] = 2.0, 1.0
+    n, k = 4, 3
+    states = np.array(list(itertools.product(range(n), repeat=k)))
+    single = GlauberChain(A, F, random_state=0)
+    par = ParallelGlauberChains(A, F, len(states), random_state=0)
+    for i in range(k):
+        owner, nodes, w = par.conditional(i, states)
+        got = np.zeros((len(states), n))
+        np.add.at(got, (owner, nodes), w)
+        want = np.zeros((len(states), n))
+        for c, x in enumerate(states):
+            cand, wc = single.conditional(i, x)
+            np.add.at(want[c], cand, wc)
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=0)
+    par = ParallelGlauberChains(A, F, 20000, random_state=1)
+    par.x[:] = [0, 1, 2]
+    before = par.x.copy()
+    after = par.step().copy()
+    moved = np.flatnonzero((after != before).any(axis=0))
+    i = int(moved[0]) if moved.size else None
+    assert moved.size <= 1  # one shared coordinate per joint step
+    if i is not None:
+        cand, wc = single.conditional(i, np.array([0, 1, 2]))
+        p = np.zeros(n)
+        np.add.at(p, cand, wc / wc.sum())
+        freq = np.bincount(after[:, i], minlength=n) / after.shape[0]
+        np.testing.assert_allclose(freq, p, atol=0.02)
+
+
+def test_parallel_chains_stream_does_not_depend_on_how_it_is_cut():
+    G = nx.karate_club_graph()
+    F = path_motif(4, 0)
+    a = ParallelGlauberChains(G, F, 16, random_state=5).sample_patches(300)[0]
+    chain = ParallelGlauberChains(G, F, 16, random_state=5)
+    b = np.concatenate([chain.sample_patches(m)[0] for m in (7, 100, 1, 192)])
+    np.testing.assert_array_equal(a, b)
+    A = as_adjacency(G).toarray()
+    assert all(A[x[j], x[j + 1]] > 0 for x in a for j in range(4))  # homomorphisms
+    with pytest.raises(ValueError, match="n_chains"):
+        ParallelGlauberChains(G, F, 0)
 
 
 def test_sampled_maps_are_homomorphisms_and_patches_index_the_graph():
@@ -181,6 +240,8 @@ def test_ndl_with_the_pivot_chain_reconstructs_karate():
     assert roc_auc_score(A[iu] > 0, R[iu]) > 0.85
     with pytest.raises(ValueError, match="chain"):
         NetworkDictionaryLearning(chain="metropolis").fit(G)
+    with pytest.raises(ValueError, match="n_chains > 1 needs chain='glauber'"):
+        est.reconstruct(G, n_steps=10, n_chains=4)
 
 
 @pytest.mark.parametrize("mode", ["add", "remove"])
@@ -226,6 +287,10 @@ def test_reconstruct_accumulates_by_chunk_and_uses_a_fresh_chain():
     assert (replay != fresh).nnz > 0
     with pytest.raises(ValueError, match="n_steps"):
         ndl.reconstruct(G, n_steps=0)
+    with pytest.raises(ValueError, match="n_chains"):
+        ndl.reconstruct(G, n_steps=10, n_chains=0)
+    single = ndl.reconstruct(G, n_steps=900, n_chains=1, random_state=7)
+    assert single.nnz > 0 and np.isfinite(single.data).all()
 
 
 def test_corrupt_network_on_dense_graphs_returns_or_refuses():

@@ -11,7 +11,14 @@ from sklearn.base import BaseEstimator
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from ..graphs import GlauberChain, PivotChain, as_adjacency, path_motif, star_motif
+from ..graphs import (
+    GlauberChain,
+    ParallelGlauberChains,
+    PivotChain,
+    as_adjacency,
+    path_motif,
+    star_motif,
+)
 from ._base import transactional
 from ._online_dictionary_learning import OnlineDictionaryLearning, nonneg_lasso
 
@@ -139,7 +146,7 @@ class NetworkDictionaryLearning(BaseEstimator):
         return self
 
     def reconstruct(self, G, n_steps=50_000, alpha=0.0, chunk=1000, code_tol=1e-3,
-                    random_state=None, omit_motif_edges=False):
+                    random_state=None, omit_motif_edges=False, n_chains=None):
         """Reconstruct G: run a fresh chain for ``n_steps``, code each patch with the learned
         dictionary (min ‖p − hD‖² + α‖h‖₁ over h ≥ 0; α = 0 is nonnegative least squares, the
         authors use 0.2 for the WAN), and average every entry over the patches that cover it
@@ -165,6 +172,10 @@ class NetworkDictionaryLearning(BaseEstimator):
             Seeds the reconstruction chain; None draws it from the fitted model's
             ``random_state`` stream, distinct from the training chain's seed (a replay of
             the training chain would reconstruct only what was learned from).
+        n_chains : int or None
+            Independent Glauber chains advanced together (:class:`ParallelGlauberChains`),
+            ``n_steps`` patches in all; None is 64 with ``chain="glauber"`` and 1 (the single
+            chain) with ``chain="pivot"``, which has no parallel form.
         """
         check_is_fitted(self, "components_")
         if not (isinstance(n_steps, Integral) and n_steps >= 1):
@@ -173,8 +184,17 @@ class NetworkDictionaryLearning(BaseEstimator):
             raise ValueError(f"chunk must be a positive integer, got {chunk!r}")
         A, top = self._normalized(G)
         n, k = A.shape[0], self.motif_.shape[0]
+        if n_chains is None:
+            n_chains = 64 if self.chain == "glauber" else 1
+        if not (isinstance(n_chains, Integral) and n_chains >= 1):
+            raise ValueError(f"n_chains must be a positive integer, got {n_chains!r}")
+        if n_chains > 1 and self.chain != "glauber":
+            raise ValueError(f"n_chains > 1 needs chain='glauber' (the {self.chain} chain runs "
+                             "alone)")
         seed = self.reconstruct_seed_ if random_state is None else random_state
-        chain = self._chain(A / top, self.motif_, np.random.default_rng(seed).integers(2**31))
+        seed = np.random.default_rng(seed).integers(2**31)
+        chain = (ParallelGlauberChains(A / top, self.motif_, n_chains, random_state=seed)
+                 if n_chains > 1 else self._chain(A / top, self.motif_, seed))
         a_idx, b_idx = np.meshgrid(np.arange(k), np.arange(k), indexing="ij")
         keep = np.ones(k * k, dtype=bool)
         if omit_motif_edges:
