@@ -7,11 +7,12 @@ import functools
 
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
+from threadpoolctl import threadpool_limits
 
 from .._dask import is_dask_array, iter_row_blocks, map_reduce_blocks
 from .._history import History
 
-__all__ = ["OnlineFactorizationMixin", "transactional"]
+__all__ = ["OnlineFactorizationMixin", "one_blas_thread", "transactional"]
 
 # lists that only ever grow by appending arrays that are never modified in place: a shallow
 # copy restores them (a deep copy would cost O(stream) per call)
@@ -32,6 +33,21 @@ def transactional(method):
             self.__dict__.clear()
             self.__dict__.update(saved)
             raise
+
+    return wrapper
+
+
+def one_blas_thread(method):
+    """Run ``method`` with one BLAS thread, for methods whose products are all small (K
+    atoms of a few hundred entries): there extra threads only wait on each other, and on a
+    loaded machine they spin on busy cores. Measured on NDL's fit (800 nodes, 25 atoms of
+    21²): 1.6 s with one or two threads on an idle machine, 3.3 s with one and 21 s with two
+    beside two busy processes."""
+
+    @functools.wraps(method)
+    def wrapper(*args, **kwargs):
+        with threadpool_limits(limits=1, user_api="blas"):
+            return method(*args, **kwargs)
 
     return wrapper
 

@@ -19,7 +19,7 @@ from ..graphs import (
     path_motif,
     star_motif,
 )
-from ._base import transactional
+from ._base import one_blas_thread, transactional
 from ._online_dictionary_learning import OnlineDictionaryLearning, nonneg_lasso
 
 __all__ = ["NetworkDictionaryLearning"]
@@ -120,6 +120,7 @@ class NetworkDictionaryLearning(BaseEstimator):
         return A, float(A.data.max())
 
     @transactional
+    @one_blas_thread
     def fit(self, G, y=None):
         """Learn the patches from ``n_iter × batch_size`` states of a Glauber chain on G."""
         self._validate_params()
@@ -145,6 +146,7 @@ class NetworkDictionaryLearning(BaseEstimator):
         self.importance_ = odl.code_sums_ / max(odl.code_sums_.sum(), 1e-300)
         return self
 
+    @one_blas_thread
     def reconstruct(self, G, n_steps=50_000, alpha=0.0, chunk=1000, code_tol=1e-3,
                     random_state=None, omit_motif_edges=False, n_chains=None):
         """Reconstruct G: run a fresh chain for ``n_steps``, code each patch with the learned
