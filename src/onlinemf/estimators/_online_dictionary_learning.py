@@ -18,7 +18,7 @@ from ..coders import solve_codes_bsum
 from ..constraints import project_nonneg_l2_ball
 from ..problems import L1Codes, NonnegUnitNormAtoms, SMFProblem
 from ..updates import WeightedStats, bcd_dictionary
-from ._base import OnlineFactorizationMixin, transactional
+from ._base import OnlineFactorizationMixin, one_blas_thread, transactional
 
 __all__ = ["OnlineDictionaryLearning", "nonneg_lasso"]
 
@@ -257,6 +257,7 @@ class OnlineDictionaryLearning(OnlineFactorizationMixin, ClassNamePrefixFeatures
         return H
 
     @transactional
+    @one_blas_thread
     def partial_fit(self, X, y=None):
         """One OMF step per mini-batch of ``batch_size`` consecutive rows (a stream, possibly
         Markovian: the rows are not shuffled)."""
@@ -273,6 +274,7 @@ class OnlineDictionaryLearning(OnlineFactorizationMixin, ClassNamePrefixFeatures
         return self
 
     @transactional
+    @one_blas_thread
     def fit(self, X, y=None):
         """``max_iter`` shuffled passes over X from a fresh start."""
         if is_dask_array(X):  # a fresh start, then passes over the row blocks in order

@@ -25,7 +25,7 @@ from ..updates import (
     ProjectedSGDUpdate,
     RobbinsMonroSchedule,
 )
-from ._base import OnlineFactorizationMixin, transactional
+from ._base import OnlineFactorizationMixin, one_blas_thread, transactional
 
 __all__ = ["OnlineNMF", "auto_batch_size", "code_step_for"]
 
@@ -548,6 +548,7 @@ default="auto"
 
     # ------------------------------------------------------------------ public API
     @transactional
+    @one_blas_thread
     def partial_fit(self, X, y=None, mask=None):
         """Run one online step per mini-batch of ``batch_size`` rows of X, continuing the stream.
 
@@ -609,6 +610,7 @@ default="auto"
         return losses
 
     @transactional
+    @one_blas_thread
     def fit(self, X, y=None, mask=None):
         """Learn the dictionary from X by ``max_iter`` shuffled passes of the online algorithm.
 

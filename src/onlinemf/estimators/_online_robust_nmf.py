@@ -22,7 +22,7 @@ from ..constraints import (
     project_nonnegative,
 )
 from ..updates import SurrogateStats, solve_surrogate_dictionary
-from ._base import OnlineFactorizationMixin, transactional
+from ._base import OnlineFactorizationMixin, one_blas_thread, transactional
 from ._online_nmf import auto_batch_size
 
 __all__ = ["OnlineRobustNMF"]
@@ -299,6 +299,7 @@ class OnlineRobustNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin,
 
     # ------------------------------------------------------------------ public API
     @transactional
+    @one_blas_thread
     def partial_fit(self, X, y=None):
         """One ONMFO step per mini-batch of ``batch_size`` rows of X, continuing the stream."""
         first = not hasattr(self, "components_")
@@ -316,6 +317,7 @@ class OnlineRobustNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin,
         return self
 
     @transactional
+    @one_blas_thread
     def fit(self, X, y=None):
         """Learn the dictionary by ``max_iter`` shuffled passes of ONMFO over X."""
         if is_dask_array(X):  # a fresh start, then passes over the row blocks in order

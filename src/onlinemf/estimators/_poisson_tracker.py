@@ -17,7 +17,7 @@ from .._validation import check_stream_input, dense_batch, guarded_validation
 from ..coders import solve_codes
 from ..losses import KLDivergence
 from ..updates import PoissonStats
-from ._base import OnlineFactorizationMixin, transactional
+from ._base import OnlineFactorizationMixin, one_blas_thread, transactional
 
 __all__ = ["PoissonSubspaceTracker"]
 
@@ -202,6 +202,7 @@ class PoissonSubspaceTracker(OnlineFactorizationMixin, ClassNamePrefixFeaturesOu
 
     # ------------------------------------------------------------------ public API
     @transactional
+    @one_blas_thread
     def partial_fit(self, X, y=None, mask=None):
         """One tracking step per row of X (count vectors; NaN marks missing entries)."""
         if is_dask_array(X):  # one step per row: any row blocks, in order
@@ -225,6 +226,7 @@ class PoissonSubspaceTracker(OnlineFactorizationMixin, ClassNamePrefixFeaturesOu
         return self
 
     @transactional
+    @one_blas_thread
     def fit(self, X, y=None, mask=None):
         """Track the whole stream X from a fresh start (rows in time order)."""
         for attr in ("components_", "n_features_in_"):
