@@ -46,3 +46,35 @@ def any_loss(request):
 @pytest.fixture
 def rng():
     return np.random.default_rng(12345)
+
+
+
+class _BlasProbe:
+    """``threads()``: the largest thread count of the loaded BLAS libraries (1 if none
+    reports one); ``spy(module, name)``: replace ``module.name`` by a wrapper that records
+    ``threads()`` at each call, and return the list of records."""
+
+    def __init__(self, monkeypatch):
+        self._monkeypatch = monkeypatch
+
+    @staticmethod
+    def threads() -> int:
+        from threadpoolctl import threadpool_info
+
+        return max([i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"],
+                   default=1)
+
+    def spy(self, module, name) -> list:
+        seen, real = [], getattr(module, name)
+
+        def wrapper(*args, **kwargs):
+            seen.append(self.threads())
+            return real(*args, **kwargs)
+
+        self._monkeypatch.setattr(module, name, wrapper)
+        return seen
+
+
+@pytest.fixture
+def blas(monkeypatch):
+    return _BlasProbe(monkeypatch)

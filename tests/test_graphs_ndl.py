@@ -334,27 +334,15 @@ def test_ndl_refuses_bad_parameters_and_networks_clearly():
         as_adjacency(np.array([[0.0, 1.5], [1.0, 2.0]]), kind="edges")
 
 
-def test_ndl_runs_its_small_products_on_one_blas_thread(monkeypatch):
+def test_ndl_runs_its_small_products_on_one_blas_thread(blas):
     """Fit and reconstruction limit BLAS to one thread (their products are K × k² patches;
     a second thread spins on busy cores) and give the setting back afterwards."""
-    from threadpoolctl import threadpool_info
-
     import onlinemf.estimators._network_dictionary_learning as mod
 
-    def blas_threads():
-        return max([i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"],
-                   default=1)
-
-    seen, real = [], mod.nonneg_lasso
-
-    def spy(*args, **kwargs):
-        seen.append(blas_threads())
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(mod, "nonneg_lasso", spy)
-    before = blas_threads()
+    seen = blas.spy(mod, "nonneg_lasso")
+    before = blas.threads()
     G = nx.karate_club_graph()
     ndl = NetworkDictionaryLearning(4, 4, n_iter=3, batch_size=20, random_state=0).fit(G)
     ndl.reconstruct(G, n_steps=200)
     assert seen and max(seen) == 1
-    assert blas_threads() == before
+    assert blas.threads() == before

@@ -248,27 +248,15 @@ def test_rejected_parameters_and_loss_parameters_leave_state_unchanged():
         OnlineNMF(2, loss="mahalanobis", loss_params={"A": np.ones(3)}).fit(X)
 
 
-def test_online_learning_calls_run_on_one_blas_thread(monkeypatch):
+def test_online_learning_calls_run_on_one_blas_thread(blas):
     """partial_fit and fit limit BLAS to one thread (mini-batch-sized products: a second
     thread only spins, and on a loaded machine costs 1.6–3.4×) and restore it afterwards."""
-    from threadpoolctl import threadpool_info
-
     import onlinemf.estimators._online_nmf as mod
 
-    def blas_threads():
-        return max([i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"],
-                   default=1)
-
-    seen, real = [], mod.solve_codes
-
-    def spy(*args, **kwargs):
-        seen.append(blas_threads())
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(mod, "solve_codes", spy)
-    before = blas_threads()
+    seen = blas.spy(mod, "solve_codes")
+    before = blas.threads()
     X = _small()
     OnlineNMF(n_components=3, batch_size=20, random_state=0).partial_fit(X)
     OnlineNMF(n_components=3, batch_size=20, max_iter=1, random_state=0).fit(X)
     assert seen and max(seen) == 1
-    assert blas_threads() == before
+    assert blas.threads() == before
