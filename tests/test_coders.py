@@ -80,6 +80,23 @@ def test_squared_least_squares_start_and_exact_line_search(rng):
     np.testing.assert_allclose(sq.value(X2, res.codes @ D2), ref, rtol=1e-6, atol=1e-10)
 
 
+@pytest.mark.parametrize("name", ["kl", "is", "squared"])
+def test_least_squares_start_is_exact_on_planted_interior_codes(rng, name):
+    """start="best" (the default) begins from the rescaled least-squares codes where they fit
+    better: on X = H°D with interior H°, every divergence is zero there, so one iteration
+    leaves H°; the scale-matched constant start ("constant", the paper's) is far from it."""
+    D, _ = _problem(rng, n=1)
+    H_true = rng.uniform(0.5, 2.0, size=(6, D.shape[0]))
+    X = H_true @ D
+    loss = get_loss(name)
+    best = solve_codes(loss, D, X, step="spg", max_iter=1, tol=0, f_tol=0)
+    np.testing.assert_allclose(best.codes, H_true, rtol=1e-6)
+    const = solve_codes(loss, D, X, step="spg", max_iter=1, tol=0, f_tol=0, start="constant")
+    assert np.abs(const.codes - H_true).max() > 1e-2
+    with pytest.raises(ValueError, match="start"):
+        solve_codes(loss, D, X, start="zeros")
+
+
 @pytest.mark.parametrize("step", ["armijo", "spg"])
 def test_kkt_residual_small_for_smooth_losses(rng, step):
     D, X = _problem(rng)

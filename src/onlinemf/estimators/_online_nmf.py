@@ -321,7 +321,9 @@ default="auto"
                     f_tol=(self.code_f_tol if self.code_f_tol != "auto" else
                            1e-4 if self.code_step == "auto" else 1e-6),
                     h_l2=self.h_l2,
-                    armijo=self.armijo, polyak_delta=self.polyak_delta)
+                    armijo=self.armijo, polyak_delta=self.polyak_delta,
+                    # the paper's coder starts from the scale-matched constant (spec §2.3)
+                    start="constant" if self.code_step == "paper" else "best")
 
     def _update_kind(self, loss: Loss, sparse: bool = False) -> str:
         """"sgd", "bcd" or "mu": the dictionary step for this loss, setting and input."""
