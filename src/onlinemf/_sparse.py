@@ -11,7 +11,16 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["SparseRows", "as_sparse_rows"]
+__all__ = ["SparseRows", "as_sparse_rows", "gather_rows"]
+
+
+def gather_rows(indptr: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Positions of the given CSR rows' entries, row after row, and each row's entry count:
+    ``(take, counts)`` with ``indices[take]`` the rows' columns concatenated."""
+    starts = indptr[rows]
+    counts = indptr[rows + 1] - starts
+    offsets = np.concatenate([[0], np.cumsum(counts)])
+    return np.repeat(starts - offsets[:-1], counts) + np.arange(offsets[-1]), counts
 
 
 class SparseRows:
@@ -91,10 +100,8 @@ class SparseRows:
     def subset(self, rows) -> SparseRows:
         """The given rows (in order), keeping the bound dictionary's gathered columns."""
         rows = np.asarray(rows)
-        starts, ends = self.indptr[rows], self.indptr[rows + 1]
-        counts = ends - starts
+        take, counts = gather_rows(self.indptr, rows)
         indptr = np.concatenate([[0], np.cumsum(counts)])
-        take = np.repeat(starts - indptr[:-1], counts) + np.arange(indptr[-1])
         sub = object.__new__(SparseRows)
         sub.indptr, sub.cols, sub.data = indptr, self.cols[take], self.data[take]
         sub.shape = (rows.size, self.shape[1])

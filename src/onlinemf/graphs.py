@@ -12,6 +12,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from ._sparse import gather_rows
+
 __all__ = ["as_adjacency", "path_motif", "star_motif", "GlauberChain", "ParallelGlauberChains",
            "PivotChain", "patch",
            "patches_of", "motif_tree", "corrupt_network"]
@@ -240,11 +242,7 @@ class ParallelGlauberChains:
             n = self.A.shape[0]
             return (np.repeat(np.arange(m), n), np.tile(np.arange(n), m), np.ones(m * n))
         M0, j0, e0 = factors[0]
-        rows = x[:, j0]
-        starts, ends = M0.indptr[rows], M0.indptr[rows + 1]
-        counts = ends - starts
-        offsets = np.concatenate([[0], np.cumsum(counts)])
-        take = np.repeat(starts - offsets[:-1], counts) + np.arange(offsets[-1])
+        take, counts = gather_rows(M0.indptr, x[:, j0])
         owner = np.repeat(np.arange(m), counts)
         nodes = M0.indices[take]
         w = M0.data[take] ** e0

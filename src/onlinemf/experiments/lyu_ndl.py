@@ -315,7 +315,7 @@ def torus(ctx: Context) -> Result:
     aligned = float(ndl.importance_[cos > 1 - 1e-9].sum())
     res.claims.append(claim("importance of the atoms equal to A_F", "1 (B1: > 0.99)",
                             f"{aligned:.4f}", *at_least(aligned, 0.99, 0.9, "importance")))
-    # B1 asks for exactness: a tight code tolerance (the default 1e-4 is for speed)
+    # B1 asks for exactness: a tight code tolerance (the default 1e-3 is for speed)
     R = ndl.reconstruct(G, n_steps=5000, alpha=0.0, code_tol=1e-12, n_chains=1)
     Rc = R.tocoo()
     err = float(np.abs(Rc.data - Ad[Rc.row, Rc.col]).max())

@@ -269,10 +269,10 @@ def _table_six_matches(top) -> tuple[int, list[str]]:
 def _table_six_claim(tops, batch_top) -> tuple[list, str]:
     """The Table VI claim over every initialization's OL topics (``tops``; the verdict on the
     median count), and a note with the same rule applied to Batch's topics."""
-    counts = [_table_six_matches(t)[0] for t in tops]
-    first = _table_six_matches(tops[0])[1]
+    matches = [_table_six_matches(t) for t in tops]
+    counts = [hits for hits, _ in matches]
     median = int(np.median(counts))
-    measured = "; ".join(first)
+    measured = "; ".join(matches[0][1])
     if len(counts) > 1:
         measured += (f" (first initialization); matched per initialization "
                      f"{', '.join(map(str, counts))}, median {median} of 5")
