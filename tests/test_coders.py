@@ -266,3 +266,28 @@ def test_float32_stays_float32(rng, step, sparse):
     res = solve_codes(loss, D, Xin, step=step, max_iter=20)
     assert res.codes.dtype == np.float32
     assert bb_step(X[:, :3], X[:, :3], np.ones(X.shape[0], np.float32)).dtype == np.float32
+
+
+@pytest.mark.parametrize("name,step,form", [
+    ("squared", "spg", "dense"), ("squared", "spg", "sparse"), ("squared", "armijo", "mask"),
+    ("kl", "spg", "dense"), ("kl", "spg", "sparse"), ("kl", "armijo", "mask"),
+    ("is", "spg", "dense"), ("l1", "polyak", "dense"),
+])
+def test_reported_objective_is_the_objective_at_the_codes(rng, name, step, form):
+    """CodeResult.objective is d(x ‖ hD) + (m/2)‖h‖² at the returned codes, for every form of
+    the batch (the estimators record it instead of evaluating the batch again)."""
+    import scipy.sparse as sp
+
+    loss = get_loss(name)
+    D, X = _problem(rng)
+    mask = None
+    if form == "sparse":
+        X[X < np.quantile(X, 0.5)] = 0.0
+    if form == "mask":
+        mask = rng.random(X.shape) < 0.7
+    Xin = sp.csr_matrix(X) if form == "sparse" else X
+    m = 0.1
+    res = solve_codes(loss, D, Xin, mask, step=step, max_iter=15, h_l2=m)
+    H = res.codes
+    expected = loss.value(X, H @ D, mask) + 0.5 * m * np.einsum("ij,ij->i", H, H)
+    np.testing.assert_allclose(res.objective, expected, rtol=1e-9, atol=1e-9)

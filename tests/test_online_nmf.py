@@ -260,3 +260,16 @@ def test_online_learning_calls_run_on_one_blas_thread(blas):
     OnlineNMF(n_components=3, batch_size=20, max_iter=1, random_state=0).fit(X)
     assert seen and max(seen) == 1
     assert blas.threads() == before
+
+
+def test_auto_surrogate_decay_per_update_rule():
+    """decay "auto": 0.5 for the squared loss's exact statistics, 0.3 for the
+    multiplicative update's (which hold the dictionary they were added with); a number is
+    used as given."""
+    X = np.random.default_rng(0).random((40, 12)) + 0.1
+    rules = {name: OnlineNMF(3, loss=name, random_state=0).partial_fit(X)._update_rule()
+             for name in ("squared", "kl", "is")}
+    assert rules["squared"].decay == 0.5
+    assert rules["kl"].decay == rules["is"].decay == 0.3
+    fixed = OnlineNMF(3, loss="kl", surrogate_decay=0.7, random_state=0).partial_fit(X)
+    assert fixed._update_rule().decay == 0.7

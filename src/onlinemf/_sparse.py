@@ -31,22 +31,36 @@ class SparseRows:
     indptr, cols, data : ndarray
         CSR structure and values.
     rows : ndarray (nnz,)
-        Row of every nonzero.
+        Row of every nonzero (built on first use).
     shape : tuple
     D, DC, dsum : ndarray or None
-        The bound dictionary, its columns at the nonzeros as rows (nnz, K), contiguous, and
-        its row sums D·1 (K,).
+        The bound dictionary, its columns at the nonzeros as rows (nnz, K), contiguous
+        (gathered on first use), and its row sums D·1 (K,).
     """
 
     def __init__(self, indptr, cols, data, shape, D=None):
         self.indptr, self.cols, self.data, self.shape = indptr, cols, data, shape
         counts = np.diff(indptr)
-        self.rows = np.repeat(np.arange(shape[0]), counts)
         self._nonempty = np.flatnonzero(counts)
-        self.D = self.DC = self.DT = self.dsum = None
+        self._rows = self._DC = None
+        self.D = self.DT = self.dsum = None
         if D is not None:
             self.DT = np.ascontiguousarray(D.T)
-            self.D, self.DC, self.dsum = D, self.DT[cols], D.sum(axis=1)
+            self.D, self.dsum = D, D.sum(axis=1)
+
+    @property
+    def rows(self) -> np.ndarray:
+        """Row of every nonzero, built on first use (the Gram-form coder never needs it)."""
+        if self._rows is None:
+            self._rows = np.repeat(np.arange(self.shape[0]), np.diff(self.indptr))
+        return self._rows
+
+    @property
+    def DC(self) -> np.ndarray | None:
+        """The bound dictionary's columns at the nonzeros, gathered on first use."""
+        if self._DC is None and self.DT is not None:
+            self._DC = self.DT[self.cols]
+        return self._DC
 
     @classmethod
     def from_csr(cls, X, D=None) -> SparseRows:
@@ -105,10 +119,10 @@ class SparseRows:
         sub = object.__new__(SparseRows)
         sub.indptr, sub.cols, sub.data = indptr, self.cols[take], self.data[take]
         sub.shape = (rows.size, self.shape[1])
-        sub.rows = np.repeat(np.arange(rows.size), counts)
+        sub._rows = np.repeat(np.arange(rows.size), counts) if self._rows is not None else None
         sub._nonempty = np.flatnonzero(counts)
         sub.D, sub.dsum, sub.DT = self.D, self.dsum, self.DT
-        sub.DC = None if self.DC is None else self.DC[take]
+        sub._DC = None if self._DC is None else self._DC[take]
         return sub
 
     def squared_norms(self) -> np.ndarray:

@@ -47,11 +47,15 @@ class CodeResult:
         Projected-gradient iterations run per sample.
     converged : ndarray of bool, shape (n_samples,)
         Whether the sample met a stopping rule before ``max_iter``.
+    objective : ndarray of shape (n_samples,) or None
+        Each sample's objective d(x ‖ hD) + (m/2)‖h‖² at the returned codes (None when no
+        iteration ran).
     """
 
     codes: np.ndarray
     n_iter: np.ndarray
     converged: np.ndarray
+    objective: np.ndarray | None = None
 
 
 def initial_codes(
@@ -148,7 +152,8 @@ class _Problem:
     def subset(self, rows):
         sub = object.__new__(_Problem)
         sub.__dict__.update(self.__dict__)
-        sub.X = self.X.subset(rows) if self.sparse else self.X[rows]
+        # the Gram form never reads X again: its rows' products B and norms c suffice
+        sub.X = None if self.gram else self.X.subset(rows) if self.sparse else self.X[rows]
         sub.mask = None if self.mask is None else self.mask[rows]
         if self.gram:
             sub.B, sub.c = self.B[rows], self.c[rows]
@@ -422,8 +427,8 @@ def solve_codes(
         Ha, fa = Hn, fn
 
     if step == "polyak":
-        H = best_H
-    return CodeResult(H, n_iter, converged)
+        H, f = best_H, best_f
+    return CodeResult(H, n_iter, converged, f)
 
 
 def _fista_step(prob, H, f0, Hprev, mom, act, inv_L, lower, upper):
