@@ -301,3 +301,15 @@ def test_callback_gives_the_stored_codes_and_eq_46_follows_them(rng):
     np.testing.assert_allclose(tracker.value(W), direct, rtol=1e-10)
     np.testing.assert_allclose(tracker.psnr(),
                                -10 * np.log10(np.sum((clean - H @ W) ** 2) / clean.size))
+
+
+def test_lambda_auto_paper_and_explicit():
+    """λ "auto" is M/4 in the scaled units; "paper" (and None) the paper's 1/√F."""
+    X = np.random.default_rng(0).random((30, 16))
+    assert OnlineRobustNMF(3, random_state=0).fit(X).lam_ == 0.25
+    assert OnlineRobustNMF(3, bound=2.0, random_state=0).fit(X).lam_ == 0.5
+    for lam in ("paper", None):
+        assert OnlineRobustNMF(3, lam=lam, random_state=0).fit(X).lam_ == 0.25  # 1/√16
+    X = np.random.default_rng(0).random((30, 25))
+    assert np.isclose(OnlineRobustNMF(3, lam="paper", random_state=0).fit(X).lam_, 0.2)
+    assert OnlineRobustNMF(3, lam=0.07, random_state=0).fit(X).lam_ == 0.07

@@ -50,8 +50,16 @@ class OnlineRobustNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin,
         OADMM (eqs. (25)–(35)), the paper's OPGD (eqs. (15)–(22); its inner solves stop at 50 /
         200 iterations far from converged, spec §7), or "apgd": the accelerated form of both
         sub-problems, which converges within the same caps.
-    lam : float or None, default=None
-        λ; None is the paper's 1/√F.
+    lam : float, "auto" or "paper", default="auto"
+        λ, the weight of the outliers' ℓ1 norm: each residual entry beyond λ is an outlier
+        (in the units of the scaled data, like M). "paper" is the paper's 1/√F (also taken
+        for None), the value of robust PCA theory for a whole matrix, which for one sample
+        shrinks the threshold with the image size. "auto" is M/4, a fixed fraction of the
+        outliers' range. Measured on 15%-salted images (K = 20, one pass, PSNR of the
+        low-rank part; MiniBatchNMF 30 passes in brackets): digits (F = 64) 12.74 dB at
+        1/√F → 13.85 at 0.25 (11.23), CBCL faces (F = 361) 16.15 → 18.41 (17.00), YaleB
+        (F = 1024) 14.22 → 18.70 (15.61); λ in [0.2, 0.35] is within 0.5 dB of the best on
+        all three. The reproduction experiments use "paper".
     bound : float, default=1.0
         M, the box on the outliers (data normalized to max 1 make M = 1 natural).
     batch_size : int, "auto" or "paper", default="auto"
@@ -126,7 +134,7 @@ class OnlineRobustNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin,
     _parameter_constraints: dict = {
         "n_components": [Interval(Integral, 1, None, closed="left")],
         "solver": [StrOptions(set(_SOLVERS))],
-        "lam": [Interval(Real, 0, None, closed="left"), None],
+        "lam": [Interval(Real, 0, None, closed="left"), StrOptions({"auto", "paper"}), None],
         "bound": [Interval(Real, 0, None, closed="neither")],
         "batch_size": [Interval(Integral, 1, None, closed="left"),
                        StrOptions({"auto", "paper"})],
@@ -154,7 +162,7 @@ class OnlineRobustNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin,
         "random_state": ["random_state"],
     }
 
-    def __init__(self, n_components=49, *, solver="admm", lam=None, bound=1.0, batch_size="auto",
+    def __init__(self, n_components=49, *, solver="admm", lam="auto", bound=1.0, batch_size="auto",
                  kappa=1.0, rho=1.0, code_max_iter=50, code_tol=1e-3, dict_max_iter=200,
                  dict_tol=1e-4, dict_constraint="l2ball", elastic=(1.0, 1.0),
                  nonneg_outliers=False, h_l1=0.0, h_l2=0.0, h_group=0.0, group_size=1,
@@ -248,7 +256,8 @@ class OnlineRobustNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin,
         rng = check_random_state(self.random_state)
         self._rng = np.random.default_rng(rng.randint(np.iinfo(np.int32).max))
         n_features = X.shape[1]
-        self.lam_ = 1.0 / math.sqrt(n_features) if self.lam is None else float(self.lam)
+        self.lam_ = (1.0 / math.sqrt(n_features) if self.lam in (None, "paper") else
+                     0.25 * self.bound if self.lam == "auto" else float(self.lam))
         if self.scale == "max":
             top = float(X.max()) if X.shape[0] else 1.0
             self.scale_ = top if top > 0 else 1.0

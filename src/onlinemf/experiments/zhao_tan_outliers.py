@@ -87,7 +87,7 @@ def run_methods(X, k, *, tau, seed, batch_iter, which=("online", "batch", "other
         for name, solver in ONLINE.items():
             tracker = regret()
             est = OnlineRobustNMF(k, solver=solver, batch_size=tau, scale=None, kappa=0.7,
-                                  callback=tracker, random_state=seed)
+                                  lam="paper", callback=tracker, random_state=seed)
             t0 = time.perf_counter()
             est.fit(X)
             t = time.perf_counter() - t0
@@ -187,7 +187,7 @@ def synthetic(ctx: Context) -> Result:
                     "psnr": _psnr(r["low"], d.X_clean)} for m, r in results.items()}
 
     def oadmm_like(**kw):  # OADMM's (or OPGD's) history on the canonical data
-        kw = {"solver": "admm", "batch_size": 5, "kappa": 0.7, **kw}
+        kw = {"solver": "admm", "batch_size": 5, "kappa": 0.7, "lam": "paper", **kw}
         return OnlineRobustNMF(kw.pop("n_components", k), scale=None, random_state=ctx.seed,
                                **kw).fit(d.X).history_
 
@@ -283,7 +283,7 @@ def synthetic(ctx: Context) -> Result:
         def heavier(nu=nu, nut=nut):
             dd = make_outlier_synthetic(n, f, k, nu, nut, random_state=ctx.seed)
             est = OnlineRobustNMF(k, solver="admm", batch_size=5, scale=None, kappa=0.7,
-                                  random_state=ctx.seed).fit(dd.X)
+                                  lam="paper", random_state=ctx.seed).fit(dd.X)
             low, _ = est.decompose(dd.X)
             return _psnr(dd.X, dd.X_clean), _psnr(low, dd.X_clean)
 
