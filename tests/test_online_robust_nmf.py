@@ -308,8 +308,7 @@ def test_lambda_auto_paper_and_explicit():
     X = np.random.default_rng(0).random((30, 16))
     assert OnlineRobustNMF(3, random_state=0).fit(X).lam_ == 0.25
     assert OnlineRobustNMF(3, bound=2.0, random_state=0).fit(X).lam_ == 0.5
+    X = np.random.default_rng(0).random((30, 25))  # 1/√25 = 0.2, apart from M/4 = 0.25
     for lam in ("paper", None):
-        assert OnlineRobustNMF(3, lam=lam, random_state=0).fit(X).lam_ == 0.25  # 1/√16
-    X = np.random.default_rng(0).random((30, 25))
-    assert np.isclose(OnlineRobustNMF(3, lam="paper", random_state=0).fit(X).lam_, 0.2)
+        assert np.isclose(OnlineRobustNMF(3, lam=lam, random_state=0).fit(X).lam_, 0.2)
     assert OnlineRobustNMF(3, lam=0.07, random_state=0).fit(X).lam_ == 0.07
