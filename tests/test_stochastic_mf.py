@@ -9,7 +9,8 @@ from sklearn.linear_model import Lasso
 
 from onlinemf import StochasticMF
 from onlinemf.baselines import batch_reference
-from onlinemf.coders import solve_codes_bsum
+from onlinemf.coders import solve_codes_accurate, solve_codes_bsum, solve_codes_newton
+from onlinemf.coders._accurate import newton_applicable
 from onlinemf.constraints import soft_threshold
 from onlinemf.datasets import expressed_variance, make_smf_synthetic
 from onlinemf.metrics import evaluate
@@ -123,6 +124,79 @@ def test_ornmf_codes_and_outliers_in_their_boxes():
     res = solve_codes_bsum(P, _dict(P, 4, 12), X, 1e-8, max_iter=2000)
     assert res.codes.min() >= 0 and res.codes.max() <= 0.5
     assert np.abs(res.outliers).max() <= 0.3
+
+
+def _gross(n=40, F=12, K=3, seed=2):
+    """Low-rank rows with a tenth of the entries replaced by gross outliers (±50)."""
+    r = np.random.default_rng(seed)
+    X = r.random((n, K)) @ r.random((K, F)) - 0.3
+    hit = r.random(X.shape) < 0.1
+    X[hit] = 50 * r.choice([-1.0, 1.0], size=hit.sum())
+    return X
+
+
+def test_newton_codes_satisfy_orpca_kkt_and_match_fista():
+    P = make_problem("orpca", 12, alpha=0.05, outlier_alpha=0.3)
+    X = _gross()
+    D = rng.normal(size=(5, 12))
+    D[4] = D[3] + 1e-3 * D[0]  # a near-redundant atom: an ill-conditioned Gram matrix
+    res = solve_codes_newton(P, D, X, 1e-11)
+    H, R = res.codes, res.outliers
+    assert res.n_iter < 50
+    assert np.allclose((H @ D + R - X) @ D.T + 0.05 * H, 0, atol=1e-8)
+    assert np.allclose(R, soft_threshold(X - H @ D, 0.3), atol=1e-12)
+    ref = solve_codes_bsum(P, D, X, 1e-11, max_iter=200000, accelerate=True)
+    assert np.allclose(P.sample_losses(X, D, H, R),
+                       P.sample_losses(X, D, ref.codes, ref.outliers), rtol=1e-9)
+
+
+def test_newton_codes_satisfy_boxed_kkt_for_ornmf():
+    """Projected-gradient fixed point h = clip(h − g, 0, M) with both boxes binding, and no
+    higher objective than tightly solved accelerated BSUM."""
+    P = make_problem("ornmf", 12, outlier_alpha=0.2, code_bound=0.6, outlier_bound=20.0)
+    X = _gross(seed=3)
+    D = _dict(P, 5, 12, seed=3)
+    res = solve_codes_newton(P, D, X, 1e-10, max_iter=500)
+    H, R = res.codes, res.outliers
+    g = (H @ D + R - X) @ D.T
+    assert H.min() >= 0 and H.max() <= 0.6 and (H == 0.6).any() and (H == 0).any()
+    assert np.allclose(H, np.clip(H - g, 0, 0.6), atol=1e-8)
+    assert np.abs(R).max() <= 20.0 and (np.abs(R) == 20.0).any()
+    assert np.allclose(R, np.clip(soft_threshold(X - H @ D, 0.2), -20, 20), atol=1e-12)
+    ref = solve_codes_bsum(P, D, X, 1e-10, max_iter=200000, accelerate=True)
+    ours = P.sample_losses(X, D, H, R)
+    assert np.all(ours <= P.sample_losses(X, D, ref.codes, ref.outliers) + 1e-9)
+
+
+def test_accurate_solver_picks_newton_only_where_it_applies():
+    X = _gross()
+    for name, expect in (("orpca", True), ("olrr", True), ("ornmf", True), ("omrmd", False),
+                         ("odl", False), ("onmf", False)):
+        P = make_problem(name, 12)
+        assert newton_applicable(P) is expect
+        D = _dict(P, 3, 12)
+        got = solve_codes_accurate(P, D, X, 1e-6)
+        ref = (solve_codes_newton(P, D, X, 1e-6, max_iter=300) if expect else
+               solve_codes_bsum(P, D, X, 1e-6, max_iter=3000, accelerate=True))
+        assert np.array_equal(got.codes, ref.codes)
+    with pytest.raises(ValueError, match="omrmd"):
+        solve_codes_newton(make_problem("omrmd", 12), _dict(P, 3, 12), X, 1e-6)
+
+
+def test_evaluation_keeps_codes_in_order_and_warm_starts_to_the_same_value():
+    P = make_problem("ornmf", 12).bind(40)
+    X = _gross()
+    D = _dict(P, 4, 12)
+    cold = evaluate(P, D, X, tol=1e-10, chunk_size=7, keep_codes=True)
+    ref = solve_codes_accurate(P, D, X, 1e-10, max_iter=5000)
+    assert cold["codes"].shape == (40, 4)
+    assert np.allclose(cold["codes"], ref.codes, atol=1e-8)
+    D2 = P.project_dictionary(D + 0.05 * rng.random(D.shape))
+    warm = evaluate(P, D2, X, tol=1e-10, chunk_size=7, codes0=cold["codes"])
+    assert "codes" not in warm
+    again = evaluate(P, D2, X, tol=1e-10, chunk_size=7)
+    assert warm["objective"] == pytest.approx(again["objective"], rel=1e-9)
+    assert np.allclose(warm["grad"], again["grad"], atol=1e-6)
 
 
 # ----------------------------------------------------------------------- gradients

@@ -19,15 +19,22 @@ def gradient_mapping(problem, D, grad, eta: float) -> np.ndarray:
 
 
 def evaluate(problem, D, X, *, eta: float = 1.0, tol: float = 1e-8, max_iter: int = 5000,
-             chunk_size: int = 2048, map_fn=map, scale_tol: bool = False) -> dict:
+             chunk_size: int = 2048, map_fn=map, scale_tol: bool = False,
+             codes0=None, keep_codes: bool = False) -> dict:
     """f(D) = (1/n)Σℓ(x_i, D) + ψ(D) with accurately solved codes, ∇g(D), and the squared
-    stationarity measure ‖Γ_{f′,η}(D)‖²_F, in one pass."""
+    stationarity measure ‖Γ_{f′,η}(D)‖²_F, in one pass. ``codes0`` (n, K) warm-starts the
+    solves (e.g. the codes of an earlier evaluation, ``keep_codes=True`` returns them as
+    "codes"); the result is the same to the tolerance."""
     terms = full_gradient(problem, D, X, tol, chunk_size=chunk_size, max_iter=max_iter,
-                          map_fn=map_fn, accelerate=True, scale_tol=scale_tol)
+                          map_fn=map_fn, accurate=True, scale_tol=scale_tol, codes0=codes0,
+                          keep_codes=keep_codes)
     grad = terms.mean_grad
     gamma = gradient_mapping(problem, D, grad, eta)
-    return {"objective": terms.loss / terms.count + problem.psi(D), "grad": grad,
-            "stationarity": float(np.sum(gamma * gamma)), "curvature": terms.curvature}
+    out = {"objective": terms.loss / terms.count + problem.psi(D), "grad": grad,
+           "stationarity": float(np.sum(gamma * gamma)), "curvature": terms.curvature}
+    if keep_codes:  # (a dask X is reduced block by block: no codes come back)
+        out["codes"] = np.vstack(terms.codes) if terms.codes else None
+    return out
 
 
 def binarize(R: sp.spmatrix) -> sp.csr_matrix:

@@ -5,9 +5,12 @@
 * :func:`solve_codes_outliers` — min_{h ≥ 0, |r| ≤ M} ½‖x − hD − r‖² + λ‖r‖₁ (alternating
   PGD, its accelerated form, or ADMM; spec 001).
 * :func:`solve_codes_bsum` — min_{h ∈ H, r ∈ R} ½‖x − hD − r‖² + φ(h) + ϕ(r) for the
-  stochastic matrix factorization problems of spec 002 (BSUM, eqs. 5–6).
+  stochastic matrix factorization problems of spec 002 (BSUM, eqs. 5–6);
+  :func:`solve_codes_accurate` solves them tightly for evaluation (semismooth Newton for the
+  robust problems).
 """
 
+from ._accurate import solve_codes_accurate, solve_codes_newton
 from ._bsum import BSUMResult, solve_codes_bsum, spectral_lipschitz
 from ._divergence import STEP_RULES, CodeResult, initial_codes, solve_codes
 from ._outliers import (
@@ -21,4 +24,5 @@ from ._steps import bb_step, spectral_norm_sq
 __all__ = ["STEP_RULES", "CodeResult", "initial_codes", "solve_codes", "spectral_norm_sq",
            "OUTLIER_SOLVERS", "OutlierCodeResult", "outlier_loss",
            "solve_codes_outliers",
-           "BSUMResult", "solve_codes_bsum", "spectral_lipschitz", "bb_step"]
+           "BSUMResult", "solve_codes_bsum", "solve_codes_accurate", "solve_codes_newton",
+           "spectral_lipschitz", "bb_step"]

@@ -81,22 +81,30 @@ STEP_GRID = (0.5, 1.0, 2.0)
 STEP_LIMITS = (1 / 64, 64.0)
 
 
+def _no_memo(key, func):
+    return func()
+
+
 def tuned_scale(problem, method, X, K, S, seed, grid=STEP_GRID, limits=STEP_LIMITS,
-                **kw) -> float:
+                memo=_no_memo, key="", **kw) -> float:
     """The paper's protocol (spec §4.5 item 3): the step multiplier of VR (η) or SGD (β) with
     the lowest f after the full budget, on a grid around the automatic step that is widened
     by factors of 2 while the best multiplier sits on its edge (within ``limits``; a diverged
-    multiplier closes that side), so no method's best step is an edge of its grid."""
+    multiplier closes that side), so no method's best step is an edge of its grid. Each fit
+    is one ``memo`` piece (``key``-``method``-c), so a long tuning resumes fit by fit."""
     f_at: dict[float, float] = {}
 
-    def final_f(scale):
+    def fit_f(scale):
         try:
             est = StochasticMF(problem, method, K, max_iter=S, step_scale=scale,
                                random_state=seed, **kw).fit(X)
             f = est.objective(X)
-            f_at[scale] = f if np.isfinite(f) else np.inf
+            return f if np.isfinite(f) else np.inf
         except FloatingPointError:
-            f_at[scale] = np.inf
+            return np.inf
+
+    def final_f(scale):
+        f_at[scale] = memo(f"{key}-{method}-c{scale:g}", lambda: fit_f(scale))
 
     for scale in grid:
         final_f(scale)
@@ -112,18 +120,25 @@ def tuned_scale(problem, method, X, K, S, seed, grid=STEP_GRID, limits=STEP_LIMI
 
 
 def run_methods(problem, X, K, S, eval_every, seed, tune=True, limits=STEP_LIMITS,
-                **kw) -> dict:
+                memo=_no_memo, key="", **kw) -> dict:
     """Fit VR, SMM and SGD from the same initial dictionary (VR's and SGD's steps tuned on
-    ``STEP_GRID`` when ``tune``); their histories, dictionaries and chosen step multipliers."""
+    ``STEP_GRID`` when ``tune``); their histories, dictionaries and chosen step multipliers.
+    Every fit is one ``memo`` piece under ``key`` (a paper-scale fit on Synth takes about an
+    hour: a panel would outlast a session)."""
     out = {}
     for method in METHODS:
-        scale = (tuned_scale(problem, method, X, K, S, seed, limits=limits, **kw)
+        scale = (tuned_scale(problem, method, X, K, S, seed, limits=limits, memo=memo,
+                             key=key, **kw)
                  if tune and method != "smm" else 1.0)
-        est = StochasticMF(problem, method, K, max_iter=S, eval_every=eval_every,
-                           step_scale=scale, random_state=seed, **kw).fit(X)
-        out[method] = dict(history=est.history_, components=est.components_.astype(float),
-                           problem=est.problem_, passes=est.history_["n_samples"] / X.shape[0],
-                           scale=scale)
+
+        def run(method=method, scale=scale):
+            est = StochasticMF(problem, method, K, max_iter=S, eval_every=eval_every,
+                               step_scale=scale, random_state=seed, **kw).fit(X)
+            return dict(history=est.history_, components=est.components_.astype(float),
+                        problem=est.problem_, passes=est.history_["n_samples"] / X.shape[0],
+                        scale=scale)
+
+        out[method] = memo(f"{key}-{method}-run-c{scale:g}", run)
     return out
 
 
@@ -174,9 +189,10 @@ def fig1(ctx: Context) -> Result:
             cache[dname] = load_panel_data(dname, ctx, sc)
         X, src = cache[dname]
 
-        def panel(problem=problem, X=X):
+        def panel(problem=problem, X=X, dname=dname):
             runs = run_methods(problem, X, sc["K"], sc["S"], sc["eval_every"], ctx.seed,
-                               tune=ctx.scale != "tiny", limits=sc["step_limits"])
+                               tune=ctx.scale != "tiny", limits=sc["step_limits"],
+                               memo=ctx.memo, key=f"zhf-fig1-{problem}-{dname}")
             f_ref, logs = suboptimality(runs, X, sc["ref_iter"])
             for r in runs.values():  # what the figure and tables need (a small piece)
                 r.pop("problem")
@@ -246,12 +262,18 @@ def fig2(ctx: Context) -> Result:
 
             # VR's η and SGD's β tuned by the final f, as in Fig. 1 (spec §4.5 item 3)
             scale = (tuned_scale("orpca", method, data.X, K, sc["S"], ctx.seed,
-                                 limits=sc["step_limits"])
+                                 limits=sc["step_limits"], memo=ctx.memo,
+                                 key=f"zhf-fig2-{rho}")
                      if method != "smm" and not ctx.quick else 1.0)  # paper scale only
             scales[method] = scale
-            StochasticMF("orpca", method, K, max_iter=sc["S"], eval_every=sc["eval_every"],
-                         step_scale=scale, callback=cb, random_state=ctx.seed).fit(data.X)
-            traces[method] = np.array(trace)
+
+            def run(method=method, scale=scale, trace=trace, cb=cb):
+                StochasticMF("orpca", method, K, max_iter=sc["S"],
+                             eval_every=sc["eval_every"], step_scale=scale, callback=cb,
+                             random_state=ctx.seed).fit(data.X)
+                return np.array(trace)
+
+            traces[method] = ctx.memo(f"zhf-fig2-{rho}-{method}-run-c{scale:g}", run)
         return traces, scales
 
     for row, rho in enumerate((0.1, 0.3)):
@@ -294,20 +316,21 @@ def stepsize(ctx: Context) -> Result:
     for ax, (problem, dname) in zip(axes, panels):
         X, src = data[dname]
 
-        def sweep(problem=problem, X=X):
+        def sweep(problem=problem, X=X, dname=dname):
             """η̂ and VR's history per step multiplier (diverged ones left out)."""
             auto = StochasticMF(problem, "vr", sc["K"], max_iter=1,
                                 random_state=ctx.seed).fit(X).learning_rate_
-            runs = {}
-            for mult in mults:
+            def one(mult):
                 try:
-                    est = StochasticMF(problem, "vr", sc["K"], max_iter=sc["S"],
-                                       learning_rate=auto * mult, eval_every=sc["eval_every"],
-                                       random_state=ctx.seed).fit(X)
+                    return StochasticMF(problem, "vr", sc["K"], max_iter=sc["S"],
+                                        learning_rate=auto * mult, eval_every=sc["eval_every"],
+                                        random_state=ctx.seed).fit(X).history_
                 except FloatingPointError:
-                    continue
-                runs[mult] = est.history_
-            return auto, runs
+                    return None
+
+            runs = {mult: ctx.memo(f"zhf-stepsize-{problem}-{dname}-x{mult:g}",
+                                   lambda mult=mult: one(mult)) for mult in mults}
+            return auto, {m: h for m, h in runs.items() if h is not None}
 
         auto, runs = ctx.memo(f"zhf-stepsize-{problem}-{dname}", sweep)
         f_min = min(float(h["objective"].min()) for h in runs.values())

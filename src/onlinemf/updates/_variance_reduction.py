@@ -15,7 +15,7 @@ from functools import partial, reduce
 import numpy as np
 
 from .._dask import is_dask_array, map_reduce_blocks
-from ..coders import solve_codes_bsum, spectral_lipschitz
+from ..coders import solve_codes_accurate, solve_codes_bsum, spectral_lipschitz
 from ._surrogate import bcd_dictionary
 
 __all__ = ["VRSnapshot", "ProxSGDSchedule", "SMMStats", "GradientTerms", "sampling_factor",
@@ -33,10 +33,12 @@ class GradientTerms:
     loss: float
     hh: np.ndarray
     count: int
+    codes: tuple = ()  # the chunks' codes, in order, when kept (``keep_codes``)
 
     def __add__(self, other: GradientTerms) -> GradientTerms:
         return GradientTerms(self.grad + other.grad, self.loss + other.loss,
-                             self.hh + other.hh, self.count + other.count)
+                             self.hh + other.hh, self.count + other.count,
+                             self.codes + other.codes)
 
     @property
     def mean_grad(self) -> np.ndarray:
@@ -94,18 +96,21 @@ def iter_chunks(X, chunk_size: int):
 
 
 def chunk_terms(problem, D, Xc, tol, max_iter=500, gram=None, lipschitz=None, codes=None,
-                accelerate=False, scale_tol=False):
+                accurate=False, scale_tol=False, H0=None, keep_codes=False):
     """The :class:`GradientTerms` of one chunk of samples (the map step). Codes are solved by
-    BSUM unless given as (H, R)."""
+    BSUM (the algorithm's solves), by :func:`onlinemf.coders.solve_codes_accurate` when
+    ``accurate`` (evaluation), from the start ``H0`` if given, or given as (H, R); with
+    ``keep_codes`` the terms carry them."""
     if codes is None:
-        res = solve_codes_bsum(problem, D, Xc, tol, max_iter=max_iter, gram=gram,
-                               lipschitz=lipschitz, accelerate=accelerate, scale_tol=scale_tol)
+        solve = solve_codes_accurate if accurate else solve_codes_bsum
+        res = solve(problem, D, Xc, tol, max_iter=max_iter, gram=gram, lipschitz=lipschitz,
+                    scale_tol=scale_tol, H0=H0)
         H, R = res.codes, res.outliers
     else:
         H, R = codes
     E = residual(D, Xc, H, R)  # formed once for the loss and the gradient
     loss = float(problem.sample_losses(Xc, D, H, R, residual=E).sum())
-    return GradientTerms(H.T @ E, loss, H.T @ H, Xc.shape[0])
+    return GradientTerms(H.T @ E, loss, H.T @ H, Xc.shape[0], (H,) if keep_codes else ())
 
 
 def residual(D, X, H, R=None) -> np.ndarray:
@@ -122,8 +127,8 @@ def danskin_gradient_sum(D, X, H, R=None) -> np.ndarray:
 
 
 def full_gradient(problem, D, X, tol: float, *, chunk_size: int = 2048, max_iter: int = 500,
-                  map_fn=map, accelerate: bool = False, scale_tol: bool = False
-                  ) -> GradientTerms:
+                  map_fn=map, accurate: bool = False, scale_tol: bool = False,
+                  codes0=None, keep_codes: bool = False) -> GradientTerms:
     """Σ over all samples of the Danskin gradient, loss and code outer products (lines 4–5 of
     Algorithm 1), computed as ``reduce(+, map_fn(chunk_terms, chunks))``.
 
@@ -131,14 +136,26 @@ def full_gradient(problem, D, X, tol: float, *, chunk_size: int = 2048, max_iter
     bag's or a cluster client's): the chunks are independent and only O(KF) per chunk comes
     back, so the pass distributes without change to the algorithm. A dask array is reduced
     block by block as dask tasks on the active scheduler (``map_fn`` is not used).
+
+    ``codes0`` (n, K) warm-starts every chunk's solve (in-memory X only); ``keep_codes`` keeps
+    the chunks' codes in the result (``np.vstack(terms.codes)``: the next call's start).
     """
     G = D @ D.T
     L = spectral_lipschitz(G)
     work = partial(chunk_terms, problem, D, tol=tol, max_iter=max_iter, gram=G, lipschitz=L,
-                   accelerate=accelerate, scale_tol=scale_tol)
+                   accurate=accurate, scale_tol=scale_tol)
     if is_dask_array(X):  # one dask task per row block, summed: the data never come back
         return map_reduce_blocks(partial(_block_terms, work, chunk_size), X)
-    return reduce(operator.add, map_fn(work, iter_chunks(X, chunk_size)))
+    if codes0 is None and not keep_codes:
+        return reduce(operator.add, map_fn(work, iter_chunks(X, chunk_size)))
+    starts = [None if codes0 is None else codes0[s:s + chunk_size]
+              for s in range(0, X.shape[0], chunk_size)]
+    return reduce(operator.add, map_fn(partial(_started, work, keep_codes),
+                                       iter_chunks(X, chunk_size), starts))
+
+
+def _started(work, keep_codes, Xc, H0):
+    return work(Xc, H0=H0, keep_codes=keep_codes)
 
 
 def _block_terms(work, chunk_size, block):

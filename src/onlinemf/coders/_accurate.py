@@ -1,0 +1,183 @@
+"""Accurate codes (and outliers) of the SMF problems, for evaluation, reference solves and
+``transform`` (spec 002 §2.3: never timed, solved tightly): :func:`solve_codes_accurate` takes
+a semismooth projected Newton method on the envelope for the robust problems it applies to,
+and accelerated BSUM otherwise.
+
+With the outliers minimized out, the code problem of a sample is
+
+    min_{h ∈ H}  F(h) = e(x − hD) + φ(h),   e(z) = Σ_f min_{r ∈ R} ½(z_f − r)² + λ|r|,
+
+a convex function whose gradient is (hD + r*(h) − x)Dᵀ + ∇φ(h) (BSUM's, eq. 5, at the exact
+r of eq. 6) and whose generalized Hessian is D diag(w) Dᵀ + ∇²φ, w_f = 1 where r*_f sits at a
+constant (0 inside the threshold, ±M′ at the box) and 0 where r*_f follows z_f. e is piecewise
+quadratic, so the Newton step with the current pieces is exact once they settle: a handful
+of iterations, where proximal gradient (BSUM, even accelerated) needs thousands on data
+whose dictionary is ill-conditioned (Synth: 2300 accelerated sweeps to 1e-4 at K = 49).
+
+Box-like code sets (R^K, R₊^K, [0, M]^K) are handled by Bertsekas's projected Newton: the
+coordinates at a bound whose gradient pushes outward are held, the step solves the Newton
+system on the others and is backtracked along the projection arc.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._bsum import TOL_FLOOR, BSUMResult, solve_codes_bsum, spectral_lipschitz
+
+__all__ = ["newton_applicable", "solve_codes_accurate", "solve_codes_newton"]
+
+
+def _code_box(codes) -> tuple[float, float, float] | None:
+    """(lower, upper, ridge) of a smooth, box-constrained code part, or None."""
+    from ..problems import BoxCodes, RidgeCodes
+
+    if isinstance(codes, RidgeCodes):
+        return (0.0 if codes.nonneg else -np.inf), np.inf, float(codes.alpha)
+    if isinstance(codes, BoxCodes):
+        return 0.0, float(codes.bound), 0.0
+    return None
+
+
+def newton_applicable(problem) -> bool:
+    """Whether :func:`solve_codes_newton` handles this problem: ℓ1 outliers (optionally
+    boxed) and a ridge or box code part (ORPCA, OLRR, ORNMF; not OMRMD's ball)."""
+    from ..problems import L1Outliers
+
+    return isinstance(problem.outliers, L1Outliers) and _code_box(problem.codes) is not None
+
+
+def solve_codes_accurate(problem, D, X, tol: float, *, max_iter: int = 3000, H0=None,
+                         gram=None, lipschitz=None, scale_tol: bool = False) -> BSUMResult:
+    """Tightly solved codes: :func:`solve_codes_newton` where :func:`newton_applicable`
+    (ORPCA, OLRR, ORNMF: on Synth at K = 49, 2048 rows to 1e-4, 9.5× and 4.5× faster than
+    accelerated BSUM, which hits its 3000-sweep cap on ORNMF at a higher objective), else
+    accelerated BSUM (the non-robust problems, whose Gram-form sweeps are cheap, and OMRMD).
+    ``max_iter`` caps BSUM's sweeps; the Newton method takes at most ``max_iter // 10``
+    iterations (at least 50). ``H0`` warm-starts either (from the codes at a nearby
+    dictionary, Newton takes 2× (ORPCA) to 4.6× (ORNMF) less time on Synth)."""
+    if newton_applicable(problem):
+        return solve_codes_newton(problem, D, X, tol, max_iter=max(50, max_iter // 10),
+                                  H0=H0, gram=gram, lipschitz=lipschitz, scale_tol=scale_tol)
+    return solve_codes_bsum(problem, D, X, tol, max_iter=max_iter, H0=H0, gram=gram,
+                            lipschitz=lipschitz, scale_tol=scale_tol, accelerate=True)
+
+
+def solve_codes_newton(problem, D, X, tol: float, *, max_iter: int = 100, H0=None,
+                       gram=None, lipschitz=None, scale_tol: bool = False,
+                       armijo: float = 1e-4, max_backtracks: int = 30) -> BSUMResult:
+    """min_{h ∈ H, r ∈ R} ½‖x − hD − r‖² + φ(h) + ϕ(r) for every row x of X, accurately.
+
+    Stops a sample by BSUM's test (spec §2.3), max(L′‖h⁺ − h‖, ‖r⁺ − r‖) ≤ max(tol, 1e-10)
+    (times max(1, ‖x‖) with ``scale_tol``), with h⁺ the proximal-gradient step from h, so
+    its codes are as accurate as BSUM's at the same tolerance; a sample whose Newton step
+    fails the Armijo test (or does worse than h⁺) takes h⁺ instead: monotone either way.
+
+    Parameters
+    ----------
+    problem : SMFProblem
+        With :func:`newton_applicable` true.
+    D : ndarray (K, F)
+    X : ndarray (n, F)
+    tol : float
+    max_iter : int
+        Cap on Newton iterations per sample.
+    H0 : ndarray (n, K) or None
+        Warm start (default zeros, projected onto H).
+    gram, lipschitz : DDᵀ and L′ = ‖D‖₂² when known.
+    """
+    box = _code_box(problem.codes)
+    if problem.outliers is None or box is None:
+        raise ValueError(f"the Newton code solver needs l1 outliers and a ridge or box code "
+                         f"part; {problem.name!r} has neither")
+    lo, hi, ridge = box
+    n, K = X.shape[0], D.shape[0]
+    G = D @ D.T if gram is None else gram
+    L = spectral_lipschitz(G) if lipschitz is None else lipschitz
+    reg = ridge + 1e-12 * L  # keeps D diag(w) Dᵀ invertible when few entries are quadratic
+    H = np.zeros((n, K)) if H0 is None else np.array(H0, dtype=float, copy=True)
+    H = np.clip(H, lo, hi)
+    R = np.zeros_like(X, dtype=float)
+    thr = np.full(n, max(tol, TOL_FLOOR))
+    if scale_tol:
+        thr = thr * np.maximum(1.0, np.linalg.norm(X, axis=1))
+    outl = problem.outliers
+    eye = np.eye(K)
+
+    def parts(Hs, Xs):
+        """r*(h), the residual x − hD − r* and F(h) per row."""
+        Z = Xs - Hs @ D
+        Rs = outl.prox(Z)
+        E = Z - Rs
+        f = 0.5 * np.einsum("ij,ij->i", E, E) + outl.penalty(Rs) + problem.codes.penalty(Hs)
+        return Rs, E, f
+
+    act = np.arange(n)
+    it = 0
+    for it in range(1, max_iter + 1):
+        Xa, Ha = X[act], H[act]
+        Ra, E, f = parts(Ha, Xa)
+        g_smooth = -(E @ D.T)
+        g = g_smooth + ridge * Ha
+        # BSUM's stopping test at h: one proximal-gradient step and the exact r after it
+        Hp = problem.codes.prox(Ha - g_smooth / L, 1.0 / L)
+        Rp, _, fp = parts(Hp, Xa)
+        change = np.maximum(L * np.linalg.norm(Hp - Ha, axis=1),
+                            np.linalg.norm(Rp - Ra, axis=1))
+        done = change <= thr[act]
+        R[act] = Ra
+        if done.all():
+            break
+        keep = ~done
+        act, Xa, Ha, Ra, E, f, g, Hp, fp = (v[keep] for v in (act, Xa, Ha, Ra, E, f, g, Hp,
+                                                             fp))
+        # the Newton step on the free coordinates
+        # Bertsekas's ε-active set: coordinates within ε of a bound that the gradient pushes
+        # against are held (without the ε, coordinates just above a bound take Newton steps
+        # the projection cuts to nothing, and the method crawls)
+        eps = np.minimum(np.linalg.norm(Ha - np.clip(Ha - g, lo, hi), axis=1), 0.1)[:, None]
+        held = ((Ha <= lo + eps) & (g > 0)) | ((Ha >= hi - eps) & (g < 0))
+        w = (Ra == 0) | (np.abs(Ra) >= outl.bound)
+        A = _weighted_gram(D, w.astype(float))
+        free = (~held).astype(float)
+        # Levenberg–Marquardt damping μ = ‖reduced gradient‖: without a ridge (ORNMF) and
+        # with redundant atoms, D diag(w) Dᵀ is nearly singular and the plain Newton step
+        # is huge along its null directions; the damping vanishes at the solution, so the
+        # local convergence stays fast
+        mu = reg + np.linalg.norm(g * free, axis=1)
+        A += mu[:, None, None] * eye
+        A *= free[:, :, None] * free[:, None, :]
+        A[:, np.arange(K), np.arange(K)] += 1.0 - free
+        step = -np.linalg.solve(A, (g * free)[:, :, None])[:, :, 0]
+        # backtracking along the projection arc (Armijo), per row
+        Hn, fn = Hp, fp  # the proximal-gradient step where no Newton trial is accepted
+        t = np.ones(act.size)
+        pend = np.arange(act.size)
+        for _ in range(max_backtracks):
+            Ht = np.clip(Ha[pend] + t[pend, None] * step[pend], lo, hi)
+            _, _, ft = parts(Ht, Xa[pend])
+            slope = np.einsum("ij,ij->i", g[pend], Ht - Ha[pend])
+            # near the solution the predicted decrease falls below the rounding of f: compare
+            # within a few ulps, or the search would halve t on noise
+            noise = 16 * np.finfo(float).eps * np.maximum(np.abs(f[pend]), 1.0)
+            ok = ((ft <= f[pend] + armijo * slope + noise) & (slope < 0)
+                  & (ft <= fp[pend] + noise))
+            Hn[pend[ok]], fn[pend[ok]] = Ht[ok], ft[ok]
+            pend = pend[~ok]
+            if not pend.size:
+                break
+            t[pend] *= 0.5
+        H[act] = Hn
+    else:  # the cap: report r* at the final codes
+        R[act] = parts(H[act], X[act])[0]
+    return BSUMResult(H, R, it)
+
+
+def _weighted_gram(D, W, rows: int = 128):
+    """D diag(w_i) Dᵀ for every row w_i of W: (n, K, K), in blocks of ``rows`` samples."""
+    n, K = W.shape[0], D.shape[0]
+    out = np.empty((n, K, K))
+    for s in range(0, n, rows):
+        Wb = W[s:s + rows]
+        out[s:s + rows] = np.matmul(D[None, :, :] * Wb[:, None, :], D.T)
+    return out
