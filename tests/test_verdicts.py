@@ -1,10 +1,11 @@
 """Verdict bands of the reproduction claims, and the report's claims.csv and summary."""
 
 import csv
+import os
 
 import pytest
 
-from onlinemf.experiments import Context, Result, write_report
+from onlinemf.experiments import REGISTRY, Context, Result, write_report
 from onlinemf.experiments._verdicts import (
     NOT_MEASURED,
     NOT_REPRODUCED,
@@ -60,13 +61,26 @@ def test_claim_refuses_an_unknown_verdict():
 
 def test_report_writes_claims_csv_and_summary(tmp_path):
     ctx = Context(scale="quick", out_dir=str(tmp_path))
+    os.makedirs(tmp_path / "pieces")
+    for piece in ("quick-0-zhf-fig1-odl-cbcl.pkl", "quick-0-zhf-fig1-onmf-cbcl.pkl",
+                  "paper-0-zhf-fig2-0.1.pkl"):  # the last: another scale
+        (tmp_path / "pieces" / piece).write_bytes(b"")
     res = Result(name="lyu-torus", title="t", scale="quick", commit="abc")
     res.claims = [claim("a", "1", "1", REPRODUCED, "b1"), claim("c", "2", "3", PARTLY, "b2"),
                   ["old", "row", "without verdict", "yes"]]
     path = write_report([res], ctx)
     text = open(path).read()
     assert "**Verdicts per paper**" in text
-    assert "| spec 004 | 1 | 1 | 0 | 1 | 3 |" in text  # reproduced, partly, not, not measured
+    # reproduced, partly, not, not measured, claims, and the spec's experiments not run
+    n_lyu = sum(e.spec.startswith("004") for e in REGISTRY.values())
+    assert f"| spec 004 | 1 | 1 | 0 | 1 | 3 | {n_lyu - 1} |" in text
+    # every other experiment is listed as not run, with the pieces kept toward it
+    n_zhf = sum(e.spec.startswith("002") for e in REGISTRY.values())
+    assert f"| spec 002 | 0 | 0 | 0 | 0 | 0 | {n_zhf} |" in text
+    assert "**Not yet run at this scale**" in text
+    assert "| zhf-fig1 | 002 §4.4 Fig. 1 |" in text and "| lyu-torus |" not in text
+    row = next(line for line in text.splitlines() if line.startswith("| zhf-fig1 |"))
+    assert row.endswith("| 2 |")  # the paper-scale piece of zhf-fig2 is not counted
     assert "on abc" in text and "b2" in text
     with open(tmp_path / "claims.csv", newline="") as fh:
         rows = list(csv.reader(fh))

@@ -228,8 +228,9 @@ def claim_rows(results: list[Result]) -> list[list[str]]:
     return rows
 
 
-def _summary(results: list[Result]) -> list[list]:
-    """Verdict counts per paper (spec number), in the order the papers appear."""
+def _summary(results: list[Result], missing: list[str] = ()) -> list[list]:
+    """Verdict counts per paper (spec number), in the order the papers appear, and the
+    number of its experiments with no result at this scale (``missing``)."""
     counts: dict[str, dict[str, int]] = {}
     for res in results:
         exp = REGISTRY.get(res.name)
@@ -237,7 +238,28 @@ def _summary(results: list[Result]) -> list[list]:
         row = counts.setdefault(paper, dict.fromkeys(VERDICTS, 0))
         for c in claim_rows([res]):
             row[c[4]] += 1
-    return [[f"spec {p}", *row.values(), sum(row.values())] for p, row in counts.items()]
+    absent: dict[str, int] = {}
+    for name in missing:
+        paper = REGISTRY[name].spec[:3]
+        counts.setdefault(paper, dict.fromkeys(VERDICTS, 0))
+        absent[paper] = absent.get(paper, 0) + 1
+    return [[f"spec {p}", *row.values(), sum(row.values()), absent.get(p, 0)]
+            for p, row in counts.items()]
+
+
+def _missing(results: list[Result], ctx: Context) -> tuple[list[str], list[list]]:
+    """The registered experiments without a result, and a table of them with the pieces
+    kept toward each (a long run resumes from those)."""
+    have = {r.name for r in results}
+    names = [n for n in REGISTRY if n not in have]
+    pieces = os.path.join(ctx.out_dir, "pieces")
+    kept = os.listdir(pieces) if os.path.isdir(pieces) else []
+    rows = []
+    for n in names:
+        prefix = f"{ctx.scale}-{ctx.seed}-{n}-"
+        rows.append([n, REGISTRY[n].spec, REGISTRY[n].title,
+                     sum(f.startswith(prefix) for f in kept)])
+    return names, rows
 
 
 def write_report(results: list[Result], ctx: Context) -> str:
@@ -252,8 +274,13 @@ def write_report(results: list[Result], ctx: Context) -> str:
            "Times are wall-clock seconds on this machine; compare ratios with the paper's "
            "(MATLAB on an i7-4790), not absolute seconds. Each claim's verdict follows the "
            "band stated beside it (and in the experiment's code); `claims.csv` holds them all.",
-           "", "**Verdicts per paper**", "",
-           _md_table(["paper", *VERDICTS, "claims"], _summary(results)), ""]
+           "", "**Verdicts per paper**", ""]
+    missing, missing_rows = _missing(results, ctx)
+    out += [_md_table(["paper", *VERDICTS, "claims", "experiments not run"],
+                      _summary(results, missing)), ""]
+    if missing_rows:
+        out += ["**Not yet run at this scale** (their claims are not measured here)", "",
+                _md_table(["experiment", "spec", "what", "pieces kept"], missing_rows), ""]
     for res in results:
         out += [f"## {res.name}: {res.title}", "",
                 f"_Ran in {res.seconds:.1f} s at scale {res.scale or '?'} on "
