@@ -4,6 +4,7 @@ at this size mean nothing)."""
 
 import os
 
+import numpy as np
 import pytest
 
 from onlinemf.experiments import REGISTRY, Context, experiment_names, run_experiments
@@ -29,3 +30,31 @@ def test_experiment_runs_at_tiny_scale(name, tmp_path):
         assert rows and all(len(r) == len(header) for r in rows)
     for _, path in res.figures:
         assert os.path.getsize(path) > 1000
+
+
+def test_spec002_fits_are_resumable_pieces_shared_by_key():
+    """Each fit of a panel (every tuning fit and each method's final run) is its own piece,
+    so a second call with the same key fits nothing (Fig. 2 at ρ_s = 0.1 reuses Fig. 1's)."""
+    from onlinemf.experiments.zhao_haskell_feng import run_methods
+
+    X = np.random.default_rng(0).random((40, 8))
+    store, fitted = {}, []
+
+    def memo(key, func):
+        if key not in store:
+            fitted.append(key)
+            store[key] = func()
+        return store[key]
+
+    runs = run_methods("onmf", X, 3, 2, 1.0, 0, memo=memo, key="k")
+    assert set(runs) == {"vr", "smm", "sgd"}
+    assert all(k.startswith(("k-vr-c", "k-sgd-c", "k-vr-run", "k-smm-run", "k-sgd-run"))
+               for k in fitted)
+    assert sum(k.startswith("k-vr-c") for k in fitted) >= 3  # the step grid's fits
+    for r in runs.values():  # the dictionaries at every evaluation, for Fig. 2's EV
+        assert len(r["snapshots"]) == len(r["history"]["objective"])
+        assert r["snapshots"][-1][2].shape == (3, 8)
+    n_fits = len(fitted)
+    again = run_methods("onmf", X, 3, 2, 1.0, 0, memo=memo, key="k")
+    assert len(fitted) == n_fits
+    assert again["vr"]["scale"] == runs["vr"]["scale"]

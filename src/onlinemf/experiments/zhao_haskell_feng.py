@@ -132,11 +132,17 @@ def run_methods(problem, X, K, S, eval_every, seed, tune=True, limits=STEP_LIMIT
                  if tune and method != "smm" else 1.0)
 
         def run(method=method, scale=scale):
+            snaps = []  # (passes, time, dictionary) at every evaluation (Fig. 2's EV)
+
+            def keep(info):
+                snaps.append((info["passes"], info["time"], info["components"]))
+
             est = StochasticMF(problem, method, K, max_iter=S, eval_every=eval_every,
-                               step_scale=scale, random_state=seed, **kw).fit(X)
+                               step_scale=scale, random_state=seed, callback=keep,
+                               **kw).fit(X)
             return dict(history=est.history_, components=est.components_.astype(float),
                         problem=est.problem_, passes=est.history_["n_samples"] / X.shape[0],
-                        scale=scale)
+                        scale=scale, snapshots=snaps)
 
         out[method] = memo(f"{key}-{method}-run-c{scale:g}", run)
     return out
@@ -249,35 +255,24 @@ def fig2(ctx: Context) -> Result:
     res = Result()
     plt = pyplot()
     fig, axes = plt.subplots(2, 2, figsize=(10, 7))
+
     def curves(rho):
-        """(passes, time, EV) per method on Synth with outlier density ρ_s, and the steps."""
+        """(passes, time, EV) per method on Synth with outlier density ρ_s, and the steps.
+        The fits are :func:`run_methods`' (VR's and SGD's steps tuned by the final f, as in
+        Fig. 1, at paper scale): at ρ_s = 0.1 and Fig. 1's K they are Fig. 1's ORPCA-on-Synth
+        fits, shared through their pieces (at paper scale, nine or more fits of about an
+        hour each)."""
         data, W = make_smf_synthetic(n, F, 10, rho, 1000.0, random_state=ctx.seed)
-        traces, scales = {}, {}
-        for method in METHODS:
-            trace = []
-
-            def cb(info, trace=trace, W=W):
-                trace.append((info["passes"], info["time"],
-                              expressed_variance(W, info["components"])))
-
-            # VR's η and SGD's β tuned by the final f, as in Fig. 1 (spec §4.5 item 3)
-            scale = (tuned_scale("orpca", method, data.X, K, sc["S"], ctx.seed,
-                                 limits=sc["step_limits"], memo=ctx.memo,
-                                 key=f"zhf-fig2-{rho}")
-                     if method != "smm" and not ctx.quick else 1.0)  # paper scale only
-            scales[method] = scale
-
-            def run(method=method, scale=scale, trace=trace, cb=cb):
-                StochasticMF("orpca", method, K, max_iter=sc["S"],
-                             eval_every=sc["eval_every"], step_scale=scale, callback=cb,
-                             random_state=ctx.seed).fit(data.X)
-                return np.array(trace)
-
-            traces[method] = ctx.memo(f"zhf-fig2-{rho}-{method}-run-c{scale:g}", run)
-        return traces, scales
+        shared = rho == 0.1 and K == sc["K"] and not ctx.quick
+        runs = run_methods("orpca", data.X, K, sc["S"], sc["eval_every"], ctx.seed,
+                           tune=not ctx.quick, limits=sc["step_limits"], memo=ctx.memo,
+                           key="zhf-fig1-orpca-synth" if shared else f"zhf-fig2-{rho}")
+        traces = {m: np.array([(p, t, expressed_variance(W, C))
+                               for p, t, C in r["snapshots"]]) for m, r in runs.items()}
+        return traces, {m: r["scale"] for m, r in runs.items()}
 
     for row, rho in enumerate((0.1, 0.3)):
-        traces, scales = ctx.memo(f"zhf-fig2-{rho}", lambda rho=rho: curves(rho))
+        traces, scales = curves(rho)
         finals = {}
         for method in METHODS:
             tr = traces[method]
