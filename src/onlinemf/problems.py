@@ -98,6 +98,10 @@ class RidgeCodes:
         Z = np.maximum(X, 0) if self.nonneg else X
         return Z / (1 + step * self.alpha)
 
+    def smooth_box(self) -> tuple[float, float, float]:
+        """(lower, upper, ridge): H is a box and φ = (ridge/2)‖h‖² (the Newton solver's)."""
+        return (0.0 if self.nonneg else -np.inf), np.inf, float(self.alpha)
+
 
 @dataclass(frozen=True)
 class UnitBallCodes:
@@ -122,6 +126,10 @@ class BoxCodes:
     def prox(self, X, step):
         return np.clip(X, 0.0, self.bound)
 
+    def smooth_box(self) -> tuple[float, float, float]:
+        """(lower, upper, ridge) = (0, M, 0)."""
+        return 0.0, float(self.bound), 0.0
+
 
 # --------------------------------------------------------------------------- outlier part
 @dataclass(frozen=True)
@@ -131,6 +139,8 @@ class L1Outliers:
 
     alpha: float
     bound: float = np.inf
+    # its envelope is piecewise quadratic: r* is 0, ±bound or z ∓ alpha (the Newton solver)
+    l1_box = True
 
     def penalty(self, R):
         return self.alpha * np.abs(R).sum(axis=-1)

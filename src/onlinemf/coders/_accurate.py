@@ -29,22 +29,17 @@ __all__ = ["newton_applicable", "solve_codes_accurate", "solve_codes_newton"]
 
 
 def _code_box(codes) -> tuple[float, float, float] | None:
-    """(lower, upper, ridge) of a smooth, box-constrained code part, or None."""
-    from ..problems import BoxCodes, RidgeCodes
-
-    if isinstance(codes, RidgeCodes):
-        return (0.0 if codes.nonneg else -np.inf), np.inf, float(codes.alpha)
-    if isinstance(codes, BoxCodes):
-        return 0.0, float(codes.bound), 0.0
-    return None
+    """(lower, upper, ridge) of a smooth, box-constrained code part (its ``smooth_box``:
+    RidgeCodes, BoxCodes), or None."""
+    box = getattr(codes, "smooth_box", None)
+    return None if box is None else box()
 
 
 def newton_applicable(problem) -> bool:
     """Whether :func:`solve_codes_newton` handles this problem: ℓ1 outliers (optionally
     boxed) and a ridge or box code part (ORPCA, OLRR, ORNMF; not OMRMD's ball)."""
-    from ..problems import L1Outliers
-
-    return isinstance(problem.outliers, L1Outliers) and _code_box(problem.codes) is not None
+    return (getattr(problem.outliers, "l1_box", False)
+            and _code_box(problem.codes) is not None)
 
 
 def solve_codes_accurate(problem, D, X, tol: float, *, max_iter: int = 3000, H0=None,
