@@ -106,3 +106,24 @@ def test_memo_keeps_pieces_for_a_resumed_run(tmp_path):
     assert other.memo("a", piece) == {"value": 3}  # another scale is another piece
     (tmp_path / "pieces" / "paper-0-a.pkl").write_bytes(b"garbage")
     assert again.memo("a", piece) == {"value": 4}  # unreadable: computed again
+
+
+def test_resumed_run_reports_the_compute_time_of_its_kept_pieces(tmp_path):
+    import pickle
+    import time
+
+    def slow():
+        time.sleep(0.05)
+        return 1
+
+    Context(scale="paper", out_dir=str(tmp_path)).memo("p", slow)
+    with open(tmp_path / "pieces" / "paper-0-old.pkl", "wb") as fh:
+        pickle.dump(("v0", 2), fh)  # a piece of the earlier format, with no time
+    ctx = Context(scale="paper", out_dir=str(tmp_path), resume=True)
+    assert ctx.memo("p", slow) == 1 and ctx.memo("old", slow) == 2
+    assert ctx.kept_seconds >= 0.05 and ctx.kept_untimed == 1
+    res = Result(name="lyu-torus", title="t", scale="paper", commit="abc", seconds=0.1,
+                 kept_seconds=ctx.kept_seconds, kept_untimed=ctx.kept_untimed)
+    text = open(write_report([res], ctx)).read()
+    assert "_Ran in 0.1 s, plus 0.1 s and 1 piece of untimed runs in pieces kept from " \
+        "earlier runs at scale paper on abc._" in text

@@ -30,6 +30,10 @@ class Context:
     seed: int = 0
     resume: bool = False
     versions: set = field(default_factory=set)
+    # compute seconds of the pieces loaded instead of computed (and how many of those were
+    # kept before pieces recorded their time): the report adds them to the run's own time
+    kept_seconds: float = 0.0
+    kept_untimed: int = 0
 
     @property
     def quick(self) -> bool:
@@ -53,15 +57,22 @@ class Context:
         if self.resume and os.path.exists(path):
             try:
                 with open(path, "rb") as fh:
-                    version, value = pickle.load(fh)
+                    version, value, *timed = pickle.load(fh)  # (version, value[, seconds])
                 self.versions.add(version)
+                if timed:
+                    self.kept_seconds += float(timed[0])
+                else:
+                    self.kept_untimed += 1
                 return value
             except Exception:  # an unreadable piece is computed again
                 pass
         version = code_version()
+        t0 = time.perf_counter()
         value = func()
+        # its own compute time: pieces loaded inside it are counted as kept already
+        seconds = time.perf_counter() - t0
         os.makedirs(os.path.dirname(path), exist_ok=True)
-        write_atomic(path, lambda fh: pickle.dump((version, value), fh))
+        write_atomic(path, lambda fh: pickle.dump((version, value, seconds), fh))
         self.versions.add(version)
         return value
 
@@ -89,6 +100,8 @@ class Result:
     seconds: float = 0.0
     scale: str = ""
     commit: str = ""
+    kept_seconds: float = 0.0  # compute time of the pieces a resumed run loaded
+    kept_untimed: int = 0  # loaded pieces written before pieces recorded their time
 
 
 @dataclass
@@ -183,10 +196,12 @@ def run_experiments(names, ctx: Context, progress=None, on_result=None,
             progress(f"running {name}: {exp.title}")
         version = code_version()  # before: the source may change while it runs
         ctx.versions = {version}
+        ctx.kept_seconds, ctx.kept_untimed = 0.0, 0
         t0 = time.perf_counter()
         res = exp.func(ctx)
         res.name, res.title = name, exp.title
         res.seconds = time.perf_counter() - t0
+        res.kept_seconds, res.kept_untimed = ctx.kept_seconds, ctx.kept_untimed
         res.scale = res.scale or ctx.scale
         res.commit = ", ".join([version] + sorted(ctx.versions - {version}))
         if progress:
@@ -262,6 +277,16 @@ def _missing(results: list[Result], ctx: Context) -> tuple[list[str], list[list]
     return names, rows
 
 
+def _kept_time(res: Result) -> str:
+    """", plus … in pieces of earlier runs" for a resumed experiment, else ""."""
+    kept = getattr(res, "kept_seconds", 0.0)
+    untimed = getattr(res, "kept_untimed", 0)
+    parts = [f"{kept:.1f} s"] if kept else []
+    if untimed:
+        parts.append(f"{untimed} piece{'s' if untimed > 1 else ''} of untimed runs")
+    return f", plus {' and '.join(parts)} in pieces kept from earlier runs" if parts else ""
+
+
 def write_report(results: list[Result], ctx: Context) -> str:
     """Write ``report.md`` and ``claims.csv`` in ``ctx.out_dir``; return the report's path.
 
@@ -283,7 +308,7 @@ def write_report(results: list[Result], ctx: Context) -> str:
                 _md_table(["experiment", "spec", "what", "pieces kept"], missing_rows), ""]
     for res in results:
         out += [f"## {res.name}: {res.title}", "",
-                f"_Ran in {res.seconds:.1f} s at scale {res.scale or '?'} on "
+                f"_Ran in {res.seconds:.1f} s{_kept_time(res)} at scale {res.scale or '?'} on "
                 f"{res.commit or 'an unrecorded version'}._", ""]
         if res.claims:
             rows = [list(c[:3]) + [r[4], c[4] if len(c) >= 5 else ""]
