@@ -125,5 +125,5 @@ def test_resumed_run_reports_the_compute_time_of_its_kept_pieces(tmp_path):
     res = Result(name="lyu-torus", title="t", scale="paper", commit="abc", seconds=0.1,
                  kept_seconds=ctx.kept_seconds, kept_untimed=ctx.kept_untimed)
     text = open(write_report([res], ctx)).read()
-    assert "_Ran in 0.1 s, plus 0.1 s and 1 piece of untimed runs in pieces kept from " \
-        "earlier runs at scale paper on abc._" in text
+    assert "_Ran in 0.1 s, plus pieces kept from earlier runs (0.1 s, and 1 more whose time " \
+        "was not recorded) at scale paper on abc._" in text

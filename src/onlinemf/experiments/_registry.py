@@ -278,13 +278,17 @@ def _missing(results: list[Result], ctx: Context) -> tuple[list[str], list[list]
 
 
 def _kept_time(res: Result) -> str:
-    """", plus … in pieces of earlier runs" for a resumed experiment, else ""."""
+    """What a resumed experiment loaded instead of computing, for its report line."""
     kept = getattr(res, "kept_seconds", 0.0)
     untimed = getattr(res, "kept_untimed", 0)
-    parts = [f"{kept:.1f} s"] if kept else []
+    if kept and untimed:
+        return (f", plus pieces kept from earlier runs ({kept:.1f} s, and {untimed} more "
+                "whose time was not recorded)")
+    if kept:
+        return f", plus pieces kept from earlier runs ({kept:.1f} s)"
     if untimed:
-        parts.append(f"{untimed} piece{'s' if untimed > 1 else ''} of untimed runs")
-    return f", plus {' and '.join(parts)} in pieces kept from earlier runs" if parts else ""
+        return f", plus {untimed} pieces kept from earlier runs whose time was not recorded"
+    return ""
 
 
 def write_report(results: list[Result], ctx: Context) -> str:
