@@ -291,3 +291,40 @@ def test_reported_objective_is_the_objective_at_the_codes(rng, name, step, form)
     H = res.codes
     expected = loss.value(X, H @ D, mask) + 0.5 * m * np.einsum("ij,ij->i", H, H)
     np.testing.assert_allclose(res.objective, expected, rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.parametrize("kind", ["dense", "masked", "sparse"])
+def test_value_and_gradient_from_a_shared_model_equal_the_separate_ones(kind):
+    """The spectral step forms hD once for the value at the trial point and reuses it for the
+    gradient there (the next iteration's): both must equal their stand-alone forms."""
+    import scipy.sparse as sp
+
+    from onlinemf.coders._divergence import _Problem
+
+    rng = np.random.default_rng(7)
+    X = rng.gamma(0.5, 1.0, size=(12, 9)) * (rng.random((12, 9)) < 0.5)
+    mask = rng.random(X.shape) < 0.8 if kind == "masked" else None
+    Xb = sp.csr_matrix(X) if kind == "sparse" else X + 0.01
+    D, H = rng.random((3, 9)) + 0.1, rng.random((12, 3))
+    prob = _Problem(get_loss("kl"), D, Xb, mask, 0.1)
+    assert prob.fused
+    Y = prob.model(H)
+    assert np.array_equal(prob.value(H, model=Y), prob.value(H))
+    assert np.array_equal(prob.grad(H, model=Y), prob.grad(H))
+
+
+def test_spg_rows_are_solved_independently_of_the_batch():
+    """Rows that stop early are frozen and never backtracked for: every row's codes are the
+    ones it gets alone (up to the rounding of batched products; the first step length, which
+    defaults to a batch-wide bound, is given)."""
+    rng = np.random.default_rng(8)
+    X = rng.gamma(0.4, 1.0, size=(40, 15)) + 1e-3
+    X[:10] *= 50  # rows of very different scales stop at different iterations
+    D = rng.random((4, 15)) + 0.05
+    loss = get_loss("kl")
+    kw = dict(step="spg", max_iter=300, tol=1e-6, f_tol=1e-9, bb_step0=1e-3)
+    res = solve_codes(loss, D, X, **kw)
+    assert len(set(res.n_iter.tolist())) > 3
+    for i in range(0, 40, 7):
+        alone = solve_codes(loss, D, X[i:i + 1], **kw)
+        assert np.allclose(res.codes[i], alone.codes[0], rtol=1e-6, atol=1e-9)

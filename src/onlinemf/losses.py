@@ -123,11 +123,12 @@ class Loss:
         raise NotImplementedError
 
     # -- sparse batches (CSR X, codes H (n, K), dictionary D (K, F), no missing entries) -----
-    def sparse_value(self, X, H: np.ndarray, D: np.ndarray) -> np.ndarray:
-        """Per-sample d(x ‖ hD) of a CSR batch, from its nonzeros."""
+    def sparse_value(self, X, H: np.ndarray, D: np.ndarray, model=None) -> np.ndarray:
+        """Per-sample d(x ‖ hD) of a CSR batch, from its nonzeros. ``model``: (hD) at the
+        nonzeros when already formed (``SparseRows.model``)."""
         raise NotImplementedError(f"the {self.name} loss has no sparse kernels")
 
-    def sparse_code_grad(self, X, H: np.ndarray, D: np.ndarray) -> np.ndarray:
+    def sparse_code_grad(self, X, H: np.ndarray, D: np.ndarray, model=None) -> np.ndarray:
         """Gradient in the codes, ∇_h d(x ‖ hD) = ∇_y d · Dᵀ, of a CSR batch (n, K)."""
         raise NotImplementedError(f"the {self.name} loss has no sparse kernels")
 
@@ -222,14 +223,14 @@ class SquaredLoss(Loss):
     def mu_ratios(self, X, Y, irls_delta=1e-6):
         return X, Y
 
-    def sparse_value(self, X, H, D):
+    def sparse_value(self, X, H, D, model=None):
         # ½‖hD‖² − ⟨x, hD⟩ + ½‖x‖², the cross term from the nonzeros only
         X = as_sparse_rows(X)
         HD2 = np.einsum("ij,ij->i", H @ (D @ D.T), H)
         cross = np.einsum("ij,ij->i", H, X.weighted_columns(X.data, D))
         return np.maximum(0.5 * HD2 - cross + 0.5 * X.squared_norms(), 0.0)
 
-    def sparse_code_grad(self, X, H, D):
+    def sparse_code_grad(self, X, H, D, model=None):
         X = as_sparse_rows(X)
         return H @ (D @ D.T) - X.weighted_columns(X.data, D)
 
@@ -267,19 +268,19 @@ class KLDivergence(Loss):
 
     sparse_kernels = True
 
-    def sparse_value(self, X, H, D):
+    def sparse_value(self, X, H, D, model=None):
         # Σ_f y_f − Σ_nz x log y + Σ_nz (x log x − x): the zeros of x contribute y only
         X = as_sparse_rows(X)
         x = X.data
-        y = np.maximum(X.model(H, D), Y_FLOOR)
+        y = np.maximum(X.model(H, D) if model is None else model, Y_FLOOR)
         per_nz = x * np.log(np.where(x > 0, x, 1.0) / y) - x
         dsum = X.dsum if X.D is D else D.sum(axis=1)
         return np.maximum(H @ dsum + X.row_sum(per_nz), 0.0)
 
-    def sparse_code_grad(self, X, H, D):
+    def sparse_code_grad(self, X, H, D, model=None):
         X = as_sparse_rows(X)
         dsum = X.dsum if X.D is D else D.sum(axis=1)
-        ratio = X.data / np.maximum(X.model(H, D), Y_FLOOR)
+        ratio = X.data / np.maximum(X.model(H, D) if model is None else model, Y_FLOOR)
         return dsum[None, :] - X.weighted_columns(ratio, D)
 
     def sparse_dictionary_grad(self, X, H, D):

@@ -161,38 +161,49 @@ class _Problem:
             sub.c = self.c[rows]
         return sub
 
-    def value(self, H, literal_domain=False):
+    @property
+    def fused(self) -> bool:
+        """Whether the value and the gradient share the model, HD (dense) or HD at the
+        nonzeros (sparse): all but the Gram form, whose gradient never forms it."""
+        return not self.gram
+
+    def model(self, H):
+        return self.X.model(H, self.D) if self.sparse else H @ self.D
+
+    def value(self, H, literal_domain=False, model=None):
         if self.sparse and not self.gram:
-            f = self.loss.sparse_value(self.X, H, self.D)
+            f = self.loss.sparse_value(self.X, H, self.D, model=model)
         elif self.gram:
             HG = H @ self.G
             f = 0.5 * np.einsum("ij,ij->i", H, HG) - np.einsum("ij,ij->i", H, self.B) + self.c
             f = np.maximum(f, 0.0)
         elif self.split:
-            Y = H @ self.D
+            Y = H @ self.D if model is None else model
             f = np.maximum(self.loss.model_terms(self.X, np.maximum(Y, Y_FLOOR)) + self.c, 0.0)
             if literal_domain:
                 f = np.where((Y <= 0).any(axis=1), np.inf, f)
         else:
-            f = _objective(self.loss, self.D, self.X, self.mask, H, 0.0, literal_domain)
+            f = _objective(self.loss, self.D, self.X, self.mask, H, 0.0, literal_domain,
+                           Y=model)
         if self.h_l2:
             f = f + 0.5 * self.h_l2 * np.einsum("ij,ij->i", H, H)
         return f
 
-    def grad(self, H):
+    def grad(self, H, model=None):
         if self.gram:
             G = H @ self.G - self.B
         elif self.sparse:
-            G = self.loss.sparse_code_grad(self.X, H, self.D)
+            G = self.loss.sparse_code_grad(self.X, H, self.D, model=model)
         else:
-            G = self.loss.grad(self.X, H @ self.D, self.mask) @ self.D.T
+            G = self.loss.grad(self.X, H @ self.D if model is None else model,
+                               self.mask) @ self.D.T
         if self.h_l2:
             G = G + self.h_l2 * H
         return G
 
 
-def _objective(loss, D, X, mask, H, h_l2, literal_domain=False):
-    Y = H @ D
+def _objective(loss, D, X, mask, H, h_l2, literal_domain=False, Y=None):
+    Y = H @ D if Y is None else Y
     f = loss.value(X, Y, mask)
     if h_l2:
         f = f + 0.5 * h_l2 * np.einsum("ij,ij->i", H, H)
@@ -357,8 +368,10 @@ def solve_codes(
     # are a quarter of the working set: each compaction copies the batch's rows, so
     # compacting at every stop would cost more than computing on a few settled rows
     live = np.ones(n, dtype=bool)
+    G_next = None  # the gradient at the accepted point, when the step already formed it
     for it in range(max_iter):
-        G = prob.grad(Ha)
+        G = prob.grad(Ha) if G_next is None else G_next
+        G_next = None
         n_iter[act[live]] += 1
         stop = np.zeros(act.size, dtype=bool)
         if step == "lipschitz":
@@ -376,8 +389,9 @@ def solve_codes(
             if step == "bb":
                 Hn, fn, alpha[act] = _bb_step(prob, Ha, fa, G, alpha[act], lower, upper)
             else:
-                Hn, fn, failed = _spg_step(prob, Ha, fa, f_recent[act].max(axis=1), G,
-                                           alpha[act], lower, upper, armijo_alpha)
+                Hn, fn, failed, G_next = _spg_step(prob, Ha, fa, f_recent[act].max(axis=1),
+                                                   G, alpha[act], lower, upper, armijo_alpha,
+                                                   live)
                 f_recent[act, (it + 1) % spg_memory] = fn
                 stop |= failed
         elif step == "polyak":
@@ -423,6 +437,8 @@ def solve_codes(
                 act = act[live]
                 prob = full.subset(act)
                 Hn, fn = Hn[live], fn[live]
+                if G_next is not None:
+                    G_next = G_next[live]
                 live = np.ones(act.size, dtype=bool)
         Ha, fa = Hn, fn
 
@@ -450,20 +466,25 @@ def _fista_step(prob, H, f0, Hprev, mom, act, inv_L, lower, upper):
     return Hn, fn
 
 
-def _spg_step(prob, H, f0, f_ref, G, alpha, lower, upper, gamma, max_backtracks=30):
+def _spg_step(prob, H, f0, f_ref, G, alpha, lower, upper, gamma, live, max_backtracks=30):
     """One spectral projected-gradient step per row (Birgin, Martínez and Raydan 2000, SPG2):
     the projected point P = Π(H − αG) along d = P − H, backtracked H + λd (λ by safeguarded
     quadratic interpolation) until the
     non-monotone Armijo test f ≤ f_ref + γλ⟨G, d⟩ holds, f_ref the row's largest objective of
     its last few iterations (Grippo, Lampariello and Lucidi 1986). Rows with no accepted λ keep
-    H and are reported failed. Returns (H_new, f_new, failed)."""
+    H and are reported failed. Rows not ``live`` (stopped, kept in place by the caller) are
+    never backtracked. Returns (H_new, f_new, failed, G_new), G_new the gradient at H_new when
+    every live row took the full step and the problem shares its model between value and
+    gradient (one model evaluation instead of two), else None."""
     P = _clip(H - alpha[:, None] * G, lower, upper)
     d = P - H
     gd = np.einsum("ij,ij->i", G, d)
-    fn = prob.value(P)
-    ok = np.isfinite(fn) & (fn <= f_ref + gamma * gd)
+    y = prob.model(P) if prob.fused else None
+    fn = prob.value(P, model=y)
+    ok = (np.isfinite(fn) & (fn <= f_ref + gamma * gd)) | ~live
     if ok.all():
-        return P, fn, np.zeros(H.shape[0], dtype=bool)
+        return P, fn, np.zeros(H.shape[0], dtype=bool), (
+            None if y is None else prob.grad(P, model=y))
     Hn = P
     pend = np.flatnonzero(~ok)
     sub = prob.subset(pend)
@@ -484,7 +505,7 @@ def _spg_step(prob, H, f0, f_ref, G, alpha, lower, upper, gamma, max_backtracks=
         failed = np.zeros(H.shape[0], dtype=bool)
         failed[pend[~good]] = True
         Hn[pend[~good]], fn[pend[~good]] = H[pend[~good]], f0[pend[~good]]
-        return Hn, fn, failed
+        return Hn, fn, failed, None
     lam = np.ones(H.shape[0], dtype=H.dtype)
     f_try = fn.copy()
     for _ in range(max_backtracks):
@@ -504,11 +525,11 @@ def _spg_step(prob, H, f0, f_ref, G, alpha, lower, upper, gamma, max_backtracks=
             sub = sub.subset(np.flatnonzero(~good))
         pend = pend[~good]
         if not pend.size:
-            return Hn, fn, np.zeros(H.shape[0], dtype=bool)
+            return Hn, fn, np.zeros(H.shape[0], dtype=bool), None
     failed = np.zeros(H.shape[0], dtype=bool)
     failed[pend] = True
     Hn[pend], fn[pend] = H[pend], f0[pend]
-    return Hn, fn, failed
+    return Hn, fn, failed, None
 
 
 def _bb_step(prob, H, f0, G, alpha, lower, upper, max_halvings=30):
