@@ -46,7 +46,7 @@ def test_spec002_fits_are_resumable_pieces_shared_by_key():
             store[key] = func()
         return store[key]
 
-    runs = run_methods("onmf", X, 3, 2, 1.0, 0, memo=memo, key="k")
+    runs = run_methods("onmf", X, 3, 2, 1.0, 0, memo=memo, key="k", snapshots=True)
     assert set(runs) == {"vr", "smm", "sgd"}
     assert all(k.startswith(("k-vr-c", "k-sgd-c", "k-vr-run", "k-smm-run", "k-sgd-run"))
                for k in fitted)
@@ -55,6 +55,6 @@ def test_spec002_fits_are_resumable_pieces_shared_by_key():
         assert len(r["snapshots"]) == len(r["history"]["objective"])
         assert r["snapshots"][-1][2].shape == (3, 8)
     n_fits = len(fitted)
-    again = run_methods("onmf", X, 3, 2, 1.0, 0, memo=memo, key="k")
+    again = run_methods("onmf", X, 3, 2, 1.0, 0, memo=memo, key="k", snapshots=True)
     assert len(fitted) == n_fits
     assert again["vr"]["scale"] == runs["vr"]["scale"]

@@ -120,11 +120,12 @@ def tuned_scale(problem, method, X, K, S, seed, grid=STEP_GRID, limits=STEP_LIMI
 
 
 def run_methods(problem, X, K, S, eval_every, seed, tune=True, limits=STEP_LIMITS,
-                memo=_no_memo, key="", **kw) -> dict:
+                memo=_no_memo, key="", snapshots=False, **kw) -> dict:
     """Fit VR, SMM and SGD from the same initial dictionary (VR's and SGD's steps tuned on
     ``STEP_GRID`` when ``tune``); their histories, dictionaries and chosen step multipliers.
     Every fit is one ``memo`` piece under ``key`` (a paper-scale fit on Synth takes about an
-    hour: a panel would outlast a session)."""
+    hour: a panel would outlast a session). With ``snapshots``, each final run also keeps
+    its dictionary at every evaluation (Fig. 2's EV curves; K·F floats each)."""
     out = {}
     for method in METHODS:
         scale = (tuned_scale(problem, method, X, K, S, seed, limits=limits, memo=memo,
@@ -132,17 +133,20 @@ def run_methods(problem, X, K, S, eval_every, seed, tune=True, limits=STEP_LIMIT
                  if tune and method != "smm" else 1.0)
 
         def run(method=method, scale=scale):
-            snaps = []  # (passes, time, dictionary) at every evaluation (Fig. 2's EV)
+            snaps = []  # (passes, time, dictionary) at every evaluation
 
             def keep(info):
                 snaps.append((info["passes"], info["time"], info["components"]))
 
             est = StochasticMF(problem, method, K, max_iter=S, eval_every=eval_every,
-                               step_scale=scale, random_state=seed, callback=keep,
-                               **kw).fit(X)
-            return dict(history=est.history_, components=est.components_.astype(float),
-                        problem=est.problem_, passes=est.history_["n_samples"] / X.shape[0],
-                        scale=scale, snapshots=snaps)
+                               step_scale=scale, random_state=seed,
+                               callback=keep if snapshots else None, **kw).fit(X)
+            out = dict(history=est.history_, components=est.components_.astype(float),
+                       problem=est.problem_, passes=est.history_["n_samples"] / X.shape[0],
+                       scale=scale)
+            if snapshots:
+                out["snapshots"] = snaps
+            return out
 
         out[method] = memo(f"{key}-{method}-run-c{scale:g}", run)
     return out
@@ -198,10 +202,13 @@ def fig1(ctx: Context) -> Result:
         def panel(problem=problem, X=X, dname=dname):
             runs = run_methods(problem, X, sc["K"], sc["S"], sc["eval_every"], ctx.seed,
                                tune=ctx.scale != "tiny", limits=sc["step_limits"],
-                               memo=ctx.memo, key=f"zhf-fig1-{problem}-{dname}")
+                               memo=ctx.memo, key=f"zhf-fig1-{problem}-{dname}",
+                               # the fits zhf-fig2 shares keep what its EV curves need
+                               snapshots=(problem, dname) == ("orpca", "synth"))
             f_ref, logs = suboptimality(runs, X, sc["ref_iter"])
             for r in runs.values():  # what the figure and tables need (a small piece)
                 r.pop("problem")
+                r.pop("snapshots", None)
             return runs, f_ref, logs
 
         runs, f_ref, logs = ctx.memo(f"zhf-fig1-{problem}-{dname}", panel)
@@ -266,7 +273,8 @@ def fig2(ctx: Context) -> Result:
         shared = rho == 0.1 and K == sc["K"] and not ctx.quick
         runs = run_methods("orpca", data.X, K, sc["S"], sc["eval_every"], ctx.seed,
                            tune=not ctx.quick, limits=sc["step_limits"], memo=ctx.memo,
-                           key="zhf-fig1-orpca-synth" if shared else f"zhf-fig2-{rho}")
+                           key="zhf-fig1-orpca-synth" if shared else f"zhf-fig2-{rho}",
+                           snapshots=True)
         traces = {m: np.array([(p, t, expressed_variance(W, C))
                                for p, t, C in r["snapshots"]]) for m, r in runs.items()}
         return traces, {m: r["scale"] for m, r in runs.items()}

@@ -146,15 +146,15 @@ def full_gradient(problem, D, X, tol: float, *, chunk_size: int = 2048, max_iter
                    accurate=accurate, scale_tol=scale_tol)
     if is_dask_array(X):  # one dask task per row block, summed: the data never come back
         return map_reduce_blocks(partial(_block_terms, work, chunk_size), X)
-    if codes0 is None and not keep_codes:
-        return reduce(operator.add, map_fn(work, iter_chunks(X, chunk_size)))
-    starts = [None if codes0 is None else codes0[s:s + chunk_size]
-              for s in range(0, X.shape[0], chunk_size)]
+    starts = (None if codes0 is None else codes0[s:s + chunk_size]
+              for s in range(0, X.shape[0], chunk_size))
     return reduce(operator.add, map_fn(partial(_started, work, keep_codes),
-                                       iter_chunks(X, chunk_size), starts))
+                                       zip(iter_chunks(X, chunk_size), starts)))
 
 
-def _started(work, keep_codes, Xc, H0):
+def _started(work, keep_codes, chunk_and_start):
+    """``work`` on one (chunk, its warm start or None): one argument, for any map."""
+    Xc, H0 = chunk_and_start
     return work(Xc, H0=H0, keep_codes=keep_codes)
 
 
