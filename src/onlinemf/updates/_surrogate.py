@@ -130,12 +130,18 @@ def bcd_dictionary(D0, A, B, project, *, max_sweeps=10, tol=1e-6):
     """
     D = D0.copy()
     sweeps = 0
+    diag = np.diagonal(A)
+    inv = np.divide(1.0, diag, out=np.zeros(diag.shape), where=diag > 0)
     for sweeps in range(1, max_sweeps + 1):
         old = D.copy()
         for j in range(D.shape[0]):  # the atoms: a BCD sweep is sequential by definition
-            if A[j, j] <= 0:
+            if diag[j] <= 0:
                 continue
-            D[j] = project(D[j] + (B[j] - A[j] @ D) / A[j, j])
+            r = A[j] @ D  # in place from here: one temporary per atom instead of four
+            np.subtract(B[j], r, out=r)
+            r *= inv[j]
+            r += D[j]
+            D[j] = project(r)
         if np.linalg.norm(D - old) <= tol * max(np.linalg.norm(old), 1e-300):
             break
     return D, sweeps
