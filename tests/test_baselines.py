@@ -19,6 +19,22 @@ def test_batch_mu_decreases_the_objective(loss):
     assert res.components.min() >= 0 and res.codes.min() >= 0
 
 
+@pytest.mark.parametrize("loss", ["kl", "huber"])
+def test_batch_mu_in_row_blocks_takes_the_same_iterates(loss):
+    """In-memory batch MU runs over row blocks (small temporaries): the same iterates and
+    objectives as one block, up to the order of the dictionary sums."""
+    X = make_nmf_synthetic(250, 20, 5, "poisson", random_state=1).X / 4000 + 1e-6
+    one = batch_nmf(X, 5, loss, max_iter=30, tol=0, random_state=0, block_rows=10**6)
+    for rows in (7, 64):
+        blocked = batch_nmf(X, 5, loss, max_iter=30, tol=0, random_state=0, block_rows=rows)
+        np.testing.assert_allclose(blocked.components, one.components, rtol=1e-9)
+        np.testing.assert_allclose(blocked.codes, one.codes, rtol=1e-9)
+        np.testing.assert_allclose(blocked.history["objective"], one.history["objective"],
+                                   rtol=1e-12)
+    with pytest.raises(ValueError, match="block_rows"):
+        batch_nmf(X, 5, loss, block_rows=0)
+
+
 def test_online_baselines_learn():
     X = make_nmf_synthetic(2000, 20, 5, "gamma", random_state=0).X / 4000
     for est in (OnlineISNMF(5, batch_size=20, random_state=0),

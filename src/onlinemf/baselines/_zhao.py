@@ -93,6 +93,7 @@ def batch_nmf(
     irls_delta: float = 1e-6,
     random_state=None,
     n_checkpoints: int = 100,
+    block_rows: int = 2048,
 ) -> BatchResult:
     """Batch NMF by multiplicative updates for the divergences of the paper's experiments.
 
@@ -105,8 +106,12 @@ def batch_nmf(
     tasks over its row blocks (the codes of a block, O(n·K) in all, stay in memory; each task
     returns the block's codes and its O(K·F) share of the dictionary update). Each pass also
     evaluates the objective at the previous iterate, which is what the stopping rule reads;
-    the iterate returned is the one the rule accepted, as in memory.
+    the iterate returned is the one the rule accepted, as in memory. An in-memory X is
+    processed the same way in blocks of ``block_rows`` rows (the same iterates, up to the
+    order of the dictionary sums), which keeps each pass's temporaries small.
     """
+    if not (isinstance(block_rows, (int, np.integer)) and block_rows >= 1):
+        raise ValueError(f"block_rows must be a positive integer, got {block_rows!r}")
     loss = get_loss(loss)
     rng = np.random.default_rng(random_state)
     if hasattr(X, "to_delayed"):  # a dask array: blocks of whole rows
@@ -116,8 +121,12 @@ def batch_nmf(
         H, D = _init_factors(float(X.mean().compute()), X.shape[0], X.shape[1], n_components,
                              rng)
     else:
+        # row blocks even in memory: each pass's temporaries (the model, the ratios) are then
+        # block-sized instead of n × F (96000 × 1024 Huber: one pass 14.5 s → 2.4 s measured)
         X = np.asarray(X, dtype=float)
-        blocks, sizes = [X], (X.shape[0],)
+        cuts = range(block_rows, X.shape[0], block_rows)
+        blocks = np.split(X, cuts)
+        sizes = [b.shape[0] for b in blocks]
         H, D = _init_factors(X.mean(), X.shape[0], X.shape[1], n_components, rng)
     Hs = np.split(H, np.cumsum(sizes)[:-1])
     gamma = loss.mu_exponent

@@ -436,7 +436,9 @@ def huber_faces(ctx: Context) -> Result:
         return row, clean, noisy, recon, rng.choice(clean.shape[0], 3, replace=False)
 
     for si, s in enumerate(subjects):
-        row, clean, noisy, recon, shown = ctx.memo(f"zhao-huber-faces-{s}",
+        # "-blocked": pieces whose Batch ran over row blocks (faster than the one-block
+        # pieces before it, so their times are not comparable with those)
+        row, clean, noisy, recon, shown = ctx.memo(f"zhao-huber-faces-blocked-{s}",
                                                    lambda si=si, s=s: subject(si, s))
         rows.append(row)
         for r, i in enumerate(shown):
