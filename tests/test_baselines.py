@@ -77,6 +77,27 @@ def test_bpgd_steps_monotone_and_badmm_agrees():
     assert admm.codes.min() >= 0 and np.abs(admm.outliers).max() <= 1
 
 
+@pytest.mark.parametrize("solver", ["pgd", "admm"])
+def test_batch_robust_nmf_in_row_blocks_takes_the_same_iterates(solver):
+    """BPGD and BADMM run over row blocks (H, R and ADMM's U, Q, multipliers are row-wise;
+    the dictionary step reads HᵀH and Hᵀ(X − R)): the same iterates as one block."""
+    from onlinemf.baselines import batch_robust_nmf
+
+    _, X = _corrupted(seed=2, n=130)
+    one = batch_robust_nmf(X, 4, solver=solver, max_iter=25, tol=0, random_state=0,
+                           block_rows=10**6)
+    for rows in (1, 17):
+        blocked = batch_robust_nmf(X, 4, solver=solver, max_iter=25, tol=0, random_state=0,
+                                   block_rows=rows)
+        for a, b in ((blocked.components, one.components), (blocked.codes, one.codes),
+                     (blocked.outliers, one.outliers)):
+            np.testing.assert_allclose(a, b, rtol=1e-8, atol=1e-11)
+        np.testing.assert_allclose(blocked.history["objective"], one.history["objective"],
+                                   rtol=1e-10)
+    with pytest.raises(ValueError, match="block_rows"):
+        batch_robust_nmf(X, 4, solver=solver, block_rows=0)
+
+
 def test_orpca_separates_outliers():
     from onlinemf.baselines import ORPCA
 
