@@ -58,3 +58,14 @@ def test_spec002_fits_are_resumable_pieces_shared_by_key():
     again = run_methods("onmf", X, 3, 2, 1.0, 0, memo=memo, key="k", snapshots=True)
     assert len(fitted) == n_fits
     assert again["vr"]["scale"] == runs["vr"]["scale"]
+
+
+def test_sensitivity_note_names_the_earliest_and_latest_runs():
+    """The note behind a spread speed claim quotes the measured runs it compares."""
+    from onlinemf.experiments.zhao_divergences import _sensitivity_why
+
+    why = _sensitivity_why("is", "n_components", [10, 20, 40], [119.4, 0.1579, 0.0546],
+                           [0.91, 0.05, 0.08])
+    assert "n_components=20 is within 10% of its final 0.1579 after 0.05" in why
+    assert "n_components=10 of its final 119.4 only after 0.91" in why
+    assert "span 2.19e+03×" in why
