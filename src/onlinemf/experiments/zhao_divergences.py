@@ -194,7 +194,7 @@ def sensitivity(ctx: Context) -> Result:
             "converge to one level, and the share of the stream is measured against each run's "
             "own final objective, so a run that stalls high is 'converged' early and one still "
             "descending at the end is 'converged' late. The paper compares the curves by eye on "
-            "one axis (its Figs. S-1 to S-3; ours in the figure below). " + "; ".join(spreads)
+            "one axis (its Figs. S-1 to S-3; ours in this section's figure). " + "; ".join(spreads)
             + ".")
     res.tables.append(("Final objective levels (a larger K fits better; a changes the level "
                        "reached in one pass)", ["loss", "parameter", "final objectives",
