@@ -273,3 +273,20 @@ def test_auto_surrogate_decay_per_update_rule():
     assert rules["kl"].decay == rules["is"].decay == 0.3
     fixed = OnlineNMF(3, loss="kl", surrogate_decay=0.7, random_state=0).partial_fit(X)
     assert fixed._update_rule().decay == 0.7
+
+
+def test_multiplicative_memory_counts_rows_not_small_batches():
+    """The multiplicative surrogate's weight t^(−decay) counts units of at least
+    MU_MEMORY_ROWS rows, so 16-row batches keep the memory of 512-row ones: after 5120 rows a
+    16-row batch weighs 1 − (1 − 10^(−0.3))^(16/512), not 320^(−0.3)."""
+    from onlinemf.estimators._online_nmf import MU_MEMORY_ROWS
+    from onlinemf.updates import batch_weight
+
+    rng = np.random.default_rng(0)
+    X = rng.gamma(1.0, 1.0, size=(64, 30)) + 0.01
+    est = OnlineNMF(3, loss="is", batch_size=16, random_state=0).fit(X)
+    small, large = est._update_rule(16), est._update_rule(2000)
+    assert small.nominal_batch == MU_MEMORY_ROWS == 512 and large.nominal_batch == 2000
+    w = batch_weight(5120, 16, small.nominal_batch, 0.3)
+    assert np.isclose(w, 1 - (1 - 10 ** -0.3) ** (16 / 512))
+    assert w < 0.03 < 320 ** -0.3
