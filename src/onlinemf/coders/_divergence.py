@@ -392,10 +392,10 @@ def solve_codes(
     # compacting at every stop would cost more than computing on a few settled rows
     live = np.ones(n, dtype=bool)
     G_next = None  # the gradient at the accepted point, when the step already formed it
-    Y = None  # SPG on a problem with a model (all but the Gram form): the model at Ha
+    Y = None  # SPG on a sparse batch with a model (not the Gram form): the model at Ha
     for it in range(max_iter):
         if G_next is None:
-            Y = prob.model(Ha) if step == "spg" and prob.fused else None
+            Y = prob.model(Ha) if step == "spg" and prob.fused and prob.sparse else None
             G = prob.grad(Ha, model=Y)
         else:
             G = G_next
@@ -511,8 +511,9 @@ def _spg_step(prob, H, f0, f_ref, G, alpha, lower, upper, gamma, live, y0=None,
     formed from its model. Dense batches recompute the model (on F = 100 the product costs no
     more than the interpolation: measured).
 
-    Returns (H_new, f_new, failed, G_new, y_new): the gradient and the model at H_new, or
-    None for the Gram form (whose gradient never forms the model)."""
+    Returns (H_new, f_new, failed, G_new, y_new): the gradient at H_new (None for the Gram
+    form, whose gradient never forms the model, and after a dense backtrack) and the model
+    at H_new (sparse problems only)."""
     P = _clip(H - alpha[:, None] * G, lower, upper)
     d = P - H
     gd = np.einsum("ij,ij->i", G, d)
@@ -521,7 +522,8 @@ def _spg_step(prob, H, f0, f_ref, G, alpha, lower, upper, gamma, live, y0=None,
     ok = (np.isfinite(fn) & (fn <= f_ref + gamma * gd)) | ~live
     failed = np.zeros(H.shape[0], dtype=bool)
     if ok.all():
-        return P, fn, failed, None if y is None else prob.grad(P, model=y), y
+        return (P, fn, failed, None if y is None else prob.grad(P, model=y),
+                y if prob.sparse else None)
     Hn = P
     pend = np.flatnonzero(~ok)
     sub = prob.subset(pend)
@@ -542,8 +544,6 @@ def _spg_step(prob, H, f0, f_ref, G, alpha, lower, upper, gamma, live, y0=None,
         failed[pend[~good]] = True
         Hn[pend[~good]], fn[pend[~good]] = H[pend[~good]], f0[pend[~good]]
         return Hn, fn, failed, None, None
-    if not prob.sparse:
-        y0 = None  # dense: a product with D costs no more than the interpolation (measured)
     start = pend
     lam = np.ones(H.shape[0], dtype=H.dtype)
     f_try = fn.copy()
