@@ -69,3 +69,18 @@ def test_sensitivity_note_names_the_earliest_and_latest_runs():
     assert "n_components=20 is within 10% of its final 0.1579 after 0.05" in why
     assert "n_components=10 of its final 119.4 only after 0.91" in why
     assert "span 2.19e+03×" in why
+
+
+def test_stall_note_names_the_runs_that_never_left_their_start():
+    """A spread sensitivity grid is explained from its runs: a value whose f̃ fell by less
+    than 1% over the stream is named as stalled, a learning one is not."""
+    from onlinemf.experiments.zhao_tan_outliers import stall_note
+
+    hists = {1: {"objective": np.array([0.59, 0.55, 0.515])},
+             10: {"objective": np.array([7.49, 7.50, 7.495])},
+             100: {"objective": np.array([11.6, 11.55, 11.52])}}
+    note = stall_note("rho", "admm", hists)
+    assert "rho = 1: 0.59 → 0.515" in note
+    assert "at rho = 10, 100 never leave" in note
+    learning = stall_note("rho", "admm", {1: hists[1], 2: {"objective": np.array([2.0, 1.0])}})
+    assert "never leave" not in learning and "every run learns" in learning.lower()

@@ -156,6 +156,29 @@ def _ratio_claims(res, results, paper_batch, paper_orpca, batch_band, orpca_band
                 "depends on that per-sample update, not on the projections the paper credits.")
 
 
+STALL = 0.01  # a run whose f̃ falls by less than 1% over the stream did not learn
+
+
+def stall_note(param: str, solver: str, hists: dict) -> str:
+    """Why a sensitivity grid spreads, read from its runs: each value's f̃ at the first
+    checkpoint and at the end, and which runs never left their starting level (f̃ fell by
+    less than ``STALL``), against the level the others reach."""
+    parts, stalled = [], []
+    for v, h in hists.items():
+        first, last = float(h["objective"][0]), float(h["objective"][-1])
+        parts.append(f"{param} = {v:g}: {first:.4g} → {last:.4g}")
+        if first - last < STALL * first:
+            stalled.append(f"{v:g}")
+    why = (f"the runs at {param} = {', '.join(stalled)} never leave their starting level "
+           f"(f̃ falls by less than {STALL:.0%} over the whole stream): under the iteration "
+           f"caps of the inner {solver.upper()} solves (code_max_iter, dict_max_iter) their "
+           "codes and dictionary barely move from the start, so the spread measures runs that "
+           "did not learn, not different optima" if stalled else
+           "every run learns (f̃ falls by more than 1%), to different levels")
+    return f"final f̃ across {param} ({solver.upper()}), first checkpoint → end: " \
+        f"{'; '.join(parts)}. {why[0].upper() + why[1:]}."
+
+
 def _images(plt, path, rows, shape, titles):
     fig, axes = plt.subplots(len(rows), len(titles), figsize=(1.3 * len(titles),
                                                               1.4 * len(rows)), squeeze=False)
@@ -242,6 +265,15 @@ def synthetic(ctx: Context) -> Result:
                             f"{ps['OAPGD (accelerated)']:.2f} dB)",
                             *at_most(abs(ps["OPGD"] - ps["OADMM"]), 1.0, 2.0,
                                      "|PSNR difference| (dB)")))
+    if abs(ps["OPGD"] - ps["OADMM"]) > 1.0:
+        res.notes.append(
+            f"OPGD against OADMM: {ps['OPGD']:.2f} against {ps['OADMM']:.2f} dB, while the "
+            f"accelerated PGD with the same iteration caps reaches "
+            f"{ps['OAPGD (accelerated)']:.2f} dB and its final f̂ is "
+            f"{float(results['OAPGD (accelerated)']['regret'][-1, 1]):.4g} against OPGD's "
+            f"{fin['OPGD']:.4g}: the plain projected-gradient inner solves "
+            "stop at the paper's caps before they converge, which acceleration removes; the "
+            "two formulations do agree once their inner problems are solved.")
     # Figs. 2, 4, 5, 6: sensitivity of the online solvers, final f̃ levels
     grids = [("batch_size", [5, 10, 20, 40], "admm"), ("rho", [1, 10, 100, 1000], "admm"),
              ("kappa", [0.1, 0.4, 0.7, 1.0], "pgd")]
@@ -249,18 +281,21 @@ def synthetic(ctx: Context) -> Result:
         grids = [(p_, v[::3], s_) for p_, v, s_ in grids]
     sens = []
     for param, values, solver in grids:
-        finals = []
+        finals, hists = [], {}
         for v in values:
             h = ctx.memo(f"zhao-tan-synthetic-{param}-{v:g}",
                          lambda param=param, v=v, solver=solver: oadmm_like(
                              solver=solver, **{param: v}))
             axes[1].plot(h["time"], h["objective"], lw=0.8, label=f"{solver} {param}={v:g}")
             finals.append(h["objective"][-1])
+            hists[v] = h
         spread = max(finals) / min(finals)
         sens.append([f"{param} ∈ {values} ({solver})", f"{spread:.3f}"])
         res.claims.append(claim(f"final f̃ across {param}", "little effect (Figs. 2, 4, 5)",
                                 f"max/min = {spread:.3f}",
                                 *at_most(spread, 1.1, 1.25, "max/min final f̃")))
+        if spread > 1.25:
+            res.notes.append(stall_note(param, solver, hists))
     axes[1].set(xlabel="time (s)", ylabel="f̃_t", yscale="log", title="Figs. 2, 4, 5")
     # Fig. 3: K = 25 and 100 beside the canonical K — OADMM's convergence speed, read as the
     # share of the stream it needs to come within 10% of its own final f̃
