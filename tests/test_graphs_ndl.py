@@ -222,6 +222,49 @@ def test_pivot_chain_stationary_by_enumeration(lazy, weight):
         assert np.array_equal(p, patch(as_adjacency(A), x).ravel())
 
 
+@pytest.mark.parametrize("lazy", [False, True])
+def test_parallel_pivot_chains_step_by_the_pivot_kernel(lazy):
+    """Many chains started in one state, one joint step: the empirical law of the new
+    states is the exact pivot kernel's row (proposal + acceptance draws the same law as the
+    whole-row kernel), from a state with walking and from an isolated root."""
+    from itertools import product
+
+    from onlinemf.graphs import ParallelPivotChains, PivotChain
+
+    A = np.array([[0, 2, 1, 0, 0], [1, 0, 1, 0, 0], [0, 1, 0, 3, 0], [1, 0, 1, 0, 0],
+                  [0, 0, 0, 0, 0.0]])  # node 4 isolated
+    A[4, 4] = 0
+    F = path_motif(2, 0)  # 0 → 1 → 2
+    single = PivotChain(A, F, lazy=lazy, random_state=0)
+    states = list(product(range(5), repeat=3))
+    P = _pivot_kernel(single, states)
+    m = 40000
+    for start in [(0, 1, 2), (2, 3, 0), (4, 4, 4)]:
+        par = ParallelPivotChains(A, F, m, lazy=lazy, random_state=3)
+        par.x[:] = start
+        after = par.step()
+        codes = after @ np.array([25, 5, 1])
+        freq = np.bincount(codes, minlength=125) / m
+        want = P[states.index(start)]
+        assert 0.5 * np.abs(freq - want).sum() < 0.02
+        assert freq[want == 0].sum() == 0  # never an impossible map
+
+
+def test_parallel_pivot_chains_sample_homomorphisms_and_cut_freely():
+    from onlinemf.graphs import ParallelPivotChains
+
+    G = nx.karate_club_graph()
+    F = path_motif(5, 0)
+    a = ParallelPivotChains(G, F, 8, random_state=2).sample_patches(100)[0]
+    chain = ParallelPivotChains(G, F, 8, random_state=2)
+    b = np.concatenate([chain.sample_patches(m)[0] for m in (3, 60, 37)])
+    np.testing.assert_array_equal(a, b)
+    A = as_adjacency(G).toarray()
+    assert all(A[x[j], x[j + 1]] > 0 for x in a for j in range(5))
+    with pytest.raises(ValueError, match="n_chains"):
+        ParallelPivotChains(G, F, 0)
+
+
 def test_pivot_chain_rejects_non_tree_motifs():
     from onlinemf.graphs import PivotChain
 
@@ -240,8 +283,32 @@ def test_ndl_with_the_pivot_chain_reconstructs_karate():
     assert roc_auc_score(A[iu] > 0, R[iu]) > 0.85
     with pytest.raises(ValueError, match="chain"):
         NetworkDictionaryLearning(chain="metropolis").fit(G)
-    with pytest.raises(ValueError, match="n_chains > 1 needs chain='glauber'"):
-        est.reconstruct(G, n_steps=10, n_chains=4)
+    with pytest.raises(ValueError, match="unknown chain"):
+        est.reconstruct(G, n_steps=10, chain="metropolis")
+    # one pivot chain (the estimator's) and 64 advanced together reconstruct alike
+    one = est.reconstruct(G, n_steps=3000, n_chains=1).toarray()
+    assert roc_auc_score(A[iu] > 0, one[iu]) > 0.85
+
+
+def test_reconstruction_samples_by_pivot_chains_for_tree_motifs_else_the_learning_chain():
+    """chain=None: pivot chains for a rooted tree (paths, two-armed paths, stars), the
+    learning chain otherwise (a triangle)."""
+    from onlinemf.estimators._network_dictionary_learning import _is_rooted_tree
+
+    triangle = np.array([[0, 1, 1], [0, 0, 1], [0, 0, 0]], float)
+    assert _is_rooted_tree(path_motif(5, 0)) and _is_rooted_tree(path_motif(2, 2))
+    assert not _is_rooted_tree(triangle)
+    G = nx.karate_club_graph()
+    for motif, expected in [("path", "pivot"), (triangle, "glauber")]:
+        est = NetworkDictionaryLearning(4, 5, motif=motif, n_iter=5, batch_size=20,
+                                        random_state=0).fit(G)
+        default = est.reconstruct(G, n_steps=300, random_state=1)
+        other = {"pivot": "glauber", "glauber": "pivot"}[expected]
+        same = est.reconstruct(G, n_steps=300, random_state=1, chain=expected)
+        assert (default != same).nnz == 0
+        if expected == "pivot":
+            assert (default != est.reconstruct(G, n_steps=300, random_state=1,
+                                               chain=other)).nnz > 0
 
 
 @pytest.mark.parametrize("mode", ["add", "remove"])

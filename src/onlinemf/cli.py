@@ -464,7 +464,7 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--n-iter", type=int, default=100)
     g.add_argument("--batch-size", type=int, default=100)
     g.add_argument("--alpha", type=float, default=1.0)
-    g.add_argument("--chain", choices=("glauber", "pivot"), default="glauber",
+    g.add_argument("--chain", choices=("auto", "glauber", "pivot"), default="auto",
                    help="MCMC sampler of motif homomorphisms (pivot: exact, tree motifs)")
     g.add_argument("--reconstruct", type=int, default=0, metavar="STEPS",
                    help="also reconstruct the network from this many chain steps")

@@ -14,8 +14,10 @@ from sklearn.utils.validation import check_is_fitted
 from ..graphs import (
     GlauberChain,
     ParallelGlauberChains,
+    ParallelPivotChains,
     PivotChain,
     as_adjacency,
+    motif_tree,
     path_motif,
     star_motif,
 )
@@ -26,7 +28,7 @@ __all__ = ["NetworkDictionaryLearning"]
 
 
 class NetworkDictionaryLearning(BaseEstimator):
-    """Learn r network dictionary patches (k × k) of a network by online NMF on the F-patches
+    of an MCMC chain of motif homomorphisms (pivot or Glauber), and reconstruct the network from them.
     of a Glauber chain of motif homomorphisms, and reconstruct the network from them.
 
     Parameters
@@ -43,9 +45,15 @@ class NetworkDictionaryLearning(BaseEstimator):
         N, consecutive chain states per step (eq. (45)).
     alpha : float, default=1.0
         λ of the code problem (spec 004 §2.1 convention: ‖X − HD‖² + λ‖H‖₁).
-    chain : {"glauber", "pivot"}, default="glauber"
-        The MCMC sampler of homomorphisms: the Glauber chain (the paper's), or the exact
-        pivot chain (tree motifs only: paths and stars; spec §2.10).
+    chain : {"auto", "glauber", "pivot"}, default="auto"
+        The MCMC sampler of homomorphisms that the patches are learned from: the Glauber chain
+        (the paper's), or the exact pivot chain (motifs that are directed trees rooted at node
+        0: paths and stars; spec §2.10). "auto" is the pivot chain for such motifs and Glauber
+        otherwise: the pivot redraws the whole map at every step, so its patches are nearly
+        independent. On Caltech36 (769 nodes, 10% random edges added; defaults otherwise)
+        learning from it raises the denoising AUC from 0.874 to 0.888 (50000 reconstruction
+        patches) and from 0.896 to 0.908 (200000), for 3.2 s of learning against 1.5 s. The
+        reproduction experiments pass "glauber".
     lazy : bool, default=False
         Pivot chain only: stay put with probability ½ (aperiodic on bipartite graphs).
     n_chains : int, default=1
@@ -74,14 +82,14 @@ class NetworkDictionaryLearning(BaseEstimator):
         "n_iter": [Interval(Integral, 1, None, closed="left")],
         "batch_size": [Interval(Integral, 1, None, closed="left")],
         "alpha": [Interval(Real, 0, None, closed="left")],
-        "chain": [StrOptions({"glauber", "pivot"})],
+        "chain": [StrOptions({"auto", "glauber", "pivot"})],
         "lazy": ["boolean"],
         "n_chains": [Interval(Integral, 1, None, closed="left")],
         "random_state": ["random_state"],
     }
 
     def __init__(self, n_components=25, motif_size=21, *, motif="path", n_iter=100,
-                 batch_size=100, alpha=1.0, chain="glauber", lazy=False, n_chains=1,
+                 batch_size=100, alpha=1.0, chain="auto", lazy=False, n_chains=1,
                  random_state=None):
         self.n_components = n_components
         self.motif_size = motif_size
@@ -95,11 +103,21 @@ class NetworkDictionaryLearning(BaseEstimator):
         self.random_state = random_state
 
     def _chain(self, A, F, seed):
-        if self.chain == "glauber":
-            return GlauberChain(A, F, random_state=seed)
-        if self.chain == "pivot":
-            return PivotChain(A, F, lazy=self.lazy, random_state=seed)
-        raise ValueError(f"unknown chain {self.chain!r}; use 'glauber' or 'pivot'")
+        chain = self.chain
+        if chain == "auto":
+            chain = "pivot" if _is_rooted_tree(F) else "glauber"
+        return self._sampler(A, chain, 1, seed, F)
+
+    def _sampler(self, A, chain, n_chains, seed, F=None):
+        """One chain, or ``n_chains`` advanced together, of the named sampler."""
+        F = self.motif_ if F is None else F
+        if chain == "glauber":
+            return (GlauberChain(A, F, random_state=seed) if n_chains == 1 else
+                    ParallelGlauberChains(A, F, n_chains, random_state=seed))
+        if chain == "pivot":
+            return (PivotChain(A, F, lazy=self.lazy, random_state=seed) if n_chains == 1 else
+                    ParallelPivotChains(A, F, n_chains, lazy=self.lazy, random_state=seed))
+        raise ValueError(f"unknown chain {chain!r}; use 'glauber' or 'pivot'")
 
     def _motif(self):
         if isinstance(self.motif, str):
@@ -122,7 +140,7 @@ class NetworkDictionaryLearning(BaseEstimator):
     @transactional
     @one_blas_thread
     def fit(self, G, y=None):
-        """Learn the patches from ``n_iter × batch_size`` states of a Glauber chain on G."""
+        """Learn the patches from ``n_iter × batch_size`` states of the chain(s) on G."""
         self._validate_params()
         A, top = self._normalized(G)
         F = self._motif()
@@ -148,7 +166,7 @@ class NetworkDictionaryLearning(BaseEstimator):
 
     @one_blas_thread
     def reconstruct(self, G, n_steps=50_000, alpha=0.0, chunk=1000, code_tol=1e-3,
-                    random_state=None, omit_motif_edges=False, n_chains=None):
+                    random_state=None, omit_motif_edges=False, n_chains=None, chain=None):
         """Reconstruct G: run a fresh chain for ``n_steps``, code each patch with the learned
         dictionary (min ‖p − hD‖² + α‖h‖₁ over h ≥ 0; α = 0 is nonnegative least squares, the
         authors use 0.2 for the WAN), and average every entry over the patches that cover it
@@ -175,9 +193,17 @@ class NetworkDictionaryLearning(BaseEstimator):
             ``random_state`` stream, distinct from the training chain's seed (a replay of
             the training chain would reconstruct only what was learned from).
         n_chains : int or None
-            Independent Glauber chains advanced together (:class:`ParallelGlauberChains`),
-            ``n_steps`` patches in all; None is 64 with ``chain="glauber"`` and 1 (the single
-            chain) with ``chain="pivot"``, which has no parallel form.
+            Independent chains advanced together (:class:`ParallelPivotChains`,
+            :class:`ParallelGlauberChains`), ``n_steps`` patches in all; None is 64. 1 is the
+            paper's single chain.
+        chain : {"pivot", "glauber"} or None
+            The sampler of the reconstruction. None is the pivot chain when the motif is a
+            directed tree rooted at node 0 (paths and stars), as in the authors' code (Glauber
+            to learn, pivot to reconstruct; spec 004 §6.4), else the Glauber chain. The
+            pivot redraws the whole map at every step, so its patches are nearly independent:
+            on Caltech36 (769 nodes, 10% random edges added, 50000 patches) the denoising AUC
+            is 0.89 against 0.82 with Glauber chains. The paper (Glauber only) is
+            ``chain="glauber", n_chains=1``, which the reproduction experiments pass.
         """
         check_is_fitted(self, "components_")
         if not (isinstance(n_steps, Integral) and n_steps >= 1):
@@ -187,16 +213,16 @@ class NetworkDictionaryLearning(BaseEstimator):
         A, top = self._normalized(G)
         n, k = A.shape[0], self.motif_.shape[0]
         if n_chains is None:
-            n_chains = 64 if self.chain == "glauber" else 1
+            n_chains = 64
         if not (isinstance(n_chains, Integral) and n_chains >= 1):
             raise ValueError(f"n_chains must be a positive integer, got {n_chains!r}")
-        if n_chains > 1 and self.chain != "glauber":
-            raise ValueError(f"n_chains > 1 needs chain='glauber' (the {self.chain} chain runs "
-                             "alone)")
+        if chain is None:
+            chain = "pivot" if _is_rooted_tree(self.motif_) else "glauber"
+        if chain not in ("pivot", "glauber"):
+            raise ValueError(f"unknown chain {chain!r}; use 'glauber' or 'pivot'")
         seed = self.reconstruct_seed_ if random_state is None else random_state
         seed = np.random.default_rng(seed).integers(2**31)
-        chain = (ParallelGlauberChains(A / top, self.motif_, n_chains, random_state=seed)
-                 if n_chains > 1 else self._chain(A / top, self.motif_, seed))
+        chain = self._sampler(A / top, chain, n_chains, seed)
         a_idx, b_idx = np.meshgrid(np.arange(k), np.arange(k), indexing="ij")
         keep = np.ones(k * k, dtype=bool)
         if omit_motif_edges:
@@ -211,6 +237,15 @@ class NetworkDictionaryLearning(BaseEstimator):
         # the mean over the covering patches; a visited entry whose mean is 0 stays implicit
         total, count = acc.result()
         return sp.csr_matrix(total.multiply(count.power(-1)) * top)
+
+
+def _is_rooted_tree(F) -> bool:
+    """Whether the pivot chain can sample the motif (a directed tree rooted at node 0)."""
+    try:
+        motif_tree(F)
+    except ValueError:
+        return False
+    return True
 
 
 class _EntrySums:

@@ -42,13 +42,14 @@ def wan(ctx: Context) -> Result:
     fig, axes = plt.subplots(1, 3, figsize=(12, 4))
     for ax, depth in zip(axes, (1, 2, 3)):
         est = NetworkDictionaryLearning(r, motif=path_motif(depth, depth), n_iter=n_iter,
-                                        batch_size=batch, alpha=0.6, random_state=ctx.seed)
+                                        batch_size=batch, alpha=0.6, chain="glauber",
+                                        random_state=ctx.seed)
         t0 = time.perf_counter()
         est.fit(An)
         t_fit = time.perf_counter() - t0
         t0 = time.perf_counter()
         # one reconstruction chain, as the paper (n_chains=1; the library default runs 64)
-        R = est.reconstruct(An, n_steps=steps, alpha=0.2, n_chains=1).toarray()
+        R = est.reconstruct(An, n_steps=steps, alpha=0.2, n_chains=1, chain="glauber").toarray()
         t_rec = time.perf_counter() - t0
         traces.append(np.trace(R) > np.trace(An))
         norm_r, err = np.linalg.norm(R), np.linalg.norm(An - R)
@@ -309,14 +310,15 @@ def torus(ctx: Context) -> Result:
     res.claims.append(claim("every wedge patch equals A_F", "yes (rank-1 data)", str(same),
                             judge(same), "reproduced if all 500 patches equal A_F"))
     ndl = NetworkDictionaryLearning(9, 3, motif="star", n_iter=50, batch_size=50, alpha=0.5,
-                                    random_state=ctx.seed).fit(G)
+                                    chain="glauber", random_state=ctx.seed).fit(G)
     D = ndl.components_
     cos = D @ AF.ravel() / (np.linalg.norm(D, axis=1) * np.linalg.norm(AF) + 1e-300)
     aligned = float(ndl.importance_[cos > 1 - 1e-9].sum())
     res.claims.append(claim("importance of the atoms equal to A_F", "1 (B1: > 0.99)",
                             f"{aligned:.4f}", *at_least(aligned, 0.99, 0.9, "importance")))
     # B1 asks for exactness: a tight code tolerance (the default 1e-3 is for speed)
-    R = ndl.reconstruct(G, n_steps=5000, alpha=0.0, code_tol=1e-12, n_chains=1)
+    R = ndl.reconstruct(G, n_steps=5000, alpha=0.0, code_tol=1e-12, n_chains=1,
+                          chain="glauber")
     Rc = R.tocoo()
     err = float(np.abs(Rc.data - Ad[Rc.row, Rc.col]).max())
     res.claims.append(claim("max reconstruction error on visited entries (NNLS)",
@@ -484,7 +486,7 @@ def networks(ctx: Context) -> Result:
 
         def fitted(M):
             return NetworkDictionaryLearning(r, k, n_iter=n_iter, batch_size=100, alpha=0.2,
-                                             random_state=ctx.seed).fit(M)
+                                             chain="glauber", random_state=ctx.seed).fit(M)
 
         def visited_share(R, A=A):
             # the share of true edges the reconstruction chain visited at all: an upper bound
@@ -493,13 +495,14 @@ def networks(ctx: Context) -> Result:
 
         t0 = time.perf_counter()
         ndl = fitted(A)
-        R = ndl.reconstruct(A, n_steps=steps, n_chains=1)
+        R = ndl.reconstruct(A, n_steps=steps, n_chains=1, chain="glauber")
         acc = edge_recovery(A, R)
         visited = visited_share(R)
         aucs = []
         for mode in ("add", "remove"):
             noisy, pairs = corrupt_network(A, 0.1, mode, random_state=ctx.seed)
-            R_noisy = fitted(noisy).reconstruct(noisy, n_steps=steps, n_chains=1)
+            R_noisy = fitted(noisy).reconstruct(noisy, n_steps=steps, n_chains=1,
+                                                     chain="glauber")
             aucs.append(denoising_auc(A, noisy, R_noisy, pairs, mode))
         rows.append([name, str(A.shape[0]), str(A.nnz // 2), f"{visited:.3f}", f"{acc:.3f}",
                      f"{aucs[0]:.3f}", f"{aucs[1]:.3f}", f"{time.perf_counter() - t0:.1f}"])
@@ -522,7 +525,7 @@ def networks(ctx: Context) -> Result:
                                 *at_least(acc_par, 0.9, 0.75, "accuracy")))
         if long_steps and visited < 0.9:
             t1 = time.perf_counter()
-            R_long = ndl.reconstruct(A, n_steps=long_steps, n_chains=1)
+            R_long = ndl.reconstruct(A, n_steps=long_steps, n_chains=1, chain="glauber")
             acc_long, vis_long = edge_recovery(A, R_long), visited_share(R_long)
             long_rows.append([name, f"{visited:.3f} → {vis_long:.3f}",
                               f"{acc:.3f} → {acc_long:.3f}",
