@@ -28,8 +28,9 @@ __all__ = ["NetworkDictionaryLearning"]
 
 
 class NetworkDictionaryLearning(BaseEstimator):
-    of an MCMC chain of motif homomorphisms (pivot or Glauber), and reconstruct the network from them.
-    of a Glauber chain of motif homomorphisms, and reconstruct the network from them.
+    """Learn r network dictionary patches (k × k) of a network by online NMF on the F-patches
+    of an MCMC chain of motif homomorphisms (pivot or Glauber), and reconstruct the network
+    from them.
 
     Parameters
     ----------
