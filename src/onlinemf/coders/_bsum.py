@@ -71,23 +71,37 @@ def solve_codes_bsum(problem, D, X, tol: float, *, max_iter: int = 500, H0=None,
     it = 0
     if accelerate:
         return _accelerated(problem, D, X, XDt, G, L, H, thr, max_iter)
+    # the live rows are kept compacted (gathered again only when some stop, their results
+    # written back then), so a sweep reads no row it does not update
+    Ha, XDta, tha = H, XDt, thr
+    Xa, Ra = (X, R) if robust else (None, None)
+    Dt = D.T
     for it in range(1, max_iter + 1):
-        full = act.size == n
-        Ha = H if full else H[act]
-        grad = Ha @ G - (XDt if full else XDt[act])
+        grad = Ha @ G - XDta
         if robust:
-            Ra = R if full else R[act]
-            grad += Ra @ D.T
+            grad += Ra @ Dt
         Hn = problem.codes.prox(Ha - step * grad, step)
         change = L * np.linalg.norm(Hn - Ha, axis=1)
         if robust:  # eq. (6): the exact minimization in r at the new h
-            Rn = problem.outliers.prox((X if full else X[act]) - Hn @ D)
+            Rn = problem.outliers.prox(Xa - Hn @ D)
             change = np.maximum(change, np.linalg.norm(Rn - Ra, axis=1))
-            R[act] = Rn
-        H[act] = Hn
-        act = act[change > thr[act]]
+            Ra = Rn
+        Ha = Hn
+        live = change > tha
+        if live.all():
+            continue
+        H[act] = Ha
+        if robust:
+            R[act] = Ra
+        act, Ha, XDta, tha = act[live], Ha[live], XDta[live], tha[live]
+        if robust:
+            Xa, Ra = Xa[live], Ra[live]
         if act.size == 0:
             break
+    else:
+        H[act] = Ha
+        if robust:
+            R[act] = Ra
     return BSUMResult(H, R, it)
 
 
