@@ -413,3 +413,18 @@ def test_ndl_runs_its_small_products_on_one_blas_thread(blas):
     ndl.reconstruct(G, n_steps=200)
     assert seen and max(seen) == 1
     assert blas.threads() == before
+
+
+def test_auto_reconstruction_length_follows_the_network_size():
+    """n_steps="auto" is max(50000, 256·n) patches: the paper's 50000 on a small network
+    (the same reconstruction as asking for it), more on a larger one; other strings fail."""
+    G = nx.karate_club_graph()
+    est = NetworkDictionaryLearning(4, 4, n_iter=5, batch_size=20, random_state=0).fit(G)
+    auto = est.reconstruct(G, random_state=3)
+    assert (auto != est.reconstruct(G, n_steps=50_000, random_state=3)).nnz == 0
+    est.auto_patches_per_node = 2000  # 34 nodes → 68000 patches
+    longer = est.reconstruct(G, random_state=3)
+    assert (longer != est.reconstruct(G, n_steps=68_000, random_state=3)).nnz == 0
+    assert (longer != auto).nnz > 0
+    with pytest.raises(ValueError, match="n_steps"):
+        est.reconstruct(G, n_steps="many")

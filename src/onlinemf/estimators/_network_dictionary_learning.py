@@ -76,6 +76,8 @@ class NetworkDictionaryLearning(BaseEstimator):
         max(A): the network is learned as A/max(A).
     """
 
+    auto_patches_per_node = 256  # reconstruct(n_steps="auto"): max(50000, 256·n) patches
+
     _parameter_constraints: dict = {
         "n_components": [Interval(Integral, 1, None, closed="left")],
         "motif_size": [Interval(Integral, 2, None, closed="left")],
@@ -166,7 +168,7 @@ class NetworkDictionaryLearning(BaseEstimator):
         return self
 
     @one_blas_thread
-    def reconstruct(self, G, n_steps=50_000, alpha=0.0, chunk=1000, code_tol=1e-3,
+    def reconstruct(self, G, n_steps="auto", alpha=0.0, chunk=1000, code_tol=1e-3,
                     random_state=None, omit_motif_edges=False, n_chains=None, chain=None):
         """Reconstruct G: run a fresh chain for ``n_steps``, code each patch with the learned
         dictionary (min ‖p − hD‖² + α‖h‖₁ over h ≥ 0; α = 0 is nonnegative least squares, the
@@ -179,6 +181,14 @@ class NetworkDictionaryLearning(BaseEstimator):
 
         Parameters
         ----------
+        n_steps : int or "auto", default="auto"
+            Patches in all. "auto" is max(50000, 256·n) for n nodes (``auto_patches_per_node``):
+            the score of a pair is an average over the patches that cover it, so the patches
+            needed grow with the network. On Caltech36 (769 nodes, 10% random edges added) the
+            denoising AUC is 0.888 at 50000 patches (the paper's count, and its WAN's 211
+            nodes still get 50000) and 0.908 at 200000 (about 256 a node; 14 s of fit and
+            reconstruction); on 800-node stand-ins 0.734 → 0.745 (power-law cluster) and
+            0.897 → 0.899 (relaxed caveman).
         code_tol : float, default=1e-3
             Gradient-mapping tolerance of each code (relative to max(1, ‖patch‖)). Measured on
             800-node networks with 10% added edges (a relaxed caveman graph and a power-law
@@ -207,12 +217,15 @@ class NetworkDictionaryLearning(BaseEstimator):
             ``chain="glauber", n_chains=1``, which the reproduction experiments pass.
         """
         check_is_fitted(self, "components_")
-        if not (isinstance(n_steps, Integral) and n_steps >= 1):
-            raise ValueError(f"n_steps must be a positive integer, got {n_steps!r}")
+        auto = isinstance(n_steps, str) and n_steps == "auto"
+        if not auto and not (isinstance(n_steps, Integral) and n_steps >= 1):
+            raise ValueError(f"n_steps must be a positive integer or 'auto', got {n_steps!r}")
         if not (isinstance(chunk, Integral) and chunk >= 1):
             raise ValueError(f"chunk must be a positive integer, got {chunk!r}")
         A, top = self._normalized(G)
         n, k = A.shape[0], self.motif_.shape[0]
+        if auto:
+            n_steps = max(50_000, self.auto_patches_per_node * n)
         if n_chains is None:
             n_chains = 64
         if not (isinstance(n_chains, Integral) and n_chains >= 1):
