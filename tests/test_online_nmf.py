@@ -29,8 +29,11 @@ def test_iterates_stay_feasible(rng):
 @pytest.mark.parametrize("loss", ["squared", "kl", "is", "huber", "l1", "l2"])
 def test_online_objective_decreases_on_scaled_synthetic(loss):
     d = make_nmf_synthetic(3000, 30, 10, NOISE_FOR_LOSS[loss], random_state=1)
+    # the paper's metric scores the codes stored at coding time, so it is tested with
+    # converged codes (spg): the default's capped multiplicative codes (20 iterations) keep
+    # it higher (IS: 0.149 → 0.144) while the re-coded score falls as far
     params = dict(n_components=10, loss=loss, batch_size=10, objective="paper",
-                  data_floor=1e-8, dictionary_update="sgd", random_state=0)
+                  data_floor=1e-8, dictionary_update="sgd", code_step="spg", random_state=0)
     est = OnlineNMF(**params).fit(d.X)
     obj = est.history_["objective"]
     assert np.isfinite(obj).all()

@@ -175,6 +175,19 @@ class Loss:
             P, Q = np.where(mask, P, 0), np.where(mask, Q, 0)
         return H.T @ P, H.T @ Q
 
+    def mu_code_products(self, X, H: np.ndarray, D: np.ndarray,
+                         mask: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """(P Dᵀ, Q Dᵀ), the (n, K) numerator and denominator of the codes' multiplicative
+        update for a batch X (dense with an optional mask, or CSR rows): the weights of
+        :meth:`mu_ratios` at Y = HD, zero where an entry is missing."""
+        if hasattr(X, "transpose_times"):  # CSR rows: losses with sparse kernels override
+            raise NotImplementedError(f"the {self.name} loss has no sparse kernels")
+        X, Y = self._prepare(X, H @ D, mask)
+        P, Q = self.mu_ratios(X, Y)
+        if mask is not None:
+            P, Q = np.where(mask, P, 0), np.where(mask, Q, 0)
+        return P @ D.T, Q @ D.T
+
     def check_features(self, n_features: int) -> None:
         """Raise ``ValueError`` if the loss's parameters do not fit ``n_features``."""
 
@@ -297,6 +310,17 @@ class KLDivergence(Loss):
         return H.sum(axis=0)[:, None] - X.transpose_times(ratio, H)
 
     majorized_mu = True
+
+    def mu_code_products(self, X, H, D, mask=None):
+        # Q = 1 at every observed entry: QDᵀ is the atoms' sums (over the observed entries)
+        if hasattr(X, "transpose_times"):
+            ratio = X.data / np.maximum(X.model(H, D), Y_FLOOR)
+            num = X.weighted_columns(ratio, D)
+            return num, np.broadcast_to(D.sum(axis=1), num.shape)
+        Y = np.maximum(H @ D, Y_FLOOR)
+        if mask is None:
+            return (X / Y) @ D.T, np.broadcast_to(D.sum(axis=1), H.shape)
+        return np.where(mask, X / Y, 0) @ D.T, mask.astype(D.dtype) @ D.T
 
     def mu_products(self, X, H, D, mask=None):
         if not hasattr(X, "transpose_times"):

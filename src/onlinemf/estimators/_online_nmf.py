@@ -27,11 +27,15 @@ from ..updates import (
 )
 from ._base import OnlineFactorizationMixin, one_blas_thread, transactional
 
-__all__ = ["OnlineNMF", "auto_batch_size", "code_step_for", "MU_MEMORY_ROWS"]
+__all__ = ["OnlineNMF", "auto_batch_size", "code_step_for", "MU_MEMORY_ROWS",
+           "MU_CODE_MAX_ITER"]
 
 #: Rows in one unit of the multiplicative surrogate's memory (its weight t^(−decay) counts
 #: units of max(batch, MU_MEMORY_ROWS) rows; see ``surrogate_decay``).
 MU_MEMORY_ROWS = 512
+
+#: Iterations of the multiplicative code update per online step (``code_max_iter="auto"``)
+MU_CODE_MAX_ITER = 20
 
 
 class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
@@ -145,14 +149,21 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
         Passes over X in :meth:`fit` (the paper uses one pass).
     shuffle : bool, default=True
         Randomly permute the samples in each pass of :meth:`fit` (Section VIII-B).
-    code_step : {"auto", "paper", "spg", "armijo", "lipschitz", "polyak", "fista", "bb"}, \
-default="auto"
+    code_step : {"auto", "paper", "spg", "armijo", "lipschitz", "polyak", "fista", "bb", \
+"mu"}, default="auto"
         Step rule of the code solver. "paper" takes the paper's assignment for the loss (Armijo
         for IS, KL, ℓ2 and the others; 1/L for squared and Huber; Polyak for ℓ1). "auto" (the
-        fast default) takes the spectral projected gradient "spg" for smooth losses (one
-        objective and one gradient per iteration instead of Armijo's backtracking; 2–5× fewer
-        evaluations for the same codes) and the paper's rule for the non-smooth ℓ1 and ℓ2.
-    code_max_iter : int, default=100
+        fast default) takes, in the online steps, the multiplicative update "mu" for the
+        β-divergences (KL, IS, β: no objective evaluated per iteration, from the least-squares
+        start floored at a tenth of the constant one; IS on 20 Newsgroups reaches
+        MiniBatchNMF's objective in 0.18× its time instead of 0.55×, KL on Poisson counts
+        0.04× instead of 0.25×, and both end lower), and the spectral projected gradient
+        "spg" for the other smooth losses (one objective and one gradient per iteration
+        instead of Armijo's backtracking) and in ``transform`` and ``score``, whose codes are
+        an answer; the paper's rule for the non-smooth ℓ1 and ℓ2.
+    code_max_iter : int or "auto", default="auto"
+        Iteration cap per sample; "auto" is 20 (``MU_CODE_MAX_ITER``) with the multiplicative
+        step (its codes feed a stochastic step) and 100 otherwise.
     code_tol : float, default=1e-4
         Stopping rules of the code solver (see :func:`onlinemf.coders.solve_codes`): stop a
         sample when its step is below ``code_tol`` relative to its code...
@@ -238,7 +249,7 @@ default="auto"
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "shuffle": ["boolean"],
         "code_step": [StrOptions({"auto", "paper", *STEP_RULES})],
-        "code_max_iter": [Interval(Integral, 1, None, closed="left")],
+        "code_max_iter": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
         "code_tol": [Interval(Real, 0, None, closed="left")],
         "code_f_tol": [Interval(Real, 0, None, closed="left"), StrOptions({"auto"})],
         "armijo": [StrOptions({"projected", "literal"})],
@@ -273,7 +284,7 @@ default="auto"
         max_iter=1,
         shuffle=True,
         code_step="auto",
-        code_max_iter=100,
+        code_max_iter="auto",
         code_tol=1e-4,
         code_f_tol="auto",
         armijo="projected",
@@ -332,9 +343,16 @@ default="auto"
                              f"{loss.name} loss lacks; use 'armijo'")
         return loss
 
-    def _coder_kwargs(self) -> dict:
-        return dict(step=code_step_for(self.code_step, self.loss_), lower=self.code_lower,
-                    upper=self.code_upper, max_iter=self.code_max_iter, tol=self.code_tol,
+    def _coder_kwargs(self, learning: bool = True) -> dict:
+        """The code solver's settings: for the online steps (``learning``), or for
+        ``transform`` and ``score``, which code with the accurate spectral step under "auto"
+        (the multiplicative step's capped codes serve a stochastic step, not an answer)."""
+        step = code_step_for(self.code_step, self.loss_, learning)
+        max_iter = self.code_max_iter
+        if max_iter == "auto":
+            max_iter = MU_CODE_MAX_ITER if step == "mu" else 100
+        return dict(step=step, lower=self.code_lower,
+                    upper=self.code_upper, max_iter=max_iter, tol=self.code_tol,
                     f_tol=(self.code_f_tol if self.code_f_tol != "auto" else
                            1e-4 if self.code_step == "auto" else 1e-6),
                     h_l2=self.h_l2,
@@ -574,7 +592,7 @@ default="auto"
             rows = np.arange(start, min(start + chunk, X.shape[0]))
             Xb, Mb = self._prepare_batch(X, rows, mask, sparse)
             yield rows, Xb, Mb, solve_codes(self.loss_, self.components_, Xb, Mb,
-                                            **self._coder_kwargs()).codes
+                                            **self._coder_kwargs(learning=False)).codes
 
     # ------------------------------------------------------------------ public API
     @transactional
@@ -715,11 +733,16 @@ default="auto"
         return tags
 
 
-def code_step_for(code_step: str, loss: Loss) -> str:
-    """The coder's step rule for an estimator's ``code_step`` setting and loss."""
+def code_step_for(code_step: str, loss: Loss, learning: bool = True) -> str:
+    """The coder's step rule for an estimator's ``code_step`` setting and loss: under "auto",
+    the multiplicative update for the online steps of the β-divergences, the spectral
+    projected gradient for the other smooth losses (and for coding with a fitted model), the
+    paper's rule for ℓ1 and ℓ2."""
     if code_step == "paper":
         return loss.default_step
     if code_step == "auto":
+        if learning and loss.majorized_mu:
+            return "mu"
         return "spg" if loss.smooth else loss.default_step
     return code_step
 
