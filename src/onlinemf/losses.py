@@ -162,30 +162,30 @@ class Loss:
     #: with the exponent γ; Févotte and Idier 2011), so it can run on accumulated statistics
     majorized_mu = False
 
+    def _mu_weights(self, X, H, D, mask):
+        """The weights (P, Q) of :meth:`mu_ratios` at Y = HD of a dense batch, zero where an
+        entry is missing (CSR rows: losses with sparse kernels override the callers)."""
+        if hasattr(X, "transpose_times"):
+            raise NotImplementedError(f"the {self.name} loss has no sparse kernels")
+        X, Y = self._prepare(X, H @ D, mask)
+        P, Q = self.mu_ratios(X, Y)
+        if mask is not None:
+            P, Q = np.where(mask, P, 0), np.where(mask, Q, 0)
+        return P, Q
+
     def mu_products(self, X, H: np.ndarray, D: np.ndarray,
                     mask: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """(HᵀP, HᵀQ), the (K, F) numerator and denominator of the dictionary's multiplicative
         update for a batch X (dense with an optional mask of observed entries, or CSR rows):
         the weights P, Q of :meth:`mu_ratios` at Y = HD, zero where an entry is missing."""
-        if hasattr(X, "transpose_times"):  # CSR rows: losses with sparse kernels override
-            raise NotImplementedError(f"the {self.name} loss has no sparse kernels")
-        X, Y = self._prepare(X, H @ D, mask)
-        P, Q = self.mu_ratios(X, Y)
-        if mask is not None:
-            P, Q = np.where(mask, P, 0), np.where(mask, Q, 0)
+        P, Q = self._mu_weights(X, H, D, mask)
         return H.T @ P, H.T @ Q
 
     def mu_code_products(self, X, H: np.ndarray, D: np.ndarray,
                          mask: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """(P Dᵀ, Q Dᵀ), the (n, K) numerator and denominator of the codes' multiplicative
-        update for a batch X (dense with an optional mask, or CSR rows): the weights of
-        :meth:`mu_ratios` at Y = HD, zero where an entry is missing."""
-        if hasattr(X, "transpose_times"):  # CSR rows: losses with sparse kernels override
-            raise NotImplementedError(f"the {self.name} loss has no sparse kernels")
-        X, Y = self._prepare(X, H @ D, mask)
-        P, Q = self.mu_ratios(X, Y)
-        if mask is not None:
-            P, Q = np.where(mask, P, 0), np.where(mask, Q, 0)
+        update for a batch X (dense with an optional mask, or CSR rows): the same weights."""
+        P, Q = self._mu_weights(X, H, D, mask)
         return P @ D.T, Q @ D.T
 
     def check_features(self, n_features: int) -> None:
