@@ -160,6 +160,8 @@ def test_bad_parameters_named():
         OnlineNMF(loss="hinge").fit(X)
     with pytest.raises(ValueError, match="curvature"):
         OnlineNMF(loss="kl", code_step="lipschitz").fit(X)
+    with pytest.raises(ValueError, match="code_step='mu' needs a beta-divergence"):
+        OnlineNMF(loss="squared", code_step="mu").fit(X)
     with pytest.raises(ValueError, match="batch_size"):
         OnlineNMF(batch_size=0).fit(X)
 
@@ -235,11 +237,12 @@ def test_rejected_parameters_and_loss_parameters_leave_state_unchanged():
     X = rng.random((60, 5))
     est = OnlineNMF(2, batch_size=10, random_state=0).partial_fit(X)
     before = copy.deepcopy(est.__dict__)
-    for bad in ({"batch_size": -3}, {"batch_size": 0}, {"loss": "foo"}):
+    for bad in ({"batch_size": -3}, {"batch_size": 0}, {"loss": "foo"},
+                {"code_step": "mu"}, {"code_max_iter": "many"}):
         est.set_params(**bad)
         with pytest.raises(ValueError):
             est.partial_fit(X)
-        est.set_params(batch_size=10, loss="squared")
+        est.set_params(batch_size=10, loss="squared", code_step="auto", code_max_iter="auto")
     np.testing.assert_array_equal(est.components_, before["components_"])
     assert est.n_steps_ == before["_state"].n_steps
     for params in ({"beta": np.nan}, {"beta": np.inf}):
@@ -293,3 +296,40 @@ def test_multiplicative_memory_counts_rows_not_small_batches():
     w = batch_weight(5120, 16, small.nominal_batch, 0.3)
     assert np.isclose(w, 1 - (1 - 10 ** -0.3) ** (16 / 512))
     assert w < 0.03 < 320 ** -0.3
+
+
+def test_auto_codes_multiplicative_while_learning_spectral_when_answering(monkeypatch):
+    """code_step='auto': the beta-divergences' online steps code by the multiplicative update
+    (capped at MU_CODE_MAX_ITER), transform by the accurate spectral step (its codes satisfy
+    the KKT conditions); the other losses keep the spectral step throughout."""
+    import onlinemf.estimators._online_nmf as mod
+    from onlinemf.losses import get_loss
+
+    assert mod.code_step_for("auto", get_loss("is")) == "mu"
+    assert mod.code_step_for("auto", get_loss("kl"), learning=False) == "spg"
+    assert mod.code_step_for("auto", get_loss("squared")) == "spg"
+    assert mod.code_step_for("auto", get_loss("l1")) == "polyak"
+    seen, real = [], mod.solve_codes
+
+    def spy(*args, **kwargs):
+        seen.append(kwargs)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(mod, "solve_codes", spy)
+    X = _small()
+    est = OnlineNMF(4, loss="kl", batch_size=20, random_state=0).fit(X)
+    assert {c["step"] for c in seen} == {"mu"}
+    assert {c["max_iter"] for c in seen} == {mod.MU_CODE_MAX_ITER}
+    seen.clear()
+    est.transform(X)
+    assert {c["step"] for c in seen} == {"spg"}
+    # the answer's codes are better than the learning steps' capped multiplicative ones, and
+    # within 1e-3 of the converged optimum
+    monkeypatch.setattr(mod, "solve_codes", real)
+    loss, D = get_loss("kl"), est.components_
+    for _, Xb, _, Hb in est._coded_chunks(*est._check_X(X, None, reset=False)[:2]):
+        f_answer = loss.value(Xb, Hb @ D).mean()
+        f_mu = real(loss, D, Xb, step="mu", max_iter=mod.MU_CODE_MAX_ITER).objective.mean()
+        f_opt = real(loss, D, Xb, step="spg", max_iter=5000, tol=1e-10, f_tol=1e-14
+                     ).objective.mean()
+        assert f_opt <= f_answer <= min(f_mu, f_opt * (1 + 1e-3))

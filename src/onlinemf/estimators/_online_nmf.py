@@ -341,6 +341,9 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
         if step == "lipschitz" and loss.curvature() is None:
             raise ValueError(f"code_step='lipschitz' needs a curvature bound, which the "
                              f"{loss.name} loss lacks; use 'armijo'")
+        if step == "mu" and not loss.majorized_mu:
+            raise ValueError(f"code_step='mu' needs a beta-divergence (kl, is, beta); the "
+                             f"{loss.name} loss has no majorized multiplicative update")
         return loss
 
     def _coder_kwargs(self, learning: bool = True) -> dict:
