@@ -30,10 +30,12 @@ def test_iterates_stay_feasible(rng):
 def test_online_objective_decreases_on_scaled_synthetic(loss):
     d = make_nmf_synthetic(3000, 30, 10, NOISE_FOR_LOSS[loss], random_state=1)
     # the paper's metric scores the codes stored at coding time, so it is tested with
-    # converged codes (spg): the default's capped multiplicative codes (20 iterations) keep
-    # it higher (IS: 0.149 → 0.144) while the re-coded score falls as far
+    # converged codes (spg, 100 iterations): the default's capped codes (20 multiplicative
+    # iterations, 3 for squared) keep it higher (IS: 0.149 → 0.144) while the re-coded score
+    # falls as far
     params = dict(n_components=10, loss=loss, batch_size=10, objective="paper",
-                  data_floor=1e-8, dictionary_update="sgd", code_step="spg", random_state=0)
+                  data_floor=1e-8, dictionary_update="sgd", code_step="spg",
+                  code_max_iter=100, random_state=0)
     est = OnlineNMF(**params).fit(d.X)
     obj = est.history_["objective"]
     assert np.isfinite(obj).all()
@@ -300,8 +302,8 @@ def test_multiplicative_memory_counts_rows_not_small_batches():
 
 def test_auto_codes_multiplicative_while_learning_spectral_when_answering(monkeypatch):
     """code_step='auto': the beta-divergences' online steps code by the multiplicative update
-    (capped at MU_CODE_MAX_ITER), transform by the accurate spectral step (its codes satisfy
-    the KKT conditions); the other losses keep the spectral step throughout."""
+    (capped at MU_CODE_MAX_ITER), transform by the accurate spectral step; the squared loss
+    by the spectral step, capped at QUADRATIC_CODE_MAX_ITER while learning only."""
     import onlinemf.estimators._online_nmf as mod
     from onlinemf.losses import get_loss
 
@@ -333,3 +335,11 @@ def test_auto_codes_multiplicative_while_learning_spectral_when_answering(monkey
         f_opt = real(loss, D, Xb, step="spg", max_iter=5000, tol=1e-10, f_tol=1e-14
                      ).objective.mean()
         assert f_opt <= f_answer <= min(f_mu, f_opt * (1 + 1e-3))
+    # the squared loss: 3 spectral iterations in the online steps, 100 when answering
+    monkeypatch.setattr(mod, "solve_codes", spy)
+    seen.clear()
+    sq = OnlineNMF(4, batch_size=20, random_state=0).fit(X)
+    assert {(c["step"], c["max_iter"]) for c in seen} == {("spg", mod.QUADRATIC_CODE_MAX_ITER)}
+    seen.clear()
+    sq.transform(X)
+    assert {(c["step"], c["max_iter"]) for c in seen} == {("spg", 100)}

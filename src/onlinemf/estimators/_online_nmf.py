@@ -28,7 +28,7 @@ from ..updates import (
 from ._base import OnlineFactorizationMixin, one_blas_thread, transactional
 
 __all__ = ["OnlineNMF", "auto_batch_size", "code_step_for", "MU_MEMORY_ROWS",
-           "MU_CODE_MAX_ITER"]
+           "MU_CODE_MAX_ITER", "QUADRATIC_CODE_MAX_ITER"]
 
 #: Rows in one unit of the multiplicative surrogate's memory (its weight t^(−decay) counts
 #: units of max(batch, MU_MEMORY_ROWS) rows; see ``surrogate_decay``).
@@ -36,6 +36,11 @@ MU_MEMORY_ROWS = 512
 
 #: Iterations of the multiplicative code update per online step (``code_max_iter="auto"``)
 MU_CODE_MAX_ITER = 20
+
+#: Code iterations per online step for the squared loss (``code_max_iter="auto"``): after the
+#: least-squares start, three projected steps leave codes a stochastic step can use, and the
+#: time saved buys passes (2, 3, 5 and 100 measured; see ``code_max_iter``)
+QUADRATIC_CODE_MAX_ITER = 3
 
 
 class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
@@ -163,7 +168,10 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
         an answer; the paper's rule for the non-smooth ℓ1 and ℓ2.
     code_max_iter : int or "auto", default="auto"
         Iteration cap per sample; "auto" is 20 (``MU_CODE_MAX_ITER``) with the multiplicative
-        step (its codes feed a stochastic step) and 100 otherwise.
+        step and 3 (``QUADRATIC_CODE_MAX_ITER``) for the squared loss in the online steps
+        (their codes feed a stochastic step: against MiniBatchNMF's 20 passes, time to its
+        objective 0.39 → 0.04× on Poisson counts, 0.68 → 0.08× on digits, 0.65 → 0.47× on
+        20NG, each ending lower than with 100), and 100 otherwise (``transform``, ``score``).
     code_tol : float, default=1e-4
         Stopping rules of the code solver (see :func:`onlinemf.coders.solve_codes`): stop a
         sample when its step is below ``code_tol`` relative to its code...
@@ -353,7 +361,8 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
         step = code_step_for(self.code_step, self.loss_, learning)
         max_iter = self.code_max_iter
         if max_iter == "auto":
-            max_iter = MU_CODE_MAX_ITER if step == "mu" else 100
+            max_iter = (MU_CODE_MAX_ITER if step == "mu" else
+                        QUADRATIC_CODE_MAX_ITER if learning and self.loss_.quadratic else 100)
         return dict(step=step, lower=self.code_lower,
                     upper=self.code_upper, max_iter=max_iter, tol=self.code_tol,
                     f_tol=(self.code_f_tol if self.code_f_tol != "auto" else
