@@ -343,3 +343,6 @@ def test_auto_codes_multiplicative_while_learning_spectral_when_answering(monkey
     seen.clear()
     sq.transform(X)
     assert {(c["step"], c["max_iter"]) for c in seen} == {("spg", 100)}
+    seen.clear()  # a named rule (the paper's experiments) is not capped
+    OnlineNMF(4, batch_size=20, code_step="paper", random_state=0).fit(X)
+    assert {(c["step"], c["max_iter"]) for c in seen} == {("lipschitz", 100)}
