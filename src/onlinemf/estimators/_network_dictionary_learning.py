@@ -78,6 +78,10 @@ class NetworkDictionaryLearning(BaseEstimator):
 
     auto_patches_per_node = 256  # reconstruct(n_steps="auto"): max(50000, 256·n) patches
 
+    def auto_patches(self, n_nodes: int) -> int:
+        """The patches of ``reconstruct(n_steps="auto")`` for a network of ``n_nodes``."""
+        return max(50_000, self.auto_patches_per_node * n_nodes)
+
     _parameter_constraints: dict = {
         "n_components": [Interval(Integral, 1, None, closed="left")],
         "motif_size": [Interval(Integral, 2, None, closed="left")],
@@ -225,7 +229,7 @@ class NetworkDictionaryLearning(BaseEstimator):
         A, top = self._normalized(G)
         n, k = A.shape[0], self.motif_.shape[0]
         if auto:
-            n_steps = max(50_000, self.auto_patches_per_node * n)
+            n_steps = self.auto_patches(n)
         if n_chains is None:
             n_chains = 64
         if not (isinstance(n_chains, Integral) and n_chains >= 1):
