@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from .coders import solve_codes_accurate
 from .graphs import as_adjacency
 from .updates import full_gradient
 
@@ -26,8 +27,8 @@ def evaluate(problem, D, X, *, eta: float = 1.0, tol: float = 1e-8, max_iter: in
     solves (e.g. the codes of an earlier evaluation, ``keep_codes=True`` returns them as
     "codes"); the result is the same to the tolerance."""
     terms = full_gradient(problem, D, X, tol, chunk_size=chunk_size, max_iter=max_iter,
-                          map_fn=map_fn, accurate=True, scale_tol=scale_tol, codes0=codes0,
-                          keep_codes=keep_codes)
+                          map_fn=map_fn, solver=solve_codes_accurate, scale_tol=scale_tol,
+                          codes0=codes0, keep_codes=keep_codes)
     grad = terms.mean_grad
     gamma = gradient_mapping(problem, D, grad, eta)
     out = {"objective": terms.loss / terms.count + problem.psi(D), "grad": grad,

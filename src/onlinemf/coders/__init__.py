@@ -7,10 +7,16 @@
 * :func:`solve_codes_bsum` — min_{h ∈ H, r ∈ R} ½‖x − hD − r‖² + φ(h) + ϕ(r) for the
   stochastic matrix factorization problems of spec 002 (BSUM, eqs. 5–6);
   :func:`solve_codes_accurate` solves them tightly for evaluation (semismooth Newton for the
-  robust problems).
+  robust problems); :func:`solve_codes_newton_capped` is that Newton method called as BSUM
+  is, an algorithm's code solver for the robust problems.
 """
 
-from ._accurate import solve_codes_accurate, solve_codes_newton
+from ._accurate import (
+    newton_applicable,
+    solve_codes_accurate,
+    solve_codes_newton,
+    solve_codes_newton_capped,
+)
 from ._bsum import BSUMResult, solve_codes_bsum, spectral_lipschitz
 from ._divergence import STEP_RULES, CodeResult, initial_codes, solve_codes
 from ._outliers import (
@@ -25,4 +31,4 @@ __all__ = ["STEP_RULES", "CodeResult", "initial_codes", "solve_codes", "spectral
            "OUTLIER_SOLVERS", "OutlierCodeResult", "outlier_loss",
            "solve_codes_outliers",
            "BSUMResult", "solve_codes_bsum", "solve_codes_accurate", "solve_codes_newton",
-           "spectral_lipschitz", "bb_step"]
+           "solve_codes_newton_capped", "newton_applicable", "spectral_lipschitz", "bb_step"]

@@ -25,7 +25,8 @@ import numpy as np
 
 from ._bsum import TOL_FLOOR, BSUMResult, solve_codes_bsum, spectral_lipschitz
 
-__all__ = ["newton_applicable", "solve_codes_accurate", "solve_codes_newton"]
+__all__ = ["newton_applicable", "solve_codes_accurate", "solve_codes_newton",
+           "solve_codes_newton_capped"]
 
 
 def _code_box(codes) -> tuple[float, float, float] | None:
@@ -53,13 +54,22 @@ def solve_codes_accurate(problem, D, X, tol: float, *, max_iter: int = 3000, H0=
     iterations (at least 50). ``H0`` warm-starts either (from the codes at a nearby
     dictionary, Newton takes 2× (ORPCA) to 4.6× (ORNMF) less time on Synth)."""
     if newton_applicable(problem):
-        return solve_codes_newton(problem, D, X, tol, max_iter=max(50, max_iter // 10),
-                                  H0=H0, gram=gram, lipschitz=lipschitz, scale_tol=scale_tol)
+        return solve_codes_newton_capped(problem, D, X, tol, max_iter=max_iter, H0=H0,
+                                         gram=gram, lipschitz=lipschitz, scale_tol=scale_tol)
     return solve_codes_bsum(problem, D, X, tol, max_iter=max_iter, H0=H0, gram=gram,
                             lipschitz=lipschitz, scale_tol=scale_tol, accelerate=True)
 
 
-def solve_codes_newton(problem, D, X, tol: float, *, max_iter: int = 100, H0=None,
+def solve_codes_newton_capped(problem, D, X, tol: float, *, max_iter: int = 500,
+                              **kwargs) -> BSUMResult:
+    """:func:`solve_codes_newton` with ``max_iter`` read as a cap on BSUM sweeps: at most
+    max(50, max_iter // 10) Newton iterations (each costs about ten sweeps: a K×K solve per
+    sample and a line search). Called as :func:`solve_codes_bsum` is, so either serves as
+    an algorithm's code solver."""
+    return solve_codes_newton(problem, D, X, tol, max_iter=max(50, max_iter // 10), **kwargs)
+
+
+def solve_codes_newton(problem, D, X, tol: float, *, max_iter: int = 100, H0=None, R0=None,
                        gram=None, lipschitz=None, scale_tol: bool = False,
                        armijo: float = 1e-4, max_backtracks: int = 30) -> BSUMResult:
     """min_{h ∈ H, r ∈ R} ½‖x − hD − r‖² + φ(h) + ϕ(r) for every row x of X, accurately.
@@ -80,6 +90,9 @@ def solve_codes_newton(problem, D, X, tol: float, *, max_iter: int = 100, H0=Non
         Cap on Newton iterations per sample.
     H0 : ndarray (n, K) or None
         Warm start (default zeros, projected onto H).
+    R0 : ignored
+        The outliers are minimized out exactly from h (r*(h)); accepted so that the solver
+        is called as :func:`solve_codes_bsum` is.
     gram, lipschitz : DDᵀ and L′ = ‖D‖₂² when known.
     """
     box = _code_box(problem.codes)

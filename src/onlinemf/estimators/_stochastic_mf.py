@@ -15,7 +15,12 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._dask import check_dask_rows, is_dask_array
 from .._validation import check_complete_input, dense_batch, guarded_validation
-from ..coders import solve_codes_accurate, solve_codes_bsum
+from ..coders import (
+    newton_applicable,
+    solve_codes_accurate,
+    solve_codes_bsum,
+    solve_codes_newton_capped,
+)
 from ..metrics import evaluate
 from ..problems import PROBLEM_NAMES, QuadraticDictionary, SMFProblem, make_problem
 from ..updates import (
@@ -142,7 +147,16 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
         The map used by the full-gradient pass (default: built-in ``map``); e.g. an executor's
         ``map`` to spread the chunks over workers.
     code_max_iter : int, default=500
-        Cap on BSUM sweeps per solve.
+        Cap on BSUM sweeps per solve (the Newton solver takes at most a tenth as many
+        iterations, and at least 50).
+    code_solver : {"auto", "bsum", "newton"}, default="auto"
+        The solver of the algorithm's code solves (lines 4, 8 and 9 of Algorithm 1, and
+        SMM's and SGD's). "bsum" is the paper's (spec §2.2); "newton" is the semismooth
+        Newton method of :func:`onlinemf.coders.solve_codes_newton` for the problems with
+        ℓ1 outliers and a ridge or box code set (ORPCA, OLRR, ORNMF), which stops on BSUM's
+        own test at the same tolerance ε_{s,t}, so Theorem 2's inexactness condition holds
+        as it does for BSUM. "auto": "newton" where it applies, else "bsum"; see
+        ``code_solver_``.
     eval_every : float or None
         Every so many passes, evaluate f and ‖Γ‖² on the training data with accurate codes
         (time excluded) and record them in ``history_``; None: VR records its snapshot
@@ -164,6 +178,7 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
     problem_ : SMFProblem (bound to the n of the data)
     batch_size_, inner_iter_ : int
     learning_rate_ : float (last η used by VR; γ of the last SGD step)
+    code_solver_ : {"bsum", "newton"} (the resolved ``code_solver``)
     n_solves_ : int
         Per-sample subproblem solves (1 pass = n solves; spec §2.8).
     n_samples_drawn_ : int
@@ -199,6 +214,7 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
         "chunk_size": [Interval(Integral, 1, None, closed="left")],
         "gradient_map": [callable, None],
         "code_max_iter": [Interval(Integral, 1, None, closed="left")],
+        "code_solver": [StrOptions({"auto", "bsum", "newton"})],
         "eval_every": [Interval(Real, 0, None, closed="neither"), None],
         "eval_tol": [Interval(Real, 0, None, closed="neither")],
         "callback": [callable, None],
@@ -213,7 +229,8 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
                  batch_size=None, inner_iter=None, max_iter=10, tau=1e-3, code_tol=1e-2,
                  scale_tol=False, output="last",
                  init="auto", cache_snapshot_codes=False, smm_sweeps=1,
-                 chunk_size=2048, gradient_map=None, code_max_iter=500, eval_every=None,
+                 chunk_size=2048, gradient_map=None, code_max_iter=500, code_solver="auto",
+                 eval_every=None,
                  eval_tol=1e-4, callback=None, n_checkpoints=200, random_state=None):
         self.problem = problem
         self.method = method
@@ -244,6 +261,7 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
         self.chunk_size = chunk_size
         self.gradient_map = gradient_map
         self.code_max_iter = code_max_iter
+        self.code_solver = code_solver
         self.eval_every = eval_every
         self.eval_tol = eval_tol
         self.callback = callback
@@ -317,6 +335,7 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
     def _start(self, X):
         n = X.shape[0]
         self.problem_ = self._make_problem(X)
+        self.code_solver_ = self._resolve_solver(self.problem_)
         rng = check_random_state(self.random_state)
         self._rng = np.random.default_rng(rng.randint(np.iinfo(np.int32).max))
         b, m = default_batch_params(n)
@@ -336,12 +355,26 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
         self._reservoir = (None, 0)
         self._reset_history()
 
+    def _resolve_solver(self, problem) -> str:
+        applies = newton_applicable(problem)
+        if self.code_solver == "newton" and not applies:
+            raise ValueError(f"code_solver='newton' needs l1 outliers and a ridge or box code "
+                             f"set (ORPCA, OLRR, ORNMF); problem {problem.name!r} has not; "
+                             f"use 'bsum' or 'auto'")
+        if self.code_solver == "auto":
+            return "newton" if applies else "bsum"
+        return self.code_solver
+
     # ------------------------------------------------------------------ pieces
+    @property
+    def _solver(self):
+        """The algorithm's code solver, called as :func:`solve_codes_bsum` is."""
+        return solve_codes_newton_capped if self.code_solver_ == "newton" else solve_codes_bsum
+
     def _solve(self, D, Xb, tol, warm=None, gram=None, lipschitz=None):
         H0, R0 = (None, None) if warm is None else (warm.codes, warm.outliers)
-        res = solve_codes_bsum(self.problem_, D, Xb, tol, max_iter=self.code_max_iter, H0=H0,
-                               R0=R0, scale_tol=self.scale_tol, gram=gram,
-                               lipschitz=lipschitz)
+        res = self._solver(self.problem_, D, Xb, tol, max_iter=self.code_max_iter, H0=H0,
+                           R0=R0, scale_tol=self.scale_tol, gram=gram, lipschitz=lipschitz)
         self.n_solves_ += Xb.shape[0]
         return res
 
@@ -410,7 +443,8 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
             map_fn=self.gradient_map or map, cache_codes=self.cache_snapshot_codes,
             solve=lambda D, Xc, tol, gram, lip: self._solve(D, Xc, tol, gram=gram,
                                                             lipschitz=lip),
-            step_scale=self.step_scale, learning_rate=self.learning_rate)
+            step_scale=self.step_scale, learning_rate=self.learning_rate,
+            solver=self._solver)
         if not self.cache_snapshot_codes:
             self.n_solves_ += n
         eta = self.learning_rate_ = snap.eta
@@ -428,7 +462,8 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
                 Xb = dense_batch(X, rows)[0].astype(float)
                 D, solves = snap.step(P, D, Xb, rows,
                                       self.code_tol * code_tolerance(m * s + t, self.tau),
-                                      max_iter=self.code_max_iter, scale_tol=self.scale_tol)
+                                      max_iter=self.code_max_iter, scale_tol=self.scale_tol,
+                                      solver=self._solver)
                 self.n_solves_ += solves
             _check_finite(D, f"StochasticMF(method='vr') diverged with learning_rate={eta:g}"
                              "; use a smaller step")

@@ -25,6 +25,9 @@ from ._registry import Context, Result, pyplot, register, save_figure
 from ._verdicts import claim, count_band, judge
 
 METHODS = ("vr", "smm", "sgd")
+# the paper's code solver (spec §2.2) for every method's solves; StochasticMF's default
+# ("auto") takes the semismooth Newton method on ORPCA and ORNMF instead
+SOLVER = "bsum"
 COLORS = {"vr": "C3", "smm": "C0", "sgd": "C2"}
 
 
@@ -97,6 +100,7 @@ def tuned_scale(problem, method, X, K, S, seed, grid=STEP_GRID, limits=STEP_LIMI
     def fit_f(scale):
         try:
             est = StochasticMF(problem, method, K, max_iter=S, step_scale=scale,
+                               code_solver=SOLVER,
                                random_state=seed, **kw).fit(X)
             f = est.objective(X)
             return f if np.isfinite(f) else np.inf
@@ -139,6 +143,7 @@ def run_methods(problem, X, K, S, eval_every, seed, tune=True, limits=STEP_LIMIT
                 snaps.append((info["passes"], info["time"], info["components"]))
 
             est = StochasticMF(problem, method, K, max_iter=S, eval_every=eval_every,
+                               code_solver=SOLVER,
                                step_scale=scale, random_state=seed,
                                callback=keep if snapshots else None, **kw).fit(X)
             out = dict(history=est.history_, components=est.components_.astype(float),
@@ -321,11 +326,12 @@ def stepsize(ctx: Context) -> Result:
 
         def sweep(problem=problem, X=X, dname=dname):
             """η̂ and VR's history per step multiplier (diverged ones left out)."""
-            auto = StochasticMF(problem, "vr", sc["K"], max_iter=1,
+            auto = StochasticMF(problem, "vr", sc["K"], max_iter=1, code_solver=SOLVER,
                                 random_state=ctx.seed).fit(X).learning_rate_
             def one(mult):
                 try:
                     return StochasticMF(problem, "vr", sc["K"], max_iter=sc["S"],
+                                        code_solver=SOLVER,
                                         learning_rate=auto * mult, eval_every=sc["eval_every"],
                                         random_state=ctx.seed).fit(X).history_
                 except FloatingPointError:

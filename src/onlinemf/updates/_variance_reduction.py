@@ -15,7 +15,7 @@ from functools import partial, reduce
 import numpy as np
 
 from .._dask import is_dask_array, map_reduce_blocks
-from ..coders import solve_codes_accurate, solve_codes_bsum, spectral_lipschitz
+from ..coders import solve_codes_bsum, spectral_lipschitz
 from ._surrogate import bcd_dictionary
 
 __all__ = ["VRSnapshot", "ProxSGDSchedule", "SMMStats", "GradientTerms", "sampling_factor",
@@ -96,15 +96,14 @@ def iter_chunks(X, chunk_size: int):
 
 
 def chunk_terms(problem, D, Xc, tol, max_iter=500, gram=None, lipschitz=None, codes=None,
-                accurate=False, scale_tol=False, H0=None, keep_codes=False):
+                solver=solve_codes_bsum, scale_tol=False, H0=None, keep_codes=False):
     """The :class:`GradientTerms` of one chunk of samples (the map step). Codes are solved by
-    BSUM (the algorithm's solves), by :func:`onlinemf.coders.solve_codes_accurate` when
-    ``accurate`` (evaluation), from the start ``H0`` if given, or given as (H, R); with
-    ``keep_codes`` the terms carry them."""
+    ``solver`` (BSUM, the algorithm's solves, by default; evaluation passes
+    :func:`onlinemf.coders.solve_codes_accurate`), from the start ``H0`` if given, or given
+    as (H, R); with ``keep_codes`` the terms carry them."""
     if codes is None:
-        solve = solve_codes_accurate if accurate else solve_codes_bsum
-        res = solve(problem, D, Xc, tol, max_iter=max_iter, gram=gram, lipschitz=lipschitz,
-                    scale_tol=scale_tol, H0=H0)
+        res = solver(problem, D, Xc, tol, max_iter=max_iter, gram=gram, lipschitz=lipschitz,
+                     scale_tol=scale_tol, H0=H0)
         H, R = res.codes, res.outliers
     else:
         H, R = codes
@@ -127,7 +126,7 @@ def danskin_gradient_sum(D, X, H, R=None) -> np.ndarray:
 
 
 def full_gradient(problem, D, X, tol: float, *, chunk_size: int = 2048, max_iter: int = 500,
-                  map_fn=map, accurate: bool = False, scale_tol: bool = False,
+                  map_fn=map, solver=solve_codes_bsum, scale_tol: bool = False,
                   codes0=None, keep_codes: bool = False) -> GradientTerms:
     """Σ over all samples of the Danskin gradient, loss and code outer products (lines 4–5 of
     Algorithm 1), computed as ``reduce(+, map_fn(chunk_terms, chunks))``.
@@ -137,13 +136,14 @@ def full_gradient(problem, D, X, tol: float, *, chunk_size: int = 2048, max_iter
     back, so the pass distributes without change to the algorithm. A dask array is reduced
     block by block as dask tasks on the active scheduler (``map_fn`` is not used).
 
-    ``codes0`` (n, K) warm-starts every chunk's solve (in-memory X only); ``keep_codes`` keeps
+    ``solver`` solves each chunk's codes (see :func:`chunk_terms`). ``codes0`` (n, K)
+    warm-starts every chunk's solve (in-memory X only); ``keep_codes`` keeps
     the chunks' codes in the result (``np.vstack(terms.codes)``: the next call's start).
     """
     G = D @ D.T
     L = spectral_lipschitz(G)
     work = partial(chunk_terms, problem, D, tol=tol, max_iter=max_iter, gram=G, lipschitz=L,
-                   accurate=accurate, scale_tol=scale_tol)
+                   solver=solver, scale_tol=scale_tol)
     if is_dask_array(X):  # one dask task per row block, summed: the data never come back
         return map_reduce_blocks(partial(_block_terms, work, chunk_size), X)
     starts = (None if codes0 is None else codes0[s:s + chunk_size]
@@ -164,13 +164,14 @@ def _block_terms(work, chunk_size, block):
 
 
 def vr_direction(problem, D, D0, Xb, full_grad, tol: float, *, snapshot=None,
-                 max_iter: int = 500, scale_tol: bool = False, gram0=None, lipschitz0=None):
+                 max_iter: int = 500, scale_tol: bool = False, gram0=None, lipschitz0=None,
+                 solver=solve_codes_bsum):
     """The variance-reduced direction of line 10 of Algorithm 1 on the mini-batch Xb:
 
         V = (1/b)Σ_{j∈B}[∇_D ℓ(x_j, D) − ∇_D ℓ(x_j, D0)] + ∇g(D0),
 
     with the snapshot codes (line 8, at D0; or ``snapshot`` = (H, R) when cached) and the
-    current codes (line 9, at D, warm-started from line 8's).
+    current codes (line 9, at D, warm-started from line 8's), both solved by ``solver``.
 
     Returns
     -------
@@ -180,10 +181,10 @@ def vr_direction(problem, D, D0, Xb, full_grad, tol: float, *, snapshot=None,
     kw = dict(max_iter=max_iter, scale_tol=scale_tol)
     solves = Xb.shape[0]
     if snapshot is None:
-        snap = solve_codes_bsum(problem, D0, Xb, tol, gram=gram0, lipschitz=lipschitz0, **kw)
+        snap = solver(problem, D0, Xb, tol, gram=gram0, lipschitz=lipschitz0, **kw)
         snapshot = (snap.codes, snap.outliers)
         solves *= 2
-    cur = solve_codes_bsum(problem, D, Xb, tol, H0=snapshot[0], R0=snapshot[1], **kw)
+    cur = solver(problem, D, Xb, tol, H0=snapshot[0], R0=snapshot[1], **kw)
     g1 = danskin_gradient_sum(D, Xb, cur.codes, cur.outliers)
     g0 = danskin_gradient_sum(D0, Xb, *snapshot)
     return (g1 - g0) / Xb.shape[0] + full_grad, solves
@@ -258,9 +259,11 @@ class VRSnapshot:
 
     @classmethod
     def take(cls, problem, D0, X, tol, *, chunk_size=2048, max_iter=500, map_fn=map,
-             cache_codes=False, solve=None, step_scale=1.0, learning_rate="auto"):
+             cache_codes=False, solve=None, step_scale=1.0, learning_rate="auto",
+             solver=solve_codes_bsum):
         """(the snapshot, its :class:`GradientTerms`). ``solve(D0, Xc, tol, gram, lipschitz)``
-        codes a chunk when the codes are cached (the estimator's solver)."""
+        codes a chunk when the codes are cached (the estimator's solver); ``solver`` codes the
+        chunks of the full-gradient pass otherwise."""
         gram0 = D0 @ D0.T
         lip0 = spectral_lipschitz(gram0)
         codes = None
@@ -275,19 +278,20 @@ class VRSnapshot:
             codes = (np.vstack(Hs), None if Rs[0] is None else np.vstack(Rs))
         else:
             terms = full_gradient(problem, D0, X, tol, chunk_size=chunk_size,
-                                  max_iter=max_iter, map_fn=map_fn)
+                                  max_iter=max_iter, map_fn=map_fn, solver=solver)
         eta = (step_scale / terms.curvature if learning_rate == "auto"
                else float(learning_rate))
         return cls(D0, terms.mean_grad, gram0, lip0, eta, codes), terms
 
-    def step(self, problem, D, Xb, rows, tol, *, max_iter=500, scale_tol=False):
+    def step(self, problem, D, Xb, rows, tol, *, max_iter=500, scale_tol=False,
+             solver=solve_codes_bsum):
         """Lines 8–11 on the mini-batch ``Xb`` (rows ``rows``): the variance-reduced direction
         and the proximal step. Returns (D_next, per-sample solves spent)."""
         snap = None if self.codes is None else (
             self.codes[0][rows], None if self.codes[1] is None else self.codes[1][rows])
         V, solves = vr_direction(problem, D, self.D0, Xb, self.grad, tol, snapshot=snap,
                                  max_iter=max_iter, scale_tol=scale_tol, gram0=self.gram0,
-                                 lipschitz0=self.lipschitz0)
+                                 lipschitz0=self.lipschitz0, solver=solver)
         return problem.prox_dictionary(D - self.eta * V, self.eta), solves
 
 
