@@ -455,3 +455,54 @@ def test_compacted_bsum_takes_the_gathering_sweeps_iterates(name, max_iter):
     np.testing.assert_allclose(res.codes, H, rtol=1e-12, atol=1e-14)
     if R is not None:
         np.testing.assert_allclose(res.outliers, R, rtol=1e-12, atol=1e-14)
+
+
+# ----------------------------------------------------------------------- the code solver
+def test_code_solver_auto_takes_newton_where_it_applies():
+    X = _data(n=60)
+    assert StochasticMF("orpca", "vr", 3, max_iter=1, random_state=0).fit(X).code_solver_ \
+        == "newton"
+    assert StochasticMF("ornmf", "sgd", 3, max_iter=1, random_state=0).fit(X).code_solver_ \
+        == "newton"
+    assert StochasticMF("onmf", "vr", 3, max_iter=1, random_state=0).fit(X).code_solver_ \
+        == "bsum"
+    assert StochasticMF("orpca", "vr", 3, max_iter=1, code_solver="bsum",
+                        random_state=0).fit(X).code_solver_ == "bsum"
+
+
+def test_newton_code_solver_refused_where_it_does_not_apply_state_kept():
+    X = _data(n=60)
+    est = StochasticMF("onmf", "vr", 3, max_iter=1, random_state=0).fit(X)
+    before = est.components_.copy()
+    est.set_params(code_solver="newton")
+    with pytest.raises(ValueError, match="code_solver='newton'.*'onmf'"):
+        est.fit(X)
+    assert np.array_equal(est.components_, before) and est.code_solver_ == "bsum"
+
+
+@pytest.mark.parametrize("method", ["vr", "smm", "sgd"])
+def test_newton_and_bsum_code_solvers_give_the_same_iterates_when_tight(method):
+    """Both solve the same strictly convex ORPCA code problems: at a tolerance near machine
+    precision the algorithm's iterates agree, so the solver changes time, not the method."""
+    data, _ = make_smf_synthetic(90, 12, 2, density=0.1, magnitude=5, random_state=0)
+    fits = [StochasticMF("orpca", method, 3, alpha=0.3, max_iter=2, code_tol=1e-12,
+                         code_max_iter=200_000, code_solver=s, random_state=0).fit(data.X)
+            for s in ("bsum", "newton")]
+    # (SGD's early steps are long: codes equal to ~1e-10 leave ~1e-6 in the dictionary)
+    assert np.allclose(fits[0].components_, fits[1].components_, atol=1e-5)
+    assert np.ptp(fits[0].components_) > 1e-3  # the fit moved
+
+
+def test_vr_direction_with_the_newton_solver_is_the_gradient():
+    from onlinemf.coders import solve_codes_newton_capped
+
+    P = make_problem("orpca", 12, alpha=0.3, outlier_alpha=0.2).bind(40)
+    X = _data(n=40, nonneg=False)
+    D0 = rng.normal(size=(4, 12))
+    D = D0 + 0.01 * rng.normal(size=D0.shape)
+    tol = 1e-11
+    G0 = full_gradient(P, D0, X, tol, max_iter=100_000).mean_grad
+    G = full_gradient(P, D, X, tol, max_iter=100_000).mean_grad
+    V, solves = vr_direction(P, D, D0, X, G0, tol, max_iter=100_000,
+                             solver=solve_codes_newton_capped)
+    assert solves == 80 and np.allclose(V, G, atol=1e-8)
