@@ -166,7 +166,11 @@ def outlier_step(U: np.ndarray, lam: float, bound: float, nonneg: bool = False) 
     for nonnegative outliers (spec §2.2). The clip comes after the threshold."""
     if nonneg:
         return np.clip(U - lam, 0.0, bound)
-    return np.clip(soft_threshold(U, lam), -bound, bound)
+    R = np.clip(U, -lam, lam)
+    np.subtract(U, R, out=R)  # the soft threshold, in the one new array
+    if np.isfinite(bound):  # (a clip to ±inf would be a pass over R for nothing)
+        np.clip(R, -bound, bound, out=R)
+    return R
 
 
 def group_soft_threshold(Z: np.ndarray, group_size: int, thresh: float,

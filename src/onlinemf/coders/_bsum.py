@@ -71,10 +71,14 @@ def solve_codes_bsum(problem, D, X, tol: float, *, max_iter: int = 500, H0=None,
     it = 0
     if accelerate:
         return _accelerated(problem, D, X, XDt, G, L, H, thr, max_iter)
-    # the live rows are kept compacted (gathered again only when some stop, their results
-    # written back then), so a sweep reads no row it does not update
+    # the rows still running are kept in a compacted block, gathered again only once a
+    # quarter of the block has stopped (a gather copies the block's (rows, F) arrays, which
+    # cost more than the few extra rows' sweeps); a stopped row's result is written when it
+    # stops, so every row's result is its iterate at its own stop, whatever the batch
     Ha, XDta, tha = H, XDt, thr
     Xa, Ra = (X, R) if robust else (None, None)
+    running = np.ones(n, dtype=bool)
+    n_running = n
     Dt = D.T
     for it in range(1, max_iter + 1):
         grad = Ha @ G - XDta
@@ -83,25 +87,32 @@ def solve_codes_bsum(problem, D, X, tol: float, *, max_iter: int = 500, H0=None,
         Hn = problem.codes.prox(Ha - step * grad, step)
         change = L * np.linalg.norm(Hn - Ha, axis=1)
         if robust:  # eq. (6): the exact minimization in r at the new h
-            Rn = problem.outliers.prox(Xa - Hn @ D)
-            change = np.maximum(change, np.linalg.norm(Rn - Ra, axis=1))
+            Z = Hn @ D
+            np.subtract(Xa, Z, out=Z)
+            Rn = problem.outliers.prox(Z)
+            np.subtract(Rn, Ra, out=Z)
+            change = np.maximum(change, np.sqrt(np.einsum("ij,ij->i", Z, Z)))
             Ra = Rn
         Ha = Hn
-        live = change > tha
-        if live.all():
+        stops = running & (change <= tha)
+        if not stops.any():
             continue
-        H[act] = Ha
+        H[act[stops]] = Ha[stops]
         if robust:
-            R[act] = Ra
-        act, Ha, XDta, tha = act[live], Ha[live], XDta[live], tha[live]
-        if robust:
-            Xa, Ra = Xa[live], Ra[live]
-        if act.size == 0:
+            R[act[stops]] = Ra[stops]
+        running &= ~stops
+        n_running -= int(stops.sum())
+        if n_running == 0:
             break
+        if n_running <= 0.75 * act.size:
+            act, Ha, XDta, tha = act[running], Ha[running], XDta[running], tha[running]
+            if robust:
+                Xa, Ra = Xa[running], Ra[running]
+            running = np.ones(act.size, dtype=bool)
     else:
-        H[act] = Ha
+        H[act[running]] = Ha[running]
         if robust:
-            R[act] = Ra
+            R[act[running]] = Ra[running]
     return BSUMResult(H, R, it)
 
 
