@@ -149,17 +149,19 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
     code_max_iter : int, default=500
         Cap on BSUM sweeps per solve (the Newton solver takes at most a tenth as many
         iterations, and at least 50).
-    code_solver : {"auto", "bsum", "newton"}, default="auto"
+    code_solver : {"bsum", "newton"}, default="bsum"
         The solver of the algorithm's code solves (lines 4, 8 and 9 of Algorithm 1, and
         SMM's and SGD's). "bsum" is the paper's (spec §2.2); "newton" is the semismooth
         Newton method of :func:`onlinemf.coders.solve_codes_newton` for the problems with
-        ℓ1 outliers and a ridge or box code set (ORPCA, OLRR, ORNMF), which stops on BSUM's
-        own test at the same tolerance ε_{s,t}, so Theorem 2's inexactness condition holds
-        as it does for BSUM. "auto": "newton" where the code part also has a ridge (ORPCA,
-        OLRR), else "bsum". On 10000 Synth rows (K = 49, three outer iterations) Newton
-        ends ORPCA at f = 1001 against BSUM's 1014 with VR (37 s against 41 s) and SGD
-        (28 s against 41 s); on ORNMF, whose box codes have no ridge, VR took 3.2× BSUM's
-        time for f = 1011.9 against 1014.3, hence BSUM there. See ``code_solver_``.
+        ℓ1 outliers and a ridge or box code set (ORPCA, OLRR, ORNMF), stopped by BSUM's own
+        test at the same tolerance ε_{s,t}, so Theorem 2's inexactness condition holds as
+        for BSUM. It is not the default because it helps on one data set and hurts on
+        another (K = 49, three outer iterations): on 10000 Synth rows it ends ORPCA at
+        f = 1001 against BSUM's 1014 (VR 37 s against 41 s, SGD 28 s against 41 s); on
+        Extended YaleB (2414 faces) it ends at 9.98 against 2.48 with VR (BSUM's codes,
+        stopped early from a warm start, damp VR's first long steps from the near-symmetric
+        start) and 1.53 against 1.00 with SGD, though SMM ends lower (1.07 against 1.35);
+        on ORNMF, whose box codes have no ridge, VR took 3.2× BSUM's time.
     eval_every : float or None
         Every so many passes, evaluate f and ‖Γ‖² on the training data with accurate codes
         (time excluded) and record them in ``history_``; None: VR records its snapshot
@@ -181,7 +183,6 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
     problem_ : SMFProblem (bound to the n of the data)
     batch_size_, inner_iter_ : int
     learning_rate_ : float (last η used by VR; γ of the last SGD step)
-    code_solver_ : {"bsum", "newton"} (the resolved ``code_solver``)
     n_solves_ : int
         Per-sample subproblem solves (1 pass = n solves; spec §2.8).
     n_samples_drawn_ : int
@@ -217,7 +218,7 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
         "chunk_size": [Interval(Integral, 1, None, closed="left")],
         "gradient_map": [callable, None],
         "code_max_iter": [Interval(Integral, 1, None, closed="left")],
-        "code_solver": [StrOptions({"auto", "bsum", "newton"})],
+        "code_solver": [StrOptions({"bsum", "newton"})],
         "eval_every": [Interval(Real, 0, None, closed="neither"), None],
         "eval_tol": [Interval(Real, 0, None, closed="neither")],
         "callback": [callable, None],
@@ -232,7 +233,7 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
                  batch_size=None, inner_iter=None, max_iter=10, tau=1e-3, code_tol=1e-2,
                  scale_tol=False, output="last",
                  init="auto", cache_snapshot_codes=False, smm_sweeps=1,
-                 chunk_size=2048, gradient_map=None, code_max_iter=500, code_solver="auto",
+                 chunk_size=2048, gradient_map=None, code_max_iter=500, code_solver="bsum",
                  eval_every=None,
                  eval_tol=1e-4, callback=None, n_checkpoints=200, random_state=None):
         self.problem = problem
@@ -338,7 +339,7 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
     def _start(self, X):
         n = X.shape[0]
         self.problem_ = self._make_problem(X)
-        self.code_solver_ = self._resolve_solver(self.problem_)
+        self._check_solver(self.problem_)
         rng = check_random_state(self.random_state)
         self._rng = np.random.default_rng(rng.randint(np.iinfo(np.int32).max))
         b, m = default_batch_params(n)
@@ -358,21 +359,17 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
         self._reservoir = (None, 0)
         self._reset_history()
 
-    def _resolve_solver(self, problem) -> str:
-        applies = newton_applicable(problem)
-        if self.code_solver == "newton" and not applies:
+    def _check_solver(self, problem):
+        if self.code_solver == "newton" and not newton_applicable(problem):
             raise ValueError(f"code_solver='newton' needs l1 outliers and a ridge or box code "
                              f"set (ORPCA, OLRR, ORNMF); problem {problem.name!r} has not; "
-                             f"use 'bsum' or 'auto'")
-        if self.code_solver == "auto":  # Newton where the codes carry a ridge (ORPCA, OLRR)
-            return "newton" if applies and problem.codes.smooth_box()[2] > 0 else "bsum"
-        return self.code_solver
+                             f"use 'bsum'")
 
     # ------------------------------------------------------------------ pieces
     @property
     def _solver(self):
         """The algorithm's code solver, called as :func:`solve_codes_bsum` is."""
-        return solve_codes_newton_capped if self.code_solver_ == "newton" else solve_codes_bsum
+        return solve_codes_newton_capped if self.code_solver == "newton" else solve_codes_bsum
 
     def _solve(self, D, Xb, tol, warm=None, gram=None, lipschitz=None):
         H0, R0 = (None, None) if warm is None else (warm.codes, warm.outliers)

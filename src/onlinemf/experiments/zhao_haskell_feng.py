@@ -25,8 +25,8 @@ from ._registry import Context, Result, pyplot, register, save_figure
 from ._verdicts import claim, count_band, judge
 
 METHODS = ("vr", "smm", "sgd")
-# the paper's code solver (spec §2.2) for every method's solves; StochasticMF's default
-# ("auto") takes the semismooth Newton method on ORPCA and ORNMF instead
+# the paper's code solver (spec §2.2) for every method's solves (StochasticMF's default too;
+# stated so that a change of that default leaves the experiments as they are)
 SOLVER = "bsum"
 COLORS = {"vr": "C3", "smm": "C0", "sgd": "C2"}
 
