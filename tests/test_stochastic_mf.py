@@ -494,3 +494,18 @@ def test_vr_direction_with_the_newton_solver_is_the_gradient():
     V, solves = vr_direction(P, D, D0, X, G0, tol, max_iter=100_000,
                              solver=solve_codes_newton_capped)
     assert solves == 80 and np.allclose(V, G, atol=1e-8)
+
+
+@pytest.mark.parametrize("density", [0.0, 0.05, 0.5, 0.95, 1.0, "mixed"])
+def test_weighted_gram_equals_the_direct_product(density):
+    from onlinemf.coders._accurate import _weighted_gram
+
+    r = np.random.default_rng(3)
+    K, F, n = 5, 17, 300
+    D = r.normal(size=(K, F))
+    cut = r.random((n, 1)) if density == "mixed" else density
+    W = r.random((n, F)) >= cut
+    direct = np.matmul(D[None] * W[:, None, :], D.T)
+    got = _weighted_gram(D, W, D @ D.T, rows=16)
+    assert got.shape == (n, K, K)
+    assert np.allclose(got, direct, atol=1e-12 * max(np.abs(D @ D.T).max(), 1.0))

@@ -146,7 +146,7 @@ def solve_codes_newton(problem, D, X, tol: float, *, max_iter: int = 100, H0=Non
         eps = np.minimum(np.linalg.norm(Ha - np.clip(Ha - g, lo, hi), axis=1), 0.1)[:, None]
         held = ((Ha <= lo + eps) & (g > 0)) | ((Ha >= hi - eps) & (g < 0))
         w = (Ra == 0) | (np.abs(Ra) >= outl.bound)
-        A = _weighted_gram(D, w.astype(float))
+        A = _weighted_gram(D, w, G)
         free = (~held).astype(float)
         # Levenberg–Marquardt damping μ = ‖reduced gradient‖: without a ridge (ORNMF) and
         # with redundant atoms, D diag(w) Dᵀ is nearly singular and the plain Newton step
@@ -181,11 +181,31 @@ def solve_codes_newton(problem, D, X, tol: float, *, max_iter: int = 100, H0=Non
     return BSUMResult(H, R, it)
 
 
-def _weighted_gram(D, W, rows: int = 128):
-    """D diag(w_i) Dᵀ for every row w_i of W: (n, K, K), in blocks of ``rows`` samples."""
+def _weighted_gram(D, W, gram, rows: int = 128):
+    """D diag(w_i) Dᵀ for every boolean row w_i of W: (n, K, K).
+
+    Each is formed over the smaller of the row's two column sets: Σ_{f on} d_f d_fᵀ, or
+    DDᵀ − Σ_{f off} d_f d_fᵀ (the off entries are those an outlier absorbs). Rows are taken
+    in the order of their off count, in blocks of ``rows``, each block's sets padded to its
+    largest with a zero column: about K²·min(|on|, |off|) per row instead of K²·F."""
     n, K = W.shape[0], D.shape[0]
+    F = D.shape[1]
     out = np.empty((n, K, K))
+    Dt0 = np.vstack([D.T, np.zeros((1, K))])  # row F: the padding's zero column
+    n_off = F - W.sum(axis=1)
+    order = np.argsort(n_off, kind="stable")
     for s in range(0, n, rows):
-        Wb = W[s:s + rows]
-        out[s:s + rows] = np.matmul(D[None, :, :] * Wb[:, None, :], D.T)
+        blk = order[s:s + rows]
+        lo, hi = int(n_off[blk[0]]), int(n_off[blk[-1]])
+        subtract = hi <= F - lo  # the off sets are the smaller ones
+        sel = ~W[blk] if subtract else W[blk]
+        counts = sel.sum(axis=1)
+        m = int(counts.max(initial=0))
+        r, c = np.nonzero(sel)  # row-major: each row's columns in order
+        pos = np.arange(r.size) - np.repeat(np.cumsum(counts) - counts, counts)
+        idx = np.full((blk.size, m), F)
+        idx[r, pos] = c
+        Ds = Dt0[idx]  # (rows, m, K)
+        part = np.matmul(Ds.transpose(0, 2, 1), Ds)
+        out[blk] = gram[None] - part if subtract else part
     return out
