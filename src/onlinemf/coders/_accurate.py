@@ -46,8 +46,8 @@ def newton_applicable(problem) -> bool:
 def solve_codes_accurate(problem, D, X, tol: float, *, max_iter: int = 3000, H0=None,
                          gram=None, lipschitz=None, scale_tol: bool = False) -> BSUMResult:
     """Tightly solved codes: :func:`solve_codes_newton` where :func:`newton_applicable`
-    (ORPCA, OLRR, ORNMF: on Synth at K = 49, 2048 rows to 1e-4, 2.5 s against 34 s and 8.4 s
-    against 40 s for accelerated BSUM, which hits its 3000-sweep cap on ORNMF at a higher
+    (ORPCA, OLRR, ORNMF: on Synth at K = 49, 2048 rows to 1e-4, 1.0 s against 23 s and 4.1 s
+    against 33 s for accelerated BSUM, which hits its 3000-sweep cap on ORNMF at a higher
     objective), else
     accelerated BSUM (the non-robust problems, whose Gram-form sweeps are cheap, and OMRMD).
     ``max_iter`` caps BSUM's sweeps; the Newton method takes at most ``max_iter // 10``

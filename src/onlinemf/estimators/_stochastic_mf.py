@@ -156,12 +156,14 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
         ℓ1 outliers and a ridge or box code set (ORPCA, OLRR, ORNMF), stopped by BSUM's own
         test at the same tolerance ε_{s,t}, so Theorem 2's inexactness condition holds as
         for BSUM. It is not the default because it helps on one data set and hurts on
-        another (K = 49, three outer iterations): on 10000 Synth rows it ends ORPCA at
-        f = 1001 against BSUM's 1014 (VR 37 s against 41 s, SGD 28 s against 41 s); on
-        Extended YaleB (2414 faces) it ends at 9.98 against 2.48 with VR (BSUM's codes,
-        stopped early from a warm start, damp VR's first long steps from the near-symmetric
-        start) and 1.53 against 1.00 with SGD, though SMM ends lower (1.07 against 1.35);
-        on ORNMF, whose box codes have no ridge, VR took 3.2× BSUM's time.
+        another (K = 49, three outer iterations). On 10000 Synth rows it ends ORPCA lower in
+        less time: VR f = 1001 against BSUM's 1014 in 35 s against 62 s, SGD 1001 against
+        1013 in 34 s against 60 s, SMM 1002 against 1005 in 43 s against 60 s (two other
+        fits running beside); ORNMF, whose box codes have no ridge, VR 1011.9 against
+        1014.3 in 46 s against 39 s. On Extended YaleB (2414 faces, ORPCA) it ends VR at
+        9.98 against 2.48 (BSUM's codes, stopped early from a warm start, damp VR's first
+        long steps from the near-symmetric start) and SGD at 1.53 against 1.00, though SMM
+        ends lower (1.07 against 1.35).
     eval_every : float or None
         Every so many passes, evaluate f and ‖Γ‖² on the training data with accurate codes
         (time excluded) and record them in ``history_``; None: VR records its snapshot
@@ -169,7 +171,7 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
     eval_tol : float, default=1e-4
         Code tolerance for evaluation and :meth:`transform`. Their codes are solved by
         :func:`onlinemf.coders.solve_codes_accurate` (a semismooth Newton method for ORPCA,
-        OLRR and ORNMF, 4.8–14× faster than accelerated BSUM on Synth); evaluations during
+        OLRR and ORNMF, 8–23× faster than accelerated BSUM on Synth); evaluations during
         :meth:`fit` start from the previous evaluation's codes (n × K floats kept).
     callback : callable or None
         Called at each evaluation with a dict (passes, samples, solves, time, objective,
