@@ -25,6 +25,14 @@ def test_fit_on_a_dask_array_equals_fit_in_memory(loss):
     assert mem.scale_ == lazy.scale_ and mem.n_steps_ == lazy.n_steps_
 
 
+def test_nndsvd_start_of_a_dask_array_equals_in_memory():
+    X = _data()
+    kw = dict(n_components=4, loss="kl", init="nndsvd", dictionary_update="surrogate",
+              batch_size=10, max_iter=1, shuffle=False, random_state=0)
+    mem, lazy = OnlineNMF(**kw).fit(X), OnlineNMF(**kw).fit(da.from_array(X, chunks=(77, 5)))
+    np.testing.assert_allclose(mem.components_, lazy.components_, atol=1e-12)
+
+
 def test_partial_fit_streams_blocks_with_batches_across_block_edges():
     X = _data(seed=1)
     mem = OnlineNMF(4, batch_size=16, random_state=0).partial_fit(X[:300]).partial_fit(X[300:])

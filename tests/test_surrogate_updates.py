@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from scipy.optimize import minimize
+from sklearn.base import clone
 from sklearn.datasets import load_digits
 
 from onlinemf import OnlineNMF
@@ -197,3 +198,58 @@ def test_batch_weight_counts_a_ragged_batch_for_its_share():
     # a 12-row tail counts for 12/300 of a step: far less than a full batch at the same t
     full, tail = batch_weight(3000, 300, 300, 0.3), batch_weight(3000, 12, 300, 0.3)
     assert tail < full / 10 and tail == pytest.approx(1 - (1 - full) ** (12 / 300))
+
+
+def _nndsvd_atoms(X, k, mask=None, seed=0):
+    est = OnlineNMF(k, loss="kl", init="nndsvd", random_state=seed)
+    est._rng = np.random.default_rng(seed)
+    return est._atoms_from_nndsvd(X, mask, 1.0)
+
+
+def test_nndsvd_of_a_rank_one_matrix_is_its_right_factor_with_the_mean_filled_in():
+    r = np.random.default_rng(0)
+    u = r.random(40) + 0.5
+    v = r.random(25)
+    v[[3, 7, 11]] = 0.0
+    X = np.outer(u, v)
+    D = _nndsvd_atoms(X, 1)[0]
+    on = v > 0
+    np.testing.assert_allclose(D[on], v[on] / v.max(), rtol=1e-8)
+    # the zeros hold NNDSVDa's fill, the data mean, in the atom's own scale (√σ·v/‖v‖)
+    fill = X.mean() / (np.sqrt(np.linalg.norm(u) * np.linalg.norm(v)) * v.max()
+                       / np.linalg.norm(v))
+    np.testing.assert_allclose(D[~on], fill, rtol=1e-8)
+
+
+def test_nndsvd_atoms_lie_in_the_box_and_sparse_masked_equal_dense():
+    r = np.random.default_rng(1)
+    X = r.random((60, 6)) @ r.random((6, 30))
+    X[X < np.quantile(X, 0.4)] = 0.0
+    mask = r.random(X.shape) > 0.2
+    D = _nndsvd_atoms(X, 5)
+    assert np.isfinite(D).all() and D.min() > 0
+    np.testing.assert_allclose(D.max(axis=1), 1.0)
+    np.testing.assert_allclose(_nndsvd_atoms(sp.csr_matrix(X), 5), D, atol=1e-10)
+    Dm = _nndsvd_atoms(X, 5, mask=mask)
+    np.testing.assert_allclose(_nndsvd_atoms(np.where(mask, X, 0.0), 5), Dm, atol=1e-12)
+    np.testing.assert_allclose(_nndsvd_atoms(sp.csr_matrix(X), 5, mask=mask), Dm, atol=1e-10)
+
+
+def test_nndsvd_with_fewer_rows_than_atoms_starts_from_samples():
+    X = load_digits().data[:3] / 16.0
+    a = OnlineNMF(8, loss="kl", init="nndsvd", random_state=0).partial_fit(X)
+    b = OnlineNMF(8, loss="kl", init="samples", random_state=0).partial_fit(X)
+    np.testing.assert_array_equal(a.components_, b.components_)
+
+
+def test_nndsvd_start_fits_and_ends_in_the_box():
+    X = load_digits().data / 16.0
+    est = OnlineNMF(10, loss="kl", init="nndsvd", dictionary_update="surrogate",
+                    random_state=0).fit(X)
+    D = est.components_
+    assert np.isfinite(D).all() and D.min() >= 0 and D.max() <= 1.0
+    # and the fit improves on its start (the same estimator with the start's atoms)
+    start = clone(est)
+    start.fit(X)
+    start.components_ = _nndsvd_atoms(X, 10)
+    assert est.score(X) > start.score(X) + 1e-3 * abs(start.score(X))

@@ -33,6 +33,8 @@ __all__ = ["OnlineNMF", "auto_batch_size", "code_step_for", "MU_MEMORY_ROWS",
 #: Rows in one unit of the multiplicative surrogate's memory (its weight t^(−decay) counts
 #: units of max(batch, MU_MEMORY_ROWS) rows; see ``surrogate_decay``).
 MU_MEMORY_ROWS = 512
+#: Rows of the first data seen that ``init="nndsvd"`` reads (a bounded cost, whatever X is)
+NNDSVD_ROWS = 4096
 
 #: Iterations of the multiplicative code update per online step (``code_max_iter="auto"``)
 MU_CODE_MAX_ITER = 20
@@ -85,14 +87,24 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
         Newsgroups TF-IDF with the squared loss: 0.4888 against 0.5 for the zero model; the
         surrogate: 0.4546; digits and Poisson counts: ``benchmarks/``). The choice is made
         on the first data seen and kept for the stream.
-    init : {"auto", "random", "samples"}, default="auto"
+    init : {"auto", "random", "samples", "nndsvd"}, default="auto"
         W₀. "random": i.i.d. U(0, 1) projected onto C (the paper's). "samples": K rows of the
         first data seen (of X in :meth:`fit`, of the first chunk in :meth:`partial_fit`; of a
         dask array, only the blocks holding them are computed),
         scaled, with a uniform jitter of a tenth of their mean so no entry is zero, each atom
-        divided by its largest entry. "auto": "samples" with the surrogate update, "random"
-        with SGD (from samples, SGD's first long steps are rejected by the safeguard on
-        digits with KL).
+        divided by its largest entry. "nndsvd": the nonnegative double SVD of Boutsidis and
+        Gallopoulos (2008) on the first ``NNDSVD_ROWS`` rows of the first data seen (a
+        randomized truncated SVD; sparse input stays sparse): atom j is the larger-mass
+        sign part of the j-th right singular vector, its zeros filled with the data's mean
+        (their "NNDSVDa"), divided by its largest entry; fewer rows than K fall back to
+        "samples". On 20NG KL with the surrogate update it ends at 16.00 (15.89 with
+        ``surrogate_decay=0.5``) within 1.25× MiniBatchNMF's 20-pass time, against 16.06
+        from "samples" (MiniBatchNMF: 15.96). With SGD and KL its near-zero entries make the
+        first gradients huge and the safeguard rejects most early steps, though the topics
+        are better (NMI 0.465–0.477 against 0.438–0.456 over three seeds, mostly the
+        start's own): not an "auto" choice. "auto": "samples" with the surrogate update,
+        "random" with SGD (from samples, SGD's first long steps are rejected by the
+        safeguard on digits with KL).
     surrogate_decay : float or "auto", default="auto"
         The weight t^(−decay) of the newest mini-batch in the surrogate's statistics (t counts
         mini-batches of the nominal size; 1 is a running mean). The faster the early statistics
@@ -242,7 +254,7 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
         "loss": [StrOptions(set(LOSS_NAMES)), Loss],
         "loss_params": [dict, None],
         "dictionary_update": [StrOptions({"auto", "sgd", "surrogate"})],
-        "init": [StrOptions({"auto", "random", "samples"})],
+        "init": [StrOptions({"auto", "random", "samples", "nndsvd"})],
         "surrogate_decay": [Interval(Real, 0, 1, closed="right"), StrOptions({"auto"})],
         "batch_size": [Interval(Integral, 1, None, closed="left"),
                        StrOptions({"auto", "paper"})],
@@ -493,7 +505,9 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
         self._dictionary_kind = self._update_kind(loss, X is not None and sp.issparse(X))
         init = self.init if self.init != "auto" else (
             "random" if self._dictionary_kind == "sgd" else "samples")
-        if init == "samples" and X is not None and X.shape[0]:
+        if init == "nndsvd" and X is not None and X.shape[0] >= self.n_components:
+            D0 = self._atoms_from_nndsvd(X, mask, scale)
+        elif init in ("samples", "nndsvd") and X is not None and X.shape[0]:
             D0 = self._atoms_from_samples(X, mask, scale, jitter=D0)
         self.components_ = project_dictionary_box(D0, self.eps).astype(dtype)
         self.n_components_ = self.n_components
@@ -504,6 +518,40 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
         self._loss_sum = 0.0
         self.n_code_iter_ = 0
         self._buffer = []  # (X, mask, codes) kept only for objective="paper"
+
+    def _atoms_from_nndsvd(self, X, mask, scale):
+        """NNDSVDa atoms (see ``init``) from the first ``NNDSVD_ROWS`` rows of X, scaled, with
+        missing entries as 0; each atom divided by its maximum."""
+        from sklearn.utils.extmath import randomized_svd
+
+        n = min(X.shape[0], NNDSVD_ROWS)
+        S = take_rows(X, np.arange(n)) if is_dask_array(X) else X[:n]
+        if mask is not None:
+            M = np.asarray(mask[:n])
+            S = S.multiply(M).tocsr() if sp.issparse(S) else np.where(M, S, 0.0)
+        S = S / scale if sp.issparse(S) else np.asarray(S, dtype=float) / scale
+        if sp.issparse(S):
+            S = sp.csr_matrix(S)
+            S.data = np.maximum(np.nan_to_num(S.data, nan=0.0, posinf=0.0), 0.0)
+            mean = float(S.sum()) / (S.shape[0] * S.shape[1])
+        else:
+            S = np.maximum(np.nan_to_num(S, nan=0.0, posinf=0.0), 0.0)
+            mean = float(S.mean())
+        k = self.n_components
+        seed = int(self._rng.integers(np.iinfo(np.int32).max))
+        U, sig, Vt = randomized_svd(S, k, random_state=seed)
+        atoms = np.empty((k, S.shape[1]))
+        atoms[0] = np.abs(Vt[0]) * np.sqrt(sig[0])  # Perron: one sign throughout
+        for j in range(1, k):
+            u, v = U[:, j], Vt[j]
+            up, un, vp, vn = (np.maximum(z, 0.0) for z in (u, -u, v, -v))
+            mass_p = np.linalg.norm(up) * np.linalg.norm(vp)
+            mass_n = np.linalg.norm(un) * np.linalg.norm(vn)
+            part, mass = (vp, mass_p) if mass_p >= mass_n else (vn, mass_n)
+            atoms[j] = np.sqrt(sig[j] * mass) * part / max(np.linalg.norm(part), 1e-300)
+        level = mean if mean > 0 else 1.0
+        atoms[atoms <= 0] = level
+        return atoms / atoms.max(axis=1, keepdims=True)
 
     def _atoms_from_samples(self, X, mask, scale, jitter):
         """K rows of X, scaled, missing entries as 0, plus ``jitter`` (U(0, 1)) times a tenth of
