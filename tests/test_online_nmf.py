@@ -84,10 +84,11 @@ def test_fit_reproducible_and_input_untouched():
     assert not np.array_equal(a.components_, c.components_)
 
 
-def test_sparse_input_equals_dense():
+@pytest.mark.parametrize("init", ["random", "nndsvd"])  # (auto: nndsvd if sparse, else random)
+def test_sparse_input_equals_dense(init):
     X = _small(loss="kl")
     X[X < np.quantile(X, 0.3)] = 0
-    kw = dict(n_components=4, loss="kl", batch_size=10, dictionary_update="sgd",
+    kw = dict(n_components=4, loss="kl", batch_size=10, dictionary_update="sgd", init=init,
               random_state=0)
     dense = OnlineNMF(**kw).fit(X)
     sparse = OnlineNMF(**kw).fit(sp.csr_matrix(X))

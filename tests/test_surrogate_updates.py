@@ -203,7 +203,7 @@ def test_batch_weight_counts_a_ragged_batch_for_its_share():
 def _nndsvd_atoms(X, k, mask=None, seed=0):
     est = OnlineNMF(k, loss="kl", init="nndsvd", random_state=seed)
     est._rng = np.random.default_rng(seed)
-    return est._atoms_from_nndsvd(X, mask, 1.0)
+    return est._atoms_from_nndsvd(X, mask, 1.0, est._rng.random((k, X.shape[1])))
 
 
 def test_nndsvd_of_a_rank_one_matrix_is_its_right_factor_with_the_mean_filled_in():
@@ -253,3 +253,22 @@ def test_nndsvd_start_fits_and_ends_in_the_box():
     start.fit(X)
     start.components_ = _nndsvd_atoms(X, 10)
     assert est.score(X) > start.score(X) + 1e-3 * abs(start.score(X))
+
+
+def test_nndsvd_of_a_zero_first_chunk_starts_from_distinct_random_atoms():
+    X = sp.csr_matrix((30, 12))  # no mass at all: every atom from the random start
+    D = _nndsvd_atoms(X, 4)
+    assert np.isfinite(D).all() and D.min() > 0
+    assert np.ptp(D, axis=0).max() > 1e-2  # no twins
+
+
+def test_auto_starts_sparse_sgd_from_nndsvd_and_dense_sgd_at_random():
+    X = load_digits().data[:200] / 16.0
+    sparse_auto = OnlineNMF(6, loss="kl", random_state=0).partial_fit(sp.csr_matrix(X))
+    sparse_nndsvd = OnlineNMF(6, loss="kl", init="nndsvd", random_state=0).partial_fit(
+        sp.csr_matrix(X))
+    np.testing.assert_array_equal(sparse_auto.components_, sparse_nndsvd.components_)
+    dense_auto = OnlineNMF(6, loss="kl", dictionary_update="sgd", random_state=0).partial_fit(X)
+    dense_random = OnlineNMF(6, loss="kl", dictionary_update="sgd", init="random",
+                             random_state=0).partial_fit(X)
+    np.testing.assert_array_equal(dense_auto.components_, dense_random.components_)
