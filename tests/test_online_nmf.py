@@ -214,6 +214,35 @@ def test_step_safeguard_never_increases_the_batch_loss(rng):
     assert batch_loss(plain.update(plain.init(D), D, G, 50)[0]) > batch_loss(D)
 
 
+def test_step_safeguard_starts_at_half_its_last_halvings(rng):
+    from onlinemf.losses import get_loss
+    from onlinemf.updates import ProjectedSGDUpdate, RobbinsMonroSchedule
+
+    loss = get_loss("kl")
+    D_true = rng.random((5, 30))
+    H = rng.random((50, 5))
+    X = H @ D_true
+    D = 0.9 * D_true
+    G = H.T @ loss.grad(X, H @ D)
+    calls = []
+
+    def batch_loss(C):
+        calls.append(1)
+        return float(loss.value(X, H @ C).sum())
+
+    rule = ProjectedSGDUpdate(RobbinsMonroSchedule(1e6, 1.0), safeguard=True)
+    new, state = rule.update(rule.init(D), D, G, 50, batch_loss)
+    first = len(calls)
+    assert state.halvings >= 5 and batch_loss(new) <= batch_loss(D)
+    calls.clear()
+    # the same overshooting step again starts at half the halvings: fewer evaluations, and
+    # never a longer step than the first halving it tries
+    new2, state2 = rule.update(state, D, G, 50, batch_loss)
+    assert len(calls) < first and state2.halvings >= state.halvings // 2
+    assert len(calls) == 1 + state2.halvings - state.halvings // 2 + 1
+    assert batch_loss(new2) <= batch_loss(D)
+
+
 @pytest.mark.parametrize("loss", ["l1", "l2", "huber"])
 def test_nonsmooth_losses_learn_on_planted_data_with_outliers(loss):
     """Spec 000 with 10% gross outliers: the online objective falls (its last checkpoint below
