@@ -81,12 +81,11 @@ class ProjectedSGDUpdate:
         n_seen = state.n_samples_seen + n_batch
         eta = self.schedule(n_seen)
         scale = eta / n_batch if self.reduce == "mean" else eta
-        halvings = 0
-        if self.safeguard and batch_loss is not None:
-            halvings = min(state.halvings // 2, self.max_halvings)
-            scale *= 0.5 ** halvings
+        guarded = self.safeguard and batch_loss is not None
+        halvings = min(state.halvings // 2, self.max_halvings) if guarded else 0
+        scale *= 0.5 ** halvings
         new = project_dictionary_box(components - scale * grad, self.eps)
-        if self.safeguard and batch_loss is not None:
+        if guarded:
             f0 = batch_loss(components)
             while batch_loss(new) > f0:
                 if halvings == self.max_halvings:
