@@ -13,8 +13,16 @@ from sklearn.datasets import load_digits
 
 from onlinemf import OnlineNMF
 from onlinemf._sparse import as_sparse_rows
+from onlinemf.estimators._online_nmf import SGD_WARMUP_ROWS
 from onlinemf.losses import get_loss
-from onlinemf.updates import BCDSurrogateUpdate, MultiplicativeSurrogateUpdate, batch_weight
+from onlinemf.updates import (
+    BCDSurrogateUpdate,
+    MultiplicativeSurrogateUpdate,
+    SGDState,
+    SurrogateState,
+    anchored_state,
+    batch_weight,
+)
 
 BETA_LOSSES = [("kl", {}), ("is", {}), ("beta", {"beta": 0.5}), ("beta", {"beta": 3.0}),
                ("squared", {})]
@@ -177,7 +185,7 @@ def test_a_first_chunk_smaller_than_k_leaves_the_other_atoms_random():
     assert (corr.max(axis=0)[3:] < 0.9).all()
 
 
-def test_sparse_input_gives_the_dense_fit_with_the_surrogate_and_auto_keeps_sgd_for_text():
+def test_sparse_input_gives_the_dense_fit_with_the_surrogate_and_auto_warms_text_up():
     rng = np.random.default_rng(0)
     X = sp.random(300, 40, density=0.15, format="csr", random_state=0,
                   data_rvs=lambda m: rng.poisson(2.0, m) + 1.0)
@@ -186,9 +194,12 @@ def test_sparse_input_gives_the_dense_fit_with_the_surrogate_and_auto_keeps_sgd_
     b = OnlineNMF(5, **kw).fit(X.toarray())
     assert a._dictionary_kind == b._dictionary_kind == "mu"
     np.testing.assert_allclose(a.components_, b.components_, rtol=1e-8, atol=1e-12)
-    assert OnlineNMF(5, loss="kl").fit(X)._dictionary_kind == "sgd"
-    assert OnlineNMF(5, loss="kl").fit(X.toarray())._dictionary_kind == "mu"
+    text = OnlineNMF(5, loss="kl").fit(X)
+    assert text._dictionary_kind == "mu" and text._warmup == SGD_WARMUP_ROWS
+    dense = OnlineNMF(5, loss="kl").fit(X.toarray())
+    assert dense._dictionary_kind == "mu" and dense._warmup == 0
     assert OnlineNMF(5).fit(X)._dictionary_kind == "bcd"
+    assert OnlineNMF(5, loss="kl", dictionary_update="sgd").fit(X)._warmup == 0
 
 
 def test_batch_weight_counts_a_ragged_batch_for_its_share():
@@ -272,3 +283,75 @@ def test_auto_starts_sparse_sgd_from_nndsvd_and_dense_sgd_at_random():
     dense_random = OnlineNMF(6, loss="kl", dictionary_update="sgd", init="random",
                              random_state=0).partial_fit(X)
     np.testing.assert_array_equal(dense_auto.components_, dense_random.components_)
+
+
+# ----------------------------------------------------------------------------- SGD warm-up
+@pytest.mark.parametrize("name,params", BETA_LOSSES)
+def test_an_anchored_multiplicative_step_moves_its_share_w_from_the_dictionary(name, params):
+    """Anchored statistics are the current dictionary's fixed point, weighted 1 − w: the step
+    is D ⊙ ((1 − w)·HᵀQ + w·HᵀP)/HᵀQ (γ-linearized), not the batch's full MU step."""
+    loss = get_loss(name, **params)
+    g = loss.mu_exponent
+    X, H, D = _batch(4)
+    n = X.shape[0]
+    rule = MultiplicativeSurrogateUpdate(g, decay=0.5, nominal_batch=n)
+    counts = SGDState(n_steps=7, n_samples_seen=3 * n)
+    state = anchored_state(rule, D, counts)
+    D1, s1 = rule.update(state, D, *loss.mu_products(X, H, D), n)
+    w = batch_weight(4 * n, n, n, 0.5)
+    assert 0 < w < 1
+    HtP, HtQ = loss.mu_products(X, H, D)
+    R = D * ((1 - w) + w * HtP / HtQ) ** g
+    np.testing.assert_allclose(D1, R / np.maximum(R.max(axis=1), 1.0)[:, None], rtol=1e-12)
+    full = _unboxed(loss, D, H, X)  # what empty statistics would give: a larger move
+    assert np.abs(np.log(R / D)).max() < np.abs(np.log(full / D)).max()
+    assert (s1.n_steps, s1.n_samples_seen) == (8, 4 * n)
+
+
+def test_an_anchored_bcd_step_keeps_the_dictionary_on_data_it_already_fits():
+    X, H, D = _batch(5)
+    Xfit = H @ D  # the batch is fitted exactly by D: past and batch are both minimized by D
+    rule = BCDSurrogateUpdate(decay=0.5, max_sweeps=50, nominal_batch=X.shape[0])
+    D1, _ = rule.update(anchored_state(rule, D, SGDState(3, 120)), D, H, Xfit)
+    np.testing.assert_allclose(D1, D, atol=1e-9)
+    # from empty statistics the same step lands at the batch's own least-squares fit, from
+    # anchored ones between it and D
+    D_empty, _ = rule.update(rule.init(D), D, H, X)
+    D_anch, _ = rule.update(anchored_state(rule, D, SGDState(3, 120)), D, H, X)
+    assert 0 < np.linalg.norm(D_anch - D) < np.linalg.norm(D_empty - D)
+
+
+def test_sgd_warmup_hands_the_stream_to_the_surrogate_after_its_rows():
+    X = sp.csr_matrix(load_digits().data[:600] / 16.0)
+    est = OnlineNMF(6, loss="kl", sgd_warmup=250, batch_size=100, random_state=0)
+    est.partial_fit(X[:200])
+    assert isinstance(est._state, SGDState) and est._warming_up
+    est.partial_fit(X[200:400])  # steps at 200 (SGD: 200 < 250), then at 300 the surrogate
+    assert isinstance(est._state, SurrogateState) and not est._warming_up
+    assert (est.n_steps_, est.n_samples_seen_) == (4, 400)
+    est.partial_fit(X[400:])
+    assert np.isfinite(est.components_).all() and est.components_.max() <= 1.0
+    # the same rows in other chunks give the same stream (the same first chunk: NNDSVD's)
+    other = OnlineNMF(6, loss="kl", sgd_warmup=250, batch_size=100, random_state=0)
+    other.partial_fit(X[:200])
+    for lo in range(200, 600, 100):
+        other.partial_fit(X[lo:lo + 100])
+    np.testing.assert_allclose(other.components_, est.components_, rtol=1e-10)
+    # the warm-up starts from NNDSVD (its first steps are SGD's); zero rows: from samples
+    nowarm = OnlineNMF(6, loss="kl", sgd_warmup=0, random_state=0).partial_fit(X)
+    assert isinstance(nowarm._state, SurrogateState) and not nowarm._warming_up
+
+
+def test_sgd_warmup_then_surrogate_ends_below_either_alone_on_topics():
+    """The default text path: SGD from NNDSVD, then the anchored surrogate, ends at a lower
+    KL than SGD alone after the same rows (the stall the warm-up exists to break)."""
+    from sklearn.feature_extraction.text import TfidfTransformer
+
+    from onlinemf.datasets import make_topic_corpus
+
+    X = sp.csr_matrix(TfidfTransformer().fit_transform(
+        make_topic_corpus(3000, random_state=0).counts))
+    kw = dict(loss="kl", random_state=0, max_iter=3)
+    hybrid = OnlineNMF(5, sgd_warmup=3000, **kw).fit(X)
+    sgd = OnlineNMF(5, dictionary_update="sgd", init="nndsvd", **kw).fit(X)
+    assert hybrid.score(X) > sgd.score(X)

@@ -24,17 +24,22 @@ from ..updates import (
     MultiplicativeSurrogateUpdate,
     ProjectedSGDUpdate,
     RobbinsMonroSchedule,
+    anchored_state,
 )
 from ._base import OnlineFactorizationMixin, one_blas_thread, transactional
 
 __all__ = ["OnlineNMF", "auto_batch_size", "code_step_for", "MU_MEMORY_ROWS",
-           "MU_CODE_MAX_ITER", "QUADRATIC_CODE_MAX_ITER"]
+           "MU_CODE_MAX_ITER", "QUADRATIC_CODE_MAX_ITER", "SGD_WARMUP_ROWS"]
 
 #: Rows in one unit of the multiplicative surrogate's memory (its weight t^(−decay) counts
 #: units of max(batch, MU_MEMORY_ROWS) rows; see ``surrogate_decay``).
 MU_MEMORY_ROWS = 512
 #: Rows of the first data seen that ``init="nndsvd"`` reads (a bounded cost, whatever X is)
 NNDSVD_ROWS = 4096
+
+#: Rows of projected SGD before the multiplicative surrogate takes over on sparse input
+#: (``sgd_warmup="auto"``; about one pass of 20 Newsgroups, see ``sgd_warmup``)
+SGD_WARMUP_ROWS = 10000
 
 #: Iterations of the multiplicative code update per online step (``code_max_iter="auto"``)
 MU_CODE_MAX_ITER = 20
@@ -78,10 +83,8 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
         loss: block coordinate descent on accumulated A = Σ HᵀH, B = Σ HᵀX for the squared
         loss (Mairal et al. 2010), the multiplicative update on an accumulated numerator and
         denominator for KL, IS and β (Lefèvre et al. 2011); other losses have none. "auto"
-        takes "surrogate" where the loss has one and "sgd" otherwise, except for KL, IS and β
-        on sparse (CSR) input, where it takes "sgd": on 20 Newsgroups TF-IDF (K = 20) the
-        surrogate ends lower (KL 16.8 against 17.6 at MiniBatchNMF's 20-pass time) but its
-        topics are worse (NMI 0.30 against 0.40 within that time; MiniBatchNMF: 0.375). The
+        takes "surrogate" where the loss has one and "sgd" otherwise; for KL, IS and β on
+        sparse (CSR) input the surrogate starts after an SGD warm-up (``sgd_warmup``). The
         paper's step a/(τt + b) is tuned for N ≈ 10⁵ samples scaled to [0, 1]; on smaller
         data its first steps are far too long or its later ones too short (one pass of 20
         Newsgroups TF-IDF with the squared loss: 0.4888 against 0.5 for the zero model; the
@@ -97,8 +100,9 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
         randomized truncated SVD; sparse input stays sparse): atom j is the larger-mass
         sign part of the j-th right singular vector, its zeros filled with the data's mean
         (their "NNDSVDa"), divided by its largest entry; fewer rows than K fall back to
-        "samples". "auto": "nndsvd" for sparse input with the SGD update (text), "samples"
-        with the surrogate update, "random" with SGD on dense input (from samples, SGD's
+        "samples". "auto": "nndsvd" for sparse input whose first steps are SGD (text: the
+        SGD update or its warm-up), "samples" with the surrogate update from the start,
+        "random" with SGD on dense input (from samples, SGD's
         first long steps are rejected by the safeguard on digits with KL). On 20NG KL
         topics, NNDSVD then SGD reaches NMI 0.465–0.477 within MiniBatchNMF's 20-pass time
         (three seeds; from 0.22–0.25 at the first reading) against 0.438–0.456 from
@@ -114,7 +118,8 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
         mini-batches of the nominal size; 1 is a running mean). The faster the early statistics
         (coded with poor dictionaries) are forgotten, the faster the first passes; the longer
         the memory, the less noise later. "auto" takes 0.5 for the squared loss and 0.3 for
-        the multiplicative update (KL, IS, β). The squared loss's statistics A = Σ HᵀH,
+        the multiplicative update (KL, IS, β), 0.5 for it after an SGD warm-up (see
+        ``sgd_warmup``). The squared loss's statistics A = Σ HᵀH,
         B = Σ HᵀX are the loss's own (only the codes grow stale), so a longer memory pays:
         on 20 Newsgroups TF-IDF (K = 20) 0.5 reaches MiniBatchNMF's 20-pass objective in
         0.48–0.75× its time, 0.3 not within 1.25×, at no cost on Poisson counts and digits.
@@ -130,6 +135,19 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
         rows, and the objective on held rows went 1510 → 1491 → 1590 → 1515 by half passes;
         counted in 512-row units it descends throughout, 1522 → 1481 → 1469 → 1459 → 1456 →
         1452 (Poisson counts at 300-row batches: the same level at MiniBatchNMF's time).
+    sgd_warmup : int or "auto", default="auto"
+        Rows of projected SGD steps (the ``a``, ``b`` schedule) before the surrogate update
+        takes over, its statistics starting from that point (``dictionary_update`` "auto" or
+        "surrogate"; "sgd" never switches). "auto" is :data:`SGD_WARMUP_ROWS` (10⁴) for KL,
+        IS and β on sparse input under ``dictionary_update="auto"``, 0 otherwise. On text the
+        two updates find different optima: from NNDSVD, SGD finds topics (20 Newsgroups
+        TF-IDF, K = 20: NMI 0.46–0.48 within MiniBatchNMF's 20-pass time) but stalls in KL
+        (16.8 against MiniBatchNMF's 15.96), while the surrogate from the start reaches the
+        objective with worse topics (NMI 0.385–0.39; MiniBatchNMF: 0.375). SGD for about
+        one pass, then the surrogate (decay 0.5), gives both: over three seeds MiniBatchNMF's
+        objective in 0.30–0.43× its time, 15.72–15.85 and NMI 0.414–0.436 at its time.
+        Shorter warm-ups lose topics (2048 rows: NMI 0.39); the surrogate's decay of 0.3
+        lets both drift back (KL 15.84–15.92, NMI 0.404–0.416).
     batch_size : int, "auto" or "paper", default="auto"
         τ, the rows per online step. "auto" sizes the mini-batch so that the per-step Python
         overhead stays small against the vectorized work (:func:`auto_batch_size`: about
@@ -260,6 +278,7 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
         "dictionary_update": [StrOptions({"auto", "sgd", "surrogate"})],
         "init": [StrOptions({"auto", "random", "samples", "nndsvd"})],
         "surrogate_decay": [Interval(Real, 0, 1, closed="right"), StrOptions({"auto"})],
+        "sgd_warmup": [Interval(Integral, 0, None, closed="left"), StrOptions({"auto"})],
         "batch_size": [Interval(Integral, 1, None, closed="left"),
                        StrOptions({"auto", "paper"})],
         "a": [Interval(Real, 0, None, closed="neither")],
@@ -296,6 +315,7 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
         dictionary_update="auto",
         init="auto",
         surrogate_decay="auto",
+        sgd_warmup="auto",
         batch_size="auto",
         a=2e4,
         b=2e4,
@@ -327,6 +347,7 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
         self.dictionary_update = dictionary_update
         self.init = init
         self.surrogate_decay = surrogate_decay
+        self.sgd_warmup = sgd_warmup
         self.batch_size = batch_size
         self.a = a
         self.b = b
@@ -390,31 +411,41 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
                     # the paper's coder starts from the scale-matched constant (spec §2.3)
                     start="constant" if self.code_step == "paper" else "best")
 
-    def _update_kind(self, loss: Loss, sparse: bool = False) -> str:
-        """"sgd", "bcd" or "mu": the dictionary step for this loss, setting and input."""
+    def _update_kind(self, loss: Loss) -> str:
+        """"sgd", "bcd" or "mu": the dictionary step for this loss and setting (after any
+        SGD warm-up)."""
         if self.dictionary_update == "sgd":
             return "sgd"
         if loss.quadratic:
             return "bcd"
         if loss.majorized_mu:
-            # auto on sparse input (text): SGD's topics are better (see the docstring)
-            return "sgd" if sparse and self.dictionary_update == "auto" else "mu"
+            return "mu"
         if self.dictionary_update == "surrogate":
             raise ValueError(f"dictionary_update='surrogate' is for the squared loss and the "
                              f"beta-divergences (kl, is, beta); the {loss.name} loss has none: "
                              "use 'sgd' or 'auto'")
         return "sgd"
 
+    def _warmup_for(self, loss: Loss, kind: str, sparse: bool) -> int:
+        """Rows of SGD before the ``kind`` update takes over (``sgd_warmup``)."""
+        if kind == "sgd":
+            return 0
+        if self.sgd_warmup != "auto":
+            return int(self.sgd_warmup)
+        text = sparse and loss.majorized_mu and self.dictionary_update == "auto"
+        return SGD_WARMUP_ROWS if text else 0
+
     def _decay(self, auto: float) -> float:
         return auto if self.surrogate_decay == "auto" else float(self.surrogate_decay)
 
     def _update_rule(self, batch_size: int = 1):
-        kind = self._dictionary_kind
+        kind = "sgd" if self._warming_up else self._dictionary_kind
         if kind == "bcd":
             return BCDSurrogateUpdate(self._decay(0.5), self.eps, nominal_batch=batch_size)
         if kind == "mu":
-            return MultiplicativeSurrogateUpdate(self.loss_.mu_exponent, self._decay(0.3),
-                                                 self.eps,
+            # after a warm-up the dictionary moves less, so its statistics stay fresh longer
+            decay = self._decay(0.5 if self._warmup else 0.3)
+            return MultiplicativeSurrogateUpdate(self.loss_.mu_exponent, decay, self.eps,
                                                  nominal_batch=max(batch_size, MU_MEMORY_ROWS))
         return ProjectedSGDUpdate(RobbinsMonroSchedule(self.a, self.b), self.batch_reduce,
                                   self.eps, safeguard=self.step_safeguard)
@@ -506,10 +537,13 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
         rng = check_random_state(self.random_state)
         self._rng = np.random.default_rng(rng.randint(np.iinfo(np.int32).max))
         D0 = self._rng.random((self.n_components, n_features))
-        self._dictionary_kind = self._update_kind(loss, X is not None and sp.issparse(X))
         sparse = X is not None and sp.issparse(X)
+        self._dictionary_kind = self._update_kind(loss)
+        self._warmup = self._warmup_for(loss, self._dictionary_kind, sparse)
+        self._warming_up = self._warmup > 0
+        first_sgd = self._dictionary_kind == "sgd" or self._warming_up
         init = self.init if self.init != "auto" else (
-            "samples" if self._dictionary_kind != "sgd" else "nndsvd" if sparse else "random")
+            "samples" if not first_sgd else "nndsvd" if sparse else "random")
         if init == "nndsvd" and X is not None and X.shape[0] >= self.n_components:
             D0 = self._atoms_from_nndsvd(X, mask, scale, jitter=D0)
         elif init in ("samples", "nndsvd") and X is not None and X.shape[0]:
@@ -642,10 +676,19 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
                     for x, m, h in self._buffer)
         return total / max(self._state.n_samples_seen, 1)
 
+    def _end_warmup(self):
+        """Hand the stream from the SGD warm-up to the surrogate update, whose statistics
+        start here (the step and sample counts carry on)."""
+        self._warming_up = False
+        self._state = anchored_state(self._update_rule(), self.components_, self._state)
+
     def _run(self, X, mask, order, batch_size, progress=None):
         rule = self._update_rule(batch_size)
         sparse = self._sparse_batches(X, mask)
         for start in range(0, order.size, batch_size):
+            if self._warming_up and self._state.n_samples_seen >= self._warmup:
+                self._end_warmup()
+                rule = self._update_rule(batch_size)
             rows = order[start:start + batch_size]
             Xb, Mb = self._prepare_batch(X, rows, mask, sparse)
             self._step(Xb, Mb, rule)

@@ -18,6 +18,7 @@ from ._majorization import (
     BCDSurrogateUpdate,
     MultiplicativeSurrogateUpdate,
     SurrogateState,
+    anchored_state,
     batch_weight,
 )
 from ._poisson import PoissonStats, log_jensen_gap, poisson_row_objective, solve_poisson_rows
@@ -55,4 +56,5 @@ __all__ = ["RobbinsMonroSchedule", "ProjectedSGDUpdate", "SGDState", "SurrogateS
            "theoretical_step_size", "code_tolerance", "iter_chunks", "chunk_terms", "residual",
            "danskin_gradient_sum", "full_gradient", "vr_direction", "smm_dictionary",
            "SMMStats", "WeightedStats", "VRSnapshot", "ProxSGDSchedule", "SurrogateState",
-           "BCDSurrogateUpdate", "MultiplicativeSurrogateUpdate", "batch_weight"]
+           "BCDSurrogateUpdate", "MultiplicativeSurrogateUpdate", "batch_weight",
+           "anchored_state"]

@@ -25,7 +25,7 @@ from ..constraints import project_dictionary_box
 from ._surrogate import WeightedStats, bcd_dictionary
 
 __all__ = ["SurrogateState", "BCDSurrogateUpdate", "MultiplicativeSurrogateUpdate",
-           "batch_weight"]
+           "anchored_state", "batch_weight"]
 
 _TINY = 1e-300
 
@@ -37,6 +37,17 @@ def batch_weight(n_seen: int, n_batch: int, nominal: int, decay: float) -> float
     first batch, t ≤ 1, gets 1)."""
     w = min(1.0, (n_seen / nominal) ** (-decay))
     return 1.0 - (1.0 - w) ** (n_batch / nominal)
+
+
+def anchored_state(rule, components: np.ndarray, counts) -> SurrogateState:
+    """A surrogate rule's state that takes over a stream at ``components``: its statistics
+    are seeded by the next batch's codes so that they are minimized by the current dictionary
+    (the past counts as the rows already seen, weighted as such), and the step and sample
+    counts carry on from ``counts`` (any state with ``n_steps`` and ``n_samples_seen``). From
+    empty statistics instead, the first step would jump to that one batch's fit (KL on
+    20 Newsgroups after an SGD warm-up: 17.6 → 20.2 at the next reading, then 16.3)."""
+    return SurrogateState(rule.init(components, anchored=True).stats, counts.n_steps,
+                          counts.n_samples_seen)
 
 
 @dataclass(frozen=True)
@@ -59,15 +70,21 @@ class BCDSurrogateUpdate:
     max_sweeps: int = 3
     nominal_batch: int = 1
 
-    def init(self, components: np.ndarray) -> SurrogateState:
-        return SurrogateState(WeightedStats.zeros(*components.shape))
+    def init(self, components: np.ndarray, anchored: bool = False) -> SurrogateState:
+        """Empty statistics, or (``anchored``) statistics that the first batch fills at the
+        current dictionary's fixed point (see :func:`anchored_state`)."""
+        return SurrogateState(None if anchored else WeightedStats.zeros(*components.shape))
 
     def update(self, state: SurrogateState, components, H, X, mask=None):
         if mask is not None:
             X = np.where(mask, X, H @ components)
         b = X.shape[0]
         w = batch_weight(state.n_samples_seen + b, b, self.nominal_batch, self.decay)
-        stats = state.stats.add(H, X, 0.0, self.decay, weight=w)
+        past = state.stats
+        if past is None:  # anchored: A = HᵀH/b and B = A·D, whose minimizer is D itself
+            A = (H.T @ H) / b
+            past = WeightedStats(A, A @ components.astype(float, copy=False))
+        stats = past.add(H, X, 0.0, self.decay, weight=w)
         # each atom on the box [0, 1] (exact per-atom minimization), then the whole dictionary
         # onto C: the floor ε on the sum over atoms of each feature couples the atoms, and it
         # only acts where every atom is zero at a feature
@@ -103,17 +120,24 @@ class MultiplicativeSurrogateUpdate:
     eps: float = 1e-8
     nominal_batch: int = 1
 
-    def init(self, components: np.ndarray) -> SurrogateState:
+    def init(self, components: np.ndarray, anchored: bool = False) -> SurrogateState:
+        """Empty statistics, or (``anchored``) statistics that the first batch fills at the
+        current dictionary's fixed point (see :func:`anchored_state`)."""
+        if anchored:
+            return SurrogateState(None)
         z = np.zeros_like(components, dtype=float)
         return SurrogateState(MultiplicativeStats(z, z.copy()))
 
     def update(self, state: SurrogateState, components, HtP, HtQ, n_batch: int):
         g = self.gamma
-        st = state.stats
-        t = st.t + 1
         w = batch_weight(state.n_samples_seen + n_batch, n_batch, self.nominal_batch,
                          self.decay)
         Dg = components if g == 1.0 else components ** (1.0 / g)
+        st = state.stats
+        if st is None:  # anchored: den = HᵀQ/b and num = D^(1/γ) ⊙ den, whose ratio is D
+            den0 = HtQ / n_batch
+            st = MultiplicativeStats(Dg * den0, den0)
+        t = st.t + 1
         num = (1 - w) * st.num + (w / n_batch) * (Dg * HtP)
         den = (1 - w) * st.den + (w / n_batch) * HtQ
         used = den > _TINY
