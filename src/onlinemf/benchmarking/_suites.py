@@ -169,7 +169,8 @@ def _nmf_case(ctx: BenchContext, name: str, X, k: int, lname: str) -> Row:
 
 def suite_topics(ctx: BenchContext) -> list[Row]:
     """KL topics: NMI of the argmax topic against the labels; our time to MiniBatchNMF's
-    20-pass NMI, and our NMI within its time."""
+    20-pass NMI, and our NMI at its time (the model a user holds then; the highest reading
+    within that time is in the note)."""
     from sklearn.decomposition import MiniBatchNMF
     from sklearn.metrics import normalized_mutual_info_score
 
@@ -194,8 +195,9 @@ def suite_topics(ctx: BenchContext) -> list[Row]:
     best_in_time = max([v for t, v in ours if t <= t_anchor] or [ours[0][1]])
     return [Row("topics", f"{name} / KL (K={k})", "OnlineNMF(loss='kl')",
                 "MiniBatchNMF 20 passes", t_anchor, t_ours, t_ours / t_anchor, v_anchor,
-                best_in_time, metric="NMI (higher is better)",
-                note=f"time to NMI 0.40: {time_to(ours, 0.40, True):.2f} s")]
+                value_at(ours, t_anchor), metric="NMI (higher is better)",
+                note=f"time to NMI 0.40: {time_to(ours, 0.40, True):.2f} s; highest within "
+                     f"the anchor's time {best_in_time:.3f}")]
 
 
 def suite_sparse(ctx: BenchContext) -> list[Row]:
