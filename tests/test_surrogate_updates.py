@@ -355,3 +355,22 @@ def test_sgd_warmup_then_surrogate_ends_below_either_alone_on_topics():
     hybrid = OnlineNMF(5, sgd_warmup=3000, **kw).fit(X)
     sgd = OnlineNMF(5, dictionary_update="sgd", init="nndsvd", **kw).fit(X)
     assert hybrid.score(X) > sgd.score(X)
+
+
+def test_a_pickled_stream_resumes_exactly_across_the_warmup_switch():
+    import pickle
+
+    X = sp.csr_matrix(load_digits().data[:500] / 16.0)
+    kw = dict(loss="kl", sgd_warmup=200, batch_size=100, random_state=0)
+    whole = OnlineNMF(6, **kw)
+    for lo in range(0, 500, 100):
+        whole.partial_fit(X[lo:lo + 100])
+    # cut mid-warm-up, at its last row (the switch comes with the next batch) and after it
+    for cut in (100, 200, 300):
+        est = OnlineNMF(6, **kw)
+        for lo in range(0, cut, 100):
+            est.partial_fit(X[lo:lo + 100])
+        est = pickle.loads(pickle.dumps(est))
+        for lo in range(cut, 500, 100):
+            est.partial_fit(X[lo:lo + 100])
+        np.testing.assert_array_equal(est.components_, whole.components_)
