@@ -309,3 +309,60 @@ def test_batch_methods_that_need_memory_refuse_dask_arrays_by_name():
         batch_robust_nmf(Xd, 2)
     with pytest.raises(ValueError, match="needs Y in memory"):
         batch_poisson_factorization(Xd, 2)
+
+
+# ----------------------------------------------------------------------------- CSR chunks
+def _sparse_counts(n=600, f=30, seed=0):
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(seed)
+    return sp.random(n, f, density=0.15, format="csr", random_state=seed,
+                     data_rvs=lambda m: rng.poisson(2.0, m) + 1.0)
+
+
+def test_a_corpus_in_csr_chunks_streams_like_the_csr_matrix_in_memory():
+    """A dask array whose chunks are CSR (a corpus too large for memory, stored sparse):
+    OnlineNMF's stream, start, warm-up, codes and score are those of the CSR matrix."""
+    X = _sparse_counts()
+    Xd = da.from_array(X, chunks=(130, 30), asarray=False)
+    kw = dict(n_components=4, loss="kl", sgd_warmup=250, batch_size=50, random_state=0)
+    mem, lazy = OnlineNMF(**kw).partial_fit(X), OnlineNMF(**kw).partial_fit(Xd)
+    assert lazy._warmup == 250 and not lazy._warming_up  # sparse input: the text defaults
+    assert lazy.scale_ == mem.scale_ == float(X.data.max())
+    np.testing.assert_array_equal(lazy.components_, mem.components_)
+    codes = lazy.transform(Xd)
+    assert isinstance(codes, da.Array) and isinstance(codes._meta, np.ndarray)
+    np.testing.assert_array_equal(codes.compute(), mem.transform(X))
+    assert lazy.score(Xd) == pytest.approx(mem.score(X), rel=1e-12)
+    # auto on CSR chunks is the sparse auto (NNDSVD start, warm-up), not the dense one
+    assert OnlineNMF(4, loss="kl", random_state=0).fit(Xd)._warmup > 0
+
+
+@pytest.mark.parametrize("name", ["OnlineRobustNMF", "OnlineDictionaryLearning",
+                                  "PoissonSubspaceTracker", "StochasticMF"])
+def test_other_estimators_read_csr_chunks_as_their_rows(name):
+    import onlinemf
+
+    X = _sparse_counts(n=240, f=12, seed=1)
+    make = {"OnlineRobustNMF": lambda: onlinemf.OnlineRobustNMF(3, batch_size=10,
+                                                                random_state=0),
+            "OnlineDictionaryLearning": lambda: onlinemf.OnlineDictionaryLearning(
+                3, batch_size=10, random_state=0),
+            "PoissonSubspaceTracker": lambda: onlinemf.PoissonSubspaceTracker(
+                3, random_state=0),
+            "StochasticMF": lambda: onlinemf.StochasticMF("onmf", "smm", 3, batch_size=10,
+                                                          random_state=0)}[name]
+    mem = make().partial_fit(X)
+    lazy = make().partial_fit(da.from_array(X, chunks=(70, 12), asarray=False))
+    np.testing.assert_allclose(lazy.components_, mem.components_, rtol=1e-12, atol=1e-14)
+
+
+def test_reductions_over_csr_chunks_count_their_implicit_zeros():
+    from onlinemf._dask import dask_nanmax, dask_nanmean
+
+    X = _sparse_counts(n=200, f=10, seed=2)
+    Xd = da.from_array(X, chunks=(60, 10), asarray=False)
+    assert dask_nanmax(Xd) == float(X.max())
+    assert dask_nanmean(Xd) == pytest.approx(float(X.toarray().mean()), rel=1e-12)
+    neg = da.from_array(-X, chunks=(60, 10), asarray=False)
+    assert dask_nanmax(neg) == 0.0  # the implicit zeros are the largest entries

@@ -11,14 +11,38 @@ from collections.abc import Iterator
 
 import numpy as np
 
-__all__ = ["is_dask_array", "iter_row_blocks", "dask_nanmax", "take_rows", "map_reduce_blocks",
-           "check_dask_rows"]
+__all__ = ["is_dask_array", "has_sparse_chunks", "as_rows", "stack_rows", "iter_row_blocks",
+           "dask_nanmax", "dask_nanmean", "take_rows", "map_reduce_blocks", "check_dask_rows"]
 
 
 def is_dask_array(X) -> bool:
     """Whether X is a dask array (checked by type name, so dask need not be imported)."""
     return any(c.__module__.startswith("dask.") and c.__name__ == "Array"
                for c in type(X).__mro__)
+
+
+def has_sparse_chunks(X) -> bool:
+    """Whether a dask array's chunks are scipy sparse matrices (a corpus stored as CSR
+    blocks), which dask's reductions do not handle: they are read block by block here."""
+    import scipy.sparse as sp
+
+    return sp.issparse(getattr(X, "_meta", None))
+
+
+def as_rows(block):
+    """A computed block as in-memory rows: CSR if it is sparse, else an ndarray."""
+    import scipy.sparse as sp
+
+    return sp.csr_matrix(block) if sp.issparse(block) else np.asarray(block)
+
+
+def stack_rows(parts):
+    """Row blocks one under the other (CSR if any is sparse)."""
+    import scipy.sparse as sp
+
+    if any(sp.issparse(p) for p in parts):
+        return sp.vstack(parts, format="csr")
+    return np.concatenate(parts, axis=0)
 
 
 def _whole_rows(X):
@@ -41,18 +65,44 @@ def iter_row_blocks(X, *, buffer_blocks: int = 1, rng: np.random.Generator | Non
     n_blocks = X.numblocks[0]
     order = rng.permutation(n_blocks) if rng is not None else np.arange(n_blocks)
     for start in range(0, n_blocks, buffer_blocks):
-        group = [np.asarray(X.blocks[int(i)].compute()) for i in order[start:start + buffer_blocks]]
-        rows = np.concatenate(group, axis=0) if len(group) > 1 else group[0]
+        group = [as_rows(X.blocks[int(i)].compute()) for i in order[start:start + buffer_blocks]]
+        rows = stack_rows(group) if len(group) > 1 else group[0]
         if rng is not None:
             rows = rows[rng.permutation(rows.shape[0])]
         yield rows
 
 
 def dask_nanmax(X) -> float:
-    """max of X ignoring NaN, as one dask reduction (a pass over the blocks)."""
+    """max of X ignoring NaN, as one dask reduction (a pass over the blocks; for sparse
+    chunks a max over each block's stored values and its implicit zeros)."""
     import dask.array as da
 
+    if has_sparse_chunks(X):
+        return map_reduce_blocks(_sparse_block_max, X, combine=max)
     return float(da.nanmax(X).compute())
+
+
+def dask_nanmean(X) -> float:
+    """mean of X ignoring NaN, as one pass over the blocks (sparse chunks: their implicit
+    zeros count); NaN if every entry is NaN."""
+    import dask.array as da
+
+    if not has_sparse_chunks(X):
+        return float(da.nanmean(X).compute())
+    total, count = map_reduce_blocks(_sparse_block_sum_count, X)
+    return float(total / count) if count else float("nan")
+
+
+def _sparse_block_sum_count(block) -> np.ndarray:
+    data = block.tocsr().data
+    nan = np.isnan(data)
+    return np.array([float(data[~nan].sum()), block.shape[0] * block.shape[1] - nan.sum()])
+
+
+def _sparse_block_max(block) -> float:
+    data = block.tocsr().data
+    top = float(np.nanmax(data)) if data.size and not np.isnan(data).all() else -np.inf
+    return max(top, 0.0) if data.size < block.shape[0] * block.shape[1] else top
 
 
 def take_rows(X, rows) -> np.ndarray:
@@ -60,23 +110,23 @@ def take_rows(X, rows) -> np.ndarray:
     computes only the blocks those rows live in) and put back in the asked order."""
     rows = np.asarray(rows)
     order = np.argsort(rows, kind="stable")
-    out = np.asarray(X[rows[order]].compute())
+    out = as_rows(X[rows[order]].compute())
     back = np.empty_like(order)
     back[order] = np.arange(order.size)
     return out[back]
 
 
-def map_reduce_blocks(func, X):
+def map_reduce_blocks(func, X, combine=None):
     """``func(block)`` on every row block of X as independent dask tasks (on the active
-    scheduler, a ``distributed.Client`` included), summed with ``+``: a map-reduce pass that
-    brings back only what ``func`` returns, never the data."""
+    scheduler, a ``distributed.Client`` included), combined with ``combine`` (default ``+``):
+    a map-reduce pass that brings back only what ``func`` returns, never the data."""
     import dask
 
     tasks = [dask.delayed(func)(block) for block in _whole_rows(X).to_delayed().ravel()]
     parts = dask.compute(*tasks)
     total = parts[0]
     for part in parts[1:]:
-        total = total + part
+        total = total + part if combine is None else combine(total, part)
     return total
 
 
@@ -93,6 +143,12 @@ def check_dask_rows(X, name: str, n_features: int | None = None):
                          "features as input")
     if not np.issubdtype(X.dtype, np.number):
         raise ValueError(f"{name} needs a numeric dask array, got dtype {X.dtype}")
-    if not bool(da.isfinite(X).all().compute()):
+    finite = (map_reduce_blocks(_sparse_block_finite, X, combine=lambda a, b: a and b)
+              if has_sparse_chunks(X) else bool(da.isfinite(X).all().compute()))
+    if not finite:
         raise ValueError(f"Input X contains NaN or infinity ({name} needs finite data)")
     return X
+
+
+def _sparse_block_finite(block) -> bool:
+    return bool(np.isfinite(block.tocsr().data).all())

@@ -90,10 +90,10 @@ def dense_batch(X, rows, mask=None):
 
     Returns ``(Xb, Mb)`` where ``Mb`` is None when every entry of the batch is observed.
     """
-    if is_dask_array(X):  # only the blocks the rows live in are computed
-        Xb = take_rows(X, rows)
-    else:
-        Xb = X[rows].toarray() if sp.issparse(X) else X[rows]
+    # a dask array: only the blocks the rows live in are computed (CSR if its chunks are)
+    Xb = take_rows(X, rows) if is_dask_array(X) else X[rows]
+    if sp.issparse(Xb):
+        Xb = Xb.toarray()
     nan = np.isnan(Xb)
     Mb = None if mask is None else mask[rows]
     if nan.any():

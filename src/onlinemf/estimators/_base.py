@@ -9,7 +9,7 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import ThreadpoolController
 
-from .._dask import is_dask_array, iter_row_blocks, map_reduce_blocks
+from .._dask import as_rows, is_dask_array, iter_row_blocks, map_reduce_blocks, stack_rows
 from .._history import History
 
 __all__ = ["OnlineFactorizationMixin", "one_blas_thread", "transactional"]
@@ -88,7 +88,7 @@ class OnlineFactorizationMixin:
             if check is not None:
                 block = check(block)
             if carry is not None and carry.shape[0]:
-                head = np.concatenate([carry, block[:batch_size - carry.shape[0]]])
+                head = stack_rows([carry, block[:batch_size - carry.shape[0]]])
                 block = block[batch_size - carry.shape[0]:]
                 if head.shape[0] < batch_size:
                     carry = head
@@ -160,7 +160,7 @@ class OnlineFactorizationMixin:
 
 def _weighted_score(estimator, block):
     """(score·rows, rows) of one in-memory row block (the map step of ``_score_dask``)."""
-    block = np.asarray(block)
+    block = as_rows(block)
     return np.array([estimator.score(block) * block.shape[0], block.shape[0]])
 
 

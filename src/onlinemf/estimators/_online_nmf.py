@@ -13,7 +13,14 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from .._dask import dask_nanmax, is_dask_array, iter_row_blocks, take_rows
+from .._dask import (
+    as_rows,
+    dask_nanmax,
+    has_sparse_chunks,
+    is_dask_array,
+    iter_row_blocks,
+    take_rows,
+)
 from .._sparse import SparseRows, as_sparse_rows
 from .._validation import check_magnitude, check_stream_input, dense_batch, guarded_validation
 from ..coders import STEP_RULES, solve_codes
@@ -147,7 +154,7 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
         one pass, then the surrogate (decay 0.5), gives both: over three seeds MiniBatchNMF's
         objective in 0.30–0.43× its time, 15.72–15.85 and NMI 0.414–0.436 at its time.
         Shorter warm-ups lose topics (2048 rows: NMI 0.39); the surrogate's decay of 0.3
-        lets both drift back (KL 15.84–15.92, NMI 0.404–0.416).
+        lets both drift back (KL 15.84–15.92, NMI 0.404–0.416). Fixed on the first data seen.
     batch_size : int, "auto" or "paper", default="auto"
         τ, the rows per online step. "auto" sizes the mini-batch so that the per-step Python
         overhead stays small against the vectorized work (:func:`auto_batch_size`: about
@@ -537,7 +544,7 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
         rng = check_random_state(self.random_state)
         self._rng = np.random.default_rng(rng.randint(np.iinfo(np.int32).max))
         D0 = self._rng.random((self.n_components, n_features))
-        sparse = X is not None and sp.issparse(X)
+        sparse = X is not None and (sp.issparse(X) or is_dask_array(X) and has_sparse_chunks(X))
         self._dictionary_kind = self._update_kind(loss)
         self._warmup = self._warmup_for(loss, self._dictionary_kind, sparse)
         self._warming_up = self._warmup > 0
@@ -758,10 +765,10 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
             check=lambda block: self._check_X(block, None, reset=False)[0])
 
     def _transform_block(self, block):
-        return self.transform(np.asarray(block))
+        return self.transform(as_rows(block))
 
     def _loss_block(self, block):
-        X, mask, _, _ = self._check_X(np.asarray(block), None, reset=False)
+        X, mask, _, _ = self._check_X(as_rows(block), None, reset=False)
         losses = np.empty(X.shape[0])
         for rows, Xb, Mb, Hb in self._coded_chunks(X, mask):
             losses[rows] = self._losses(Xb, Mb, Hb, self.components_)
@@ -817,8 +824,9 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
         check_is_fitted(self, "components_")
         if is_dask_array(X):  # lazy: one task per row block, on the active scheduler
             X = X if len(X.chunks[1]) == 1 else X.rechunk({1: -1})
+            dtype = self.components_.dtype  # dense codes, whatever the chunks' type
             return X.map_blocks(self._transform_block, chunks=(X.chunks[0],
-                                (self.n_components_,)), dtype=self.components_.dtype)
+                                (self.n_components_,)), dtype=dtype, meta=np.empty((0, 0), dtype))
         X, mask, _, _ = self._check_X(X, mask, reset=False)
         H = np.empty((X.shape[0], self.n_components_), dtype=self.components_.dtype)
         for rows, _, _, Hb in self._coded_chunks(X, mask):
@@ -830,7 +838,8 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
         check_is_fitted(self, "components_")
         if is_dask_array(X):  # a map over the row blocks and a mean, computed here
             X = X if len(X.chunks[1]) == 1 else X.rechunk({1: -1})
-            losses = X.map_blocks(self._loss_block, drop_axis=1, dtype=float)
+            losses = X.map_blocks(self._loss_block, drop_axis=1, dtype=float,
+                                  meta=np.empty((0,)))
             return -float(losses.mean().compute())
         X, mask, _, _ = self._check_X(X, mask, reset=False)
         total = sum(float(self._losses(Xb, Mb, Hb, self.components_).sum())

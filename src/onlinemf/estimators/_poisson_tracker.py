@@ -12,7 +12,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from .._dask import is_dask_array, iter_row_blocks
+from .._dask import dask_nanmean, is_dask_array, iter_row_blocks
 from .._validation import check_stream_input, dense_batch, guarded_validation
 from ..coders import solve_codes
 from ..losses import KLDivergence
@@ -209,10 +209,8 @@ class PoissonSubspaceTracker(OnlineFactorizationMixin, ClassNamePrefixFeaturesOu
             if mask is not None:
                 raise ValueError("with a dask array, mark missing entries with NaN")
             if not hasattr(self, "components_"):
-                import dask.array as da
-
                 first, _ = self._check(next(iter_row_blocks(X)), None, True)
-                level = float(da.nanmean(X).compute())
+                level = dask_nanmean(X)
                 self._initialize(first, None, level if np.isfinite(level) else 1.0)
             self._stream_dask_rows(X, 1)
             return self
