@@ -210,3 +210,48 @@ def test_reproduce_list_shows_what_an_output_folder_holds(tmp_path, capsys):
     assert " done " in lines["lyu-torus"] and " done " not in lines["lyu-wan"]
     assert main(["reproduce", "--list", "--scale", "paper", "--out", out]) == 0
     assert " done " not in capsys.readouterr().out  # another scale
+
+
+def test_kept_only_assembles_the_finished_panels_and_a_resume_completes_the_rest(
+        tmp_path, capsys):
+    """A long experiment is reported panel by panel while its runs go on: --kept-only
+    computes nothing, reports a panel whose pieces are missing as not measured, and the
+    partial result never stands in for the experiment in a later --resume run."""
+    import os
+
+    out = tmp_path / "rep"
+    argv = ["reproduce", "zhf-stepsize", "--scale", "tiny", "--out", str(out)]
+    assert main(argv) == 0
+    full = (out / "claims.csv").read_text().splitlines()[1:]
+    assert len(full) == 2 and not any(",not measured," in line for line in full)
+    pieces = out / "pieces"
+    onmf = [p for p in os.listdir(pieces) if "-onmf-" in p]
+    assert onmf
+    for p in onmf:  # as if the ONMF panel had not run yet
+        os.remove(pieces / p)
+    os.remove(out / "results" / "zhf-stepsize.pkl")
+    before = set(os.listdir(pieces))
+    assert main(argv + ["--kept-only"]) == 0
+    assert set(os.listdir(pieces)) == before  # nothing computed
+    rows = (out / "claims.csv").read_text().splitlines()[1:]
+    measured = [r for r in rows if "VR-ODL" in r]
+    missing = [r for r in rows if "VR-ONMF" in r]
+    assert len(measured) == len(missing) == 1
+    assert ",not measured," not in measured[0] and ",not measured," in missing[0]
+    assert "**Partial**" in (out / "report.md").read_text()
+    capsys.readouterr()
+    assert main(["reproduce", "--list", "--scale", "tiny", "--out", str(out)]) == 0
+    assert " partial " in next(line for line in capsys.readouterr().out.splitlines()
+                               if line.startswith("zhf-stepsize"))
+    # an experiment with nothing kept is not assembled at all (and says so)
+    assert main(["reproduce", "zhf-fig2", "--scale", "tiny", "--out", str(out),
+                 "--kept-only"]) == 0
+    assert "not assembled" in capsys.readouterr().out
+    assert "## zhf-fig2" not in (out / "report.md").read_text()
+    assert not (out / "figures" / "zhf_fig2.png").exists()
+    # --resume runs the experiment again (the ONMF panel), not the partial result
+    assert main(argv + ["--resume"]) == 0
+    rows = (out / "claims.csv").read_text().splitlines()[1:]
+    assert len(rows) == 2 and not any(",not measured," in r for r in rows)
+    assert "**Partial**" not in (out / "report.md").read_text()
+    assert any("-onmf-" in p for p in os.listdir(pieces))

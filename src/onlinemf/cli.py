@@ -347,7 +347,8 @@ def _list_experiments(args, registry) -> int:
             try:
                 with open(res, "rb") as fh:
                     kept = pickle.load(fh)
-                state = "done" if getattr(kept, "scale", None) == args.scale else "-"
+                state = ("-" if getattr(kept, "scale", None) != args.scale else
+                         "partial" if getattr(kept, "missing", None) else "done")
             except Exception:
                 state = "unreadable"
         if state == "-":
@@ -362,14 +363,15 @@ def _cmd_reproduce(args) -> int:
 
     if args.list:
         return _list_experiments(args, REGISTRY)
+    resume = args.resume or args.kept_only
     ctx = Context(scale=args.scale, out_dir=args.out, data_dir=args.data_dir, seed=args.seed,
-                  resume=args.resume)
+                  resume=resume, kept_only=args.kept_only)
     store = os.path.join(args.out, "results")
 
     def finished_before() -> dict:
         """Results already in --out (this scale), read afresh: another run may add some."""
         done = {}
-        if args.resume and os.path.isdir(store):
+        if resume and os.path.isdir(store):
             for fname in sorted(os.listdir(store)):
                 if fname.endswith(".pkl"):
                     try:
@@ -381,7 +383,9 @@ def _cmd_reproduce(args) -> int:
                         done[res.name] = res
         return done
 
-    done = finished_before()
+    # a partial result (panels missing) is reported until a run completes it, never kept
+    # in its place
+    done = {n: r for n, r in finished_before().items() if not getattr(r, "missing", None)}
 
     def with_kept(results):
         """The run's results and, with --resume, every other finished one (registry order):
@@ -485,6 +489,10 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--resume", action="store_true",
                    help="keep the experiments (and the pieces of long ones) an earlier run "
                         "into --out finished")
+    r.add_argument("--kept-only", action="store_true",
+                   help="compute nothing: assemble the named experiments from the pieces kept "
+                        "in --out (implies --resume); panels not yet run are reported as not "
+                        "measured, and a later --resume run computes them")
     r.add_argument("--list", action="store_true",
                    help="list the experiments, and which --out holds finished at --scale")
     r.set_defaults(func=_cmd_reproduce)

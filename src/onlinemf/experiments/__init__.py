@@ -9,6 +9,7 @@ from . import lyu_ndl, wang_chi_poisson, zhao_divergences, zhao_haskell_feng, zh
 from ._registry import (
     REGISTRY,
     Context,
+    PieceMissing,
     Result,
     experiment_names,
     register,
@@ -16,6 +17,6 @@ from ._registry import (
     write_report,
 )
 
-__all__ = ["REGISTRY", "Context", "Result", "experiment_names", "register", "run_experiments",
-           "write_report", "lyu_ndl", "wang_chi_poisson", "zhao_divergences",
+__all__ = ["REGISTRY", "Context", "PieceMissing", "Result", "experiment_names", "register",
+           "run_experiments", "write_report", "lyu_ndl", "wang_chi_poisson", "zhao_divergences",
            "zhao_haskell_feng", "zhao_tan_outliers"]

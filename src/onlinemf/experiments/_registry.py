@@ -14,8 +14,14 @@ from dataclasses import dataclass, field
 from .._io import write_atomic
 from ._verdicts import NOT_MEASURED, VERDICTS
 
-__all__ = ["Context", "Result", "register", "REGISTRY", "run_experiments", "write_report",
-           "pyplot", "save_figure"]
+__all__ = ["Context", "Result", "PieceMissing", "register", "REGISTRY", "run_experiments",
+           "write_report", "pyplot", "save_figure"]
+
+
+class PieceMissing(LookupError):
+    """A piece that a ``kept_only`` run would have had to compute (see :meth:`Context.memo`);
+    an experiment of independent panels catches it per panel and reports that panel's
+    claims as not measured."""
 
 
 @dataclass
@@ -29,6 +35,9 @@ class Context:
     data_dir: str | None = None
     seed: int = 0
     resume: bool = False
+    # assemble from kept pieces only: a missing piece raises PieceMissing instead of running
+    # (a report of the panels finished so far while the long runs go on)
+    kept_only: bool = False
     versions: set = field(default_factory=set)
     # compute seconds of the pieces loaded instead of computed (and how many of those were
     # kept before pieces recorded their time): the report adds them to the run's own time
@@ -52,9 +61,10 @@ class Context:
         resumes piece by piece: with ``resume``, a piece finished earlier (same scale, seed and
         key) is loaded instead of recomputed. The code version of every piece used is kept in
         ``versions`` (the experiment is stamped with all of them). A piece whose content or
-        meaning changes needs a new key (kept pieces are not recomputed)."""
+        meaning changes needs a new key (kept pieces are not recomputed). With ``kept_only``
+        a piece not kept raises :class:`PieceMissing`."""
         path = os.path.join(self.out_dir, "pieces", f"{self.scale}-{self.seed}-{key}.pkl")
-        if self.resume and os.path.exists(path):
+        if (self.resume or self.kept_only) and os.path.exists(path):
             try:
                 with open(path, "rb") as fh:
                     version, value, *timed = pickle.load(fh)  # (version, value[, seconds])
@@ -66,6 +76,8 @@ class Context:
                 return value
             except Exception:  # an unreadable piece is computed again
                 pass
+        if self.kept_only:
+            raise PieceMissing(key)
         version = code_version()
         t0 = time.perf_counter()
         value = func()
@@ -102,6 +114,9 @@ class Result:
     commit: str = ""
     kept_seconds: float = 0.0  # compute time of the pieces a resumed run loaded
     kept_untimed: int = 0  # loaded pieces written before pieces recorded their time
+    # panels not yet run (a kept-only assembly): their claims are "not measured", and a
+    # later run computes the experiment again instead of keeping this result
+    missing: list = field(default_factory=list)
 
 
 @dataclass
@@ -198,7 +213,20 @@ def run_experiments(names, ctx: Context, progress=None, on_result=None,
         ctx.versions = {version}
         ctx.kept_seconds, ctx.kept_untimed = 0.0, 0
         t0 = time.perf_counter()
-        res = exp.func(ctx)
+        try:
+            res = exp.func(ctx)
+        except PieceMissing as missing:  # kept-only, and not assembled panel by panel
+            if progress:
+                progress(f"  {name}: piece {missing} not kept yet, not assembled")
+            continue
+        if res.missing and all(c[3] == NOT_MEASURED for c in res.claims):
+            for _, path in res.figures:  # no panel kept: no figure of empty axes either
+                if os.path.exists(path):
+                    os.remove(path)
+            if progress:  # it stays among the experiments not run
+                progress(f"  {name}: no panel kept yet ({', '.join(res.missing)}), not "
+                         "assembled")
+            continue
         res.name, res.title = name, exp.title
         res.seconds = time.perf_counter() - t0
         res.kept_seconds, res.kept_untimed = ctx.kept_seconds, ctx.kept_untimed
@@ -314,6 +342,10 @@ def write_report(results: list[Result], ctx: Context) -> str:
         out += [f"## {res.name}: {res.title}", "",
                 f"_Ran in {res.seconds:.1f} s{_kept_time(res)} at scale {res.scale or '?'} on "
                 f"{res.commit or 'an unrecorded version'}._", ""]
+        if getattr(res, "missing", None):
+            out += [f"**Partial**: assembled from the pieces finished so far; not yet run at "
+                    f"this scale: {', '.join(res.missing)} (their claims are not measured).",
+                    ""]
         if res.claims:
             rows = [list(c[:3]) + [r[4], c[4] if len(c) >= 5 else ""]
                     for c, r in zip(res.claims, claim_rows([res]))]
