@@ -183,6 +183,8 @@ def _panel_not_run(res: Result, axes, panel: str, whats, paper: str, band: str) 
                                 NOT_MEASURED, band))
     for ax in np.atleast_1d(axes):
         ax.set_title(f"{panel}: not yet run", fontsize=8)
+        ax.set_xticks([])
+        ax.set_yticks([])
 
 
 def _plot_panel(axes, runs, logs, title):
