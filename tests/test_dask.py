@@ -334,8 +334,12 @@ def test_a_corpus_in_csr_chunks_streams_like_the_csr_matrix_in_memory():
     assert isinstance(codes, da.Array) and isinstance(codes._meta, np.ndarray)
     np.testing.assert_array_equal(codes.compute(), mem.transform(X))
     assert lazy.score(Xd) == pytest.approx(mem.score(X), rel=1e-12)
-    # auto on CSR chunks is the sparse auto (NNDSVD start, warm-up), not the dense one
-    assert OnlineNMF(4, loss="kl", random_state=0).fit(Xd)._warmup > 0
+    # auto on CSR chunks is the sparse auto (NNDSVD start, warm-up, and batches sized by
+    # the nonzeros of a row, read from the first block), not the dense one
+    auto = OnlineNMF(4, loss="kl", random_state=0)
+    assert auto.batch_size_for(Xd) == auto.batch_size_for(X[:130]) > \
+        auto.batch_size_for(X[:130].toarray())
+    assert auto.fit(Xd)._warmup > 0
 
 
 @pytest.mark.parametrize("name", ["OnlineRobustNMF", "OnlineDictionaryLearning",

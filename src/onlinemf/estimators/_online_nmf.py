@@ -468,6 +468,8 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
         if self.batch_size != "auto":
             return int(self.batch_size)
         k = self.n_components
+        if is_dask_array(X) and has_sparse_chunks(X):  # CSR blocks: the first one's rows
+            X = as_rows(X.blocks[0].compute())
         if self._sparse_batches(X, None, self._make_loss()) and X.shape[0]:
             # a sparse step also pays O(K·F) for the dictionary and a Python cost per coder
             # iteration that the few nonzeros of a row cannot amortize: larger batches
