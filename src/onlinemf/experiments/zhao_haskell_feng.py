@@ -21,6 +21,7 @@ from ..datasets import (
     render_faces,
 )
 from ..estimators import StochasticMF
+from ..updates import default_batch_params
 from ._registry import Context, PieceMissing, Result, pyplot, register, save_figure
 from ._verdicts import NOT_MEASURED, claim, count_band, judge
 
@@ -89,13 +90,14 @@ def _no_memo(key, func):
 
 
 def tuned_scale(problem, method, X, K, S, seed, grid=STEP_GRID, limits=STEP_LIMITS,
-                memo=_no_memo, key="", **kw) -> float:
+                memo=_no_memo, key="", values: dict | None = None, **kw) -> float:
     """The paper's protocol (spec §4.5 item 3): the step multiplier of VR (η) or SGD (β) with
     the lowest f after the full budget, on a grid around the automatic step that is widened
     by factors of 2 while the best multiplier sits on its edge (within ``limits``; a diverged
     multiplier closes that side), so no method's best step is an edge of its grid. Each fit
-    is one ``memo`` piece (``key``-``method``-c), so a long tuning resumes fit by fit."""
-    f_at: dict[float, float] = {}
+    is one ``memo`` piece (``key``-``method``-c), so a long tuning resumes fit by fit;
+    ``values`` (a dict) receives the final f of every multiplier tried."""
+    f_at: dict[float, float] = {} if values is None else values
 
     def fit_f(scale):
         try:
@@ -174,6 +176,38 @@ def _below_both(values: dict) -> tuple[str, str]:
     return count_band(sum(values["vr"] <= values[m] for m in ("smm", "sgd")), 2, 1)
 
 
+def _inner_loop_ablation(ctx: Context, sc: dict, cache: dict, done: dict) -> list:
+    """VR with m = n/b inner steps (one pass of them per outer iteration) on the face panels
+    whose runs are at hand, S chosen for about the passes of the paper's runs, its step tuned
+    by the same protocol (each fit a piece; a kept-only assembly leaves out a panel whose
+    fits are not kept)."""
+    rows = []
+    if ctx.scale == "quick":  # the demo's budget; tiny runs it (the tests), paper the faces
+        return rows
+    for (problem, dname), (runs, _) in done.items():
+        if dname not in ("cbcl", "mnist") and not ctx.quick:
+            continue  # the robust panels' fits take an hour each at paper scale
+        X = cache[dname][0]
+        n = X.shape[0]
+        b, m_paper = default_batch_params(n)
+        m = max(1, round(n / b))
+        S = max(1, round(float(runs["vr"]["passes"][-1]) / (1 + 2 * m * b / n)))
+        key = f"zhf-fig1-{problem}-{dname}-inner{m}"
+        try:
+            f_at: dict[float, float] = {}
+            c = tuned_scale(problem, "vr", X, sc["K"], S, ctx.seed, limits=sc["step_limits"],
+                            memo=ctx.memo, key=key, values=f_at, inner_iter=m)
+        except PieceMissing:
+            continue
+        finals = {k: float(runs[k]["history"]["objective"][-1]) for k in METHODS}
+        rows.append([problem.upper(), dname,
+                     f"{m_paper / (1 + 2 * m_paper * b / n):.1f} ({m_paper}) / {n / b:.0f}",
+                     f"{finals['vr']:.5g}", f"{f_at[c]:.5g}", f"{c:g}",
+                     f"{S * (1 + 2 * m * b / n):.1f}", f"{finals['smm']:.5g}",
+                     f"{finals['sgd']:.5g}"])
+    return rows
+
+
 def _panel_not_run(res: Result, axes, panel: str, whats, paper: str, band: str) -> None:
     """A panel whose fits are not all kept yet (a kept-only assembly): its claims not
     measured, its axes marked, the panel listed as missing."""
@@ -211,7 +245,7 @@ def fig1(ctx: Context) -> Result:
     plt = pyplot()
     fig, axes = plt.subplots(4, 4, figsize=(15, 12))
     rows = []
-    cache = {}
+    cache, done = {}, {}
     for i, (problem, dname) in enumerate(PANELS):
         if dname not in cache:
             cache[dname] = load_panel_data(dname, ctx, sc)
@@ -232,6 +266,7 @@ def fig1(ctx: Context) -> Result:
         ax = axes[i // 2, 2 * (i % 2): 2 * (i % 2) + 2]
         try:
             runs, f_ref, logs = ctx.memo(f"zhf-fig1-{problem}-{dname}", panel)
+            done[(problem, dname)] = (runs, f_ref)
         except PieceMissing:
             _panel_not_run(res, ax, f"{problem.upper()} / {dname}",
                            ["VR lowest suboptimality at equal time",
@@ -256,10 +291,24 @@ def fig1(ctx: Context) -> Result:
                                 "VR below SMM and SGD (plot)",
                                 "VR {vr:.2f}, SMM {smm:.2f}, SGD {sgd:.2f}".format(**final),
                                 *_below_both(final)))
+    inner_rows = _inner_loop_ablation(ctx, sc, cache, done)
     res.tables.append(("Final log10-suboptimality at equal passes and algorithm time (s)",
                        ["problem", "data", "f(Ŵ)", "c (VR / SGD)", "VR", "SMM", "SGD", "t VR",
                         "t SMM",
                         "t SGD"], rows))
+    if inner_rows:
+        res.tables.append((
+            "Why VR trails: dictionary updates per data pass, and VR with one pass of inner "
+            "steps (m = n/b, its step re-tuned) at about the same number of passes",
+            ["problem", "data", "updates / pass VR (m) / SMM, SGD", "f VR (paper's m)",
+             "f VR (m = n/b)", "its c", "its passes", "f SMM", "f SGD"], inner_rows))
+        res.notes.append(
+            "Each VR outer iteration spends n solves on the snapshot and 2mb on its m inner "
+            "steps, so with the paper's m = 0.5·n^(1/3) VR takes m/(1 + 2mb/n) dictionary "
+            "steps per pass against n/b for SMM and SGD (CBCL: 5.8 against 67), and its "
+            "constant step is capped by the global curvature bound L̂ (Fig. S-3: 2η̂ is "
+            "already worse than η̂ on ODL and ONMF), where SMM's block coordinate steps use "
+            "each atom's own curvature. The table's ablation measures the first part.")
     save_figure(ctx, res, fig, "zhf_fig1.png",
                 "Fig. 1: log10-suboptimality vs passes (left) and time (right), per panel")
     res.notes.append(
