@@ -61,7 +61,12 @@ def load_panel_data(name: str, ctx: Context, sc: dict) -> tuple[np.ndarray, str]
                    "rendered 19×19 faces (CBCL not given)"))
     elif name == "mnist":
         X = load_mnist(ctx.data_dir) if ctx.data_dir else None
-        src = "MNIST (real)"
+        # the paper uses the 60000 training images; the data folder may hold only the 10000
+        # test images, which the label then says
+        src = None if X is None else (
+            "MNIST (real)" if X.shape[0] >= 60000 else
+            f"MNIST (real: the {X.shape[0]} test images; the paper's 60000 training images "
+            "are not in --data-dir)")
         if X is None:
             X, src = load_digits().data / 16.0, "scikit-learn digits 8×8 (MNIST not given)"
     elif name == "yaleb":
