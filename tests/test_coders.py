@@ -1,5 +1,6 @@
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from scipy.optimize import linprog, nnls
 
 from onlinemf.coders import bb_step, initial_codes, solve_codes, spectral_norm_sq
@@ -47,7 +48,7 @@ def test_constant_step_monotone(rng, loss, step):
         prev = cur
 
 
-@pytest.mark.parametrize("step", ["lipschitz", "fista", "armijo", "spg", "bb"])
+@pytest.mark.parametrize("step", ["lipschitz", "fista", "armijo", "spg", "bb", "exact"])
 def test_squared_matches_scipy_nnls(rng, step):
     D, X = _problem(rng, n=10)
     res = solve_codes(get_loss("squared"), D, X, step=step, lower=0.0, max_iter=5000,
@@ -78,6 +79,41 @@ def test_squared_least_squares_start_and_exact_line_search(rng):
     res = solve_codes(sq, D2, X2, step="spg", lower=0.0, max_iter=3000, tol=1e-12, f_tol=1e-15)
     ref = np.array([nnls(D2.T, x)[1] ** 2 / 2 for x in X2])
     np.testing.assert_allclose(sq.value(X2, res.codes @ D2), ref, rtol=1e-6, atol=1e-10)
+
+
+def test_exact_line_search_is_monotone_and_tracks_its_objective(rng):
+    """The "exact" rule on the squared loss: every iteration lowers every row's objective
+    (never above the previous one), the objective it reports without evaluating it is the true
+    one, its first iteration is no worse than the spectral step's, a sparse batch gives the
+    dense result, the Tikhonov term is in its curvature, and with a mask (no Gram form) it is
+    the spectral step."""
+    sq = get_loss("squared")
+    D = np.abs(rng.normal(size=(8, 30))) + 2.0  # correlated atoms: projections bind
+    X = np.abs(rng.normal(size=(40, 30)))
+    X[X < 0.5] = 0.0
+    prev = solve_codes(sq, D, X, step="exact", lower=0.0, max_iter=0).codes
+    prev_f = sq.value(X, prev @ D)
+    H = solve_codes(sq, D, X, step="exact", lower=0.0, max_iter=1, tol=0, f_tol=0)
+    for it in range(2, 30):
+        res = solve_codes(sq, D, X, step="exact", lower=0.0, max_iter=it, tol=0, f_tol=0)
+        f = sq.value(X, res.codes @ D)
+        np.testing.assert_allclose(res.objective, f, rtol=1e-9, atol=1e-12)
+        assert np.all(f <= prev_f + 1e-12) and np.all(res.codes >= 0.0)
+        prev_f = f
+    spg = solve_codes(sq, D, X, step="spg", lower=0.0, max_iter=1, tol=0, f_tol=0)
+    assert np.all(H.objective <= spg.objective + 1e-12)
+    sparse = solve_codes(sq, D, sp.csr_matrix(X), step="exact", lower=0.0, max_iter=5)
+    dense = solve_codes(sq, D, X, step="exact", lower=0.0, max_iter=5)
+    np.testing.assert_allclose(sparse.codes, dense.codes, rtol=1e-10, atol=1e-12)
+    ridge = solve_codes(sq, D, X, step="exact", lower=0.0, max_iter=3000, tol=1e-13,
+                        f_tol=0, h_l2=0.5)
+    ref = solve_codes(sq, D, X, step="spg", lower=0.0, max_iter=3000, tol=1e-13, f_tol=0,
+                      h_l2=0.5)
+    np.testing.assert_allclose(ridge.objective, ref.objective, rtol=1e-8)
+    mask = rng.random(X.shape) > 0.2
+    a = solve_codes(sq, D, X, mask, step="exact", lower=0.0, max_iter=4)
+    b = solve_codes(sq, D, X, mask, step="spg", lower=0.0, max_iter=4)
+    np.testing.assert_array_equal(a.codes, b.codes)
 
 
 @pytest.mark.parametrize("name", ["kl", "is", "squared"])
@@ -234,7 +270,6 @@ def test_bb_step_quotients_and_fallback():
 @pytest.mark.parametrize("step", ["spg", "armijo"])
 def test_sparse_batch_same_iterates_as_dense(rng, name, step):
     """A CSR batch is solved from its nonzeros with the same iterates as the dense batch."""
-    import scipy.sparse as sp
 
     loss = get_loss(name)
     D, X = _problem(rng, n=20)
@@ -257,7 +292,6 @@ def test_sparse_batch_same_iterates_as_dense(rng, name, step):
 @pytest.mark.parametrize("sparse", [False, True])
 def test_float32_stays_float32(rng, step, sparse):
     """float32 in, float32 through the iteration (step sizes included) and out."""
-    import scipy.sparse as sp
 
     D, X = _problem(rng)
     D, X = D.astype(np.float32), X.astype(np.float32)
@@ -276,7 +310,6 @@ def test_float32_stays_float32(rng, step, sparse):
 def test_reported_objective_is_the_objective_at_the_codes(rng, name, step, form):
     """CodeResult.objective is d(x ‖ hD) + (m/2)‖h‖² at the returned codes, for every form of
     the batch (the estimators record it instead of evaluating the batch again)."""
-    import scipy.sparse as sp
 
     loss = get_loss(name)
     D, X = _problem(rng)
@@ -297,7 +330,6 @@ def test_reported_objective_is_the_objective_at_the_codes(rng, name, step, form)
 def test_value_and_gradient_from_a_shared_model_equal_the_separate_ones(kind):
     """The spectral step forms hD once for the value at the trial point and reuses it for the
     gradient there (the next iteration's): both must equal their stand-alone forms."""
-    import scipy.sparse as sp
 
     from onlinemf.coders._divergence import _Problem
 
@@ -334,7 +366,6 @@ def test_spg_backtracking_interpolates_the_model_exactly():
     """On a sparse batch a backtracked trial's model is interpolated between the model at h
     and at the projected point (hD is linear in h): the model and gradient returned for the
     accepted point equal the ones formed from scratch there, and failed rows keep h."""
-    import scipy.sparse as sp
 
     from onlinemf.coders._divergence import _Problem, _spg_step
 
@@ -360,7 +391,6 @@ def test_spg_backtracking_interpolates_the_model_exactly():
 def test_sparse_rows_caches_follow_their_rows():
     """SparseRows keeps per-batch work (the data terms of a divergence, the CSR structure,
     the dictionary's columns at the nonzeros); a subset's cached values are its own rows'."""
-    import scipy.sparse as sp
 
     from onlinemf._sparse import as_sparse_rows
 
@@ -409,7 +439,6 @@ def test_mu_codes_match_their_definition_and_decrease(rng, name, form):
     """code step 'mu': the iterates of the written-out multiplicative update, each iteration
     lowering every sample's objective (the auxiliary function's guarantee), the reported
     objective the one at the codes."""
-    import scipy.sparse as sp
 
     if form == "sparse" and name != "kl":
         return  # only KL has sparse kernels (the others reject CSR batches; tested elsewhere)

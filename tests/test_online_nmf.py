@@ -339,7 +339,8 @@ def test_auto_codes_multiplicative_while_learning_spectral_when_answering(monkey
 
     assert mod.code_step_for("auto", get_loss("is")) == "mu"
     assert mod.code_step_for("auto", get_loss("kl"), learning=False) == "spg"
-    assert mod.code_step_for("auto", get_loss("squared")) == "spg"
+    assert mod.code_step_for("auto", get_loss("squared")) == "exact"
+    assert mod.code_step_for("auto", get_loss("squared"), learning=False) == "spg"
     assert mod.code_step_for("auto", get_loss("l1")) == "polyak"
     seen, real = [], mod.solve_codes
 
@@ -365,11 +366,12 @@ def test_auto_codes_multiplicative_while_learning_spectral_when_answering(monkey
         f_opt = real(loss, D, Xb, step="spg", max_iter=5000, tol=1e-10, f_tol=1e-14
                      ).objective.mean()
         assert f_opt <= f_answer <= min(f_mu, f_opt * (1 + 1e-3))
-    # the squared loss: 3 spectral iterations in the online steps, 100 when answering
+    # the squared loss: 3 exact-line-search iterations in the online steps, 100 spectral
+    # ones when answering
     monkeypatch.setattr(mod, "solve_codes", spy)
     seen.clear()
     sq = OnlineNMF(4, batch_size=20, random_state=0).fit(X)
-    assert {(c["step"], c["max_iter"]) for c in seen} == {("spg", mod.QUADRATIC_CODE_MAX_ITER)}
+    assert {(c["step"], c["max_iter"]) for c in seen} == {("exact", mod.QUADRATIC_CODE_MAX_ITER)}
     seen.clear()
     sq.transform(X)
     assert {(c["step"], c["max_iter"]) for c in seen} == {("spg", 100)}

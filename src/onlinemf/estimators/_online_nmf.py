@@ -196,17 +196,20 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
     shuffle : bool, default=True
         Randomly permute the samples in each pass of :meth:`fit` (Section VIII-B).
     code_step : {"auto", "paper", "spg", "armijo", "lipschitz", "polyak", "fista", "bb", \
-"mu"}, default="auto"
+"mu", "exact"}, default="auto"
         Step rule of the code solver. "paper" takes the paper's assignment for the loss (Armijo
         for IS, KL, ℓ2 and the others; 1/L for squared and Huber; Polyak for ℓ1). "auto" (the
         fast default) takes, in the online steps, the multiplicative update "mu" for the
         β-divergences (KL, IS, β: no objective evaluated per iteration, from the least-squares
         start floored at 0.6 of the constant one; at the defaults IS on 20 Newsgroups reaches
         MiniBatchNMF's objective in 0.20× its time instead of 0.64×, KL on Poisson counts
-        0.10× instead of 0.26×, and both end lower), and the spectral projected gradient
-        "spg" for the other smooth losses (one objective and one gradient per iteration
-        instead of Armijo's backtracking) and in ``transform`` and ``score``, whose codes are
-        an answer; the paper's rule for the non-smooth ℓ1 and ℓ2.
+        0.10× instead of 0.26×, and both end lower), for the squared loss "exact" (projected
+        gradient with the exact line search of a quadratic: no objective evaluated, one K × K
+        product an iteration; a 20 Newsgroups pass 25% faster than the spectral step with the
+        same cap, the objective lower at equal time over six seeds), and the spectral
+        projected gradient "spg" for the other smooth losses (one objective and one gradient
+        per iteration instead of Armijo's backtracking) and in ``transform`` and ``score``,
+        whose codes are an answer; the paper's rule for the non-smooth ℓ1 and ℓ2.
     code_max_iter : int or "auto", default="auto"
         Iteration cap per sample; "auto" is 20 (``MU_CODE_MAX_ITER``) with the multiplicative
         step and 3 (``QUADRATIC_CODE_MAX_ITER``) for the squared loss in the online steps
@@ -856,14 +859,16 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
 
 def code_step_for(code_step: str, loss: Loss, learning: bool = True) -> str:
     """The coder's step rule for an estimator's ``code_step`` setting and loss: under "auto",
-    the multiplicative update for the online steps of the β-divergences, the spectral
-    projected gradient for the other smooth losses (and for coding with a fitted model), the
-    paper's rule for ℓ1 and ℓ2."""
+    the multiplicative update for the online steps of the β-divergences and the exact line
+    search for those of the squared loss, the spectral projected gradient for the other
+    smooth losses (and for coding with a fitted model), the paper's rule for ℓ1 and ℓ2."""
     if code_step == "paper":
         return loss.default_step
     if code_step == "auto":
         if learning and loss.majorized_mu:
             return "mu"
+        if learning and loss.quadratic:
+            return "exact"
         return "spg" if loss.smooth else loss.default_step
     return code_step
 
