@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._sparse import as_sparse_rows
+from ._steps import spectral_lipschitz
 
 __all__ = [
     "Loss",
@@ -497,7 +498,7 @@ class MahalanobisLoss(Loss):
     def curvature(self):
         if self.A.ndim == 1:
             return float(self.A.max(initial=0.0))
-        return float(np.linalg.eigvalsh(self.A).max())
+        return spectral_lipschitz(self.A, floor=0.0)
 
 
 class HuberLoss(Loss):

@@ -28,6 +28,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import scipy.sparse as sp
 
+from ._steps import accelerated_prox_grad, spectral_lipschitz
 from .constraints import (
     group_soft_threshold,
     max_norm_prox,
@@ -282,7 +283,7 @@ class LaplacianSimplexAtoms:
         L = self.laplacian
         if sp.issparse(L):
             return float(abs(L).sum(axis=1).max())  # Gershgorin bound on ‖L‖₂
-        return float(np.linalg.eigvalsh(L)[-1])
+        return spectral_lipschitz(L, floor=0.0)
 
     def penalty(self, D, n):
         return 0.5 * self.alpha * float(np.sum(np.asarray(D @ self.laplacian) * D))
@@ -290,15 +291,9 @@ class LaplacianSimplexAtoms:
     def prox(self, D, eta, n):
         c = eta * self.alpha
         step = 1.0 / (1.0 + c * self._lmax())
-        Z = project_simplex(D)
-        Yk, t = Z, 1.0
-        for _ in range(self.prox_iter):
-            grad = (Yk - D) + c * np.asarray(Yk @ self.laplacian)
-            Znew = project_simplex(Yk - step * grad)
-            tn = 0.5 * (1 + np.sqrt(1 + 4 * t * t))
-            Yk = Znew + (t - 1) / tn * (Znew - Z)
-            Z, t = Znew, tn
-        return Z
+        return accelerated_prox_grad(
+            project_simplex(D), lambda Y: (Y - D) + c * np.asarray(Y @ self.laplacian),
+            lambda V, _: project_simplex(V), step, self.prox_iter)[0]
 
     def project(self, D):
         return project_simplex(D)

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._history import History
-from ..coders import solve_codes
+from ..coders import solve_codes, spectral_norm_sq
 from ..constraints import project_dictionary_box
 from ..losses import Y_FLOOR, Loss, get_loss
 
@@ -277,7 +277,7 @@ class RobustSANMF(_OnlineBaseline):
         H = solve_codes(get_loss("squared"), D, Xb, step="fista", lower=0.0, max_iter=50).codes
         G = H.T @ (H @ D - Xb) / Xb.shape[0]
         if self._gamma is None:
-            L = max(np.linalg.norm(H, 2) ** 2 / Xb.shape[0], _TINY)
+            L = max(spectral_norm_sq(H) / Xb.shape[0], _TINY)
             self._gamma = self.theta / (L * np.sqrt(self.n_steps_total_))
         self.components_ = project_dictionary_box(D - self._gamma * G)
         self._avg += (self.components_ - self._avg) / (t + 1)
@@ -319,7 +319,7 @@ class OnlineHuberSGD(_OnlineBaseline):
         G = H.T @ np.clip(H @ D - Xb, -self.delta, self.delta)
         if t == 1 or not hasattr(self, "_step_size"):
             if self.step == "auto":
-                L = max(float(np.linalg.eigvalsh(H.T @ H)[-1]), _TINY)
+                L = max(spectral_norm_sq(H), _TINY)
                 self._step_size = self.theta / L
             else:
                 self._step_size = float(self.step)

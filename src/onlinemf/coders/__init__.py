@@ -11,13 +11,14 @@
   is, an algorithm's code solver for the robust problems.
 """
 
+from .._steps import bb_step, spectral_lipschitz, spectral_norm_sq
 from ._accurate import (
     newton_applicable,
     solve_codes_accurate,
     solve_codes_newton,
     solve_codes_newton_capped,
 )
-from ._bsum import BSUMResult, solve_codes_bsum, spectral_lipschitz
+from ._bsum import BSUMResult, solve_codes_bsum
 from ._divergence import STEP_RULES, CodeResult, initial_codes, solve_codes
 from ._outliers import (
     OUTLIER_SOLVERS,
@@ -25,7 +26,6 @@ from ._outliers import (
     outlier_loss,
     solve_codes_outliers,
 )
-from ._steps import bb_step, spectral_norm_sq
 
 __all__ = ["STEP_RULES", "CodeResult", "initial_codes", "solve_codes", "spectral_norm_sq",
            "OUTLIER_SOLVERS", "OutlierCodeResult", "outlier_loss",

@@ -7,7 +7,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["BSUMResult", "solve_codes_bsum", "spectral_lipschitz"]
+from .._steps import nesterov_momentum, spectral_lipschitz
+
+__all__ = ["BSUMResult", "solve_codes_bsum"]
 
 TOL_FLOOR = 1e-10
 
@@ -19,11 +21,6 @@ class BSUMResult:
     codes: np.ndarray
     outliers: np.ndarray | None
     n_iter: int
-
-
-def spectral_lipschitz(gram: np.ndarray) -> float:
-    """L′ = ‖D‖₂² = λ_max(DDᵀ) from the Gram matrix DDᵀ (never 0: guarded at 1e-12)."""
-    return max(float(np.linalg.eigvalsh(gram)[-1]), 1e-12)
 
 
 def solve_codes_bsum(problem, D, X, tol: float, *, max_iter: int = 500, H0=None, R0=None,
@@ -137,9 +134,8 @@ def _accelerated(problem, D, X, XDt, G, L, H, thr, max_iter) -> BSUMResult:
             grad += Ra @ D.T
         Hn = problem.codes.prox(Ya - step * grad, step)
         change = L * np.linalg.norm(Hn - Ya, axis=1)
-        th = theta[act]
-        th_new = 0.5 * (1 + np.sqrt(1 + 4 * th * th))
-        coef = ((th - 1) / th_new)[:, None]
+        th_new, coef = nesterov_momentum(theta[act])
+        coef = coef[:, None]
         Ha = H if full else H[act]
         Y[act] = Hn + coef * (Hn - Ha)
         if robust:

@@ -14,7 +14,7 @@ of §V-C (``specs/000.md`` §2.3–2.5):
   the test is on the unprojected point h − ξg with decrease α ξ ‖g‖², ξ = γ^(q+1) is returned
   when nothing was accepted, and the step is then applied through Π_H.
 * ``"lipschitz"``: the constant step 1/L with L = c‖D‖₂² (+ m), c the loss curvature bound
-  (1 for the squared and Huber losses); ‖D‖₂² by power iteration on the Gram matrix.
+  (1 for the squared and Huber losses); ‖D‖₂² by the symmetric eigensolver on the Gram matrix.
 * ``"polyak"``: the modified Polyak step for ℓ1 with target level f_best − δ (δ = 0.01),
   returning the best iterate seen (subgradient steps are not monotone).
 * ``"mu"``: the multiplicative update of the β-divergences (KL, IS, β), h ← h ⊙
@@ -37,9 +37,9 @@ import scipy.sparse as sp
 from scipy.linalg import cho_factor, cho_solve
 
 from .._sparse import SparseRows, as_sparse_rows
+from .._steps import bb_step, nesterov_momentum, spectral_norm_sq
 from ..constraints import project_box
 from ..losses import Y_FLOOR, Loss
-from ._steps import bb_step, spectral_norm_sq
 
 __all__ = ["CodeResult", "solve_codes", "spectral_norm_sq", "initial_codes", "STEP_RULES"]
 
@@ -592,9 +592,8 @@ def _fista_step(prob, H, f0, Hprev, mom, act, inv_L, lower, upper):
     """One accelerated projected step (Beck and Teboulle 2009) from the extrapolated point,
     with the adaptive restart of O'Donoghue and Candès (2015): a sample whose objective would
     rise takes a plain projected step from H and restarts its momentum. Monotone."""
-    t = mom[act]
-    t_next = 0.5 * (1.0 + np.sqrt(1.0 + 4.0 * t * t))
-    Z = H + ((t - 1.0) / t_next)[:, None] * (H - Hprev[act])
+    t_next, w = nesterov_momentum(mom[act])
+    Z = H + w[:, None] * (H - Hprev[act])
     Hn = _clip(Z - inv_L * prob.grad(Z), lower, upper)
     fn = prob.value(Hn)
     up = fn > f0

@@ -25,8 +25,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.linalg import cho_factor, cho_solve
 
+from .._steps import nesterov_momentum, spectral_norm_sq
 from ..constraints import group_shrink, outlier_step, soft_threshold
-from ._steps import spectral_norm_sq
 
 __all__ = ["OUTLIER_SOLVERS", "OutlierCodeResult", "outlier_loss", "solve_codes_outliers"]
 
@@ -147,8 +147,8 @@ def solve_codes_outliers(
             if solver == "pgd":
                 Z = H
             else:
-                t_next = 0.5 * (1 + np.sqrt(1 + 4 * t * t))
-                Z = H + np.reshape((t - 1) / t_next, (-1, 1) if per_sample else ()) * (H - Hprev)
+                t_next, w = nesterov_momentum(t)
+                Z = H + np.reshape(w, (-1, 1) if per_sample else ()) * (H - Hprev)
             # ∇_h ½‖x − hD − r‖² = hDDᵀ − (x − r)Dᵀ, with r* of the point for "fista"
             Rz = R if solver == "pgd" else outlier_step(X - Z @ D, lam, bound, nonneg_outliers)
             grad = Z @ G - B + Rz @ D.T + h_l2 * Z + h_l1

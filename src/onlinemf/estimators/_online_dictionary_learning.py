@@ -13,6 +13,7 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
 from .._dask import is_dask_array
+from .._steps import accelerated_prox_grad, spectral_lipschitz
 from .._validation import check_complete_input, dense_batch
 from ..coders import solve_codes_bsum
 from ..constraints import project_nonneg_l2_ball
@@ -167,23 +168,20 @@ class OnlineDictionaryLearning(OnlineFactorizationMixin, ClassNamePrefixFeatures
         D = self.components_.astype(float)
         G = D @ D.T
         Wx = Xb @ D.T
-        L = max(float(np.linalg.eigvalsh(G)[-1]), 1e-12) + self.code_l2 / 2
+        L = spectral_lipschitz(G) + self.code_l2 / 2
         tol, smin = self.relaxed_tolerance(t, Xb.shape[0])
         if smin <= 0:
             tol = 1e-6 * np.linalg.norm(Wx)
-        H = np.zeros_like(Wx)
-        Y, th = H, 1.0
-        pg = np.inf
-        for _ in range(self.code_max_iter):
-            grad = Y @ G - Wx + self.alpha / 2 + (self.code_l2 / 2) * Y
-            Hn = np.maximum(Y - grad / L, 0)
-            pg = L * np.linalg.norm(Y - Hn)
-            th_n = 0.5 * (1 + np.sqrt(1 + 4 * th * th))
-            Y = Hn + (th - 1) / th_n * (Hn - H)
-            H, th = Hn, th_n
-            if pg <= tol:
-                break
-        self.last_code_residual_ = float(pg)
+        pg = [np.inf]  # the gradient mapping's norm L‖y − h⁺‖ of the last step
+
+        def settled(Hn, Y):
+            pg[0] = L * np.linalg.norm(Y - Hn)
+            return pg[0] <= tol
+
+        H, _ = accelerated_prox_grad(
+            np.zeros_like(Wx), lambda Y: Y @ G - Wx + self.alpha / 2 + (self.code_l2 / 2) * Y,
+            lambda V, _: np.maximum(V, 0), 1.0 / L, self.code_max_iter, stop=settled)
+        self.last_code_residual_ = float(pg[0])
         return H
 
     @property

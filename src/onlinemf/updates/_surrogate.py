@@ -8,6 +8,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._steps import nesterov_momentum, spectral_lipschitz
+
 __all__ = ["WeightedStats", "SurrogateStats", "DICT_SOLVERS", "solve_surrogate_dictionary",
            "bcd_dictionary"]
 
@@ -92,14 +94,14 @@ def solve_surrogate_dictionary(D0, stats: SurrogateStats, project, *, solver="ad
     if solver == "pgd":
         eta = kappa / max(float(np.linalg.norm(A)), 1e-300)
     else:
-        eta = 1.0 / max(float(np.linalg.eigvalsh(A)[-1]), 1e-300)
+        eta = 1.0 / spectral_lipschitz(A, floor=1e-300)
     Dprev, t = D.copy(), 1.0
     for it in range(1, max_iter + 1):
         if solver == "pgd":
             Dn = project(D - eta * (A @ D - B))
         else:
-            t_next = 0.5 * (1 + np.sqrt(1 + 4 * t * t))
-            Z = D + ((t - 1) / t_next) * (D - Dprev)
+            t_next, w = nesterov_momentum(t)
+            Z = D + w * (D - Dprev)
             Dn = project(Z - eta * (A @ Z - B))
             if p(Dn) > prev:
                 Dn, t_next = project(D - eta * (A @ D - B)), 1.0

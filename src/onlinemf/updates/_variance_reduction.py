@@ -15,7 +15,8 @@ from functools import partial, reduce
 import numpy as np
 
 from .._dask import is_dask_array, map_reduce_blocks
-from ..coders import solve_codes_bsum, spectral_lipschitz
+from .._steps import accelerated_prox_grad, spectral_lipschitz
+from ..coders import solve_codes_bsum
 from ._surrogate import bcd_dictionary
 
 __all__ = ["VRSnapshot", "ProxSGDSchedule", "SMMStats", "GradientTerms", "sampling_factor",
@@ -209,17 +210,11 @@ def smm_dictionary(problem, D, A, B, *, sweeps: int = 1, tol: float = 0.0,
         return part.surrogate_argmin(A, B, problem.n_samples)
     smooth = hasattr(part, "smooth_gradient")  # smooth ψ: project onto C only
     step = 1.0 / (spectral_lipschitz(A) + (part.smooth_lipschitz() if smooth else 0.0))
-    Z, Yk, t = D, D, 1.0
-    for _ in range(prox_iter):
-        grad = A @ Yk - B
-        if smooth:
-            Znew = part.project(Yk - step * (grad + part.smooth_gradient(Yk)))
-        else:
-            Znew = problem.prox_dictionary(Yk - step * grad, step)
-        tn = 0.5 * (1 + np.sqrt(1 + 4 * t * t))
-        Yk = Znew + (t - 1) / tn * (Znew - Z)
-        Z, t = Znew, tn
-    return Z
+    if smooth:
+        return accelerated_prox_grad(D, lambda Y: A @ Y - B + part.smooth_gradient(Y),
+                                     lambda V, _: part.project(V), step, prox_iter)[0]
+    return accelerated_prox_grad(D, lambda Y: A @ Y - B, problem.prox_dictionary, step,
+                                 prox_iter)[0]
 
 
 @dataclass(frozen=True)
