@@ -118,7 +118,8 @@ def _flops_fraction(est, seconds, nnz_per_row, gemm) -> float:
 def suite_nmf(ctx: BenchContext) -> list[Row]:
     """OnlineNMF at its defaults against MiniBatchNMF (20 passes, no early stop) for the
     squared, KL and IS losses: time to MiniBatchNMF's 20-pass objective, read at quarters of
-    a pass, and our objective at MiniBatchNMF's 20-pass time."""
+    a pass, and our objective at MiniBatchNMF's 20-pass time, each the median over
+    ``NMF_SEEDS`` (our start and shuffle)."""
     from ..losses import get_loss
 
     rows = []
@@ -136,6 +137,11 @@ def suite_nmf(ctx: BenchContext) -> list[Row]:
     return rows
 
 
+#: seeds of our runs in the nmf suite (the start and the shuffle): the time to the anchor's
+#: objective depends on the run, so the table gives the median and the note each seed's
+NMF_SEEDS = (0, 1, 2)
+
+
 def _nmf_case(ctx: BenchContext, name: str, X, k: int, lname: str) -> Row:
     from sklearn.decomposition import MiniBatchNMF
 
@@ -149,22 +155,32 @@ def _nmf_case(ctx: BenchContext, name: str, X, k: int, lname: str) -> Row:
         return MiniBatchNMF(k, beta_loss=SK_LOSS[lname], max_iter=passes, tol=0,
                             max_no_improvement=None, random_state=0)
 
-    def ours():
-        return OnlineNMF(k, loss=lname, random_state=0)
+    def ours(seed=0):
+        return OnlineNMF(k, loss=lname, random_state=seed)
 
     curve_a = restart_curve(anchor, X, lambda est: score(est.components_), [1, 2, 5, 10, 20])
     t_anchor, f_anchor = curve_a[-1]
-    est = ours()
-    curve = online_curve(est, X, lambda e: score(e.components_), passes=20,
-                         time_budget=1.25 * t_anchor)
-    t_ours = time_to(curve, f_anchor)
+    times, at_anchor, ends, first = [], [], [], None
+    for seed in NMF_SEEDS:
+        est = ours(seed)
+        curve = online_curve(est, X, lambda e: score(e.components_), passes=20,
+                             time_budget=1.25 * t_anchor, seed=seed)
+        first = first or (est, curve)
+        times.append(time_to(curve, f_anchor))
+        at_anchor.append(value_at(curve, t_anchor))
+        ends.append(f"{curve[-1][1]:.4g} at {curve[-1][0]:.2f} s")
+    est, curve = first
+    t_ours = float(np.median(times))
     nnz = X.nnz / X.shape[0] if sp.issparse(X) else X.shape[1]
     return Row("nmf", f"{name} / {lname} (K={k})", "OnlineNMF()", "MiniBatchNMF 20 passes",
-               t_anchor, t_ours, t_ours / t_anchor, f_anchor, value_at(curve, t_anchor),
+               t_anchor, t_ours, t_ours / t_anchor, f_anchor, float(np.median(at_anchor)),
                peak_mb_ours=peak_memory_mb(lambda: ours().partial_fit(X)),
                peak_mb_anchor=peak_memory_mb(lambda: anchor(1).fit(X)),
                gemm_fraction=_flops_fraction(est, curve[-1][0], nnz, ctx.gemm),
-               note=f"ours end {curve[-1][1]:.4g} at {curve[-1][0]:.2f} s")
+               note=f"median of seeds {'/'.join(map(str, NMF_SEEDS))}: ratios "
+                    + " / ".join(f"{t / t_anchor:.2f}" for t in times)
+                    + "; at the anchor's time " + " / ".join(f"{v:.4g}" for v in at_anchor)
+                    + "; ends " + ", ".join(ends))
 
 
 def suite_topics(ctx: BenchContext) -> list[Row]:
