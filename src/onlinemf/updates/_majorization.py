@@ -25,7 +25,7 @@ from ..constraints import project_dictionary_box
 from ._surrogate import WeightedStats, bcd_dictionary
 
 __all__ = ["SurrogateState", "BCDSurrogateUpdate", "MultiplicativeSurrogateUpdate",
-           "anchored_state", "batch_weight"]
+           "anchored_state", "batch_weight", "rescale_into_box"]
 
 _TINY = 1e-300
 
