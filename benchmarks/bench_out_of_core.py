@@ -24,6 +24,13 @@ import time
 
 import numpy as np
 
+# the children's peak memory: VmHWM (the peak resident set of this process image), since
+# ru_maxrss would count the parent's memory at fork time, which exec does not reset on Linux
+PEAK = """
+peak = next(int(line.split()[1]) for line in open("/proc/self/status")
+            if line.startswith("VmHWM")) / 1024
+"""
+
 CHILD = """
 import json, sys, time
 import dask, dask.array as da
@@ -34,10 +41,7 @@ t0 = time.perf_counter()
 with dask.config.set(scheduler="synchronous"):
     est = OnlineNMF(20, loss="kl", random_state=0).fit(X)
 t = time.perf_counter() - t0
-# VmHWM (the peak resident set of this process image): ru_maxrss would count the parent's
-# memory at fork time, which exec does not reset on Linux
-peak = next(int(line.split()[1]) for line in open("/proc/self/status")
-            if line.startswith("VmHWM")) / 1024
+""" + PEAK + """
 print(json.dumps({"fit_s": t, "peak_rss_mb": peak, "steps": est.n_steps_}))
 """
 
@@ -66,8 +70,7 @@ t0 = time.perf_counter()
 with dask.config.set(scheduler="synchronous"):
     est = OnlineNMF(20, loss="kl", random_state=0).partial_fit(X)
 t = time.perf_counter() - t0
-peak = next(int(line.split()[1]) for line in open("/proc/self/status")
-            if line.startswith("VmHWM")) / 1024
+""" + PEAK + """
 print(json.dumps({"fit_s": t, "peak_rss_mb": peak, "steps": est.n_steps_,
                   "nnz": rows * per_row}))
 """
