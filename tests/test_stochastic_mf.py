@@ -355,6 +355,20 @@ def test_batch_reference_decreases_to_stationarity():
     assert np.all(np.diff(values) <= 1e-10) and values[-1] < values[0]
 
 
+def test_batch_reference_stops_when_f_stalls():
+    P = make_problem("onmf", 10, alpha=0.2).bind(40)
+    X = _data(n=40, F=10, K=3)
+    D0 = _dict(P, 3, 10)
+    _, full = batch_reference(P, X, D0, max_iter=60, rtol=0.0)
+    assert len(full) == 61  # no stall test by default: every step is taken
+    ftol = 2e-4
+    drops = [(full[i - 5] - full[i]) / max(abs(full[i]), 1.0) for i in range(5, 61)]
+    first = next(i for i, d in zip(range(5, 61), drops) if d <= ftol)  # the stall, by hand
+    _, stalled = batch_reference(P, X, D0, max_iter=60, rtol=0.0, ftol=ftol, window=5)
+    assert 5 < first < 60 and len(stalled) == first + 1
+    np.testing.assert_allclose(stalled, full[:first + 1])
+
+
 def test_transform_decompose_and_partial_fit():
     X = _data(n=80, nonneg=False)
     est = StochasticMF("orpca", "smm", 4, max_iter=1, random_state=0).fit(X)

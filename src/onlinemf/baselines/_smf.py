@@ -12,11 +12,14 @@ __all__ = ["batch_reference"]
 
 def batch_reference(problem, X, D0, *, eta: float | None = None, max_iter: int = 200,
                     rtol: float = 1e-10, tol: float = 1e-8, code_max_iter: int = 5000,
-                    chunk_size: int = 2048, callback=None, warm_start: bool = True
+                    chunk_size: int = 2048, callback=None, warm_start: bool = True,
+                    ftol: float | None = None, window: int = 10
                     ) -> tuple[np.ndarray, list]:
     """Ŵ for the log-suboptimality metric (spec §2.7): deterministic proximal gradient on f
     with exact codes (Algorithm 1 with b = n) and a backtracking line search, from D0, until
-    ‖Γ‖² ≤ rtol·‖Γ(D0)‖² or ``max_iter`` accepted steps.
+    ‖Γ‖² ≤ rtol·‖Γ(D0)‖² or ``max_iter`` accepted steps, or, with ``ftol``, once f stalls
+    (§2.7's other stop): the last ``window`` accepted steps lowered f by at most
+    ftol·max(|f|, 1) in all. ``ftol=None`` (the default) never stops on a stall.
 
     With ``warm_start`` every evaluation starts from the codes of the last accepted iterate
     (n × K floats kept; not for a dask X, whose blocks are solved where they live), which
@@ -46,7 +49,14 @@ def batch_reference(problem, X, D0, *, eta: float | None = None, max_iter: int =
         values.append(cur["objective"])
         if callback is not None:
             callback(D, cur)
-        if gamma2 <= rtol * first:
+        if gamma2 <= rtol * first or _stalled(values, ftol, window):
             break
         eta *= 1.5
     return D, values
+
+
+def _stalled(values: list, ftol: float | None, window: int) -> bool:
+    """f lowered by at most ftol·max(|f|, 1) over the last ``window`` accepted steps."""
+    if ftol is None or len(values) <= window:
+        return False
+    return values[-1 - window] - values[-1] <= ftol * max(abs(values[-1]), 1.0)
