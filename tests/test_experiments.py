@@ -60,6 +60,36 @@ def test_spec002_fits_are_resumable_pieces_shared_by_key():
     assert again["vr"]["scale"] == runs["vr"]["scale"]
 
 
+def test_spec002_pieces_name_their_fits_state_files(tmp_path):
+    """Every tuning fit and every final run without snapshots is given the state file of
+    its own piece (Context.state_file: paper scale only; a stale one goes unless resuming)."""
+    from onlinemf.experiments.zhao_haskell_feng import run_methods
+
+    asked = []
+
+    def state(key):
+        asked.append(key)
+        return str(tmp_path / f"{key}.state")
+
+    X = np.random.default_rng(0).random((40, 8))
+    run_methods("onmf", X, 3, 2, 1.0, 0, key="k", state=state)
+    assert {"k-vr-c0.5", "k-vr-c1", "k-vr-c2", "k-sgd-c1", "k-smm-run-c1"} <= set(asked)
+    assert sum(k.startswith(("k-vr-run", "k-sgd-run", "k-smm-run")) for k in asked) == 3
+    assert not list(tmp_path.iterdir())  # every fit ended: no state left behind
+    asked.clear()
+    run_methods("onmf", X, 3, 2, 1.0, 0, key="k", state=state, snapshots=True)
+    assert not any("-run-" in k for k in asked)
+
+    assert Context(scale="quick", out_dir=str(tmp_path)).state_file("a") is None
+    paper = Context(scale="paper", out_dir=str(tmp_path), resume=True)
+    path = paper.state_file("a")
+    assert path == os.path.join(str(tmp_path), "pieces", "paper-0-a.state")
+    open(path, "w").close()
+    assert paper.state_file("a") == path and os.path.exists(path)  # kept to resume from
+    Context(scale="paper", out_dir=str(tmp_path)).state_file("a")
+    assert not os.path.exists(path)  # a run that does not resume starts afresh
+
+
 def test_sensitivity_note_names_the_earliest_and_latest_runs():
     """The note behind a spread speed claim quotes the measured runs it compares."""
     from onlinemf.experiments.zhao_divergences import _sensitivity_why

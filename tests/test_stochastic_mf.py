@@ -523,3 +523,62 @@ def test_weighted_gram_equals_the_direct_product(density):
     got = _weighted_gram(D, W, D @ D.T, rows=16)
     assert got.shape == (n, K, K)
     assert np.allclose(got, direct, atol=1e-12 * max(np.abs(D @ D.T).max(), 1.0))
+
+
+# ------------------------------------------------------------------------ resumable fits
+class _Stop(Exception):
+    pass
+
+
+def _stop_at(passes):
+    """A callback that interrupts the fit at its first evaluation after ``passes``."""
+    def callback(info):
+        if info["passes"] >= passes:
+            raise _Stop
+    return callback
+
+
+@pytest.mark.parametrize("method,problem", [("vr", "orpca"), ("vr", "onmf"),
+                                            ("sgd", "ornmf"), ("smm", "odl")])
+def test_an_interrupted_fit_resumes_from_its_state_file_to_the_same_result(
+        tmp_path, method, problem):
+    X = _data(n=90, F=10, nonneg=problem != "orpca")
+    path = str(tmp_path / "fit.state")
+    kw = dict(problem=problem, method=method, n_components=3, max_iter=4, eval_every=0.3,
+              random_state=5)
+    whole = StochasticMF(**kw).fit(X)
+    est = StochasticMF(**kw, state_file=path, callback=_stop_at(2.5))
+    with pytest.raises(_Stop):
+        est.fit(X)
+    assert not hasattr(est, "components_")  # the failed call left the estimator unfitted
+    import pickle
+    with open(path, "rb") as fh:
+        kept = pickle.load(fh)[1]
+    assert 0 < kept["n_solves_"] < whole.n_solves_  # the file holds a fit midway
+    est.set_params(callback=None).fit(X)  # resumes
+    assert not (tmp_path / "fit.state").exists()  # removed once the fit ends
+    np.testing.assert_array_equal(est.components_, whole.components_)
+    h, w = est.history_, whole.history_
+    np.testing.assert_array_equal(h["n_samples"], w["n_samples"])
+    np.testing.assert_allclose(h["objective"], w["objective"], rtol=1e-12)
+    assert np.all(np.diff(h["time"]) >= 0)
+    assert est.n_solves_ == whole.n_solves_ and est.n_iter_ == whole.n_iter_
+
+
+def test_a_state_file_of_another_fit_is_refused_and_left_as_it_was(tmp_path):
+    X = _data(n=90, F=10)
+    path = tmp_path / "fit.state"
+    kw = dict(problem="onmf", n_components=3, max_iter=3, eval_every=0.3, random_state=5)
+    with pytest.raises(_Stop):
+        StochasticMF(**kw, state_file=str(path), callback=_stop_at(1.5)).fit(X)
+    before = path.read_bytes()
+    for other_X, other in ((X, dict(kw, n_components=4)), (X[:80], kw),
+                           (X, dict(kw, random_state=6))):
+        est = StochasticMF(**other, state_file=str(path))
+        with pytest.raises(ValueError, match="other data or with other parameters"):
+            est.fit(other_X)
+        assert not hasattr(est, "components_")
+    assert path.read_bytes() == before
+    path.write_bytes(b"not a state")
+    with pytest.raises(ValueError, match="cannot resume from state_file"):
+        StochasticMF(**kw, state_file=str(path)).fit(X)

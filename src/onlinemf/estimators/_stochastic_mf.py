@@ -4,6 +4,7 @@ Feng (spec 002)."""
 
 from __future__ import annotations
 
+import os
 import time
 from numbers import Integral, Real
 
@@ -33,6 +34,7 @@ from ..updates import (
     iter_chunks,
 )
 from ._base import OnlineFactorizationMixin, transactional
+from ._state_file import load_state, remove_state, save_state, state_key
 
 __all__ = ["StochasticMF", "DivergedError", "METHODS", "INITS"]
 
@@ -178,6 +180,15 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
         stationarity, components); its time is excluded.
     n_checkpoints : int, default=200
     random_state : int, RandomState or None
+    state_file : str or None
+        A file in which :meth:`fit` keeps its whole state after every outer iteration (VR)
+        or after each outer iteration's budget of steps (SMM, SGD). A fit that finds the file
+        resumes there and ends exactly as an uninterrupted fit would (same draws, same
+        dictionary, same history; time continues); the file is removed when the fit ends.
+        For fits of hours (a paper-scale fit on Synth takes one to four). The file must come
+        from the same data and parameters (``callback``, ``gradient_map`` and this one
+        excepted), else fit raises before changing anything; the code version is not
+        checked. Calls made to ``callback`` before the interruption are not repeated.
 
     Attributes
     ----------
@@ -226,6 +237,7 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
         "callback": [callable, None],
         "n_checkpoints": [Interval(Integral, 0, None, closed="left")],
         "random_state": ["random_state"],
+        "state_file": [str, os.PathLike, None],
     }
 
     def __init__(self, problem="odl", method="vr", n_components=10, *, alpha=None,
@@ -237,7 +249,8 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
                  init="auto", cache_snapshot_codes=False, smm_sweeps=1,
                  chunk_size=2048, gradient_map=None, code_max_iter=500, code_solver="bsum",
                  eval_every=None,
-                 eval_tol=1e-4, callback=None, n_checkpoints=200, random_state=None):
+                 eval_tol=1e-4, callback=None, n_checkpoints=200, random_state=None,
+                 state_file=None):
         self.problem = problem
         self.method = method
         self.n_components = n_components
@@ -273,6 +286,7 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
         self.callback = callback
         self.n_checkpoints = n_checkpoints
         self.random_state = random_state
+        self.state_file = state_file
 
     # ------------------------------------------------------------------ set-up
     def _check(self, X, reset):
@@ -516,20 +530,37 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
     # ------------------------------------------------------------------ public API
     @transactional
     def fit(self, X, y=None):
-        """Run the chosen method on the finite sum over the rows of X."""
+        """Run the chosen method on the finite sum over the rows of X (resumed from
+        ``state_file`` when it holds an interrupted fit's state)."""
         X = self._check(X, True)
-        self._start(X)
-        self._checkpoint(X)
-        if self.method == "vr":
-            for _ in range(self.max_iter):
-                self._vr_epoch(X)
+        key = state_key(self, X) if self.state_file is not None else None
+        state = None if key is None else load_state(self.state_file, key)
+        if state is None:
+            self._start(X)
+            self._checkpoint(X)
         else:
-            for _ in range(self._budget_steps(X.shape[0])):
+            self.__dict__.update(state)
+        if self.method == "vr":
+            while self.n_iter_ < self.max_iter:
+                self._vr_epoch(X)
+                self._save_state(key)
+        else:
+            steps = self._budget_steps(X.shape[0])
+            per_outer = max(1, steps // self.max_iter)
+            while self.n_steps_ < steps:
                 self._stochastic_step(X, self._draw(X))
+                if self.n_steps_ % per_outer == 0:
+                    self._save_state(key)
             self.n_iter_ = self.max_iter
         self._finish(X.dtype)
         self._checkpoint_final(X)
+        if key is not None:
+            remove_state(self.state_file)
         return self
+
+    def _save_state(self, key):
+        if key is not None:
+            save_state(self.state_file, key, self, self.get_params(deep=False))
 
     @transactional
     def partial_fit(self, X, y=None):

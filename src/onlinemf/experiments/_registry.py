@@ -88,6 +88,19 @@ class Context:
         self.versions.add(version)
         return value
 
+    def state_file(self, key: str) -> str | None:
+        """Where the long fit of piece ``key`` keeps its state between outer iterations
+        (``StochasticMF(state_file=...)``), at the paper's scale only: a run stopped
+        mid-fit resumes that fit with ``resume``; without it a stale file is removed, so the
+        fit starts afresh."""
+        if self.scale != "paper":
+            return None
+        path = os.path.join(self.out_dir, "pieces", f"{self.scale}-{self.seed}-{key}.state")
+        if not self.resume and os.path.exists(path):
+            os.remove(path)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        return path
+
     def figure_path(self, name: str) -> str:
         os.makedirs(os.path.join(self.out_dir, "figures"), exist_ok=True)
         return os.path.join(self.out_dir, "figures", name)

@@ -98,20 +98,27 @@ def _no_memo(key, func):
     return func()
 
 
+def _no_state(key):
+    return None
+
+
 def tuned_scale(problem, method, X, K, S, seed, grid=STEP_GRID, limits=STEP_LIMITS,
-                memo=_no_memo, key="", values: dict | None = None, **kw) -> float:
+                memo=_no_memo, key="", values: dict | None = None, state=_no_state,
+                **kw) -> float:
     """The paper's protocol (spec §4.5 item 3): the step multiplier of VR (η) or SGD (β) with
     the lowest f after the full budget, on a grid around the automatic step that is widened
     by factors of 2 while the best multiplier sits on its edge (within ``limits``; a diverged
     multiplier closes that side), so no method's best step is an edge of its grid. Each fit
     is one ``memo`` piece (``key``-``method``-c), so a long tuning resumes fit by fit;
-    ``values`` (a dict) receives the final f of every multiplier tried."""
+    ``values`` (a dict) receives the final f of every multiplier tried; ``state(piece)``
+    names the file in which a piece's fit keeps its state (Context.state_file), so that
+    an interrupted fit resumes midway."""
     f_at: dict[float, float] = {} if values is None else values
 
-    def fit_f(scale):
+    def fit_f(scale, piece):
         try:
             est = StochasticMF(problem, method, K, max_iter=S, step_scale=scale,
-                               code_solver=SOLVER,
+                               code_solver=SOLVER, state_file=state(piece),
                                random_state=seed, **kw).fit(X)
             f = est.objective(X)
             return f if np.isfinite(f) else np.inf
@@ -119,7 +126,8 @@ def tuned_scale(problem, method, X, K, S, seed, grid=STEP_GRID, limits=STEP_LIMI
             return np.inf
 
     def final_f(scale):
-        f_at[scale] = memo(f"{key}-{method}-c{scale:g}", lambda: fit_f(scale))
+        piece = f"{key}-{method}-c{scale:g}"
+        f_at[scale] = memo(piece, lambda: fit_f(scale, piece))
 
     for scale in grid:
         final_f(scale)
@@ -135,19 +143,22 @@ def tuned_scale(problem, method, X, K, S, seed, grid=STEP_GRID, limits=STEP_LIMI
 
 
 def run_methods(problem, X, K, S, eval_every, seed, tune=True, limits=STEP_LIMITS,
-                memo=_no_memo, key="", snapshots=False, **kw) -> dict:
+                memo=_no_memo, key="", snapshots=False, state=_no_state, **kw) -> dict:
     """Fit VR, SMM and SGD from the same initial dictionary (VR's and SGD's steps tuned on
     ``STEP_GRID`` when ``tune``); their histories, dictionaries and chosen step multipliers.
     Every fit is one ``memo`` piece under ``key`` (a paper-scale fit on Synth takes about an
     hour: a panel would outlast a session). With ``snapshots``, each final run also keeps
-    its dictionary at every evaluation (Fig. 2's EV curves; K·F floats each)."""
+    its dictionary at every evaluation (Fig. 2's EV curves; K·F floats each); those runs
+    keep no state file (their callback's list would not survive an interruption)."""
     out = {}
     for method in METHODS:
         scale = (tuned_scale(problem, method, X, K, S, seed, limits=limits, memo=memo,
-                             key=key, **kw)
+                             key=key, state=state, **kw)
                  if tune and method != "smm" else 1.0)
 
-        def run(method=method, scale=scale):
+        piece = f"{key}-{method}-run-c{scale:g}"
+
+        def run(method=method, scale=scale, piece=piece):
             snaps = []  # (passes, time, dictionary) at every evaluation
 
             def keep(info):
@@ -155,6 +166,7 @@ def run_methods(problem, X, K, S, eval_every, seed, tune=True, limits=STEP_LIMIT
 
             est = StochasticMF(problem, method, K, max_iter=S, eval_every=eval_every,
                                code_solver=SOLVER,
+                               state_file=None if snapshots else state(piece),
                                step_scale=scale, random_state=seed,
                                callback=keep if snapshots else None, **kw).fit(X)
             out = dict(history=est.history_, components=est.components_.astype(float),
@@ -164,7 +176,7 @@ def run_methods(problem, X, K, S, eval_every, seed, tune=True, limits=STEP_LIMIT
                 out["snapshots"] = snaps
             return out
 
-        out[method] = memo(f"{key}-{method}-run-c{scale:g}", run)
+        out[method] = memo(piece, run)
     return out
 
 
@@ -209,7 +221,8 @@ def _inner_loop_ablation(ctx: Context, sc: dict, cache: dict, done: dict
         try:
             f_at: dict[float, float] = {}
             c = tuned_scale(problem, "vr", X, sc["K"], S, ctx.seed, limits=sc["step_limits"],
-                            memo=ctx.memo, key=key, values=f_at, inner_iter=m)
+                            memo=ctx.memo, key=key, values=f_at, inner_iter=m,
+                            state=ctx.state_file)
         except PieceMissing:
             continue
         finals = {k: float(runs[k]["history"]["objective"][-1]) for k in METHODS}
@@ -271,6 +284,7 @@ def fig1(ctx: Context) -> Result:
             runs = run_methods(problem, X, sc["K"], sc["S"], sc["eval_every"], ctx.seed,
                                tune=ctx.scale != "tiny", limits=sc["step_limits"],
                                memo=ctx.memo, key=f"zhf-fig1-{problem}-{dname}",
+                               state=ctx.state_file,
                                # the fits zhf-fig2 shares keep what its EV curves need
                                snapshots=(problem, dname) == ("orpca", "synth"))
             f_ref, logs = suboptimality(runs, X, sc["ref_iter"],
@@ -374,7 +388,7 @@ def fig2(ctx: Context) -> Result:
         runs = run_methods("orpca", data.X, K, sc["S"], sc["eval_every"], ctx.seed,
                            tune=not ctx.quick, limits=sc["step_limits"], memo=ctx.memo,
                            key="zhf-fig1-orpca-synth" if shared else f"zhf-fig2-{rho}",
-                           snapshots=True)
+                           snapshots=True, state=ctx.state_file)
         traces = {m: np.array([(p, t, expressed_variance(W, C))
                                for p, t, C in r["snapshots"]]) for m, r in runs.items()}
         return traces, {m: r["scale"] for m, r in runs.items()}
@@ -432,17 +446,18 @@ def stepsize(ctx: Context) -> Result:
             """η̂ and VR's history per step multiplier (diverged ones left out)."""
             auto = StochasticMF(problem, "vr", sc["K"], max_iter=1, code_solver=SOLVER,
                                 random_state=ctx.seed).fit(X).learning_rate_
-            def one(mult):
+            def one(mult, piece):
                 try:
                     return StochasticMF(problem, "vr", sc["K"], max_iter=sc["S"],
-                                        code_solver=SOLVER,
+                                        code_solver=SOLVER, state_file=ctx.state_file(piece),
                                         learning_rate=auto * mult, eval_every=sc["eval_every"],
                                         random_state=ctx.seed).fit(X).history_
                 except FloatingPointError:
                     return None
 
-            runs = {mult: ctx.memo(f"zhf-stepsize-{problem}-{dname}-x{mult:g}",
-                                   lambda mult=mult: one(mult)) for mult in mults}
+            pieces = {mult: f"zhf-stepsize-{problem}-{dname}-x{mult:g}" for mult in mults}
+            runs = {mult: ctx.memo(piece, lambda mult=mult, piece=piece: one(mult, piece))
+                    for mult, piece in pieces.items()}
             return auto, {m: h for m, h in runs.items() if h is not None}
 
         try:

@@ -1,0 +1,59 @@
+"""A fit's state kept in a file between its outer iterations, so that a long fit that is
+interrupted (a killed process, the end of a batch job's time) resumes where it stopped and
+ends exactly as an uninterrupted one would."""
+
+from __future__ import annotations
+
+import os
+import pickle
+
+import joblib
+
+from .._dask import is_dask_array
+from .._io import write_atomic
+
+__all__ = ["state_key", "load_state", "save_state", "remove_state"]
+
+# parameters that do not change what a fit computes: a resumed fit may differ in them
+_NOT_IN_KEY = ("callback", "gradient_map", "state_file")
+
+
+def state_key(est, X) -> str:
+    """A hash of what the fit's result depends on: the estimator's class and parameters
+    (those in ``_NOT_IN_KEY`` excepted; a RandomState instance counts as "an instance",
+    since drawing from it changes it) and the data (a dask array by its graph's name)."""
+    params = {k: v for k, v in est.get_params(deep=False).items() if k not in _NOT_IN_KEY}
+    rs = params.get("random_state")
+    if rs is not None and not isinstance(rs, int):
+        params["random_state"] = type(rs).__name__
+    data = ("dask", X.name, X.shape) if is_dask_array(X) else X
+    return joblib.hash((type(est).__name__, params, data))
+
+
+def load_state(path: str, key: str) -> dict | None:
+    """The state kept in ``path`` (None when there is no such file). A file written by
+    another fit (other data or parameters) or unreadable is an error that names it."""
+    if not os.path.exists(path):
+        return None
+    try:
+        with open(path, "rb") as fh:
+            kept_key, state = pickle.load(fh)
+    except Exception as exc:
+        raise ValueError(f"cannot resume from state_file {path!r}: {exc}; delete it to start "
+                         "afresh") from None
+    if kept_key != key:
+        raise ValueError(f"state_file {path!r} was written by a fit on other data or with "
+                         "other parameters; delete it or pass another path")
+    return state
+
+
+def save_state(path: str, key: str, est, params) -> None:
+    """Write the estimator's attributes other than its parameters (atomically)."""
+    state = {k: v for k, v in vars(est).items() if k not in params}
+    write_atomic(path, lambda fh: pickle.dump((key, state), fh,
+                                              protocol=pickle.HIGHEST_PROTOCOL))
+
+
+def remove_state(path: str) -> None:
+    if os.path.exists(path):
+        os.remove(path)
