@@ -63,7 +63,7 @@ class Context:
         ``versions`` (the experiment is stamped with all of them). A piece whose content or
         meaning changes needs a new key (kept pieces are not recomputed). With ``kept_only``
         a piece not kept raises :class:`PieceMissing`."""
-        path = os.path.join(self.out_dir, "pieces", f"{self.scale}-{self.seed}-{key}.pkl")
+        path = self._piece_path(key, "pkl")
         if (self.resume or self.kept_only) and os.path.exists(path):
             try:
                 with open(path, "rb") as fh:
@@ -88,6 +88,10 @@ class Context:
         self.versions.add(version)
         return value
 
+    def _piece_path(self, key: str, ext: str) -> str:
+        """The file of piece ``key`` (its kept value, or its fit's state) under ``pieces/``."""
+        return os.path.join(self.out_dir, "pieces", f"{self.scale}-{self.seed}-{key}.{ext}")
+
     def state_file(self, key: str) -> str | None:
         """Where the long fit of piece ``key`` keeps its state between outer iterations
         (``StochasticMF(state_file=...)``), at the paper's scale only: a run stopped
@@ -95,7 +99,7 @@ class Context:
         fit starts afresh."""
         if self.scale != "paper":
             return None
-        path = os.path.join(self.out_dir, "pieces", f"{self.scale}-{self.seed}-{key}.state")
+        path = self._piece_path(key, "state")
         if not self.resume and os.path.exists(path):
             os.remove(path)
         os.makedirs(os.path.dirname(path), exist_ok=True)
