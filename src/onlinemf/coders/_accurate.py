@@ -15,8 +15,9 @@ of iterations, where proximal gradient (BSUM, even accelerated) needs thousands 
 whose dictionary is ill-conditioned (Synth: 2300 accelerated sweeps to 1e-4 at K = 49).
 
 Box-like code sets (R^K, R₊^K, [0, M]^K) are handled by Bertsekas's projected Newton: the
-coordinates at a bound whose gradient pushes outward are held, the step solves the Newton
-system on the others and is backtracked along the projection arc.
+coordinates near a bound whose gradient pushes towards it are held out of the Newton system
+and step to that bound, the step solves the Newton system on the others, and the whole is
+backtracked along the projection arc.
 """
 
 from __future__ import annotations
@@ -157,6 +158,13 @@ def solve_codes_newton(problem, D, X, tol: float, *, max_iter: int = 100, H0=Non
         A *= free[:, :, None] * free[:, None, :]
         A[:, np.arange(K), np.arange(K)] += 1.0 - free
         step = -np.linalg.solve(A, (g * free)[:, :, None])[:, :, 0]
+        # the held coordinates head for the bound they are pushed against (a positive
+        # diagonal scaling of their gradient, as Bertsekas allows): held at their value
+        # instead, a code just above 0 moved only by the proximal-gradient fallback, and on
+        # ORNMF's sparse codes over redundant atoms the method crawled at its pace: on Synth
+        # at K = 49 most of 2048 rows were unconverged after 300 iterations (35 s; now all
+        # converge within 150, 2.6 s) and f over the 100000 rows came out 0.3 too high
+        step += np.where(held, np.where(g > 0, lo, hi) - Ha, 0.0)
         # backtracking along the projection arc (Armijo), per row
         Hn = Hp  # the proximal-gradient step where no Newton trial is accepted
         t = np.ones(act.size)
