@@ -170,9 +170,9 @@ def test_newton_codes_satisfy_boxed_kkt_for_ornmf():
 
 def test_newton_codes_near_zero_reach_their_bound_over_redundant_atoms():
     """Sparse nonnegative codes over near-duplicated atoms (Synth's K = 49 dictionaries):
-    the coordinates held at a bound must move to it in the Newton step. Held in place, they
-    moved only by the proximal-gradient fallback, and after 50 iterations 95% of the rows
-    were unconverged (now 44%); run on, every row reaches the fixed point."""
+    the coordinates held near a bound must move to it in the Newton step. Left in place,
+    they moved only by the proximal-gradient fallback, and after 50 iterations 197 of the
+    200 rows were unconverged (now 87); run on, every row reaches the fixed point."""
     r = np.random.default_rng(4)
     n, F = 200, 40
     base = r.random((3, F))
