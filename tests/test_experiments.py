@@ -90,6 +90,59 @@ def test_spec002_pieces_name_their_fits_state_files(tmp_path):
     assert not os.path.exists(path)  # a run that does not resume starts afresh
 
 
+def _scripted_memo(f_of, fitted):
+    """A memo whose 'fit' of piece ...-c<scale> returns f_of(scale), recording the scales."""
+    def memo(key, func):
+        scale = float(key.rsplit("-c", 1)[1])
+        fitted.append(scale)
+        return f_of(scale)
+    return memo
+
+
+def test_step_tuning_widens_until_the_best_multiplier_is_inside_its_grid():
+    """spec 002 §4.5's protocol: from {0.5, 1, 2} the grid doubles towards the better edge
+    until both neighbours of the best c are worse; a limit or a diverged side stops it."""
+    from onlinemf.experiments.zhao_haskell_feng import tuned_scale
+
+    def f(c):  # minimum at c = 32, as ORPCA's SGD on Synth (final f 1012 at c = 0.5)
+        return 900.0 + abs(np.log2(c) - 5)
+
+    fitted = []
+    best = tuned_scale("orpca", "sgd", None, 2, 1, 0, memo=_scripted_memo(f, fitted))
+    assert best == 32 and fitted == [0.5, 1, 2, 4, 8, 16, 32, 64]
+    fitted.clear()
+    assert tuned_scale("orpca", "sgd", None, 2, 1, 0, limits=(0.5, 8),
+                       memo=_scripted_memo(f, fitted)) == 8 and max(fitted) == 8
+    fitted.clear()
+    low = tuned_scale("orpca", "vr", None, 2, 1, 0, memo=_scripted_memo(
+        lambda c: 1.0 + abs(np.log2(c) + 3), fitted))
+    assert low == 1 / 8 and fitted[-1] == 1 / 16
+    fitted.clear()  # a diverged (infinite) larger step closes that side
+    assert tuned_scale("orpca", "vr", None, 2, 1, 0, memo=_scripted_memo(
+        lambda c: np.inf if c > 2 else -c, fitted)) == 2 and fitted == [0.5, 1, 2, 4]
+
+
+def test_seeded_step_grid_reaches_the_same_multiplier_in_fewer_fits():
+    """A tuning started around a related panel's multiplier (grids_around) ends where the
+    grid from {0.5, 1, 2} ends, on a unimodal f, with fewer fits; a seed on the wrong side
+    still widens to it; the grid keeps within the limits."""
+    from onlinemf.experiments.zhao_haskell_feng import grids_around, tuned_scale
+
+    def f(c):
+        return abs(np.log2(c) - 4)  # best c = 16
+
+    grids = grids_around({"vr": 16.0, "sgd": 1.0})
+    assert grids == {"vr": (8.0, 16.0, 32.0), "sgd": (0.5, 1.0, 2.0)}
+    assert grids_around({"vr": 2.0}, limits=(0.5, 2.0)) == {"vr": (1.0, 2.0)}
+    plain, seeded, wrong = [], [], []
+    assert tuned_scale("ornmf", "sgd", None, 2, 1, 0, memo=_scripted_memo(f, plain)) == 16
+    assert tuned_scale("ornmf", "sgd", None, 2, 1, 0, grid=grids["vr"],
+                       memo=_scripted_memo(f, seeded)) == 16
+    assert len(seeded) == 3 < len(plain) == 7
+    assert tuned_scale("ornmf", "sgd", None, 2, 1, 0, grid=(64.0, 128.0, 256.0),
+                       memo=_scripted_memo(f, wrong)) == 16 and min(wrong) == 8
+
+
 def test_sensitivity_note_names_the_earliest_and_latest_runs():
     """The note behind a spread speed claim quotes the measured runs it compares."""
     from onlinemf.experiments.zhao_divergences import _sensitivity_why
