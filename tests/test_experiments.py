@@ -76,9 +76,10 @@ def test_spec002_pieces_name_their_fits_state_files(tmp_path):
     assert {"k-vr-c0.5", "k-vr-c1", "k-vr-c2", "k-sgd-c1", "k-smm-run-c1"} <= set(asked)
     assert sum(k.startswith(("k-vr-run", "k-sgd-run", "k-smm-run")) for k in asked) == 3
     assert not list(tmp_path.iterdir())  # every fit ended: no state left behind
-    asked.clear()
+    asked.clear()  # the runs that keep snapshots resume too
     run_methods("onmf", X, 3, 2, 1.0, 0, key="k", state=state, snapshots=True)
-    assert not any("-run-" in k for k in asked)
+    assert sum("-run-" in k for k in asked) == 3
+    assert not list(tmp_path.iterdir())  # nor their snapshot files
 
     assert Context(scale="quick", out_dir=str(tmp_path)).state_file("a") is None
     paper = Context(scale="paper", out_dir=str(tmp_path), resume=True)
@@ -88,6 +89,46 @@ def test_spec002_pieces_name_their_fits_state_files(tmp_path):
     assert paper.state_file("a") == path and os.path.exists(path)  # kept to resume from
     Context(scale="paper", out_dir=str(tmp_path)).state_file("a")
     assert not os.path.exists(path)  # a run that does not resume starts afresh
+
+
+def test_an_interrupted_snapshot_run_resumes_with_every_snapshot(tmp_path, monkeypatch):
+    """A final run that keeps Fig. 2's dictionaries, killed after its second kept state,
+    resumes from its state file and ends with the same snapshots (passes and dictionaries)
+    as an uninterrupted run: those before the interruption from the file beside the state,
+    those repeated since the last kept state replaced, none twice."""
+    from onlinemf.experiments import zhao_haskell_feng as zhf
+
+    class _Killed(Exception):
+        pass
+
+    saves, save = [], zhf.StochasticMF._save_state
+
+    def killed_after_two_states(self, key):
+        save(self, key)
+        saves.append(key)
+        if len(saves) == 2:
+            raise _Killed
+
+    X = np.random.default_rng(1).random((60, 8))
+    args = ("orpca", X, 3, 4, 0.3, 0)
+
+    def state(key):
+        return str(tmp_path / f"{key}.state")
+
+    whole = zhf.run_methods(*args, tune=False, snapshots=True)
+    monkeypatch.setattr(zhf.StochasticMF, "_save_state", killed_after_two_states)
+    with pytest.raises(_Killed):
+        zhf.run_methods(*args, tune=False, snapshots=True, state=state)
+    assert (tmp_path / "-vr-run-c1-snapshots.state").exists()
+    monkeypatch.undo()
+    again = zhf.run_methods(*args, tune=False, snapshots=True, state=state)
+    assert not list(tmp_path.iterdir())
+    for m in ("vr", "smm", "sgd"):
+        got, want = again[m]["snapshots"], whole[m]["snapshots"]
+        assert [p for p, _, _ in got] == [p for p, _, _ in want]
+        assert len(got) == len(again[m]["history"]["objective"])
+        for (_, _, a), (_, _, b) in zip(got, want):
+            np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-14)
 
 
 def _scripted_memo(f_of, fitted):

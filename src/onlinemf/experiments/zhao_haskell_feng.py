@@ -6,10 +6,12 @@ expressed variance at least theirs (Fig. 2), and the step-size sensitivity (Fig.
 from __future__ import annotations
 
 import os
+import pickle
 
 import numpy as np
 from sklearn.datasets import load_digits
 
+from .._io import write_atomic
 from ..baselines import batch_reference
 from ..datasets import (
     expressed_variance,
@@ -163,6 +165,35 @@ def tuned_scales(problem, X, K, S, seed, limits=STEP_LIMITS, memo=_no_memo, key=
                            state=state, **kw) for m in ("vr", "sgd")}
 
 
+class _Snapshots:
+    """(passes, time, dictionary) at every evaluation of a fit, kept (when the fit has a
+    state file) in a file beside it, rewritten at each evaluation: a fit resumed from its
+    state file repeats the evaluations made since its state was saved, and those replace
+    their kept copies (same passes, same dictionary). Read only while the state file
+    exists: without it the fit starts afresh, and so do its snapshots."""
+
+    def __init__(self, state_file: str | None):
+        self.path = (None if state_file is None
+                     else os.path.splitext(state_file)[0] + "-snapshots.state")
+        self.at: dict = {}
+        if self.path and os.path.exists(state_file) and os.path.exists(self.path):
+            with open(self.path, "rb") as fh:
+                self.at = pickle.load(fh)
+
+    def keep(self, info) -> None:
+        passes = float(info["passes"])
+        self.at[round(passes, 9)] = (passes, info["time"], info["components"])
+        if self.path:
+            write_atomic(self.path, lambda fh: pickle.dump(self.at, fh,
+                                                           protocol=pickle.HIGHEST_PROTOCOL))
+
+    def done(self) -> list:
+        """The snapshots in order of passes (the file removed: the fit has ended)."""
+        if self.path and os.path.exists(self.path):
+            os.remove(self.path)
+        return [self.at[k] for k in sorted(self.at)]
+
+
 def run_methods(problem, X, K, S, eval_every, seed, tune=True, limits=STEP_LIMITS,
                 memo=_no_memo, key="", snapshots=False, state=_no_state,
                 grids: dict | None = None, **kw) -> dict:
@@ -171,8 +202,8 @@ def run_methods(problem, X, K, S, eval_every, seed, tune=True, limits=STEP_LIMIT
     dictionaries and chosen step multipliers.
     Every fit is one ``memo`` piece under ``key`` (a paper-scale fit on Synth takes about an
     hour: a panel would outlast a session). With ``snapshots``, each final run also keeps
-    its dictionary at every evaluation (Fig. 2's EV curves; K·F floats each); those runs
-    keep no state file (their callback's list would not survive an interruption)."""
+    its dictionary at every evaluation (Fig. 2's EV curves; K·F floats each), in a file
+    beside its state file (:class:`_Snapshots`), so that it resumes as the others do."""
     out = {}
     for method in METHODS:
         scale = (tuned_scale(problem, method, X, K, S, seed,
@@ -183,21 +214,17 @@ def run_methods(problem, X, K, S, eval_every, seed, tune=True, limits=STEP_LIMIT
         piece = f"{key}-{method}-run-c{scale:g}"
 
         def run(method=method, scale=scale, piece=piece):
-            snaps = []  # (passes, time, dictionary) at every evaluation
-
-            def keep(info):
-                snaps.append((info["passes"], info["time"], info["components"]))
-
+            path = state(piece)
+            snaps = _Snapshots(path) if snapshots else None
             est = StochasticMF(problem, method, K, max_iter=S, eval_every=eval_every,
-                               code_solver=SOLVER,
-                               state_file=None if snapshots else state(piece),
+                               code_solver=SOLVER, state_file=path,
                                step_scale=scale, random_state=seed,
-                               callback=keep if snapshots else None, **kw).fit(X)
+                               callback=snaps.keep if snapshots else None, **kw).fit(X)
             out = dict(history=est.history_, components=est.components_.astype(float),
                        problem=est.problem_, passes=est.history_["n_samples"] / X.shape[0],
                        scale=scale)
             if snapshots:
-                out["snapshots"] = snaps
+                out["snapshots"] = snaps.done()
             return out
 
         out[method] = memo(piece, run)
