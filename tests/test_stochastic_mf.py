@@ -397,6 +397,36 @@ def test_batch_reference_stops_when_f_stalls():
     np.testing.assert_allclose(stalled, full[:first + 1])
 
 
+@pytest.mark.parametrize("problem", ["ornmf", "onmf"])
+def test_an_interrupted_batch_reference_resumes_to_the_same_result(tmp_path, problem):
+    """Killed after its 7th accepted step, the reference resumes from its state file and
+    returns the dictionary and f values of an uninterrupted run, bit for bit (the kept
+    evaluation carries its codes, so nothing is re-solved); the file goes at the end; a
+    file from another start is refused and left as it was."""
+    P = make_problem(problem, 10).bind(40)
+    X = _data(n=40, F=10, K=3)
+    D0 = _dict(P, 3, 10)
+    path = str(tmp_path / "ref.state")
+    kw = dict(max_iter=25, rtol=0.0, ftol=1e-12, window=5)
+    D_whole, whole = batch_reference(P, X, D0, **kw)
+    steps = []
+
+    def killed(D, cur):
+        steps.append(1)
+        if len(steps) == 7:
+            raise _Stop
+
+    with pytest.raises(_Stop):
+        batch_reference(P, X, D0, state_file=path, callback=killed, **kw)
+    with pytest.raises(ValueError, match="other"):
+        batch_reference(P, X, D0 * 1.01, state_file=path, **kw)
+    D, values = batch_reference(P, X, D0, state_file=path, callback=killed, **kw)
+    assert len(steps) == 7 + len(whole) - 1 - 6  # the 7th step (killed) is taken again
+    np.testing.assert_array_equal(D, D_whole)
+    assert values == whole
+    assert not (tmp_path / "ref.state").exists()
+
+
 def test_transform_decompose_and_partial_fit():
     X = _data(n=80, nonneg=False)
     est = StochasticMF("orpca", "smm", 4, max_iter=1, random_state=0).fit(X)

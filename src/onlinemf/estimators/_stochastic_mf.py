@@ -15,6 +15,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from .._dask import check_dask_rows, is_dask_array
+from .._state_file import load_state, remove_state, save_state, state_key
 from .._validation import check_complete_input, dense_batch, guarded_validation
 from ..coders import (
     newton_applicable,
@@ -34,7 +35,6 @@ from ..updates import (
     iter_chunks,
 )
 from ._base import OnlineFactorizationMixin, transactional
-from ._state_file import load_state, remove_state, save_state, state_key
 
 __all__ = ["StochasticMF", "DivergedError", "METHODS", "INITS"]
 

@@ -9,10 +9,10 @@ import pickle
 
 import joblib
 
-from .._dask import is_dask_array
-from .._io import write_atomic
+from ._dask import is_dask_array
+from ._io import write_atomic
 
-__all__ = ["state_key", "load_state", "save_state", "remove_state"]
+__all__ = ["data_key", "state_key", "load_state", "save_state", "write_state", "remove_state"]
 
 # parameters that do not change what a fit computes: a resumed fit may differ in them
 _NOT_IN_KEY = ("callback", "gradient_map", "state_file")
@@ -26,8 +26,13 @@ def state_key(est, X) -> str:
     rs = params.get("random_state")
     if rs is not None and not isinstance(rs, int):
         params["random_state"] = type(rs).__name__
-    data = ("dask", X.name, X.shape) if is_dask_array(X) else X
-    return joblib.hash((type(est).__name__, params, data))
+    return joblib.hash((type(est).__name__, params, data_key(X)))
+
+
+def data_key(X):
+    """What stands for the data in a state's key: the array itself (hashed), or a dask
+    array's graph name and shape (hashing it would compute it)."""
+    return ("dask", X.name, X.shape) if is_dask_array(X) else X
 
 
 def load_state(path: str, key: str) -> dict | None:
@@ -49,7 +54,11 @@ def load_state(path: str, key: str) -> dict | None:
 
 def save_state(path: str, key: str, est, params) -> None:
     """Write the estimator's attributes other than its parameters (atomically)."""
-    state = {k: v for k, v in vars(est).items() if k not in params}
+    write_state(path, key, {k: v for k, v in vars(est).items() if k not in params})
+
+
+def write_state(path: str, key: str, state: dict) -> None:
+    """Write ``state`` under ``key`` (atomically), for :func:`load_state`."""
     write_atomic(path, lambda fh: pickle.dump((key, state), fh,
                                               protocol=pickle.HIGHEST_PROTOCOL))
 
