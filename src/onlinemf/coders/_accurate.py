@@ -18,6 +18,12 @@ Box-like code sets (R^K, R₊^K, [0, M]^K) are handled by Bertsekas's projected 
 coordinates near a bound whose gradient pushes towards it are held out of the Newton system
 and step to that bound, the step solves the Newton system on the others, and the whole is
 backtracked along the projection arc.
+
+Where the codes are free and the outliers unbounded (ORPCA, OLRR), rows that Newton has not
+solved after a few iterations take a few majorization–minimization steps (iteratively
+reweighted least squares on the Huber envelope) and Newton resumes from there: on
+dictionaries with long atoms, where most entries of a row are outliers, Newton's line search
+otherwise cuts its steps to a few percent for hundreds of iterations.
 """
 
 from __future__ import annotations
@@ -75,7 +81,8 @@ def solve_codes_newton_capped(problem, D, X, tol: float, *, max_iter: int = 500,
 
 def solve_codes_newton(problem, D, X, tol: float, *, max_iter: int = 100, H0=None, R0=None,
                        gram=None, lipschitz=None, scale_tol: bool = False,
-                       armijo: float = 1e-4, max_backtracks: int = 30) -> BSUMResult:
+                       armijo: float = 1e-4, max_backtracks: int = 30,
+                       mm_after: int = 15, mm_steps: int = 10) -> BSUMResult:
     """min_{h ∈ H, r ∈ R} ½‖x − hD − r‖² + φ(h) + ϕ(r) for every row x of X, accurately.
 
     Stops a sample by BSUM's test (spec §2.3), max(L′‖h⁺ − h‖, ‖r⁺ − r‖) ≤ max(tol, 1e-10)
@@ -98,6 +105,11 @@ def solve_codes_newton(problem, D, X, tol: float, *, max_iter: int = 100, H0=Non
         The outliers are minimized out exactly from h (r*(h)); accepted so that the solver
         is called as :func:`solve_codes_bsum` is.
     gram, lipschitz : DDᵀ and L′ = ‖D‖₂² when known.
+    mm_after, mm_steps : int
+        Where the codes are unconstrained and the outliers unbounded (ORPCA, OLRR), the rows
+        still unconverged after ``mm_after`` iterations first take ``mm_steps``
+        majorization–minimization steps (:func:`_huber_mm_steps`), then Newton resumes
+        (0 steps: never).
     """
     box = _code_box(problem.codes)
     if problem.outliers is None or box is None:
@@ -125,9 +137,15 @@ def solve_codes_newton(problem, D, X, tol: float, *, max_iter: int = 100, H0=Non
         f = 0.5 * np.einsum("ij,ij->i", E, E) + outl.penalty(Rs) + problem.codes.penalty(Hs)
         return Rs, E, f
 
+    # the MM restart needs e's quadratic majorizer in z² (unbounded outliers) and
+    # unconstrained codes
+    mm = (mm_steps > 0 and np.isinf(outl.bound) and np.isinf(lo) and np.isinf(hi)
+          and ridge > 0)
     act = np.arange(n)
     it = 0
     for it in range(1, max_iter + 1):
+        if mm and it == mm_after + 1 and act.size:
+            H[act] = _huber_mm_steps(D, X[act], H[act], outl.alpha, ridge, mm_steps)
         Xa, Ha = X[act], H[act]
         Ra, E, f = parts(Ha, Xa)
         g_smooth = -(E @ D.T)
@@ -191,6 +209,31 @@ def solve_codes_newton(problem, D, X, tol: float, *, max_iter: int = 100, H0=Non
     else:  # the cap: report r* at the final codes
         R[act] = parts(H[act], X[act])[0]
     return BSUMResult(H, R, it)
+
+
+def _huber_mm_steps(D, X, H, alpha: float, ridge: float, steps: int,
+                    rows: int = 256) -> np.ndarray:
+    """``steps`` majorization–minimization steps on h ↦ e(x − hD) + (ridge/2)‖h‖² with
+    unbounded ℓ1 outliers, where e is the Huber function of threshold ``alpha``: at z₀ it is
+    majorized by the quadratic with weights w_f = min(1, alpha/|z₀_f|) (Huber is concave in
+    z²), so each step solves (D diag(w) Dᵀ + ridge·I) h = D diag(w) x and never raises F.
+
+    Where most of a row's entries are outliers and its atoms are long (SGD's ORPCA
+    dictionaries on Synth: norms 50–70), the quadratic pieces of e are narrow in h, the
+    semismooth Newton step crosses many of them and its line search cuts it to a few
+    percent: rows take hundreds of iterations. The MM steps see every entry at once and
+    close most of that distance (on such a dictionary, 512 rows: cold Newton 8.4 s, its
+    slowest row 645 iterations; ten MM steps and Newton 1.4 s, 42)."""
+    H = np.array(H, dtype=float, copy=True)
+    eye = ridge * np.eye(D.shape[0])
+    for s in range(0, X.shape[0], rows):  # blocks of rows bound the (rows, K, F) product
+        Xb, Hb = X[s:s + rows], H[s:s + rows]
+        for _ in range(steps):
+            W = np.minimum(1.0, alpha / np.maximum(np.abs(Xb - Hb @ D), np.finfo(float).tiny))
+            A = np.matmul(D[None] * W[:, None, :], D.T) + eye
+            Hb = np.linalg.solve(A, ((W * Xb) @ D.T)[:, :, None])[:, :, 0]
+        H[s:s + rows] = Hb
+    return H
 
 
 def _weighted_gram(D, W, gram, rows: int = 128):
