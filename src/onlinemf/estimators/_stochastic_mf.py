@@ -173,7 +173,8 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
     eval_tol : float, default=1e-4
         Code tolerance for evaluation and :meth:`transform`. Their codes are solved by
         :func:`onlinemf.coders.solve_codes_accurate` (a semismooth Newton method for ORPCA,
-        OLRR and ORNMF, 8–23× faster than accelerated BSUM on Synth); evaluations during
+        OLRR and ORNMF, 8–23× faster than accelerated BSUM on Synth, with a
+        majorization–minimization restart for ORPCA's and OLRR's slow rows); evaluations during
         :meth:`fit` start from the previous evaluation's codes (n × K floats kept).
     callback : callable or None
         Called at each evaluation with a dict (passes, samples, solves, time, objective,
