@@ -177,6 +177,14 @@ def test_accurate_codes_converge_on_slow_rows_of_a_late_orpca_dictionary():
     np.testing.assert_allclose(f, f_plain, rtol=1e-9)
     capped = solve_codes_newton(P, D, X, 1e-4, max_iter=300, mm_steps=0)
     assert np.all(f <= P.sample_losses(X, D, capped.codes, capped.outliers) + 1e-9)
+    # from a warm start with few entries inside the threshold, MM comes first
+    H0 = 0.5 * res.codes
+    assert np.all((np.abs(X - H0 @ D) <= lam).sum(axis=1) < 1.5 * 49)
+    first = solve_codes_newton(P, D, X, 1e-4, max_iter=3000, H0=H0)
+    later = solve_codes_newton(P, D, X, 1e-4, max_iter=3000, H0=H0, mm_first_inliers=0)
+    assert kkt(first.codes).max() < 1e-3 and first.n_iter < later.n_iter
+    np.testing.assert_allclose(P.sample_losses(X, D, first.codes, first.outliers), f,
+                               rtol=1e-9)
 
 
 def test_huber_mm_steps_never_raise_f_and_fix_the_optimum():
