@@ -467,7 +467,7 @@ def fig1(ctx: Context) -> Result:
         "projected onto C for ODL/ONMF, all-ones + 1e-3 jitter projected onto C for the "
         "robust problems.")
     for (problem, dname), (runs, _) in done.items():
-        if dname == "synth":
+        if dname == "synth" and sc["K"] > SYNTH_RANK:  # (atoms beyond the planted rank)
             res.notes.append(_synth_rank_note(problem, runs, sc["synth"][0]))
     if sc.get("synth_ref_ftol"):
         took = "; ".join(f"{p.upper()}: {len(v) - 1} steps, f {v[0]:.6g} → {v[-1]:.6g}"
