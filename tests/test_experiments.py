@@ -225,3 +225,11 @@ def test_synth_rank_note_counts_each_dictionarys_numerical_rank():
     assert "VR rank 10," in note and "SMM rank 40," in note and "SGD rank 40," in note
     assert "f 1.5;" in note and "f 1.25;" in note
     assert "19.2 dictionary steps per pass against 232" in note
+
+
+def test_first_reach_reads_the_first_evaluation_at_the_level():
+    from onlinemf.experiments.zhao_haskell_feng import _first_reach
+    trace = np.array([[0.0, 0.0, 0.2], [0.5, 10.0, 0.96], [1.0, 20.0, 0.94], [1.5, 30.0, 0.99]])
+    assert _first_reach(trace, 0.95) == (0.5, 10.0)
+    assert _first_reach(trace, 0.98) == (1.5, 30.0)
+    assert _first_reach(trace, 0.995) == (np.inf, np.inf)
