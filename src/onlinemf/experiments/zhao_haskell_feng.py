@@ -328,12 +328,15 @@ def _synth_rank_note(problem: str, runs: dict, n: int) -> str:
             "subspace (Fig. 2's EV).")
 
 
-def _panel_not_run(res: Result, axes, panel: str, whats, paper: str, band: str) -> None:
+def _panel_not_run(res: Result, axes, panel: str, whats, paper: str | list[str],
+                   band: str) -> None:
     """A panel whose fits are not all kept yet (a kept-only assembly): its claims not
-    measured, its axes marked, the panel listed as missing."""
+    measured, its axes marked, the panel listed as missing. ``paper``: the paper's side of
+    every claim, or of each claim in ``whats``."""
     res.missing.append(panel)
-    for what in whats:
-        res.claims.append(claim(f"{panel}: {what}", paper, "not yet run at this scale",
+    papers = [paper] * len(whats) if isinstance(paper, str) else paper
+    for what, said in zip(whats, papers, strict=True):
+        res.claims.append(claim(f"{panel}: {what}", said, "not yet run at this scale",
                                 NOT_MEASURED, band))
     for ax in np.atleast_1d(axes):
         ax.set_title(f"{panel}: not yet run", fontsize=8)
@@ -534,7 +537,8 @@ def fig2(ctx: Context) -> Result:
         except PieceMissing:
             _panel_not_run(res, axes[row], f"ρ_s = {rho}",
                            ["final EV", f"passes to EV ≥ {EV_LEVEL:g}"],
-                           "VR ≥ SMM, SGD (plot)", count_band(0, 2, 1)[1])
+                           ["VR ≥ SMM, SGD (plot)", "VR sooner than SMM, SGD (plot)"],
+                           count_band(0, 2, 1)[1])
             continue
         finals = {}
         for method in METHODS:
