@@ -57,6 +57,9 @@ def _subset(X, n, seed):
     return X[np.random.default_rng(seed).choice(X.shape[0], n, replace=False)]
 
 
+SYNTH_RANK = 10  # k′, the planted rank of Synth (spec 002 §4.1)
+
+
 def load_panel_data(name: str, ctx: Context, sc: dict) -> tuple[np.ndarray, str]:
     """Rows in [0, 1] (real sets from ``--data-dir`` when present, else embedded stand-ins)."""
     if name == "cbcl":
@@ -84,8 +87,8 @@ def load_panel_data(name: str, ctx: Context, sc: dict) -> tuple[np.ndarray, str]
             X, src = X / max(X.max(), 1e-12), f"rendered {size}×{size} faces under 64 lights"
     else:
         n, F = sc["synth"]
-        data, _ = make_smf_synthetic(n, F, 10, 0.1, 1000.0, random_state=ctx.seed)
-        return data.X, f"Synth (n={n}, d={F}, k'=10, ρ_s=0.1, M=1000)"
+        data, _ = make_smf_synthetic(n, F, SYNTH_RANK, 0.1, 1000.0, random_state=ctx.seed)
+        return data.X, f"Synth (n={n}, d={F}, k'={SYNTH_RANK}, ρ_s=0.1, M=1000)"
     X = np.asarray(X, dtype=float)
     X = X / max(X.max(), 1e-12)
     return _subset(X, sc["n"], ctx.seed), src
@@ -298,9 +301,6 @@ def _inner_loop_ablation(ctx: Context, sc: dict, cache: dict, done: dict
     return rows, (wins[0], wins[1])
 
 
-SYNTH_RANK = 10  # k′, the planted rank of Synth (spec 002 §4.1)
-
-
 def _synth_rank_note(problem: str, runs: dict, n: int) -> str:
     """How the final dictionaries of a Synth panel differ: their numerical rank (singular
     values above 1% of the largest) against the planted k′, the (k′+1)-th singular value
@@ -507,7 +507,7 @@ def fig2(ctx: Context) -> Result:
         return "zhf-fig1-orpca-synth" if shared else f"zhf-fig2-{rho}"
 
     def synth(rho):
-        return make_smf_synthetic(n, F, 10, rho, 1000.0, random_state=ctx.seed)
+        return make_smf_synthetic(n, F, SYNTH_RANK, rho, 1000.0, random_state=ctx.seed)
 
     def curves(rho):
         """(passes, time, EV) per method on Synth with outlier density ρ_s, and the steps.
@@ -565,7 +565,7 @@ def fig2(ctx: Context) -> Result:
                                          f"{p:.1f} ({t:.0f} s)")
                       for m, (p, t) in reach.items()), *count_band(sooner, 2, 1)))
     save_figure(ctx, res, fig, "zhf_fig2.png", "Fig. 2: expressed variance vs passes and time")
-    res.notes.append(f"n = {n}, d = {F}, k′ = 10, K = {K}; EV = ‖UᵀL‖²/k′ (Feng et al.'s "
+    res.notes.append(f"n = {n}, d = {F}, k′ = {SYNTH_RANK}, K = {K}; EV = ‖UᵀL‖²/k′ (Feng et al.'s "
                      "form, spec §4.3); a random K-dimensional subspace scores about K/d.")
     if tune:
         res.notes.append("Steps tuned as in Fig. 1 (the final f over a grid widened by "
