@@ -233,3 +233,11 @@ def test_first_reach_reads_the_first_evaluation_at_the_level():
     assert _first_reach(trace, 0.95) == (0.5, 10.0)
     assert _first_reach(trace, 0.98) == (1.5, 30.0)
     assert _first_reach(trace, 0.995) == (np.inf, np.inf)
+
+
+def test_vr_is_sooner_only_where_it_reaches_the_level():
+    from onlinemf.experiments.zhao_haskell_feng import _sooner
+    inf = (np.inf, np.inf)
+    assert _sooner({"vr": inf, "smm": inf, "sgd": inf}) == 0
+    assert _sooner({"vr": (5.8, 1.0), "smm": inf, "sgd": (0.5, 1.0)}) == 1
+    assert _sooner({"vr": (0.5, 1.0), "smm": (0.5, 2.0), "sgd": (1.0, 1.0)}) == 2
