@@ -64,16 +64,18 @@ def scipy_codes(D, X, lam, ridge, bounds=None):
 
 
 def yaleb_case(pieces: str, data_dir: str | None):
-    """ORNMF on the Extended YaleB faces with the YaleB panel's final dictionaries, or None
-    when the faces or the piece are not at hand."""
-    from onlinemf.datasets import find_data, load_yaleb
+    """ORNMF on the Extended YaleB faces (loaded as the YaleB panel loads them) with that
+    panel's final dictionaries, or None when the faces or the piece are not at hand."""
+    from onlinemf.experiments import Context
+    from onlinemf.experiments.zhao_haskell_feng import _scale, load_panel_data
 
-    path = find_data(data_dir, "yaleb_32x32", "YaleB_32x32.mat") if data_dir else None
     piece = os.path.join(pieces, "paper-0-zhf-fig1-ornmf-yaleb.pkl")
-    if not (path and os.path.exists(piece)):
+    if not (data_dir and os.path.exists(piece)):
         return None
-    X = load_yaleb(os.path.dirname(path))[0] / 255.0
-    X = X / X.max()
+    ctx = Context(scale="paper", data_dir=data_dir)
+    X, src = load_panel_data("yaleb", ctx, _scale(ctx))
+    if not src.startswith("Extended YaleB"):  # the rendered stand-in, not the real faces
+        return None
     with open(piece, "rb") as fh:
         runs = pickle.load(fh)[1][0]
     dicts = {f"{m.upper()}, final": np.asarray(runs[m]["components"], dtype=float)

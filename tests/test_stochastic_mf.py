@@ -262,7 +262,7 @@ def test_newton_codes_near_zero_reach_their_bound_over_redundant_atoms():
 def test_newton_damping_does_not_cap_the_steps_of_large_codes():
     """Nonnegative codes of norm about 140 over unit atoms (ORNMF on Synth: codes of norm
     tens), from h = 0. Damping by the reduced gradient's norm alone held each step near unit
-    length, and the rows took 353 iterations; divided by max(1, ‖h‖) they take under 100, to
+    length, and the rows took 359 iterations; divided by max(1, ‖h‖) they take under 100, to
     the boxed KKT point."""
     r = np.random.default_rng(5)
     n, F, K = 200, 60, 12

@@ -83,7 +83,7 @@ def solve_codes_newton(problem, D, X, tol: float, *, max_iter: int = 100, H0=Non
                        gram=None, lipschitz=None, scale_tol: bool = False,
                        armijo: float = 1e-4, max_backtracks: int = 30,
                        mm_after: int = 15, mm_steps: int = 10,
-                       mm_first_inliers: float = 1.5, damping: float = 1.0) -> BSUMResult:
+                       mm_first_inliers: float = 1.5) -> BSUMResult:
     """min_{h ∈ H, r ∈ R} ½‖x − hD − r‖² + φ(h) + ϕ(r) for every row x of X, accurately.
 
     Stops a sample by BSUM's test (spec §2.3), max(L′‖h⁺ − h‖, ‖r⁺ − r‖) ≤ max(tol, 1e-10)
@@ -119,10 +119,6 @@ def solve_codes_newton(problem, D, X, tol: float, *, max_iter: int = 100, H0=Non
         dictionary on Synth, median 38 such entries at K = 49: 2048 rows 10.4 s → 5.8 s;
         VR's and SMM's, 359 and 87: unchanged). A cold start (h = 0) leaves nearly every
         entry outside the threshold whatever the dictionary, so it waits for ``mm_after``.
-    damping : float
-        Scale of the Levenberg–Marquardt term, μ = damping·‖reduced gradient‖/max(1, ‖h‖)
-        (added to the weighted Gram; 0: plain projected Newton, whose steps blow up along
-        the null directions of redundant atoms without a ridge).
     """
     box = _code_box(problem.codes)
     if problem.outliers is None or box is None:
@@ -194,7 +190,7 @@ def solve_codes_newton(problem, D, X, tol: float, *, max_iter: int = 100, H0=Non
         # (g scales as D diag(w) Dᵀ h) and does not grow with the codes' scale: undivided, on
         # ORNMF's Synth codes (norms of tens) from h = 0 it capped each step near unit length
         # and rows took 100–170 iterations
-        mu = reg + damping * np.linalg.norm(g * free, axis=1) / np.maximum(
+        mu = reg + np.linalg.norm(g * free, axis=1) / np.maximum(
             1.0, np.linalg.norm(Ha, axis=1))
         A += mu[:, None, None] * eye
         A *= free[:, :, None] * free[:, None, :]
