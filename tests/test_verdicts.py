@@ -127,3 +127,52 @@ def test_resumed_run_reports_the_compute_time_of_its_kept_pieces(tmp_path):
     text = open(write_report([res], ctx)).read()
     assert "_Ran in 0.1 s, plus pieces kept from earlier runs (0.1 s, and 1 more whose time " \
         "was not recorded) at scale paper on abc._" in text
+
+
+def test_source_version_reads_the_commit_and_local_changes(tmp_path):
+    import shutil
+    import subprocess
+
+    from onlinemf.experiments._registry import source_version
+
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    assert source_version(str(tmp_path)) is None  # not a work tree
+
+    def git(*args):
+        return subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
+                              cwd=tmp_path, check=True, capture_output=True, text=True
+                              ).stdout.strip()
+
+    git("init", "-q")
+    (tmp_path / "a.py").write_text("x = 1\n")
+    git("add", "a.py")
+    git("commit", "-qm", "one")
+    sha = git("rev-parse", "--short=10", "HEAD")
+    assert source_version(str(tmp_path)) == sha
+    (tmp_path / "a.py").write_text("x = 2\n")
+    assert source_version(str(tmp_path)) == sha + "+dirty"
+    (tmp_path / "b.py").write_text("untracked\n")  # untracked files do not count
+    git("checkout", "-q", "a.py")
+    assert source_version(str(tmp_path)) == sha
+
+
+def test_pieces_are_stamped_with_the_code_loaded_not_a_later_head(tmp_path, monkeypatch):
+    """A long run that outlives a commit still runs the code it loaded: its pieces must not
+    take the newer HEAD (nor the fallback, were git to fail later)."""
+    import pickle
+    import subprocess
+
+    from onlinemf.experiments import _registry
+
+    loaded = _registry.code_version()
+
+    def later_head(*args, **kwargs):
+        return subprocess.CompletedProcess(args, 0, stdout="feedfacefe\n", stderr="")
+
+    monkeypatch.setattr(_registry.subprocess, "run", later_head)
+    ctx = Context(scale="paper", out_dir=str(tmp_path))
+    ctx.memo("a", lambda: 1)
+    with open(tmp_path / "pieces" / "paper-0-a.pkl", "rb") as fh:
+        assert pickle.load(fh)[0] == loaded != "feedfacefe"
+    assert ctx.versions == {loaded}

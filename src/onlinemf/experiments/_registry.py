@@ -179,22 +179,38 @@ def register(name: str, spec: str, title: str):
     return deco
 
 
-def code_version() -> str:
-    """The git commit of the package's source (``+dirty`` with local changes), else its
-    version: what each experiment of a report is stamped with."""
-    here = os.path.dirname(os.path.abspath(__file__))
+def source_version(folder: str) -> str | None:
+    """The git commit of ``folder`` (``+dirty`` when tracked files under it have local
+    changes), or None outside a git work tree."""
     try:
         def git(*args):
-            return subprocess.run(["git", *args], cwd=here, capture_output=True, text=True,
+            return subprocess.run(["git", *args], cwd=folder, capture_output=True, text=True,
                                   timeout=10, check=True).stdout.strip()
 
         sha = git("rev-parse", "--short=10", "HEAD")
         dirty = git("status", "--porcelain", "--untracked-files=no", "--", ".")
         return sha + ("+dirty" if dirty else "")
     except (OSError, subprocess.SubprocessError):
-        from .. import __version__
+        return None
 
-        return f"onlinemf {__version__}"
+
+def _version_at_load() -> str:
+    from .. import __version__
+
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    return source_version(package) or f"onlinemf {__version__}"
+
+
+# read once, when the package's code is loaded: a long run started before a later commit
+# still runs the code it loaded, and is stamped with it, not with the newer HEAD
+_LOADED_VERSION = _version_at_load()
+
+
+def code_version() -> str:
+    """The version of the code this process runs: the git commit of the package's source
+    when it was loaded (``+dirty`` with local changes then), else the package's version.
+    Each piece and experiment of a report is stamped with it."""
+    return _LOADED_VERSION
 
 
 def experiment_names(names) -> list[str]:
@@ -226,7 +242,7 @@ def run_experiments(names, ctx: Context, progress=None, on_result=None,
             continue
         if progress:
             progress(f"running {name}: {exp.title}")
-        version = code_version()  # before: the source may change while it runs
+        version = code_version()
         ctx.versions = {version}
         ctx.kept_seconds, ctx.kept_untimed = 0.0, 0
         t0 = time.perf_counter()
