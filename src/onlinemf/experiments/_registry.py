@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .._io import write_atomic
+from ._piece_lock import piece_lock
 from ._verdicts import NOT_MEASURED, VERDICTS
 
 __all__ = ["Context", "Result", "PieceMissing", "register", "REGISTRY", "run_experiments",
@@ -43,6 +44,8 @@ class Context:
     # kept before pieces recorded their time): the report adds them to the run's own time
     kept_seconds: float = 0.0
     kept_untimed: int = 0
+    # seconds between looks at a piece that another process is computing
+    lock_poll: float = 30.0
 
     @property
     def quick(self) -> bool:
@@ -62,31 +65,45 @@ class Context:
         key) is loaded instead of recomputed. The code version of every piece used is kept in
         ``versions`` (the experiment is stamped with all of them). A piece whose content or
         meaning changes needs a new key (kept pieces are not recomputed). With ``kept_only``
-        a piece not kept raises :class:`PieceMissing`."""
+        a piece not kept raises :class:`PieceMissing`. A piece that another process is
+        computing (:func:`piece_lock`) is waited for, then loaded with ``resume``."""
         path = self._piece_path(key, "pkl")
-        if (self.resume or self.kept_only) and os.path.exists(path):
-            try:
-                with open(path, "rb") as fh:
-                    version, value, *timed = pickle.load(fh)  # (version, value[, seconds])
-                self.versions.add(version)
-                if timed:
-                    self.kept_seconds += float(timed[0])
-                else:
-                    self.kept_untimed += 1
-                return value
-            except Exception:  # an unreadable piece is computed again
-                pass
+        if self.resume or self.kept_only:
+            kept = self._load(path)
+            if kept is not None:
+                return kept[0]
         if self.kept_only:
             raise PieceMissing(key)
-        version = code_version()
-        t0 = time.perf_counter()
-        value = func()
-        # its own compute time: pieces loaded inside it are counted as kept already
-        seconds = time.perf_counter() - t0
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        write_atomic(path, lambda fh: pickle.dump((version, value, seconds), fh))
+        with piece_lock(path, poll=self.lock_poll) as waited:
+            kept = self._load(path) if waited and self.resume else None
+            if kept is not None:  # another process computed it meanwhile
+                return kept[0]
+            version = code_version()
+            t0 = time.perf_counter()
+            value = func()
+            # its own compute time: pieces loaded inside it are counted as kept already
+            seconds = time.perf_counter() - t0
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            write_atomic(path, lambda fh: pickle.dump((version, value, seconds), fh))
         self.versions.add(version)
         return value
+
+    def _load(self, path: str) -> tuple | None:
+        """``(value,)`` of the piece kept at ``path`` (its version and time recorded), or
+        None when it is absent or unreadable (then it is computed again)."""
+        if not os.path.exists(path):
+            return None
+        try:
+            with open(path, "rb") as fh:
+                version, value, *timed = pickle.load(fh)  # (version, value[, seconds])
+        except Exception:
+            return None
+        self.versions.add(version)
+        if timed:
+            self.kept_seconds += float(timed[0])
+        else:
+            self.kept_untimed += 1
+        return (value,)
 
     def _piece_path(self, key: str, ext: str) -> str:
         """The file of piece ``key`` (its kept value, or its fit's state) under ``pieces/``."""
@@ -334,7 +351,7 @@ def _missing(results: list[Result], ctx: Context) -> tuple[list[str], list[list]
     for n in names:
         prefix = f"{ctx.scale}-{ctx.seed}-{n}-"
         rows.append([n, REGISTRY[n].spec, REGISTRY[n].title,
-                     sum(f.startswith(prefix) for f in kept)])
+                     sum(f.startswith(prefix) and f.endswith(".pkl") for f in kept)])
     return names, rows
 
 

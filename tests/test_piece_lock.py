@@ -1,0 +1,109 @@
+"""Pieces shared by several processes: one computes a piece, the others wait and load it."""
+
+import os
+import pickle
+import socket
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+
+import pytest
+
+from onlinemf.experiments import Context
+from onlinemf.experiments._piece_lock import _is_stale, piece_lock
+
+
+def _piece(tmp_path, key="a"):
+    return tmp_path / "pieces" / f"paper-0-{key}.pkl"
+
+
+def test_two_processes_compute_a_shared_piece_once(tmp_path):
+    """Both start together; the slow piece runs in one of them, the other loads its value."""
+    script = textwrap.dedent(f"""
+        import os, time
+        from onlinemf.experiments import Context
+        def slow():
+            with open({str(tmp_path / 'calls')!r}, "a") as fh:
+                fh.write(str(os.getpid()) + "\\n")
+            time.sleep(1.0)
+            return os.getpid()
+        ctx = Context(scale="paper", out_dir={str(tmp_path)!r}, resume=True, lock_poll=0.05)
+        print(ctx.memo("a", slow))
+    """)
+    procs = [subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    outs = [p.communicate(timeout=120) for p in procs]
+    assert all(p.returncode == 0 for p in procs), [o[1] for o in outs]
+    calls = (tmp_path / "calls").read_text().split()
+    assert len(calls) == 1  # computed once
+    assert [int(o[0]) for o in outs] == [int(calls[0])] * 2  # both have its value
+    assert any("waiting for paper-0-a.pkl" in o[1] for o in outs)
+    assert not os.path.exists(str(_piece(tmp_path)) + ".lock")
+
+
+def test_a_live_holder_is_waited_for_and_its_piece_loaded(tmp_path):
+    path = _piece(tmp_path)
+    path.parent.mkdir(parents=True)
+    holder = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        lock = str(path) + ".lock"
+        with open(lock, "w") as fh:
+            fh.write(f"{socket.gethostname()} {holder.pid}")
+
+        def finish():
+            time.sleep(0.3)
+            with open(path, "wb") as fh:
+                pickle.dump(("other", {"v": 7}, 1.5), fh)
+            os.remove(lock)
+
+        threading.Thread(target=finish).start()
+        ctx = Context(scale="paper", out_dir=str(tmp_path), resume=True, lock_poll=0.02)
+        calls = []
+        assert ctx.memo("a", lambda: calls.append(1) or {"v": 0}) == {"v": 7}
+        assert calls == [] and ctx.versions == {"other"} and ctx.kept_seconds == 1.5
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+def test_a_stale_lock_is_taken_over_and_a_failed_piece_releases_its_lock(tmp_path):
+    path = _piece(tmp_path)
+    path.parent.mkdir(parents=True)
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    lock = str(path) + ".lock"
+    with open(lock, "w") as fh:
+        fh.write(f"{socket.gethostname()} {dead.pid}")
+    ctx = Context(scale="paper", out_dir=str(tmp_path), resume=True, lock_poll=0.02)
+    assert ctx.memo("a", lambda: 3) == 3
+    assert not os.path.exists(lock)
+
+    def boom():
+        assert os.path.exists(str(_piece(tmp_path, "b")) + ".lock")  # held while computing
+        raise FloatingPointError("diverged")
+
+    with pytest.raises(FloatingPointError):
+        ctx.memo("b", boom)
+    assert not os.path.exists(str(_piece(tmp_path, "b")) + ".lock")
+    assert ctx.memo("b", lambda: 4) == 4  # and nothing blocks the next try
+
+
+def test_a_piece_inside_itself_raises_instead_of_waiting_forever(tmp_path):
+    ctx = Context(scale="paper", out_dir=str(tmp_path), lock_poll=0.02)
+    with pytest.raises(RuntimeError, match="this very process"):
+        ctx.memo("a", lambda: ctx.memo("a", lambda: 1))
+
+
+def test_staleness_is_judged_only_for_this_host():
+    assert _is_stale(None)  # gone or unreadable
+    assert not _is_stale((socket.gethostname(), os.getpid()))  # alive
+    assert not _is_stale(("another-host.invalid", 1))  # cannot tell: trusted
+
+
+def test_the_lock_is_exclusive_within_a_host(tmp_path):
+    path = str(tmp_path / "p.pkl")
+    with piece_lock(path, poll=0.01) as waited:
+        assert not waited and os.path.exists(path + ".lock")
+    assert not os.path.exists(path + ".lock")
