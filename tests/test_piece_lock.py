@@ -11,8 +11,8 @@ import time
 
 import pytest
 
-from onlinemf.experiments import Context
-from onlinemf.experiments._piece_lock import _is_stale, piece_lock
+from onlinemf.experiments import Context, _piece_lock
+from onlinemf.experiments._piece_lock import piece_lock
 
 
 def _piece(tmp_path, key="a"):
@@ -43,50 +43,87 @@ def test_two_processes_compute_a_shared_piece_once(tmp_path):
     assert not os.path.exists(str(_piece(tmp_path)) + ".lock")
 
 
+HOLD = textwrap.dedent("""
+    import fcntl, os, sys, time
+    fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    os.write(fd, b"elsewhere 1")
+    print("held", flush=True)
+    time.sleep(60)
+""")
+
+
+def _finish_later(path, lock, then):
+    """Write the piece as another process would, then release its lock (``then``)."""
+    def finish():
+        time.sleep(0.3)
+        with open(path, "wb") as fh:
+            pickle.dump(("other", {"v": 7}, 1.5), fh)
+        then()
+
+    threading.Thread(target=finish).start()
+
+
+@pytest.mark.skipif(_piece_lock.fcntl is None, reason="flock is POSIX's")
 def test_a_live_holder_is_waited_for_and_its_piece_loaded(tmp_path):
     path = _piece(tmp_path)
     path.parent.mkdir(parents=True)
-    holder = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    lock = str(path) + ".lock"
+    holder = subprocess.Popen([sys.executable, "-c", HOLD, lock], stdout=subprocess.PIPE,
+                              text=True)
     try:
-        lock = str(path) + ".lock"
-        with open(lock, "w") as fh:
-            fh.write(f"{socket.gethostname()} {holder.pid}")
-
-        def finish():
-            time.sleep(0.3)
-            with open(path, "wb") as fh:
-                pickle.dump(("other", {"v": 7}, 1.5), fh)
-            os.remove(lock)
-
-        threading.Thread(target=finish).start()
+        assert holder.stdout.readline().strip() == "held"
+        _finish_later(path, lock, holder.kill)  # killed: the kernel releases its lock
         ctx = Context(scale="paper", out_dir=str(tmp_path), resume=True, lock_poll=0.02)
         calls = []
         assert ctx.memo("a", lambda: calls.append(1) or {"v": 0}) == {"v": 7}
         assert calls == [] and ctx.versions == {"other"} and ctx.kept_seconds == 1.5
+        assert not os.path.exists(lock)
     finally:
         holder.kill()
         holder.wait()
 
 
-def test_a_stale_lock_is_taken_over_and_a_failed_piece_releases_its_lock(tmp_path):
+def test_without_flock_the_lock_is_the_file_itself(tmp_path, monkeypatch):
+    monkeypatch.setattr(_piece_lock, "fcntl", None)
     path = _piece(tmp_path)
     path.parent.mkdir(parents=True)
-    dead = subprocess.Popen([sys.executable, "-c", "pass"])
-    dead.wait()
     lock = str(path) + ".lock"
     with open(lock, "w") as fh:
-        fh.write(f"{socket.gethostname()} {dead.pid}")
+        fh.write("elsewhere 1")
+    _finish_later(path, lock, lambda: os.remove(lock))
     ctx = Context(scale="paper", out_dir=str(tmp_path), resume=True, lock_poll=0.02)
+    assert ctx.memo("a", lambda: {"v": 0}) == {"v": 7}
+    with piece_lock(str(tmp_path / "p.pkl"), poll=0.01) as waited:
+        assert not waited and os.path.exists(str(tmp_path / "p.pkl.lock"))
+    assert not os.path.exists(str(tmp_path / "p.pkl.lock"))
+
+
+@pytest.mark.skipif(_piece_lock.fcntl is None, reason="flock is POSIX's")
+def test_a_lock_file_left_by_a_killed_run_does_not_block(tmp_path):
+    path = _piece(tmp_path)
+    path.parent.mkdir(parents=True)
+    lock = str(path) + ".lock"
+    with open(lock, "w") as fh:
+        fh.write(f"{socket.gethostname()} 1")
+    ctx = Context(scale="paper", out_dir=str(tmp_path), resume=True, lock_poll=10.0)
+    t0 = time.perf_counter()
     assert ctx.memo("a", lambda: 3) == 3
+    assert time.perf_counter() - t0 < 5.0  # not a single poll: nobody holds it
     assert not os.path.exists(lock)
 
+
+def test_a_failed_piece_releases_its_lock(tmp_path):
+    ctx = Context(scale="paper", out_dir=str(tmp_path), resume=True, lock_poll=0.02)
+    lock = str(_piece(tmp_path, "b")) + ".lock"
+
     def boom():
-        assert os.path.exists(str(_piece(tmp_path, "b")) + ".lock")  # held while computing
+        assert os.path.exists(lock)  # held while computing
         raise FloatingPointError("diverged")
 
     with pytest.raises(FloatingPointError):
         ctx.memo("b", boom)
-    assert not os.path.exists(str(_piece(tmp_path, "b")) + ".lock")
+    assert not os.path.exists(lock)
     assert ctx.memo("b", lambda: 4) == 4  # and nothing blocks the next try
 
 
@@ -94,16 +131,4 @@ def test_a_piece_inside_itself_raises_instead_of_waiting_forever(tmp_path):
     ctx = Context(scale="paper", out_dir=str(tmp_path), lock_poll=0.02)
     with pytest.raises(RuntimeError, match="this very process"):
         ctx.memo("a", lambda: ctx.memo("a", lambda: 1))
-
-
-def test_staleness_is_judged_only_for_this_host():
-    assert _is_stale(None)  # gone or unreadable
-    assert not _is_stale((socket.gethostname(), os.getpid()))  # alive
-    assert not _is_stale(("another-host.invalid", 1))  # cannot tell: trusted
-
-
-def test_the_lock_is_exclusive_within_a_host(tmp_path):
-    path = str(tmp_path / "p.pkl")
-    with piece_lock(path, poll=0.01) as waited:
-        assert not waited and os.path.exists(path + ".lock")
-    assert not os.path.exists(path + ".lock")
+    assert ctx.memo("a", lambda: 2) == 2  # released on the way out

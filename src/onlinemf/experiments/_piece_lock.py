@@ -1,7 +1,12 @@
 """One process at a time per piece: several ``reproduce --resume`` processes may share an
 output folder (the README invites it), and two of them reaching the same long fit must not
-both compute it, nor both write its state file. The process computing a piece holds
-``<piece>.lock`` (its host and pid); another waits for it and then loads the piece.
+both compute it, nor both write its state file. The process computing a piece holds a lock
+on ``<piece>.lock``; another waits for it and then loads the piece.
+
+Where the system has ``fcntl`` (POSIX), the lock is the kernel's ``flock``: it is released
+when its holder exits, however it exits, so a killed run leaves nothing to clean up. Else
+the lock is the file's exclusive creation, and a file left by a killed run must be removed by
+hand (the waiting message names it).
 """
 
 from __future__ import annotations
@@ -12,74 +17,82 @@ import sys
 import time
 from contextlib import contextmanager
 
+try:
+    import fcntl
+except ImportError:  # not POSIX
+    fcntl = None
+
 __all__ = ["piece_lock"]
 
+_HELD: set[str] = set()  # the locks this process holds (a piece inside itself never ends)
 
-def _holder(lock: str) -> tuple[str, int] | None:
-    """(host, pid) written in ``lock``, or None when it is gone or unreadable."""
+
+def _holder(lock: str) -> str:
+    """Who wrote ``lock`` (host and pid), for the waiting message."""
     try:
         with open(lock, encoding="utf-8") as fh:
-            host, pid = fh.read().split()
-        return host, int(pid)
-    except (OSError, ValueError):
-        return None
+            return fh.read().strip() or "another process"
+    except OSError:
+        return "another process"
 
 
-def _is_stale(holder: tuple[str, int] | None) -> bool:
-    """A lock whose holder is known dead: a process of this host that no longer runs (a
-    holder on another host is trusted: remove its lock by hand to take over)."""
-    if holder is None:
-        return True
-    host, pid = holder
-    if host != socket.gethostname():
-        return False
+def _try_flock(lock: str) -> int | None:
+    """A descriptor of ``lock`` holding its ``flock``, or None while another process holds
+    it. A lock file that was removed or replaced after it was opened is opened again (its
+    holder released it: the next holder must lock the file now at that path)."""
+    while True:
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            return None
+        try:
+            same = os.stat(lock).st_ino == os.fstat(fd).st_ino
+        except FileNotFoundError:
+            same = False
+        if same:
+            return fd
+        os.close(fd)
+
+
+def _try_create(lock: str) -> int | None:
+    """A descriptor of ``lock`` created exclusively, or None while it exists."""
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    except PermissionError:  # alive, another user's
-        return False
-    return False
+        return os.open(lock, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o644)
+    except FileExistsError:
+        return None
 
 
 @contextmanager
 def piece_lock(path: str, poll: float = 30.0):
-    """Hold ``path + ".lock"`` for the body; yields whether it had to wait for another
-    process first (which may have written the piece meanwhile: the caller loads it then).
+    """Hold the lock of piece file ``path`` for the body; yields whether another process
+    held it first (and may have written the piece meanwhile: the caller loads it then).
 
-    The lock is created exclusively (``O_EXCL``), so of two processes arriving together one
-    waits; a stale lock (its holder dead) is taken over; the lock is removed on exit, also
-    when the body raises.
+    Released on exit, also when the body raises. A piece computed inside itself raises
+    RuntimeError instead of waiting for itself.
     """
-    lock = path + ".lock"
-    os.makedirs(os.path.dirname(os.path.abspath(lock)), exist_ok=True)
+    lock = os.path.abspath(path) + ".lock"
+    if lock in _HELD:
+        raise RuntimeError(f"{os.path.basename(path)} is being computed by this very process "
+                           "(a piece inside itself)")
+    os.makedirs(os.path.dirname(lock), exist_ok=True)
+    take = _try_flock if fcntl is not None else _try_create
     waited = False
-    while True:
-        try:
-            fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
-        except FileExistsError:
-            holder = _holder(lock)
-            if holder == (socket.gethostname(), os.getpid()):
-                raise RuntimeError(f"{os.path.basename(path)} is being computed by this very "
-                                   "process (a piece inside itself)") from None
-            if _is_stale(holder):
-                try:
-                    os.remove(lock)
-                except FileNotFoundError:
-                    pass
-                continue
-            if not waited:
-                print(f"waiting for {os.path.basename(path)}: being computed by process "
-                      f"{holder[1]} on {holder[0]} (remove {lock} to take over)",
-                      file=sys.stderr, flush=True)
-            waited = True
-            time.sleep(poll)
-            continue
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(f"{socket.gethostname()} {os.getpid()}")
-        break
+    while (fd := take(lock)) is None:
+        if not waited:
+            how = ("" if fcntl is not None
+                   else "; if that process was killed, remove the file to go on")
+            print(f"waiting for {os.path.basename(path)}: being computed by {_holder(lock)} "
+                  f"({lock}{how})", file=sys.stderr, flush=True)
+        waited = True
+        time.sleep(poll)
+    os.ftruncate(fd, 0)
+    os.write(fd, f"{socket.gethostname()} {os.getpid()}".encode())
+    _HELD.add(lock)
     try:
         yield waited
     finally:
-        if _holder(lock) == (socket.gethostname(), os.getpid()):
-            os.remove(lock)
+        _HELD.discard(lock)
+        os.remove(lock)  # before the release: a waiter then re-opens a fresh file
+        os.close(fd)
