@@ -536,7 +536,7 @@ def fig2(ctx: Context) -> Result:
             traces, scales = curves(rho)
         except PieceMissing:
             _panel_not_run(res, axes[row], f"ρ_s = {rho}",
-                           ["final EV", f"passes to EV ≥ {EV_LEVEL:g}"],
+                           ["final EV", REACH_CLAIM],
                            ["VR ≥ SMM, SGD (plot)", "VR sooner than SMM, SGD (plot)"],
                            count_band(0, 2, 1)[1])
             continue
@@ -556,14 +556,16 @@ def fig2(ctx: Context) -> Result:
                                 "VR {vr:.3f}, SMM {smm:.3f}, SGD {sgd:.3f}".format(**finals)
                                 + f" (step multipliers VR {scales['vr']:g}, SGD "
                                 f"{scales['sgd']:g})", *count_band(beats, 2, 1)))
-        # "recovers U faster": the first evaluation at which EV reaches EV_LEVEL
-        reach = {m: _first_reach(traces[m], EV_LEVEL) for m in METHODS}
+        # "recovers U faster": the first evaluation at which EV reaches EV_LEVEL of the
+        # best final EV (a level that no method reaches would measure no speed)
+        level = EV_LEVEL * max(finals.values())
+        reach = {m: _first_reach(traces[m], level) for m in METHODS}
         sooner = _sooner(reach)
         res.claims.append(claim(
-            f"ρ_s = {rho}: passes to EV ≥ {EV_LEVEL:g}", "VR sooner than SMM, SGD (plot)",
-            ", ".join(f"{m.upper()} " + ("never" if not np.isfinite(p) else
-                                         f"{p:.1f} ({t:.0f} s)")
-                      for m, (p, t) in reach.items()), *count_band(sooner, 2, 1)))
+            f"ρ_s = {rho}: {REACH_CLAIM}", "VR sooner than SMM, SGD (plot)",
+            f"EV ≥ {level:.3f} at passes " + ", ".join(
+                f"{m.upper()} " + ("never" if not np.isfinite(p) else f"{p:.1f} ({t:.0f} s)")
+                for m, (p, t) in reach.items()), *count_band(sooner, 2, 1)))
     save_figure(ctx, res, fig, "zhf_fig2.png", "Fig. 2: expressed variance vs passes and time")
     res.notes.append(f"n = {n}, d = {F}, k′ = {SYNTH_RANK}, K = {K}; EV = ‖UᵀL‖²/k′ (Feng et al.'s "
                      "form, spec §4.3); a random K-dimensional subspace scores about K/d.")
@@ -575,9 +577,11 @@ def fig2(ctx: Context) -> Result:
     return res
 
 
-# "recovers U faster": the EV a method's passes are counted to (spec §7: VR-ORPCA on
-# Synth-mini reaches EV > 0.95)
+# "recovers U faster": a method's passes are counted to EV_LEVEL times the best final EV of
+# the panel's three methods (spec §7: VR-ORPCA on Synth-mini reaches EV > 0.95; where no
+# method recovers U that well, as at ρ_s = 0.3, a fixed level 0.95 would time nothing)
 EV_LEVEL = 0.95
+REACH_CLAIM = f"passes to EV ≥ {EV_LEVEL:g} × the best final EV"
 
 
 def _first_reach(trace: np.ndarray, level: float) -> tuple[float, float]:
