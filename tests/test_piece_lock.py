@@ -132,3 +132,18 @@ def test_a_piece_inside_itself_raises_instead_of_waiting_forever(tmp_path):
     with pytest.raises(RuntimeError, match="this very process"):
         ctx.memo("a", lambda: ctx.memo("a", lambda: 1))
     assert ctx.memo("a", lambda: 2) == 2  # released on the way out
+
+
+@pytest.mark.skipif(_piece_lock.fcntl is None, reason="flock is POSIX's")
+def test_a_file_system_without_flock_computes_unlocked_with_a_warning(tmp_path, monkeypatch):
+    import errno
+
+    def refuse(fd, op):
+        raise OSError(errno.ENOLCK, "No locks available")
+
+    monkeypatch.setattr(_piece_lock.fcntl, "flock", refuse)
+    ctx = Context(scale="paper", out_dir=str(tmp_path), resume=True, lock_poll=0.02)
+    with pytest.warns(RuntimeWarning, match="does not support flock"):
+        assert ctx.memo("a", lambda: 5) == 5
+    assert not os.path.exists(str(_piece(tmp_path)) + ".lock")
+    assert ctx.memo("a", lambda: 6) == 5  # kept, loaded

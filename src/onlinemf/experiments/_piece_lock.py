@@ -15,6 +15,7 @@ import os
 import socket
 import sys
 import time
+import warnings
 from contextlib import contextmanager
 
 try:
@@ -25,6 +26,10 @@ except ImportError:  # not POSIX
 __all__ = ["piece_lock"]
 
 _HELD: set[str] = set()  # the locks this process holds (a piece inside itself never ends)
+
+
+class _NoLocks(OSError):
+    """The file system of the output folder does not support ``flock``."""
 
 
 def _holder(lock: str) -> str:
@@ -47,6 +52,9 @@ def _try_flock(lock: str) -> int | None:
         except BlockingIOError:
             os.close(fd)
             return None
+        except OSError as exc:  # a file system without flock (some network mounts)
+            os.close(fd)
+            raise _NoLocks(str(exc)) from None
         try:
             same = os.stat(lock).st_ino == os.fstat(fd).st_ino
         except FileNotFoundError:
@@ -70,7 +78,8 @@ def piece_lock(path: str, poll: float = 30.0):
     held it first (and may have written the piece meanwhile: the caller loads it then).
 
     Released on exit, also when the body raises. A piece computed inside itself raises
-    RuntimeError instead of waiting for itself.
+    RuntimeError instead of waiting for itself. Where the folder's file system refuses
+    ``flock``, the body runs unlocked, with a RuntimeWarning.
     """
     lock = os.path.abspath(path) + ".lock"
     if lock in _HELD:
@@ -79,7 +88,17 @@ def piece_lock(path: str, poll: float = 30.0):
     os.makedirs(os.path.dirname(lock), exist_ok=True)
     take = _try_flock if fcntl is not None else _try_create
     waited = False
-    while (fd := take(lock)) is None:
+    try:
+        fd = take(lock)
+    except _NoLocks as exc:
+        warnings.warn(f"no lock for {os.path.basename(path)} ({exc}): its folder's file "
+                      "system does not support flock, so processes sharing it are not kept "
+                      "from computing the same piece", RuntimeWarning, stacklevel=3)
+        if os.path.exists(lock):
+            os.remove(lock)
+        yield False
+        return
+    while fd is None:
         if not waited:
             how = ("" if fcntl is not None
                    else "; if that process was killed, remove the file to go on")
@@ -87,6 +106,7 @@ def piece_lock(path: str, poll: float = 30.0):
                   f"({lock}{how})", file=sys.stderr, flush=True)
         waited = True
         time.sleep(poll)
+        fd = take(lock)
     os.ftruncate(fd, 0)
     os.write(fd, f"{socket.gethostname()} {os.getpid()}".encode())
     _HELD.add(lock)
