@@ -509,14 +509,13 @@ def fig2(ctx: Context) -> Result:
     def synth(rho):
         return make_smf_synthetic(n, F, SYNTH_RANK, rho, 1000.0, random_state=ctx.seed)
 
-    def curves(rho):
+    def curves(rho, data, W):
         """(passes, time, EV) per method on Synth with outlier density ρ_s, and the steps.
         The fits are :func:`run_methods`' (VR's and SGD's steps tuned by the final f, as in
         Fig. 1, at paper scale): at ρ_s = 0.1 and Fig. 1's K they are Fig. 1's ORPCA-on-Synth
         fits, shared through their pieces (at paper scale, nine or more fits of about an
         hour each); at ρ_s = 0.3 the tuning starts around ρ_s = 0.1's multipliers
         (:func:`grids_around`)."""
-        data, W = synth(rho)
         grids = None
         if tune and rho != 0.1:
             grids = grids_around(tuned_scales("orpca", synth(0.1)[0].X, K, sc["S"], ctx.seed,
@@ -529,12 +528,14 @@ def fig2(ctx: Context) -> Result:
                            grids=grids)
         traces = {m: np.array([(p, t, expressed_variance(W, C))
                                for p, t, C in r["snapshots"]]) for m, r in runs.items()}
-        return traces, {m: r["scale"] for m, r in runs.items()}, runs, _pca_ev(data.X, W, K)
+        return traces, {m: r["scale"] for m, r in runs.items()}, runs
 
     pca_ev = {}
     for row, rho in enumerate((0.1, 0.3)):
+        data, W = synth(rho)
+        pca_ev[rho] = _pca_ev(data.X, W, K)
         try:
-            traces, scales, runs, pca_ev[rho] = curves(rho)
+            traces, scales, runs = curves(rho, data, W)
         except PieceMissing:
             _panel_not_run(res, axes[row], f"ρ_s = {rho}",
                            ["final EV", REACH_CLAIM],
