@@ -249,8 +249,9 @@ def test_kept_only_assembles_the_finished_panels_and_a_resume_completes_the_rest
     assert "not assembled" in capsys.readouterr().out
     assert "## zhf-fig2" not in (out / "report.md").read_text()
     assert not (out / "figures" / "zhf_fig2.png").exists()
-    # --resume runs the experiment again (the ONMF panel), not the partial result
-    assert main(argv + ["--resume"]) == 0
+    # --resume runs the experiment again (the ONMF panel), not the partial result (--jobs
+    # only sets the workers of untimed batch references)
+    assert main(argv + ["--resume", "--jobs", "2"]) == 0
     rows = (out / "claims.csv").read_text().splitlines()[1:]
     assert len(rows) == 2 and not any(",not measured," in r for r in rows)
     assert "**Partial**" not in (out / "report.md").read_text()

@@ -14,6 +14,7 @@ from onlinemf.coders import solve_codes_accurate, solve_codes_bsum, solve_codes_
 from onlinemf.coders._accurate import newton_applicable
 from onlinemf.constraints import soft_threshold
 from onlinemf.datasets import expressed_variance, make_smf_synthetic
+from onlinemf.experiments import Context
 from onlinemf.metrics import evaluate
 from onlinemf.problems import make_problem
 from onlinemf.updates import (
@@ -507,6 +508,21 @@ def test_an_interrupted_batch_reference_resumes_to_the_same_result(tmp_path, pro
     np.testing.assert_array_equal(D, D_whole)
     assert values == whole
     assert not (tmp_path / "ref.state").exists()
+
+
+def test_a_batch_reference_over_worker_processes_equals_the_serial_one():
+    """``reproduce --jobs 2``: the reference's evaluations map their chunks over two worker
+    processes (Context.map_fn); the chunks come back in order, so the dictionary and the f
+    values are those of the serial run, bit for bit."""
+    P = make_problem("ornmf", 10).bind(40)
+    X = _data(n=40, F=10, K=3)
+    D0 = _dict(P, 3, 10)
+    kw = dict(max_iter=6, rtol=0.0, chunk_size=7)  # six chunks, the last one short
+    D1, serial = batch_reference(P, X, D0, **kw)
+    D2, parallel = batch_reference(P, X, D0, map_fn=Context(jobs=2).map_fn(), **kw)
+    np.testing.assert_array_equal(D2, D1)
+    assert parallel == serial and serial[-1] < serial[0]
+    assert Context().map_fn() is map
 
 
 def test_transform_decompose_and_partial_fit():

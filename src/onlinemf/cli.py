@@ -365,7 +365,7 @@ def _cmd_reproduce(args) -> int:
         return _list_experiments(args, REGISTRY)
     resume = args.resume or args.kept_only
     ctx = Context(scale=args.scale, out_dir=args.out, data_dir=args.data_dir, seed=args.seed,
-                  resume=resume, kept_only=args.kept_only)
+                  resume=resume, kept_only=args.kept_only, jobs=args.jobs)
     store = os.path.join(args.out, "results")
 
     def finished_before() -> dict:
@@ -493,6 +493,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="compute nothing: assemble the named experiments from the pieces kept "
                         "in --out (implies --resume); panels not yet run are reported as not "
                         "measured, and a later --resume run computes them")
+    r.add_argument("--jobs", type=int, default=1, metavar="N",
+                   help="worker processes for the untimed batch references (the timed fits "
+                        "always run in one process)")
     r.add_argument("--list", action="store_true",
                    help="list the experiments, and which --out holds finished at --scale")
     r.set_defaults(func=_cmd_reproduce)

@@ -16,7 +16,7 @@ def batch_reference(problem, X, D0, *, eta: float | None = None, max_iter: int =
                     rtol: float = 1e-10, tol: float = 1e-8, code_max_iter: int = 5000,
                     chunk_size: int = 2048, callback=None, warm_start: bool = True,
                     ftol: float | None = None, window: int = 10,
-                    state_file: str | None = None) -> tuple[np.ndarray, list]:
+                    state_file: str | None = None, map_fn=map) -> tuple[np.ndarray, list]:
     """Ŵ for the log-suboptimality metric (spec §2.7): deterministic proximal gradient on f
     with exact codes (Algorithm 1 with b = n) and a backtracking line search, from D0, until
     ‖Γ‖² ≤ rtol·‖Γ(D0)‖² or ``max_iter`` accepted steps, or, with ``ftol``, once f stalls
@@ -33,9 +33,13 @@ def batch_reference(problem, X, D0, *, eta: float | None = None, max_iter: int =
     is removed at the end. A file from another run (other problem, data, start or settings)
     is an error. On Synth one step solves 100000 robust codes, so a reference takes hours.
 
+    ``map_fn`` maps each evaluation's chunks (e.g. over worker processes; see
+    :func:`onlinemf.metrics.evaluate`): the result does not depend on it.
+
     Returns the final dictionary and the list of f values of the accepted iterates.
     """
-    kw = dict(tol=tol, max_iter=code_max_iter, chunk_size=chunk_size, keep_codes=warm_start)
+    kw = dict(tol=tol, max_iter=code_max_iter, chunk_size=chunk_size, keep_codes=warm_start,
+              map_fn=map_fn)
     key = None if state_file is None else joblib.hash(
         (problem, data_key(X), np.asarray(D0, dtype=float), eta, max_iter, rtol, tol,
          code_max_iter, chunk_size, warm_start, ftol, window))

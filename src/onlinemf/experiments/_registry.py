@@ -46,11 +46,26 @@ class Context:
     kept_untimed: int = 0
     # seconds between looks at a piece that another process is computing
     lock_poll: float = 30.0
+    # worker processes for the untimed work of an experiment (its batch references): the
+    # timed fits always run in one process, so their times stay comparable
+    jobs: int = 1
 
     @property
     def quick(self) -> bool:
         """Not the paper's scale (quick or tiny)."""
         return self.scale != "paper"
+
+    def map_fn(self):
+        """A map over ``jobs`` worker processes (the built-in map for one), for work whose
+        items are independent and untimed; results come back in order."""
+        if self.jobs <= 1:
+            return map
+        from joblib import Parallel, delayed
+
+        def parallel_map(func, items):
+            return Parallel(n_jobs=self.jobs)(delayed(func)(item) for item in items)
+
+        return parallel_map
 
     def pick(self, quick, paper, tiny=None):
         """The setting for this scale: ``tiny`` (when given) at tiny scale, else ``quick``

@@ -241,17 +241,18 @@ def run_methods(problem, X, K, S, eval_every, seed, tune=True, limits=STEP_LIMIT
 
 
 def suboptimality(runs, X, ref_iter, ftol: float | None = None,
-                  state_file: str | None = None) -> tuple[float, dict, list]:
+                  state_file: str | None = None, map_fn=map) -> tuple[float, dict, list]:
     """f(Ŵ) from the batch reference (deterministic proximal gradient, spec §2.7) started at
     the best final dictionary, stopped after ``ref_iter`` steps or, with ``ftol``, once
     ``REF_WINDOW`` steps lower f by at most ftol·|f|; the log10-suboptimality curves against
     it (floored as §4.3), and the reference's f values. ``state_file``: where the reference
-    keeps its state between steps (it resumes there)."""
+    keeps its state between steps (it resumes there); ``map_fn``: the map of its evaluations'
+    chunks (``--jobs``)."""
     best = min(runs, key=lambda m: runs[m]["history"]["objective"][-1])
     P = runs[best]["problem"]
     _, values = batch_reference(P, X, runs[best]["components"], max_iter=ref_iter, rtol=1e-10,
                                 tol=1e-4, code_max_iter=3000, ftol=ftol, window=REF_WINDOW,
-                                state_file=state_file)
+                                state_file=state_file, map_fn=map_fn)
     f_min = min([values[-1]] + [float(r["history"]["objective"].min()) for r in runs.values()])
     f_ref = f_min - 1e-9 * max(abs(f_min), 1.0)
     return (f_ref, {m: np.log10(r["history"]["objective"] - f_ref) for m, r in runs.items()},
@@ -398,7 +399,8 @@ def fig1(ctx: Context) -> Result:
             f_ref, logs, ref = suboptimality(
                 runs, X, sc["synth_ref_iter"] if synth else sc["ref_iter"],
                 sc["synth_ref_ftol"] if synth else None,
-                state_file=ctx.state_file(f"zhf-fig1-{problem}-{dname}-reference"))
+                state_file=ctx.state_file(f"zhf-fig1-{problem}-{dname}-reference"),
+                map_fn=ctx.map_fn())
             for r in runs.values():  # what the figure and tables need (a small piece)
                 r.pop("problem")
                 r.pop("snapshots", None)
