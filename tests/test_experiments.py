@@ -223,8 +223,17 @@ def test_synth_rank_note_counts_each_dictionarys_numerical_rank():
             for name, D, f in (("vr", low, 1.5), ("smm", full, 1.25), ("sgd", full, 1.0))}
     note = _synth_rank_note("orpca", runs, 100_000)
     assert "VR rank 10," in note and "SMM rank 40," in note and "SGD rank 40," in note
-    assert "f 1.5;" in note and "f 1.25;" in note
+    assert "f 1.5 (-25.00% from the start);" in note and "f 1.25 (-37.50% from" in note
     assert "19.2 dictionary steps per pass against 232" in note
+    assert "VR keeps the planted rank" in note and "below the planted rank" not in note
+    # a VR dictionary below the planted rank (one direction, the rest at 1e-4) that moved
+    # f by 0.1%: the note says it hardly left the start, with each run's move beside it
+    one = np.outer(np.ones(49), np.ones(40)) + 1e-4 * rng.standard_normal((49, 40))
+    runs["vr"] = {"components": one, "history": {"objective": np.array([2.0, 1.998])}}
+    note = _synth_rank_note("orpca", runs, 100_000)
+    assert "VR rank 1," in note and "VR ends below the planted rank" in note
+    assert "-0.10% from the start against SMM's -37.50% (rank 40)" in note
+    assert "VR keeps the planted rank" not in note
 
 
 def test_first_reach_reads_the_first_evaluation_at_the_level():

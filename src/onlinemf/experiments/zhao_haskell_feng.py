@@ -305,18 +305,33 @@ def _inner_loop_ablation(ctx: Context, sc: dict, cache: dict, done: dict
 def _synth_rank_note(problem: str, runs: dict, n: int) -> str:
     """How the final dictionaries of a Synth panel differ: their numerical rank (singular
     values above 1% of the largest) against the planted k′, the (k′+1)-th singular value
-    relative to the largest, their final f, and the dictionary steps each method takes per
-    pass. With K = 49 > k′ atoms, directions beyond the planted subspace can absorb part of the
-    sparse outliers and lower f, so a dictionary that keeps to the planted rank (which Fig. 2's
-    EV rewards) can end at a higher f than one that does not."""
+    relative to the largest, their final f and how far it moved from the common start, and
+    the dictionary steps each method takes per pass. With K = 49 > k′ atoms, directions
+    beyond the planted subspace can absorb part of the sparse outliers and lower f, so a
+    dictionary that keeps to the planted rank (which Fig. 2's EV rewards) can end at a
+    higher f than one that does not; a dictionary below the planted rank has not left the
+    nearly rank-one start."""
     b, m = default_batch_params(n)
-    parts = []
+    parts, ranks, moved = [], {}, {}
     for name in METHODS:
         sv = np.linalg.svd(np.asarray(runs[name]["components"], dtype=float),
                            compute_uv=False)
-        parts.append(f"{name.upper()} rank {int(np.sum(sv > 0.01 * sv[0]))}, σ_{SYNTH_RANK + 1}"
-                     f"/σ_1 = {sv[SYNTH_RANK] / sv[0]:.1e}, f "
-                     f"{float(runs[name]['history']['objective'][-1]):.6g}")
+        f = np.asarray(runs[name]["history"]["objective"], dtype=float)
+        ranks[name] = int(np.sum(sv > 0.01 * sv[0]))
+        moved[name] = (f[-1] - f[0]) / abs(f[0])
+        parts.append(f"{name.upper()} rank {ranks[name]}, σ_{SYNTH_RANK + 1}"
+                     f"/σ_1 = {sv[SYNTH_RANK] / sv[0]:.1e}, f {f[-1]:.6g} "
+                     f"({100 * moved[name]:+.2f}% from the start)")
+    if ranks["vr"] < SYNTH_RANK:
+        rivals = " and ".join(f"{name.upper()}'s {100 * moved[name]:+.2f}% (rank {ranks[name]})"
+                              for name in METHODS if name != "vr")
+        reading = ("VR ends below the planted rank, its f "
+                   f"{100 * moved['vr']:+.2f}% from the start against {rivals}: its dictionary "
+                   "is still near the nearly rank-one start after all its outer iterations, so "
+                   "the verdicts here measure how far VR moved, not where it converges.")
+    else:
+        reading = ("Where VR keeps the planted rank and a rival does not, its higher f says "
+                   "that, not a worse subspace (Fig. 2's EV).")
     return (f"{problem.upper()} on Synth, the final dictionaries (rank: singular values above "
             f"1% of the largest; planted k′ = {SYNTH_RANK}, K = {len(sv)}): "
             + "; ".join(parts)
@@ -324,9 +339,7 @@ def _synth_rank_note(problem: str, runs: dict, n: int) -> str:
             f"{n / b:.0f} for SMM and SGD. The robust runs start from all-ones atoms that "
             "differ only by the jitter; a dictionary whose directions beyond the planted "
             "subspace stay at that scale is a rank-k′ dictionary, and K − k′ further "
-            "directions can absorb part of the sparse outliers and lower f. Where VR keeps "
-            "the planted rank and a rival does not, its higher f says that, not a worse "
-            "subspace (Fig. 2's EV).")
+            "directions can absorb part of the sparse outliers and lower f. " + reading)
 
 
 def _panel_not_run(res: Result, axes, panel: str, whats, paper: str | list[str],
