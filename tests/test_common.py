@@ -39,6 +39,9 @@ REGISTRY = {
                         {"stream_equals_fit": False}),
     # memory-limited SA keeps O(NK); fit is partial_fit from a fresh start
     "PoissonSubspaceTracker": (lambda: PoissonSubspaceTracker(3, random_state=0), {}),
+    # the paper's projected-gradient row solver in place of the exact rows
+    "PoissonSubspaceTracker-pgd": (lambda: PoissonSubspaceTracker(3, row_solver="pgd",
+                                                                  random_state=0), {}),
     # SA refits on the whole past: its state grows with the stream (the paper's Algorithm 1)
     "PoissonSubspaceTracker-sa": (lambda: PoissonSubspaceTracker(3, method="sa",
                                                                  random_state=0),

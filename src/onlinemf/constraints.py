@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._steps import MAX_DOUBLINGS
+
 __all__ = [
     "project_box",
     "project_nonnegative",
@@ -124,7 +126,10 @@ def project_nonneg_elastic_ball(V: np.ndarray, l1: float, l2: float, n_iter: int
     """Project each row onto {w ≥ 0, l1·‖w‖₁ + (l2/2)‖w‖₂² ≤ 1} (the set C₃ of spec 001 §2.1).
 
     Rows already inside keep their clipped value; the others are w(μ) = max(v − μ·l1, 0)/(1 +
-    μ·l2) with μ > 0 found by bisection (the constraint decreases monotonically in μ).
+    μ·l2) with μ > 0 found by bisection (the constraint decreases monotonically in μ). NaN
+    entries count as 0; a row with +inf entries goes to the limit of the projection of t·v as
+    t → ∞, the point of the ball farthest along those entries (equal values c on them, with
+    l1·m·c + (l2/2)·m·c² = 1 for m of them).
     """
     if l1 < 0 or l2 < 0 or (l1 == 0 and l2 == 0):
         raise ValueError("the elastic-net ball needs l1, l2 >= 0, not both zero")
@@ -138,9 +143,11 @@ def project_nonneg_elastic_ball(V: np.ndarray, l1: float, l2: float, n_iter: int
     over = g(P) > 1
     if over.any():
         Vo = V[over]
+        if not np.isfinite(Vo).all():
+            Vo = _elastic_limits(Vo, l1, l2)
         lo = np.zeros(Vo.shape[0])
         hi = np.ones(Vo.shape[0])
-        while True:  # grow the bracket until the constraint holds at hi
+        for _ in range(MAX_DOUBLINGS):  # grow the bracket until the constraint holds at hi
             W = np.maximum(Vo - hi[:, None] * l1, 0) / (1 + hi[:, None] * l2)
             bad = g(W) > 1
             if not bad.any():
@@ -154,6 +161,21 @@ def project_nonneg_elastic_ball(V: np.ndarray, l1: float, l2: float, n_iter: int
             hi = np.where(big, hi, mid)
         out[over] = np.maximum(Vo - hi[:, None] * l1, 0) / (1 + hi[:, None] * l2)
     return out
+
+
+def _elastic_limits(V: np.ndarray, l1: float, l2: float) -> np.ndarray:
+    """V with NaN as 0 and each row holding +inf replaced by its projection's limit (see
+    :func:`project_nonneg_elastic_ball`), a point on the ball, which the bisection keeps."""
+    V = np.nan_to_num(V, nan=0.0, posinf=np.inf, neginf=0.0)
+    up = np.isposinf(V)
+    rows = up.any(axis=1)
+    m = up[rows].sum(axis=1).astype(float)
+    if l2 > 0:
+        c = (-l1 * m + np.sqrt((l1 * m) ** 2 + 2.0 * l2 * m)) / (l2 * m)
+    else:
+        c = 1.0 / (l1 * m)
+    V[rows] = np.where(up[rows], c[:, None], 0.0)
+    return V
 
 
 def soft_threshold(X: np.ndarray, lam: float) -> np.ndarray:

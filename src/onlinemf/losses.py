@@ -193,7 +193,9 @@ class Loss:
         """Raise ``ValueError`` if the loss's parameters do not fit ``n_features``."""
 
     def check_data(self, X: np.ndarray) -> None:
-        """Raise ``ValueError`` if observed data lie outside the divergence's domain."""
+        """Raise ``ValueError`` if observed data lie outside the divergence's domain: zero or
+        negative entries where it needs positive data, and entries so small that the
+        negative power x^p in its formula (:attr:`data_power`) overflows."""
         if self.positive_data:
             finite = X[~np.isnan(X)] if np.issubdtype(X.dtype, np.floating) else X
             if finite.size and finite.min() <= 0:
@@ -202,6 +204,25 @@ class Loss:
                     "zero or negative entries; floor them (e.g. data_floor=1e-8) or mark them "
                     "missing with NaN"
                 )
+            low = self.smallest_data()
+            if finite.size and finite.min() < low:
+                raise ValueError(
+                    f"the {self.name} divergence raises the data to the power "
+                    f"{self.data_power:g}, which overflows for entries below {low:.3g}, and X "
+                    f"has entries down to {float(finite.min()):.3g}; floor them (data_floor) or "
+                    "mark them missing with NaN"
+                )
+
+    #: The most negative power of x in the divergence's value or gradient, or None: entries
+    #: below :meth:`smallest_data` would overflow it.
+    data_power: float | None = None
+
+    def smallest_data(self) -> float:
+        """The smallest positive entry the divergence's formulas take without overflow: x^p
+        stays below 10³⁰⁰ (room for the sums and the model factor around it); 0 when no
+        negative power of x appears."""
+        p = self.data_power
+        return 0.0 if p is None or p >= 0 else float(1e300 ** (1.0 / p))
 
     def __repr__(self) -> str:
         params = ", ".join(f"{k}={v!r}" for k, v in self._params().items())
@@ -376,6 +397,7 @@ class BetaDivergence(Loss):
         self._special = {0.0: ISDivergence(), 1.0: KLDivergence(), 2.0: SquaredLoss()}.get(b)
         self.convex = 1.0 <= b <= 2.0
         self.positive_data = b <= 0.0
+        self.data_power = b if b < 0.0 else None
         self.positive_model = b < 2.0
         self.quadratic = b == 2.0
         self.default_step = "lipschitz" if b == 2.0 else "armijo"
@@ -424,6 +446,7 @@ class AlphaDivergence(Loss):
         if self.alpha in (0.0, 1.0):
             raise ValueError("alpha must differ from 0 and 1 (use loss='kl' for α → 1)")
         self.positive_data = self.alpha < 0.0
+        self.data_power = self.alpha if self.alpha < 0.0 else None
 
     def _params(self):
         return {"alpha": self.alpha}
@@ -462,13 +485,16 @@ class MahalanobisLoss(Loss):
 
     def __init__(self, A):
         A = np.asarray(A, dtype=float)
+        if not np.isfinite(A).all():
+            raise ValueError("the Mahalanobis matrix A must be finite (no NaN or inf)")
         if A.ndim == 1:
             if np.any(A < 0):
                 raise ValueError("the diagonal Mahalanobis weights must be nonnegative")
         elif A.ndim == 2 and A.shape[0] == A.shape[1]:
             if not np.allclose(A, A.T):
                 raise ValueError("the Mahalanobis matrix A must be symmetric")
-            if np.linalg.eigvalsh(A).min() < -1e-10 * max(1.0, np.abs(A).max()):
+            lam_min = -spectral_lipschitz(-A, floor=-np.inf)  # λ_min(A) = −λ_max(−A)
+            if lam_min < -1e-10 * max(1.0, np.abs(A).max()):
                 raise ValueError("the Mahalanobis matrix A must be positive semidefinite")
         else:
             raise ValueError("A must be a square matrix or a vector of diagonal weights")

@@ -16,9 +16,10 @@ from __future__ import annotations
 import time
 
 import numpy as np
-from scipy.linalg import cho_factor, cho_solve
+from scipy.linalg import cho_solve
 
 from .._history import History
+from .._steps import safe_cho_factor
 from ..coders import spectral_norm_sq
 from ..constraints import outlier_step, project_nonneg_l2_ball, soft_threshold
 from ..updates import bcd_dictionary
@@ -90,7 +91,7 @@ def batch_robust_nmf(X, n_components, lam=None, bound=1.0, *, solver="pgd", kapp
             D = project(D - eta2 * (HtH @ D - HtXR))
             Hf, Rf, Df = H, R, D
         else:
-            gram = cho_factor(D @ D.T + rho * eye)
+            gram = safe_cho_factor(D @ D.T + rho * eye)
             for b in blocks:
                 Hb = cho_solve(gram, ((X[b] - R[b]) @ D.T + rho * U[b] - LH[b]).T).T
                 Rb = soft_threshold(rho * Q[b] + X[b] - LR[b] - Hb @ D, lam) / (1.0 + rho)
@@ -102,7 +103,7 @@ def batch_robust_nmf(X, n_components, lam=None, bound=1.0, *, solver="pgd", kapp
                 LH[b] += rho * (Hb - Ub)
                 LR[b] += rho * (Rb - Qb)
                 U[b], Q[b] = Ub, Qb
-            D = cho_solve(cho_factor(HtH + rho * eye), HtXR - LW + rho * Psi)
+            D = cho_solve(safe_cho_factor(HtH + rho * eye), HtXR - LW + rho * Psi)
             Psi = project(D + LW / rho)
             LW += rho * (D - Psi)
             Hf, Rf, Df = U, Q, Psi
@@ -159,7 +160,7 @@ class ORPCA:
     def _code(self, Z):
         """(r, e) for every row of Z with the current basis, alternating to convergence."""
         L = self.components_
-        chol = cho_factor(L @ L.T + self._l1 * np.eye(L.shape[0]))
+        chol = safe_cho_factor(L @ L.T + self._l1 * np.eye(L.shape[0]))
         E = np.zeros_like(Z)
         Rc = np.zeros((Z.shape[0], L.shape[0]))
         for _ in range(self.inner_iter):

@@ -7,6 +7,7 @@ import joblib
 import numpy as np
 
 from .._state_file import data_key, load_state, remove_state, write_state
+from .._steps import MAX_DOUBLINGS
 from ..metrics import evaluate
 
 __all__ = ["batch_reference"]
@@ -52,13 +53,13 @@ def batch_reference(problem, X, D0, *, eta: float | None = None, max_iter: int =
                      stop=False)
     D, cur, eta, first, values = (state[k] for k in ("D", "cur", "eta", "first", "values"))
     for it in range(state["done"], 0 if state["stop"] else max_iter):
-        while True:
+        for _ in range(MAX_DOUBLINGS):  # backtracking: halve until the quadratic bound holds
             Dn = problem.prox_dictionary(D - eta * cur["grad"], eta)
             step = Dn - D
             nxt = evaluate(problem, Dn, X, codes0=cur.get("codes"), **kw)
             bound = (cur["objective"] + float(np.sum(cur["grad"] * step))
                      + float(np.sum(step * step)) / (2 * eta))
-            if nxt["objective"] <= bound + 1e-12 * abs(bound) or eta < 1e-12:
+            if nxt["objective"] <= bound + 1e-12 * abs(bound) or not eta >= 1e-12:
                 break
             eta *= 0.5
         gamma2 = float(np.sum(step * step)) / eta**2

@@ -141,7 +141,7 @@ def batch_nmf(
             if hist.due(it):
                 hist.record(it * n, elapsed, obj)
             over_budget = time_budget is not None and elapsed > time_budget
-            if over_budget or it == max_iter or (
+            if over_budget or it >= max_iter or (
                     prev is not None and abs(prev - obj) <= tol * abs(prev)):
                 break
             prev = obj

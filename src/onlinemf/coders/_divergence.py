@@ -34,10 +34,10 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.linalg import cho_factor, cho_solve
+from scipy.linalg import cho_solve
 
 from .._sparse import SparseRows, as_sparse_rows
-from .._steps import bb_step, nesterov_momentum, spectral_norm_sq
+from .._steps import bb_step, nesterov_momentum, safe_cho_factor, spectral_norm_sq
 from ..constraints import project_box
 from ..losses import Y_FLOOR, Loss
 
@@ -113,10 +113,7 @@ def _least_squares_start(prob, H, f, lower, upper):
         B = X.weighted_columns(X.data, D) if prob.sparse else X @ D.T
     k = G0.shape[0]
     G = G0 + (prob.h_l2 + 1e-10 * max(float(np.trace(G0)) / k, 1e-300)) * np.eye(k)
-    try:
-        factor = cho_factor(G, lower=True, check_finite=False)
-    except np.linalg.LinAlgError:
-        return H, f
+    factor = safe_cho_factor(G, lower=True)
     # G⁻¹ once (K × K), then one product for the whole batch: 5× faster than two
     # triangular solves against the batch's transposed right-hand sides
     Z = B @ cho_solve(factor, np.eye(k), check_finite=False)

@@ -226,6 +226,11 @@ class NetworkDictionaryLearning(BaseEstimator):
             raise ValueError(f"n_steps must be a positive integer or 'auto', got {n_steps!r}")
         if not (isinstance(chunk, Integral) and chunk >= 1):
             raise ValueError(f"chunk must be a positive integer, got {chunk!r}")
+        if not (isinstance(alpha, Real) and np.isfinite(alpha) and alpha >= 0):
+            raise ValueError(f"alpha (the codes' l1 weight) must be a finite number >= 0, got "
+                             f"{alpha!r}")
+        if not (isinstance(code_tol, Real) and np.isfinite(code_tol) and code_tol > 0):
+            raise ValueError(f"code_tol must be a finite number > 0, got {code_tol!r}")
         A, top = self._normalized(G)
         n, k = A.shape[0], self.motif_.shape[0]
         if auto:

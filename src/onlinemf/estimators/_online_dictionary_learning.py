@@ -13,7 +13,7 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
 from .._dask import is_dask_array
-from .._steps import accelerated_prox_grad, spectral_lipschitz
+from .._steps import accelerated_prox_grad, finite_matrix, spectral_lipschitz
 from .._validation import check_complete_input, dense_batch
 from ..coders import solve_codes_bsum
 from ..constraints import project_nonneg_l2_ball
@@ -158,7 +158,7 @@ class OnlineDictionaryLearning(OnlineFactorizationMixin, ClassNamePrefixFeatures
     def relaxed_tolerance(self, t: int, n_rows: int) -> float:
         """K·σ_min(D)²/(r·b·log(t + 1)²), the corrected rule (152) at step t (spec §2.3)."""
         D = self.components_.astype(float)
-        smin = np.linalg.svd(D, compute_uv=False).min() if D.shape[0] <= D.shape[1] else 0.0
+        smin = _smallest_singular_value(D) if D.shape[0] <= D.shape[1] else 0.0
         r = D.shape[0]
         return self.relaxed_K * smin**2 / (r * n_rows * np.log(t + 1) ** 2), smin
 
@@ -297,3 +297,12 @@ class OnlineDictionaryLearning(OnlineFactorizationMixin, ClassNamePrefixFeatures
         X = self._check(X, False)
         Xd, _ = dense_batch(X, np.arange(X.shape[0]))
         return self._codes(Xd).astype(self.components_.dtype)
+
+
+def _smallest_singular_value(D: np.ndarray) -> float:
+    """σ_min(D), or 0 where LAPACK's SVD does not converge: the relaxed tolerance is then 0,
+    the strict choice (the codes are solved to their iteration cap)."""
+    try:
+        return float(np.linalg.svd(finite_matrix(D), compute_uv=False).min())
+    except np.linalg.LinAlgError:
+        return 0.0

@@ -589,10 +589,11 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
         mean = float(S.sum()) / (S.shape[0] * S.shape[1])
         k = self.n_components
         seed = int(self._rng.integers(np.iinfo(np.int32).max))
-        U, sig, Vt = randomized_svd(S, k, random_state=seed)
-        atoms = np.empty((k, S.shape[1]))
+        r = min(k, *S.shape)  # the SVD has no more than min(n, F) singular triplets
+        U, sig, Vt = randomized_svd(S, r, random_state=seed)
+        atoms = np.zeros((k, S.shape[1]))
         atoms[0] = np.abs(Vt[0]) * np.sqrt(sig[0])  # Perron: one sign throughout
-        for j in range(1, k):
+        for j in range(1, r):
             u, v = U[:, j], Vt[j]
             up, un, vp, vn = (np.maximum(z, 0.0) for z in (u, -u, v, -v))
             mass_p = np.linalg.norm(up) * np.linalg.norm(vp)

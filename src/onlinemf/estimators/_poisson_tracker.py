@@ -13,7 +13,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from .._dask import dask_nanmean, is_dask_array, iter_row_blocks
-from .._validation import check_stream_input, dense_batch, guarded_validation
+from .._validation import check_magnitude, check_stream_input, dense_batch, guarded_validation
 from ..coders import solve_codes
 from ..losses import KLDivergence
 from ..updates import PoissonStats
@@ -128,6 +128,8 @@ class PoissonSubspaceTracker(OnlineFactorizationMixin, ClassNamePrefixFeaturesOu
             self._validate_params()
             dtype = None if reset else np.float64
             Y, mask = check_stream_input(self, Y, mask, reset=reset, dtype=dtype)
+            if not is_dask_array(Y):
+                check_magnitude(Y, type(self).__name__)
         return Y, mask
 
     def _initialize(self, Y, mask, level=None):

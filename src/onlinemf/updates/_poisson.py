@@ -70,7 +70,21 @@ def solve_poisson_rows(S, beta, R, lam, D_prev, *, solver="exact", max_iter=100,
 
 
 def _poisson_rows_pgd(S, beta, R, lam, D, max_iter, tol):
-    """Projected gradient with the BB step on every row at once, monotone by halving."""
+    """Projected gradient with the BB step on every row at once, monotone by halving.
+
+    A row whose warm start has dᵀr = 0 while β > 0 (a row of D at zero from earlier steps
+    that saw no counts) sits where the objective is +inf and its gradient unbounded: it
+    starts instead at the best multiple of r, d = τr with τ the positive root of
+    2λ‖r‖²τ² + (sᵀr)τ − β = 0, finite and feasible, so that every accepted step is a
+    finite descent step."""
+    D = np.array(D, dtype=float)
+    rr = np.einsum("ij,ij->i", R, R)
+    cold = (beta > 0) & ~(np.einsum("ij,ij->i", D, R) > 0) & (rr > 0)
+    if cold.any():
+        sr = np.einsum("ij,ij->i", S[cold], R[cold])
+        b, q = beta[cold], rr[cold]
+        tau = 2.0 * b / (sr + np.sqrt(sr * sr + 8.0 * lam * b * q))  # the root, cancellation-free
+        D[cold] = tau[:, None] * R[cold]
     f = poisson_row_objective(D, S, beta, R, lam)
     alpha = np.full(D.shape[0], 1e-2)
     Dold = Gold = None
@@ -79,8 +93,9 @@ def _poisson_rows_pgd(S, beta, R, lam, D, max_iter, tol):
         G = S - (beta / dr)[:, None] * R + 2 * lam * D
         if Gold is not None:
             dD, dG = D - Dold, G - Gold
-            num, den = np.einsum("ij,ij->i", dD, dG), np.einsum("ij,ij->i", dG, dG)
-            ok = (num > 0) & (den > 0)
+            with np.errstate(over="ignore", invalid="ignore"):
+                num, den = np.einsum("ij,ij->i", dD, dG), np.einsum("ij,ij->i", dG, dG)
+            ok = (num > 0) & (den > 0) & np.isfinite(num) & np.isfinite(den)
             alpha[ok] = np.clip(num[ok] / den[ok], 1e-10, 1e10)
         Dold, Gold = D, G
         Dn = np.maximum(D - alpha[:, None] * G, 0.0)

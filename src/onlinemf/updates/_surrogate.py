@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._steps import nesterov_momentum, spectral_lipschitz
+from .._steps import nesterov_momentum, safe_cho_factor, spectral_lipschitz
 
 __all__ = ["WeightedStats", "SurrogateStats", "DICT_SOLVERS", "solve_surrogate_dictionary",
            "bcd_dictionary"]
@@ -78,9 +78,9 @@ def solve_surrogate_dictionary(D0, stats: SurrogateStats, project, *, solver="ad
     prev = p(D)
     it = 0
     if solver == "admm":
-        from scipy.linalg import cho_factor, cho_solve
+        from scipy.linalg import cho_solve
 
-        chol = cho_factor(A + rho * np.eye(k))
+        chol = safe_cho_factor(A + rho * np.eye(k))
         Q, Lam = D.copy(), np.zeros_like(D)
         for it in range(1, max_iter + 1):
             D = cho_solve(chol, B - Lam + rho * Q)
