@@ -167,3 +167,13 @@ def test_surrogate_gap_closes_on_a_sticky_markov_chain(rng):
             gaps[t] = est.surrogate_loss() - f_t
     assert all(g >= -1e-9 for g in gaps.values())
     assert gaps[3000] < 0.2 * gaps[10] and gaps[3000] < gaps[100]
+
+
+def test_score_is_minus_the_empirical_loss_and_rises_with_training():
+    rng = np.random.default_rng(3)
+    X = rng.random((120, 4)) @ rng.random((4, 10))
+    short = OnlineDictionaryLearning(4, batch_size=10, max_iter=1, random_state=0)
+    short.partial_fit(X[:10])
+    longer = OnlineDictionaryLearning(4, batch_size=10, max_iter=5, random_state=0).fit(X)
+    assert longer.score(X) == -longer.empirical_loss(X)
+    assert longer.score(X) > short.score(X)

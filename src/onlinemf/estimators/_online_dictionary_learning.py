@@ -235,6 +235,10 @@ class OnlineDictionaryLearning(OnlineFactorizationMixin, ClassNamePrefixFeatures
         R = Xd - H @ D
         return float((np.vdot(R, R) + self.alpha * H.sum()) / Xd.shape[0])
 
+    def score(self, X, y=None) -> float:
+        """Minus :meth:`empirical_loss` of X (scikit-learn's convention: greater is better)."""
+        return -self.empirical_loss(X)
+
     def _step(self, Xb):
         t0 = time.perf_counter()
         if self.relaxed_K is None:
