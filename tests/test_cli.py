@@ -1,8 +1,11 @@
+import pickle
+
 import numpy as np
 import pytest
 import scipy.io
 import scipy.sparse as sp
 
+from onlinemf import OnlineNMF
 from onlinemf.cli import main, read_matrix
 from onlinemf.experiments import REGISTRY, Context, run_experiments, write_report
 
@@ -256,3 +259,31 @@ def test_kept_only_assembles_the_finished_panels_and_a_resume_completes_the_rest
     assert len(rows) == 2 and not any(",not measured," in r for r in rows)
     assert "**Partial**" not in (out / "report.md").read_text()
     assert any("-onmf-" in p for p in os.listdir(pieces))
+
+
+def test_cli_fit_is_the_estimators_fit(tmp_path, rng):
+    """`onlinemf fit` without --passes runs OnlineNMF.fit itself: the same model, bit for
+    bit, converged by the same rule; --passes N is exactly N passes."""
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+
+    X = rng.poisson(rng.random((300, 4)) @ rng.random((4, 12)) * 20).astype(float)
+    path = tmp_path / "X.npy"
+    np.save(path, X)
+    model = tmp_path / "m.pkl"
+    assert main(["fit", str(path), "-k", "4", "--loss", "kl", "--random-state", "5",
+                 "--model", str(model)]) == 0
+    with open(model, "rb") as fh:
+        cli = pickle.load(fh)
+    api = OnlineNMF(4, loss="kl", random_state=5).fit(X)
+    np.testing.assert_array_equal(cli.components_, api.components_)
+    assert cli.n_iter_ == api.n_iter_ > 1 and cli.converged_ == api.converged_
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        assert main(["fit", str(path), "-k", "4", "--loss", "kl", "--passes", "2",
+                     "--model", str(model)]) == 0
+    with open(model, "rb") as fh:
+        assert pickle.load(fh).n_iter_ == 2
+    assert main(["fit", str(path), "--checkpoint", str(tmp_path / "c.pkl"),
+                 "--model", str(model)]) == 2  # a checkpointed run needs --passes

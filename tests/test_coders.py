@@ -545,3 +545,64 @@ def test_mu_codes_reach_the_optimum_and_stop_per_sample(rng):
         assert one.n_iter[0] == short.n_iter[i]
     with pytest.raises(ValueError, match="beta-divergence"):
         solve_codes(get_loss("hellinger"), D, X, step="mu")
+
+
+# -- ADMM codes for the non-smooth losses --------------------------------------------------
+def _lad_by_linprog(D, x):
+    """min_{h ≥ 0} ‖x − hD‖₁ as a linear program (scipy's HiGHS)."""
+    K, F = D.shape
+    c = np.r_[np.zeros(K), np.ones(F)]
+    A = np.block([[-D.T, -np.eye(F)], [D.T, -np.eye(F)]])
+    res = linprog(c, A_ub=A, b_ub=np.r_[-x, x], bounds=[(0, None)] * (K + F))
+    return res.fun
+
+
+def test_admm_codes_reach_the_least_absolute_deviations_minimum():
+    rng = np.random.default_rng(0)
+    D = rng.random((4, 15)) * np.array([[1.0], [0.05], [1.0], [0.5]])  # one short atom
+    H_true = rng.random((30, 4)) * 3
+    X = H_true @ D
+    out = rng.random(X.shape) < 0.2
+    X[out] += rng.uniform(0.0, 2.0, size=out.sum())  # outliers
+    res = solve_codes(get_loss("l1"), D, X, step="admm", lower=0.0, upper=1e8,
+                      max_iter=2000, tol=1e-9)
+    ours = np.abs(X - res.codes @ D).sum(axis=1)
+    exact = np.array([_lad_by_linprog(D, x) for x in X])
+    assert (ours >= exact - 1e-7).all()
+    np.testing.assert_allclose(ours, exact, rtol=1e-4, atol=1e-8)
+    np.testing.assert_allclose(res.objective, ours)
+    assert (res.codes >= 0).all()
+
+
+def test_admm_codes_for_l2_are_nonnegative_least_squares():
+    rng = np.random.default_rng(1)
+    D = rng.random((3, 12))
+    X = rng.random((10, 12))
+    res = solve_codes(get_loss("l2"), D, X, step="admm", lower=0.0, upper=1e8,
+                      max_iter=3000, tol=1e-10)
+    for x, h in zip(X, res.codes):
+        h_star, r_star = nnls(D.T, x)
+        assert np.linalg.norm(x - h @ D) == pytest.approx(r_star, rel=1e-5)
+
+
+def test_admm_batch_equals_a_loop_over_single_samples_and_ignores_missing_entries():
+    rng = np.random.default_rng(2)
+    D = rng.random((3, 10))
+    X = rng.random((8, 10))
+    mask = rng.random(X.shape) > 0.3
+    loss = get_loss("l1")
+    kw = dict(step="admm", lower=1e-8, upper=1e8, max_iter=300, tol=1e-6)
+    batch = solve_codes(loss, D, X, mask, **kw)
+    for i in range(X.shape[0]):
+        one = solve_codes(loss, D, X[i:i + 1], mask[i:i + 1], **kw)
+        np.testing.assert_allclose(one.codes[0], batch.codes[i], rtol=1e-12, atol=1e-14)
+        assert one.n_iter[0] == batch.n_iter[i]
+    # a missing entry's value does not matter
+    Xm = np.where(mask, X, 1e6)
+    np.testing.assert_allclose(solve_codes(loss, D, Xm, mask, **kw).codes, batch.codes)
+
+
+def test_admm_is_refused_for_a_loss_without_a_proximal_map():
+    D = np.ones((2, 3))
+    with pytest.raises(ValueError, match="proximal map"):
+        solve_codes(get_loss("kl"), D, np.ones((2, 3)), step="admm")

@@ -35,8 +35,8 @@ def test_online_objective_decreases_on_scaled_synthetic(loss):
     # falls as far
     params = dict(n_components=10, loss=loss, batch_size=10, objective="paper",
                   data_floor=1e-8, dictionary_update="sgd", code_step="spg",
-                  code_max_iter=100, random_state=0)
-    est = OnlineNMF(**params).fit(d.X)
+                  code_max_iter=100, max_iter=1, max_no_improvement=None, random_state=0)
+    est = OnlineNMF(**params).fit(d.X)  # the paper's single pass
     obj = est.history_["objective"]
     assert np.isfinite(obj).all()
     # a vanishing step keeps W₀: the learned dictionary must do much better
@@ -341,7 +341,9 @@ def test_auto_codes_multiplicative_while_learning_spectral_when_answering(monkey
     assert mod.code_step_for("auto", get_loss("kl"), learning=False) == "spg"
     assert mod.code_step_for("auto", get_loss("squared")) == "exact"
     assert mod.code_step_for("auto", get_loss("squared"), learning=False) == "spg"
-    assert mod.code_step_for("auto", get_loss("l1")) == "polyak"
+    assert mod.code_step_for("auto", get_loss("l1")) == "admm"
+    assert mod.code_step_for("auto", get_loss("l2"), learning=False) == "admm"
+    assert mod.code_step_for("paper", get_loss("l1")) == "polyak"
     seen, real = [], mod.solve_codes
 
     def spy(*args, **kwargs):

@@ -215,7 +215,8 @@ def test_nonneg_outliers_option(rng):
 
 def test_history_is_the_surrogate_and_levels_off(rng):
     _, X, _ = _planted(rng, n=3000)
-    est = OnlineRobustNMF(5, batch_size=10, random_state=0).fit(X)
+    est = OnlineRobustNMF(5, batch_size=10, max_iter=1, max_no_improvement=None,
+                          random_state=0).fit(X)  # one pass of 300 steps: the last recorded
     h = est.history_
     assert np.isclose(h["objective"][-1], est.surrogate_objective())
     tail = h["objective"][int(0.9 * len(h["objective"])):]
@@ -290,7 +291,8 @@ def test_callback_gives_the_stored_codes_and_eq_46_follows_them(rng):
         seen.append((info["rows"].copy(), info["codes"].copy()))
         tracker(info)
 
-    est = OnlineRobustNMF(4, batch_size=10, scale=None, callback=both, random_state=0).fit(X)
+    est = OnlineRobustNMF(4, batch_size=10, scale=None, callback=both, max_iter=1,
+                          max_no_improvement=None, random_state=0).fit(X)  # the paper's pass
     rows = np.concatenate([r for r, _ in seen])
     assert np.array_equal(np.sort(rows), np.arange(120))  # every row once per pass
     H = np.zeros((120, 4))

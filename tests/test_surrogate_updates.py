@@ -164,11 +164,13 @@ def test_surrogate_step_learns_faster_than_the_papers_sgd_on_digits(loss):
     def fit_error(est):
         return -est.score(X)
 
-    sgd = OnlineNMF(10, loss=loss, dictionary_update="sgd", random_state=0).fit(X)
-    sur = OnlineNMF(10, loss=loss, random_state=0).fit(X)
+    one = {"max_iter": 1, "max_no_improvement": None}  # a pass each
+    sgd = OnlineNMF(10, loss=loss, dictionary_update="sgd", random_state=0, **one).fit(X)
+    sur = OnlineNMF(10, loss=loss, random_state=0, **one).fit(X)
     assert sur._update_kind(fresh) in ("bcd", "mu")
     assert fit_error(sur) < 0.9 * fit_error(sgd)
-    more = OnlineNMF(10, loss=loss, max_iter=3, random_state=0).fit(X)
+    more = OnlineNMF(10, loss=loss, max_iter=3, max_no_improvement=None,
+                     random_state=0).fit(X)
     assert fit_error(more) < fit_error(sur)
 
 

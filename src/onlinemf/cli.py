@@ -135,7 +135,9 @@ def _fit_params(args) -> dict:
 
     params = {"n_components": args.n_components, "loss": args.loss,
               "batch_size": args.batch_size if args.batch_size else "auto",
-              "max_iter": args.passes, "random_state": args.random_state, "verbose": 0}
+              "random_state": args.random_state, "verbose": 0}
+    if args.passes is not None:  # exactly that many passes: the stopping rule off
+        params.update(max_iter=args.passes, max_no_improvement=None)
     known = OnlineNMF().get_params()
     for item in args.param or []:
         key, sep, value = item.partition("=")
@@ -162,15 +164,18 @@ def _cmd_fit(args) -> int:
         raise ValueError("--checkpoint-every must be at least 1")
     if args.resume and not args.checkpoint:
         raise ValueError("--resume needs --checkpoint PATH")
+    if args.checkpoint and args.passes is None:
+        raise ValueError("--checkpoint runs a fixed number of passes: give --passes N (without "
+                         "--checkpoint, fit runs until its stopping rule)")
     params = _fit_params(args)
     OnlineNMF(**params)._validate_params()  # bad values fail before the data are read
     X = read_matrix(args.data, args.dataset)
     with _scheduler(args):
-        if _is_lazy(X):  # streamed block by block by the estimator itself
-            if args.checkpoint:
-                raise ValueError("--checkpoint needs an in-memory input for now; a lazily "
-                                 "read .zarr/.h5/large .npy is streamed by fit directly")
+        if not args.checkpoint:  # the estimator's own fit (a lazy input streams through it)
             model = OnlineNMF(**params).fit(X)
+        elif _is_lazy(X):
+            raise ValueError("--checkpoint needs an in-memory input for now; a lazily "
+                             "read .zarr/.h5/large .npy is streamed by fit directly")
         else:
             model = _checkpointed_fit(OnlineNMF(**params), X, args)
         write_atomic(args.model, lambda fh: pickle.dump(model, fh))
@@ -437,7 +442,9 @@ def build_parser() -> argparse.ArgumentParser:
     f.add_argument("-k", "--n-components", type=int, default=40)
     f.add_argument("--loss", default="squared")
     f.add_argument("--batch-size", type=int, default=0, help="τ (default: 10⁻⁴ N)")
-    f.add_argument("--passes", type=int, default=1)
+    f.add_argument("--passes", type=int, default=None,
+                   help="exactly N passes (default: until fit's stopping rule, as "
+                        "OnlineNMF.fit; needed with --checkpoint)")
     f.add_argument("--random-state", type=int, default=0)
     f.add_argument("--param", action="append", metavar="KEY=VALUE",
                    help="any OnlineNMF parameter, or loss.NAME=VALUE for a loss parameter")

@@ -189,6 +189,14 @@ class Loss:
         P, Q = self._mu_weights(X, H, D, mask)
         return P @ D.T, Q @ D.T
 
+    #: Whether :meth:`residual_prox` exists: the loss is φ(x − y) for a convex φ with a
+    #: closed-form proximal map, so the ADMM code solver applies.
+    residual_prox_available = False
+
+    def residual_prox(self, T: np.ndarray, t: np.ndarray) -> np.ndarray:
+        """argmin_r φ(r) + ‖r − T‖²/(2t) for each row of ``T`` (t one value per row)."""
+        raise NotImplementedError(f"the {self.name} loss has no closed-form proximal map")
+
     def check_features(self, n_features: int) -> None:
         """Raise ``ValueError`` if the loss's parameters do not fit ``n_features``."""
 
@@ -573,6 +581,11 @@ class L1Loss(Loss):
     name = "l1"
     smooth = False
     default_step = "polyak"
+    residual_prox_available = True
+
+    def residual_prox(self, T, t):
+        """Soft thresholding at t: the proximal map of t·‖·‖₁."""
+        return np.sign(T) * np.maximum(np.abs(T) - t[:, None], 0.0)
 
     def _value(self, X, Y):
         return np.abs(Y - X)
@@ -593,6 +606,13 @@ class L2Loss(Loss):
 
     name = "l2"
     smooth = False
+    residual_prox_available = True
+
+    def residual_prox(self, T, t):
+        """Block soft thresholding of each row at t: the proximal map of t·‖·‖₂."""
+        norm = np.sqrt(np.einsum("ij,ij->i", T, T))
+        shrink = np.maximum(1.0 - t / np.maximum(norm, np.finfo(float).tiny), 0.0)
+        return T * shrink[:, None]
 
     def value(self, X, Y, mask=None):
         R = Y - fill_missing(X, Y, mask)

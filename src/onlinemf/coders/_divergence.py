@@ -21,6 +21,8 @@ of §V-C (``specs/000.md`` §2.3–2.5):
   ((P Dᵀ)/(Q Dᵀ))^γ with the exponent γ of Févotte and Idier (2011) that makes it minimize an
   auxiliary function, so every iteration lowers each sample's objective without evaluating it
   (no logarithm per entry: on IS that evaluation is most of an iteration's cost).
+* ``"admm"``: for a loss φ(x − y) with a closed-form proximal map (ℓ1, ℓ2), the ADMM of
+  :mod:`._admm`, which reaches the minimum where the subgradient rules stall.
 * ``"exact"``: for a quadratic objective in Gram form (the squared loss without missing
   entries), projected gradient with the long Barzilai–Borwein trial step and the exact
   minimizer along the projected direction, clipped to the segment: monotone, and neither the
@@ -40,10 +42,11 @@ from .._sparse import SparseRows, as_sparse_rows
 from .._steps import bb_step, nesterov_momentum, safe_cho_factor, spectral_norm_sq
 from ..constraints import project_box
 from ..losses import Y_FLOOR, Loss
+from ._admm import solve_codes_admm
 
 __all__ = ["CodeResult", "solve_codes", "spectral_norm_sq", "initial_codes", "STEP_RULES"]
 
-STEP_RULES = ("spg", "armijo", "lipschitz", "polyak", "fista", "bb", "mu", "exact")
+STEP_RULES = ("spg", "armijo", "lipschitz", "polyak", "fista", "bb", "mu", "exact", "admm")
 
 #: the multiplicative coder starts from the better of the constant and least-squares codes,
 #: each code at least this fraction of the constant one
@@ -348,8 +351,20 @@ def solve_codes(
         raise ValueError(f"armijo_init must be 'previous' or 'one', got {armijo_init!r}")
     D = components
     n = X.shape[0]
+    if step == "admm" and sp.issparse(X):
+        X = X.toarray()  # the losses with a proximal map have no sparse kernels
     H = initial_codes(D, X, mask, lower, upper) if init is None else np.clip(init, lower, upper)
     H = np.array(H, dtype=X.dtype)
+    if step == "admm":
+        if not loss.residual_prox_available:
+            raise ValueError(f"code step 'admm' needs a loss with a closed-form proximal map "
+                             f"(l1, l2); the {loss.name} loss has none")
+        if init is None and start == "best" and mask is None and n:
+            full = _Problem(loss, D, X, None, h_l2)
+            H, _ = _least_squares_start(full, H, full.value(H), lower, upper)
+        codes, n_it, conv, f = solve_codes_admm(loss, D, X, mask, H, lower=lower, upper=upper,
+                                                max_iter=max_iter, tol=tol, h_l2=h_l2)
+        return CodeResult(codes.astype(H.dtype, copy=False), n_it, conv, f)
     sparse = sp.issparse(X) or isinstance(X, SparseRows)
     if sparse:
         X = as_sparse_rows(X, D)

@@ -11,6 +11,7 @@ from threadpoolctl import ThreadpoolController
 
 from .._dask import as_rows, is_dask_array, iter_row_blocks, map_reduce_blocks, stack_rows
 from .._history import History
+from ._convergence import ConvergenceMonitor
 
 __all__ = ["OnlineFactorizationMixin", "one_blas_thread", "transactional"]
 
@@ -75,6 +76,21 @@ class OnlineFactorizationMixin:
         check_is_fitted(self, "components_")
         return self._history.as_arrays()
 
+    def _converging_passes(self, n_samples: int, one_pass) -> None:
+        """``fit``'s loop: ``one_pass(monitor)`` (True when the monitor stopped it mid-pass)
+        up to ``max_iter`` times, until the stopping rule of :class:`ConvergenceMonitor`
+        (``tol``, ``max_no_improvement``) ends it; sets ``n_iter_`` and ``converged_``."""
+        monitor = ConvergenceMonitor(n_samples, self.tol, self.max_no_improvement,
+                                     self.max_iter, self.verbose, type(self).__name__)
+        with monitor:
+            for _ in range(self.max_iter):
+                stopped = one_pass(monitor)
+                self.n_iter_ += 1
+                monitor.end_pass(self.n_iter_)
+                if stopped:
+                    break
+        self.converged_ = monitor.converged
+
     def _stream_dask_rows(self, X, batch_size: int, step=None, check=None, rng=None,
                           buffer_blocks: int = 1) -> None:
         """Feed a dask array's row blocks, one (or ``buffer_blocks``) in memory at a time, to
@@ -101,14 +117,25 @@ class OnlineFactorizationMixin:
         if carry is not None and carry.shape[0]:
             step(carry)
 
-    def _fit_dask_passes(self, X):
-        """``fit`` of a dask array: a fresh start, then ``max_iter`` passes of the streamed
-        ``partial_fit`` over the row blocks in order."""
+    def _fit_dask_passes(self, X, batch_size: int, rows_step):
+        """``fit`` of a dask array: a fresh start, then passes over the row blocks in order,
+        each block's rows through ``rows_step(rows, monitor)`` (which starts the model on the
+        first rows and returns True when ``fit``'s stopping rule ends the pass), under the
+        same rule as in memory."""
         for attr in ("components_", "n_features_in_"):
             self.__dict__.pop(attr, None)
-        for _ in range(self.max_iter):
-            self.partial_fit(X)
-        self.n_iter_ = self.max_iter
+
+        def one_pass(monitor):
+            stopped = []
+
+            def step(rows):
+                if not stopped and rows_step(rows, monitor):
+                    stopped.append(True)
+
+            self._stream_dask_rows(X, batch_size, step=step)
+            return bool(stopped)
+
+        self._converging_passes(X.shape[0], one_pass)
         return self
 
     def _transform_dask(self, X):

@@ -69,8 +69,18 @@ class OnlineDictionaryLearning(OnlineFactorizationMixin, ClassNamePrefixFeatures
     beta : float, default=1.0
         Weights w_t = t^{−β}, β ∈ (1/2, 1] (spec 004 §1.3).
     batch_size : int, default=10
-    max_iter : int, default=1
-        Passes of :meth:`fit`.
+    max_iter : int, default=200
+        The cap on passes of :meth:`fit`, which usually stops earlier by ``tol`` and
+        ``max_no_improvement`` (one pass over a stream: ``max_iter=1,
+        max_no_improvement=None``).
+    tol : float, default=1e-4
+        :meth:`fit` stops when its smoothed objective (the mini-batches' loss ‖x − hD‖² +
+        λ‖h‖₁ at their codes, averaged over about a pass) has fallen by less than this
+        fraction over ``max_no_improvement`` consecutive mini-batches.
+    max_no_improvement : int or None, default=10
+        Consecutive mini-batches without an improvement of ``tol`` that stop :meth:`fit`;
+        None runs exactly ``max_iter`` passes. A fit stopped by ``max_iter`` with the rule on
+        emits a ``ConvergenceWarning``.
     shuffle : bool, default=True
     code_max_iter, code_tol : int, float, default=200, 1e-6
         Accelerated projected gradient (BSUM) for the codes; each row stops when its gradient
@@ -83,6 +93,8 @@ class OnlineDictionaryLearning(OnlineFactorizationMixin, ClassNamePrefixFeatures
         ``code_max_iter``. None: the fixed per-sample rule above.
     dict_max_sweeps, dict_tol : int, float, default=10, 1e-6
     random_state : int, RandomState or None
+    verbose : int, default=0
+        1 prints the smoothed objective after each pass of :meth:`fit`; 2 adds a progress bar.
 
     Attributes
     ----------
@@ -96,6 +108,10 @@ class OnlineDictionaryLearning(OnlineFactorizationMixin, ClassNamePrefixFeatures
     code_sums_ : ndarray (n_components,)
         Total of every atom's codes over the stream (the importance of NDL).
     n_steps_ : int
+    n_iter_ : int
+        Passes of :meth:`fit` (one stopped mid-pass counts), plus one per :meth:`partial_fit`.
+    converged_ : bool
+        Whether the last :meth:`fit` stopped by its rule rather than by ``max_iter``.
     """
 
     _parameter_constraints: dict = {
@@ -106,6 +122,8 @@ class OnlineDictionaryLearning(OnlineFactorizationMixin, ClassNamePrefixFeatures
         "beta": [Interval(Real, 0.5, 1, closed="right")],
         "batch_size": [Interval(Integral, 1, None, closed="left")],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "max_no_improvement": [Interval(Integral, 1, None, closed="left"), None],
         "shuffle": ["boolean"],
         "code_max_iter": [Interval(Integral, 1, None, closed="left")],
         "code_tol": [Interval(Real, 0, None, closed="left")],
@@ -114,12 +132,13 @@ class OnlineDictionaryLearning(OnlineFactorizationMixin, ClassNamePrefixFeatures
         "relaxed_K": [Interval(Real, 0, None, closed="neither"), None],
         "n_checkpoints": [Interval(Integral, 0, None, closed="left")],
         "random_state": ["random_state"],
+        "verbose": ["verbose"],
     }
 
     def __init__(self, n_components=10, *, alpha=1.0, code_l2=0.0, dict_l2=0.0, beta=1.0,
-                 batch_size=10, max_iter=1, shuffle=True, code_max_iter=200, code_tol=1e-6,
-                 dict_max_sweeps=10, dict_tol=1e-6, relaxed_K=None, n_checkpoints=50,
-                 random_state=None):
+                 batch_size=10, max_iter=200, tol=1e-4, max_no_improvement=10, shuffle=True,
+                 code_max_iter=200, code_tol=1e-6, dict_max_sweeps=10, dict_tol=1e-6,
+                 relaxed_K=None, n_checkpoints=50, random_state=None, verbose=0):
         self.n_components = n_components
         self.alpha = alpha
         self.code_l2 = code_l2
@@ -127,6 +146,8 @@ class OnlineDictionaryLearning(OnlineFactorizationMixin, ClassNamePrefixFeatures
         self.beta = beta
         self.batch_size = batch_size
         self.max_iter = max_iter
+        self.tol = tol
+        self.max_no_improvement = max_no_improvement
         self.shuffle = shuffle
         self.code_max_iter = code_max_iter
         self.code_tol = code_tol
@@ -135,6 +156,7 @@ class OnlineDictionaryLearning(OnlineFactorizationMixin, ClassNamePrefixFeatures
         self.relaxed_K = relaxed_K
         self.n_checkpoints = n_checkpoints
         self.random_state = random_state
+        self.verbose = verbose
 
     def _check(self, X, reset):
         return check_complete_input(self, X, reset=reset)
@@ -245,6 +267,9 @@ class OnlineDictionaryLearning(OnlineFactorizationMixin, ClassNamePrefixFeatures
             H = self._codes(Xb)
         else:
             H = self._codes_relaxed(Xb, self.n_steps_ + 1)
+        # the batch's loss at its codes under the dictionary before the step (fit's rule)
+        R = Xb - H @ self.components_
+        f = float((np.einsum("ij,ij->", R, R) + self.alpha * H.sum()) / max(Xb.shape[0], 1))
         self.code_sums_ = self.code_sums_ + H.sum(axis=0)
         self.n_steps_ += 1
         b = Xb.shape[0]
@@ -256,7 +281,7 @@ class OnlineDictionaryLearning(OnlineFactorizationMixin, ClassNamePrefixFeatures
         self._fit_time += time.perf_counter() - t0
         if self._history.due(self.n_steps_):
             self._history.record(self.n_steps_ * b, self._fit_time, self.surrogate())
-        return H
+        return f
 
     @transactional
     @one_blas_thread
@@ -264,32 +289,45 @@ class OnlineDictionaryLearning(OnlineFactorizationMixin, ClassNamePrefixFeatures
         """One OMF step per mini-batch of ``batch_size`` consecutive rows (a stream, possibly
         Markovian: the rows are not shuffled)."""
         if is_dask_array(X):  # row blocks in order: the stream may be Markovian
-            self._stream_dask_rows(X, self.batch_size)
-            return self
+            self._stream_dask_rows(X, self.batch_size, step=self._rows)
+        else:
+            self._rows(X)
+        self.n_iter_ += 1
+        return self
+
+    def _rows(self, X, monitor=None) -> bool:
+        """The online steps over in-memory rows in order (the first rows start the model);
+        True if ``monitor`` stopped them."""
         first = not hasattr(self, "components_")
         X = self._check(X, first)
         if first:
             self._initialize(X)
-        for start in range(0, X.shape[0], self.batch_size):
-            Xb, _ = dense_batch(X, np.arange(start, min(start + self.batch_size, X.shape[0])))
-            self._step(Xb)
-        return self
+        return self._run(X, np.arange(X.shape[0]), monitor)
+
+    def _run(self, X, order, monitor=None) -> bool:
+        for start in range(0, order.size, self.batch_size):
+            rows = order[start:start + self.batch_size]
+            Xb, _ = dense_batch(X, rows)
+            f = self._step(Xb)
+            if monitor is not None and monitor.update(f, rows.size):
+                return True
+        return False
 
     @transactional
     @one_blas_thread
     def fit(self, X, y=None):
         """``max_iter`` shuffled passes over X from a fresh start."""
         if is_dask_array(X):  # a fresh start, then passes over the row blocks in order
-            return self._fit_dask_passes(X)
+            return self._fit_dask_passes(X, self.batch_size, self._rows)
         X = self._check(X, True)
         self._initialize(X)
         n = X.shape[0]
-        for _ in range(self.max_iter):
+
+        def one_pass(monitor):
             order = self._rng.permutation(n) if self.shuffle else np.arange(n)
-            for start in range(0, n, self.batch_size):
-                Xb, _ = dense_batch(X, order[start:start + self.batch_size])
-                self._step(Xb)
-            self.n_iter_ += 1
+            return self._run(X, order, monitor)
+
+        self._converging_passes(n, one_pass)
         return self
 
     def transform(self, X):

@@ -191,8 +191,18 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
         Floor for data entries, needed by IS (and β ≤ 0, α < 0) when the data contain zeros
         (Remark 2 suggests "small positive numbers"; the paper's value is unspecified, 1e-8 is
         a good choice). None rejects such data with an error.
-    max_iter : int, default=1
-        Passes over X in :meth:`fit` (the paper uses one pass).
+    max_iter : int, default=200
+        The cap on passes over X in :meth:`fit`, which usually stops earlier by ``tol`` and
+        ``max_no_improvement`` (the paper makes one pass: ``max_iter=1,
+        max_no_improvement=None``).
+    tol : float, default=1e-4
+        :meth:`fit` stops when its smoothed objective (the online loss of the mini-batches,
+        averaged over about a pass) has fallen by less than this fraction over
+        ``max_no_improvement`` consecutive mini-batches, as MiniBatchNMF does.
+    max_no_improvement : int or None, default=10
+        Consecutive mini-batches without an improvement of ``tol`` that stop :meth:`fit`;
+        None runs exactly ``max_iter`` passes. A fit stopped by ``max_iter`` with the rule on
+        emits a ``ConvergenceWarning``.
     shuffle : bool, default=True
         Randomly permute the samples in each pass of :meth:`fit` (Section VIII-B).
     code_step : {"auto", "paper", "spg", "armijo", "lipschitz", "polyak", "fista", "bb", \
@@ -247,7 +257,8 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
     random_state : int, RandomState or None
         Seeds W₀ (i.i.d. U(0, 1), projected onto C) and the shuffling.
     verbose : int, default=0
-        Show a progress bar (needs tqdm) in :meth:`fit`.
+        1 prints the smoothed objective after each pass of :meth:`fit` and why it stopped;
+        2 also shows a progress bar (needs tqdm).
 
     Attributes
     ----------
@@ -261,7 +272,11 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
         Mini-batch steps taken (t).
     n_samples_seen_ : int
     n_iter_ : int
-        Passes completed by :meth:`fit`.
+        Passes over the data: those of :meth:`fit` (one stopped mid-pass counts), plus one
+        for each :meth:`partial_fit` call.
+    converged_ : bool
+        Whether the last :meth:`fit` stopped by ``tol``/``max_no_improvement`` rather than
+        by ``max_iter``.
     n_code_iter_ : int
         Code-solver iterations summed over the samples seen (a cost diagnostic: each costs
         about 4·K·F flops, or 4·K per nonzero on sparse batches).
@@ -301,6 +316,8 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
         "code_upper": [Interval(Real, 0, None, closed="neither")],
         "data_floor": [Interval(Real, 0, None, closed="neither"), None],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "max_no_improvement": [Interval(Integral, 1, None, closed="left"), None],
         "shuffle": ["boolean"],
         "code_step": [StrOptions({"auto", "paper", *STEP_RULES})],
         "code_max_iter": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
@@ -336,7 +353,9 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
         code_lower=1e-8,
         code_upper=1e8,
         data_floor=None,
-        max_iter=1,
+        max_iter=200,
+        tol=1e-4,
+        max_no_improvement=10,
         shuffle=True,
         code_step="auto",
         code_max_iter="auto",
@@ -369,6 +388,8 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
         self.code_upper = code_upper
         self.data_floor = data_floor
         self.max_iter = max_iter
+        self.tol = tol
+        self.max_no_improvement = max_no_improvement
         self.shuffle = shuffle
         self.code_step = code_step
         self.code_max_iter = code_max_iter
@@ -397,6 +418,9 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
         if step == "lipschitz" and loss.curvature() is None:
             raise ValueError(f"code_step='lipschitz' needs a curvature bound, which the "
                              f"{loss.name} loss lacks; use 'armijo'")
+        if step == "admm" and not loss.residual_prox_available:
+            raise ValueError(f"code_step='admm' needs a loss with a closed-form proximal map "
+                             f"(l1, l2); the {loss.name} loss has none")
         if step == "mu" and not loss.majorized_mu:
             raise ValueError(f"code_step='mu' needs a beta-divergence (kl, is, beta); the "
                              f"{loss.name} loss has no majorized multiplicative update")
@@ -641,7 +665,9 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
             return self.loss_.sparse_value(Xb, H, D)
         return self.loss_.value(Xb, H @ D, Mb)
 
-    def _step(self, Xb, Mb, rule):
+    def _step(self, Xb, Mb, rule) -> float:
+        """One online step on a batch; returns the batch's mean online loss (each sample's
+        loss at its codes under the dictionary before the step)."""
         t0 = time.perf_counter()
         D = self.components_
         coded = solve_codes(self.loss_, D, Xb, Mb, **self._coder_kwargs())
@@ -666,21 +692,23 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
         self.components_ = D_new.astype(D.dtype, copy=False)
         self._state = state
         self._fit_time += time.perf_counter() - t0
+        # each sample's loss at its codes under W_{t−1}: the coder's final objective, less
+        # the optional Tikhonov term (no second pass over the batch)
+        f = coded.objective
+        if f is None:
+            f = self._losses(Xb, Mb, H, D)
+        elif self.h_l2:
+            f = f - 0.5 * self.h_l2 * np.einsum("ij,ij->i", H, H)
+        batch_loss_sum = float(f.sum())
         if self.objective is None:
-            return
+            return batch_loss_sum / max(Xb.shape[0], 1)
         if self.objective == "online":
-            # each sample's loss at its codes under W_{t−1}: the coder's final objective,
-            # less the optional Tikhonov term (no second pass over the batch)
-            f = coded.objective
-            if f is None:
-                f = self._losses(Xb, Mb, H, D)
-            elif self.h_l2:
-                f = f - 0.5 * self.h_l2 * np.einsum("ij,ij->i", H, H)
-            self._loss_sum += float(f.sum())
+            self._loss_sum += batch_loss_sum
         else:
             self._buffer.append((Xb, Mb, H))
         if self._history.due(state.n_steps):
             self._history.record(state.n_samples_seen, self._fit_time, self._objective_now())
+        return batch_loss_sum / max(Xb.shape[0], 1)
 
     def _objective_now(self) -> float:
         if self.objective == "online":
@@ -695,7 +723,9 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
         self._warming_up = False
         self._state = anchored_state(self._update_rule(), self.components_, self._state)
 
-    def _run(self, X, mask, order, batch_size, progress=None):
+    def _run(self, X, mask, order, batch_size, monitor=None) -> bool:
+        """The online steps over the rows ``order`` of X; True if ``monitor`` (fit's
+        stopping rule) stopped them."""
         rule = self._update_rule(batch_size)
         sparse = self._sparse_batches(X, mask)
         for start in range(0, order.size, batch_size):
@@ -704,9 +734,10 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
                 rule = self._update_rule(batch_size)
             rows = order[start:start + batch_size]
             Xb, Mb = self._prepare_batch(X, rows, mask, sparse)
-            self._step(Xb, Mb, rule)
-            if progress is not None:
-                progress.update(rows.size)
+            f = self._step(Xb, Mb, rule)
+            if monitor is not None and monitor.update(f, rows.size):
+                return True
+        return False
 
     def _coded_chunks(self, X, mask, chunk=4096):
         """Yield (rows, scaled batch, mask, codes) over X with the current dictionary."""
@@ -745,6 +776,7 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
         if first:
             self._initialize(X.shape[1], X.dtype, loss, scale, X, mask)
         self._run(X, mask, np.arange(X.shape[0]), self.batch_size_for(X, in_fit=False))
+        self.n_iter_ += 1
         return self
 
     # ------------------------------------------------------------------ dask arrays
@@ -761,14 +793,22 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
             scale = top if np.isfinite(top) and top > 0 else 1.0
         self._initialize(X.shape[1], first.dtype, loss, scale, X)
 
-    def _stream_dask(self, X, batch_size, rng):
+    def _stream_dask(self, X, batch_size, rng, monitor=None) -> bool:
         """The online steps over a dask array, one row block (or a buffer of
         ``dask_buffer_blocks``) in memory at a time; mini-batches run across block edges, so
-        the steps are those of the same rows in memory, in the same order."""
-        self._stream_dask_rows(
-            X, batch_size, rng=rng, buffer_blocks=self.dask_buffer_blocks,
-            step=lambda rows: self._run(rows, None, np.arange(rows.shape[0]), batch_size),
-            check=lambda block: self._check_X(block, None, reset=False)[0])
+        the steps are those of the same rows in memory, in the same order. True if
+        ``monitor`` stopped them."""
+        stopped = []
+
+        def step(rows):
+            if not stopped and self._run(rows, None, np.arange(rows.shape[0]), batch_size,
+                                         monitor):
+                stopped.append(True)
+
+        self._stream_dask_rows(X, batch_size, rng=rng, buffer_blocks=self.dask_buffer_blocks,
+                               step=step,
+                               check=lambda block: self._check_X(block, None, reset=False)[0])
+        return bool(stopped)
 
     def _transform_block(self, block):
         return self.transform(as_rows(block))
@@ -800,23 +840,19 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
         if is_dask_array(X):
             self._start_dask(X, mask)
             bs = self.batch_size_for(X, in_fit=True)
-            for _ in range(self.max_iter):
-                self._stream_dask(X, bs, self._rng if self.shuffle else None)
-                self.n_iter_ += 1
-            return self
-        X, mask, loss, scale = self._check_X(X, mask, reset=True)
-        self._initialize(X.shape[1], X.dtype, loss, scale, X, mask)
-        n = X.shape[0]
-        bs = self.batch_size_for(X, in_fit=True)
-        progress = _progress(self.verbose, n * self.max_iter)
-        try:
-            for _ in range(self.max_iter):
+
+            def one_pass(monitor):
+                return self._stream_dask(X, bs, self._rng if self.shuffle else None, monitor)
+        else:
+            X, mask, loss, scale = self._check_X(X, mask, reset=True)
+            self._initialize(X.shape[1], X.dtype, loss, scale, X, mask)
+            bs = self.batch_size_for(X, in_fit=True)
+
+            def one_pass(monitor):
+                n = X.shape[0]
                 order = self._rng.permutation(n) if self.shuffle else np.arange(n)
-                self._run(X, mask, order, bs, progress)
-                self.n_iter_ += 1
-        finally:
-            if progress is not None:
-                progress.close()
+                return self._run(X, mask, order, bs, monitor)
+        self._converging_passes(X.shape[0], one_pass)
         return self
 
     def transform(self, X, mask=None):
@@ -862,7 +898,8 @@ def code_step_for(code_step: str, loss: Loss, learning: bool = True) -> str:
     """The coder's step rule for an estimator's ``code_step`` setting and loss: under "auto",
     the multiplicative update for the online steps of the β-divergences and the exact line
     search for those of the squared loss, the spectral projected gradient for the other
-    smooth losses (and for coding with a fitted model), the paper's rule for ℓ1 and ℓ2."""
+    smooth losses (and for coding with a fitted model), ADMM for ℓ1 and ℓ2 (whose
+    subgradient rules stall far from the minimum at affordable caps)."""
     if code_step == "paper":
         return loss.default_step
     if code_step == "auto":
@@ -870,7 +907,9 @@ def code_step_for(code_step: str, loss: Loss, learning: bool = True) -> str:
             return "mu"
         if learning and loss.quadratic:
             return "exact"
-        return "spg" if loss.smooth else loss.default_step
+        if loss.smooth:
+            return "spg"
+        return "admm" if loss.residual_prox_available else loss.default_step
     return code_step
 
 
@@ -887,11 +926,3 @@ def auto_batch_size(n_components: int, n_features: float, work: float = 6e5,
     return int(min(max(round(rows), low), high))
 
 
-def _progress(verbose, total):
-    if not verbose:
-        return None
-    try:
-        from tqdm.auto import tqdm
-    except ImportError:  # optional extra
-        return None
-    return tqdm(total=total, unit="sample", desc="OnlineNMF")

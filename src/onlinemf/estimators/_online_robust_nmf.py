@@ -95,8 +95,18 @@ class OnlineRobustNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin,
         The paper normalizes each sample to unit maximum (§VII-B3) so that M = 1 and λ = 1/√F
         fit; "max" divides all data by one number; None keeps them. :meth:`transform` and
         :meth:`decompose` return results in the units of the data.
-    max_iter : int, default=1
-        Passes of :meth:`fit`.
+    max_iter : int, default=200
+        The cap on passes of :meth:`fit`, which usually stops earlier by ``tol`` and
+        ``max_no_improvement`` (the paper's single pass: ``max_iter=1,
+        max_no_improvement=None``).
+    tol : float, default=1e-4
+        :meth:`fit` stops when its smoothed objective (the mini-batches' objective at their
+        codes, averaged over about a pass) has fallen by less than this fraction over
+        ``max_no_improvement`` consecutive mini-batches.
+    max_no_improvement : int or None, default=10
+        Consecutive mini-batches without an improvement of ``tol`` that stop :meth:`fit`;
+        None runs exactly ``max_iter`` passes. A fit stopped by ``max_iter`` with the rule on
+        emits a ``ConvergenceWarning``.
     shuffle : bool, default=True
     n_checkpoints : int, default=50
     callback : callable or None, default=None
@@ -107,6 +117,8 @@ class OnlineRobustNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin,
         stored codes (eq. (48)) can be followed without refitting.
     random_state : int, RandomState or None
         Seeds W₀ = P_C(U[0, 1]) and the shuffling.
+    verbose : int, default=0
+        1 prints the smoothed objective after each pass of :meth:`fit`; 2 adds a progress bar.
 
     Attributes
     ----------
@@ -115,6 +127,10 @@ class OnlineRobustNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin,
     stats_ : SurrogateStats
         A_, B_ and c_ of the surrogate, sample averages.
     n_samples_seen_, n_steps_ : int
+    n_iter_ : int
+        Passes of :meth:`fit` (one stopped mid-pass counts), plus one per :meth:`partial_fit`.
+    converged_ : bool
+        Whether the last :meth:`fit` stopped by its rule rather than by ``max_iter``.
     history_ : dict of ndarrays
         ``n_samples``, ``time`` and ``objective`` = f̃_t(W_t), the surrogate the paper plots,
         computed exactly from the statistics.
@@ -157,10 +173,13 @@ class OnlineRobustNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin,
         "scale": [StrOptions({"sample_max", "max"}), Interval(Real, 0, None, closed="neither"),
                   None],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "max_no_improvement": [Interval(Integral, 1, None, closed="left"), None],
         "shuffle": ["boolean"],
         "n_checkpoints": [Interval(Integral, 0, None, closed="left")],
         "callback": [callable, None],
         "random_state": ["random_state"],
+        "verbose": ["verbose"],
     }
 
     def __init__(self, n_components=49, *, solver="admm", lam="auto", bound=1.0, batch_size="auto",
@@ -168,8 +187,8 @@ class OnlineRobustNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin,
                  dict_tol=1e-4, dict_constraint="l2ball", elastic=(1.0, 1.0),
                  nonneg_outliers=False, h_l1=0.0, h_l2=0.0, h_group=0.0, group_size=1,
                  w_l1=0.0, w_l2=0.0,
-                 scale="sample_max", max_iter=1, shuffle=True, n_checkpoints=50,
-                 callback=None, random_state=None):
+                 scale="sample_max", max_iter=200, tol=1e-4, max_no_improvement=10,
+                 shuffle=True, n_checkpoints=50, callback=None, random_state=None, verbose=0):
         self.n_components = n_components
         self.solver = solver
         self.lam = lam
@@ -192,10 +211,13 @@ class OnlineRobustNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin,
         self.w_l2 = w_l2
         self.scale = scale
         self.max_iter = max_iter
+        self.tol = tol
+        self.max_no_improvement = max_no_improvement
         self.shuffle = shuffle
         self.n_checkpoints = n_checkpoints
         self.callback = callback
         self.random_state = random_state
+        self.verbose = verbose
 
     # ------------------------------------------------------------------ pieces
     def _project(self, D):
@@ -239,7 +261,7 @@ class OnlineRobustNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin,
             data = X.data if hasattr(X, "data") and not isinstance(X, np.ndarray) else X
             if np.isnan(data).any():
                 raise ValueError("OnlineRobustNMF does not model missing entries (NaN in X): its "
-                                 "O(FK) statistics need fully observed samples (spec 001 §2.4)")
+                                 "O(FK) statistics need fully observed samples")
             if self.scale != "sample_max":  # per-sample normalization protects the rest
                 if reset:
                     scale = (float(np.max(X)) or 1.0) if self.scale == "max" else (
@@ -281,11 +303,15 @@ class OnlineRobustNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin,
         check_is_fitted(self, "components_")
         return self.stats_.surrogate(self.components_, self.w_l1, self.w_l2)
 
-    def _step(self, Xb, rows=None):
+    def _step(self, Xb, rows=None) -> float:
+        """One ONMFO step; returns the batch's mean objective ℓ̃ at its codes and outliers
+        (under the dictionary before the step, in scaled units)."""
         t0 = time.perf_counter()
         s = self._sample_scale(Xb)[:, None]
         Xs = Xb / s
         res = self._code(Xs, self.components_)
+        f = float(outlier_loss(Xs, res.codes, self.components_, res.outliers, self.lam_,
+                               self.h_l1, self.h_l2, self.h_group, self.group_size).mean())
         self.stats_ = self.stats_.add(Xs, res.codes, res.outliers, self.lam_)
         _, dict_solver = _SOLVERS[self.solver]
         D, _ = solve_surrogate_dictionary(
@@ -300,46 +326,60 @@ class OnlineRobustNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin,
         if self.callback is not None:
             self.callback({"rows": rows, "codes": res.codes * s, "components": self.components_,
                            "time": self._fit_time})
+        return f
 
-    def _run(self, X, order, batch_size):
+    def _run(self, X, order, batch_size, monitor=None) -> bool:
         for start in range(0, order.size, batch_size):
             rows = order[start:start + batch_size]
             Xb, _ = dense_batch(X, rows)
-            self._step(Xb, rows)
+            f = self._step(Xb, rows)
+            if monitor is not None and monitor.update(f, rows.size):
+                return True
+        return False
 
     # ------------------------------------------------------------------ public API
     @transactional
     @one_blas_thread
     def partial_fit(self, X, y=None):
         """One ONMFO step per mini-batch of ``batch_size`` rows of X, continuing the stream."""
-        first = not hasattr(self, "components_")
         if is_dask_array(X):
-            k = self.n_components
-            bs = (self.batch_size if isinstance(self.batch_size, Integral) else 5
-                  if self.batch_size == "paper" else
-                  auto_batch_size(k, X.shape[1], work=2e5, low=2 * k))
-            self._stream_dask_rows(X, bs)
-            return self
+            self._stream_dask_rows(X, self._dask_batch_size(X), step=self._rows)
+        else:
+            self._rows(X)
+        self.n_iter_ += 1
+        return self
+
+    def _dask_batch_size(self, X) -> int:
+        k = self.n_components
+        return (self.batch_size if isinstance(self.batch_size, Integral) else 5
+                if self.batch_size == "paper" else
+                auto_batch_size(k, X.shape[1], work=2e5, low=2 * k))
+
+    def _rows(self, X, monitor=None) -> bool:
+        """The online steps over in-memory rows in order (the first rows start the model);
+        True if ``monitor`` stopped them."""
+        first = not hasattr(self, "components_")
         X = self._check_X(X, reset=first)
         if first:
             self._initialize(X)
-        self._run(X, np.arange(X.shape[0]), self._batch_size(None))
-        return self
+        return self._run(X, np.arange(X.shape[0]), self._batch_size(None), monitor)
 
     @transactional
     @one_blas_thread
     def fit(self, X, y=None):
         """Learn the dictionary by ``max_iter`` shuffled passes of ONMFO over X."""
         if is_dask_array(X):  # a fresh start, then passes over the row blocks in order
-            return self._fit_dask_passes(X)
+            return self._fit_dask_passes(X, self._dask_batch_size(X), self._rows)
         X = self._check_X(X, reset=True)
         self._initialize(X)
         n = X.shape[0]
         bs = self._batch_size(n)
-        for _ in range(self.max_iter):
+
+        def one_pass(monitor):
             order = self._rng.permutation(n) if self.shuffle else np.arange(n)
-            self._run(X, order, bs)
-            self.n_iter_ += 1
+            return self._run(X, order, bs, monitor)
+
+        self._converging_passes(n, one_pass)
         return self
 
     def _solve_all(self, X):

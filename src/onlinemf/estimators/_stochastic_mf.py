@@ -341,7 +341,7 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
                 import warnings
 
                 warnings.warn("init='ones' is a symmetric fixed set: every atom stays "
-                              "identical (spec 002 §6 item 1); use 'ones_jitter'",
+                              "identical under the symmetric updates; use 'ones_jitter'",
                               stacklevel=3)
             else:
                 D0 += 1e-3 * self._rng.random((K, F))  # seeded by random_state
