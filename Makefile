@@ -32,6 +32,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_poisson_tracker.py
 	$(BIN)/python benchmarks/bench_stochastic_mf.py --quick
 	$(BIN)/python benchmarks/bench_ndl.py
+	$(BIN)/python benchmarks/bench_convergence.py --quick --data-dir ../shared/data --out bench_out
 
 clean:
 	rm -rf $(VENV) out .pytest_cache

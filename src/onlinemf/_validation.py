@@ -99,7 +99,9 @@ def dense_batch(X, rows, mask=None):
     if nan.any():
         Mb = ~nan if Mb is None else (Mb & ~nan)
     if Mb is not None and Mb.all():
-        Mb = None  # fully observed: the unmasked path (identical results, spec 003 §6 item 9)
+        # fully observed: the unmasked path, with identical results (with a full mask,
+        # Algorithm 3 of Wang and Chi (2016) reduces to their Algorithm 2)
+        Mb = None
     if Mb is not None:
         Xb = np.where(Mb, Xb, 0)
     return np.asarray(Xb), Mb

@@ -5,12 +5,19 @@ All functions are vectorized and return new arrays (inputs are never modified). 
 scikit-learn's: a dictionary is ``components_`` of shape ``(n_components, n_features)`` whose
 rows are the atoms (the papers' columns of W), and codes are rows of shape ``(n_components,)``.
 
-The paper's sets (Zhao, Tan and Xu, §III and Supplement S-1; ``specs/000.md`` §2.6):
+The sets of Zhao, Tan and Xu (2016), "Online Nonnegative Matrix Factorization with General
+Divergences" (arXiv:1608.00075), Section IV and Supplement S-1:
 
 * C = {W ≥ 0 : every row of W sums to ≥ ε, every column has ∞-norm ≤ 1}, i.e. in our
   orientation every entry of ``components_`` lies in [0, 1] and every *feature column* of
   ``components_`` sums to at least ε. :func:`project_dictionary_box` computes Π_C exactly.
 * H = {h : ε′ ≤ h_i ≤ U}, a box: :func:`project_box`.
+
+The atom sets, outlier steps and group shrinkage follow Zhao and Tan (2016), "Online
+Nonnegative Matrix Factorization with Outliers" (IEEE Trans. Signal Process. 65(3), 2017;
+arXiv:1604.02634); the max-norm prox is the dictionary regularizer of the OMRMD instance in
+Zhao, Haskell and Feng (2018), "A Unified Framework for Stochastic Matrix Factorization via
+Variance Reduction" (arXiv:1705.10679).
 """
 
 from __future__ import annotations
@@ -81,7 +88,8 @@ def project_capped_floor(V: np.ndarray, floor: float = 1e-8, cap: float = 1.0) -
     Clipping to the box is exact whenever the clipped row still sums to at least ``floor``.
     Otherwise the KKT conditions give w = clip(v + θ, 0, cap) with θ > 0 and Σ w = floor;
     since every entry is then ≤ floor < cap, this is the projection of the original row onto
-    the floor-scaled simplex (Supplement S-1, with its two slips corrected: spec §2.6).
+    the floor-scaled simplex (Zhao, Tan and Xu 2016, Supplement S-1, which says "column" and
+    "probability simplex" where the row and the ε-scaled simplex are meant).
     """
     if not 0 < floor < cap:
         raise ValueError("the row-sum floor must satisfy 0 < floor < cap")
@@ -116,14 +124,15 @@ def project_l1_simplex(V: np.ndarray) -> np.ndarray:
 
 
 def project_nonneg_l2_ball(V: np.ndarray, radius: float = 1.0) -> np.ndarray:
-    """Project each row onto {w ≥ 0, ‖w‖₂ ≤ radius}: clip, then rescale (Lemma S-4 of Zhao and
-    Tan; the norm is taken after clipping). The default atom set C of spec 001."""
+    """Project each row onto {w ≥ 0, ‖w‖₂ ≤ radius}: clip, then rescale (Zhao and Tan 2016,
+    Lemma S-4; the norm is taken after clipping). The default atom set C of that paper."""
     return project_l2_ball(np.maximum(V, 0), radius)
 
 
 def project_nonneg_elastic_ball(V: np.ndarray, l1: float, l2: float, n_iter: int = 60
                                 ) -> np.ndarray:
-    """Project each row onto {w ≥ 0, l1·‖w‖₁ + (l2/2)‖w‖₂² ≤ 1} (the set C₃ of spec 001 §2.1).
+    """Project each row onto {w ≥ 0, l1·‖w‖₁ + (l2/2)‖w‖₂² ≤ 1} (the set C₃ of Zhao and Tan
+    2016, Section VI-A).
 
     Rows already inside keep their clipped value; the others are w(μ) = max(v − μ·l1, 0)/(1 +
     μ·l2) with μ > 0 found by bisection (the constraint decreases monotonically in μ). NaN
@@ -184,8 +193,9 @@ def soft_threshold(X: np.ndarray, lam: float) -> np.ndarray:
 
 
 def outlier_step(U: np.ndarray, lam: float, bound: float, nonneg: bool = False) -> np.ndarray:
-    """argmin_{r ∈ R} ½‖u − r‖² + λ‖r‖₁: clip(S_λ(u), −M, M) (Lemma S-3), or clip(u − λ, 0, M)
-    for nonnegative outliers (spec §2.2). The clip comes after the threshold."""
+    """argmin_{r ∈ R} ½‖u − r‖² + λ‖r‖₁: clip(S_λ(u), −M, M) (Zhao and Tan 2016, Lemma S-3),
+    or clip(u − λ, 0, M) for nonnegative outliers (Section VI-A of that paper). The clip comes
+    after the threshold."""
     if nonneg:
         return np.clip(U - lam, 0.0, bound)
     R = np.clip(U, -lam, lam)
@@ -214,7 +224,8 @@ def group_soft_threshold(Z: np.ndarray, group_size: int, thresh: float,
 
 
 def group_shrink(H: np.ndarray, group_size: int, thresh: float) -> np.ndarray:
-    """Prox of thresh·Σ_α √ξ_α ‖h_α‖₂ on nonnegative codes (group lasso, spec 001 §2.3):
+    """Prox of thresh·Σ_α √ξ_α ‖h_α‖₂ on nonnegative codes (group lasso; Zhao and Tan 2016,
+    Section VI-B):
     :func:`group_soft_threshold` (weighted) of max(h, 0)."""
     return group_soft_threshold(np.maximum(H, 0), group_size, thresh, weighted=True)
 
@@ -223,7 +234,7 @@ def max_norm_prox(D: np.ndarray, c: float) -> np.ndarray:
     """prox of (c/2)‖W‖²_{2,∞} for W = Dᵀ: the largest feature-column norm ρ_j of D is shrunk.
 
     With τ ≥ 0 solving c·τ = Σ_j max(ρ_j − τ, 0), columns with ρ_j > τ are rescaled to norm τ
-    and the others are left as they are (spec 002 §2.4, P6).
+    and the others are left as they are (the OMRMD regularizer of Zhao, Haskell and Feng 2018).
     """
     rho = np.linalg.norm(D, axis=0)
     if c <= 0 or not rho.any():

@@ -1,5 +1,6 @@
-"""Networks, motifs and MCMC sampling of motif homomorphisms (Lyu, Needell and Balzano; spec 004
-§2.8–2.9).
+"""Networks, motifs and MCMC sampling of motif homomorphisms (Lyu, Needell and Balzano 2020,
+"Online Matrix Factorization for Markovian Data and Applications to Network Dictionary
+Learning", JMLR 21; arXiv:1911.01931).
 
 A network is a weighted, possibly directed adjacency matrix A (n × n, nonnegative) with node
 weights α (uniform here); a motif F is a k × k nonnegative matrix A_F. The random homomorphism
@@ -118,7 +119,7 @@ class _HomomorphismChain(_Patches):
 
 
 class GlauberChain(_HomomorphismChain):
-    """The Glauber chain on homomorphisms F → 𝒢 (spec 004 §2.9).
+    """The Glauber chain on homomorphisms F → 𝒢 (Lyu, Needell and Balzano 2020).
 
     One step picks a motif node i uniformly and redraws x(i) from its exact conditional
     P(x(i) = y | rest) ∝ Π_{j: A_F(j,i) > 0} A(x(j), y)^{A_F(j,i)} · Π_{j: A_F(i,j) > 0}
@@ -341,7 +342,7 @@ def motif_tree(motif: np.ndarray) -> list[int]:
 
 
 class PivotChain(_HomomorphismChain):
-    """The pivot chain on homomorphisms of a directed tree motif F → 𝒢 (spec 004 §2.10), exact.
+    """The pivot chain on homomorphisms of a directed tree motif F → 𝒢, exact.
 
     Messages M_c = A^{∘F(p,c)}·Π_{c′ child of c} M_{c′} (bottom-up, once; the motif's edge
     weight F(p, c) is an exponent on A's entries, as in π_{F→𝒢}) give the root's marginal
@@ -351,7 +352,7 @@ class PivotChain(_HomomorphismChain):
     A(v, u)·Π_{c′ child of c} M_{c′}(u). The chain is stationary for π_{F→𝒢} (checked by
     enumeration in the tests), unlike the authors' approximations (uniform-pivot acceptance,
     children drawn without the downstream factor). ``lazy`` stays put with probability ½, which
-    removes the periodicity of the walk on regular bipartite graphs (spec §4 item 12). The
+    removes the periodicity of the walk on regular bipartite graphs. The
     first state is an exact draw (root from π₁, then top-down).
     """
 
@@ -515,8 +516,8 @@ DENSE_LOOKUP_NODES = 2048  # up to here patches are read from a dense copy (32 M
 
 def lookup_table(A: sp.csr_matrix):
     """What :func:`patches_of` reads: a dense copy of A for networks of up to
-    ``DENSE_LOOKUP_NODES`` nodes (one fancy-index per patch entry, ~10× faster than sparse
-    lookups: on a 769-node network 50000 patches of a 21-node motif took 2.0 s sparse), else A."""
+    ``DENSE_LOOKUP_NODES`` nodes (one fancy-index per patch entry, much faster than sparse
+    lookups), else A."""
     return A.toarray() if A.shape[0] <= DENSE_LOOKUP_NODES else A
 
 

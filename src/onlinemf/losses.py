@@ -9,8 +9,9 @@ handled by filling the missing data with the model value: every divergence here 
 d(y ‖ y) = 0 with a zero gradient, so a missing entry contributes nothing to the value, to the
 gradient, or (for the per-sample ℓ2 norm and the Mahalanobis form) to the norm of the residual.
 
-The table of divergences, their gradients and their classes follows Table I–III of Zhao, Tan
-and Xu (arXiv:1608.00075); see ``specs/000.md`` §1.3 of the project.
+The table of divergences, their gradients and their classes follows Tables I–III of Zhao, Tan
+and Xu (2016), "Online Nonnegative Matrix Factorization with General Divergences"
+(arXiv:1608.00075).
 """
 
 from __future__ import annotations
@@ -36,7 +37,8 @@ __all__ = [
     "fill_missing",
 ]
 
-#: Floor applied to the reconstruction inside losses defined only for y > 0 (spec §5 item 2).
+#: Floor applied to the reconstruction inside losses defined only for y > 0: the paper's
+#: constraints keep y ≥ εε′ = 1e-16 in exact arithmetic, and the floor guards against rounding.
 Y_FLOOR = 1e-16
 
 
@@ -75,7 +77,7 @@ class Loss:
     positive_model : bool
         The divergence needs y > 0; the reconstruction is floored at ``Y_FLOOR``.
     default_step : {"armijo", "lipschitz", "polyak"}
-        The code-step rule the paper assigns (spec §2.3).
+        The code-step rule the paper assigns (Zhao, Tan and Xu 2016, Section V-C).
     sparse_kernels : bool
         :meth:`sparse_value`, :meth:`sparse_code_grad` and :meth:`sparse_dictionary_grad`
         work on a CSR batch from its nonzeros (O(nnz·K + n·K²) instead of O(n·F·K)).
@@ -250,7 +252,7 @@ class SquaredLoss(Loss):
     """Half squared Euclidean distance ½‖x − y‖² (Table II's convention, equal to β = 2).
 
     The factor ½ is used consistently in the code problem, the dictionary gradient and the
-    reported objective (spec §1.3, §5 item 10).
+    reported objective.
     """
 
     quadratic = True

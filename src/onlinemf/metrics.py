@@ -1,6 +1,9 @@
 """Evaluation measures shared by estimators, experiments and benchmarks: the objective and
-stationarity of a stochastic matrix factorization problem (spec 002 §1.5) and the network
-reconstruction measures of NDL (spec 004 §2.12)."""
+stationarity of a stochastic matrix factorization problem (Zhao, Haskell and Feng 2018, "A
+Unified Framework for Stochastic Matrix Factorization via Variance Reduction",
+arXiv:1705.10679) and the network reconstruction measures of network dictionary learning
+(Lyu, Needell and Balzano 2020, "Online Matrix Factorization for Markovian Data and
+Applications to Network Dictionary Learning", JMLR 21; arXiv:1911.01931)."""
 
 from __future__ import annotations
 
@@ -15,7 +18,8 @@ __all__ = ["gradient_mapping", "evaluate", "binarize", "edge_recovery", "denoisi
 
 
 def gradient_mapping(problem, D, grad, eta: float) -> np.ndarray:
-    """Γ_{f′,η}(D) = (D − prox_{ηψ+δ_C}(D − η∇g(D)))/η (spec §1.5)."""
+    """Γ_{f′,η}(D) = (D − prox_{ηψ+δ_C}(D − η∇g(D)))/η, the proximal gradient mapping of Zhao,
+    Haskell and Feng (2018); D is ε-stationary when ‖Γ‖²_F ≤ ε."""
     return (D - problem.prox_dictionary(D - eta * grad, eta)) / eta
 
 
@@ -39,7 +43,7 @@ def evaluate(problem, D, X, *, eta: float = 1.0, tol: float = 1e-8, max_iter: in
 
 
 def binarize(R: sp.spmatrix) -> sp.csr_matrix:
-    """Edges of a reconstruction for a simple graph: where round(R) > 0 (spec 004 §2.12)."""
+    """Edges of a reconstruction for a simple graph: where round(R) > 0."""
     R = sp.csr_matrix(R)
     out = (R >= 0.5).astype(float)
     out.eliminate_zeros()

@@ -1,4 +1,5 @@
-"""The stochastic matrix factorization problems of Zhao, Haskell and Feng (spec 002 §1).
+"""The stochastic matrix factorization problems of Zhao, Haskell and Feng (2018), "A Unified
+Framework for Stochastic Matrix Factorization via Variance Reduction" (arXiv:1705.10679).
 
 One problem is the finite sum  f(D) = (1/n) Σ_i ℓ(x_i, D) + ψ(D)  over D ∈ C, with the
 per-sample loss
@@ -7,7 +8,7 @@ per-sample loss
 
 in the library's orientation (samples and atoms are rows: x, r ∈ R^F, h ∈ R^K, D ∈ R^{K×F};
 the paper's W is Dᵀ). A problem is built from three parts, each with its penalty and its
-proximal map in closed form (spec §2.2 and §2.4):
+proximal map in closed form:
 
 - a code part (H, φ): :class:`L1Codes`, :class:`GroupL1Codes`, :class:`RidgeCodes`,
   :class:`UnitBallCodes`, :class:`BoxCodes`;
@@ -51,7 +52,7 @@ __all__ = [
 @dataclass(frozen=True)
 class L1Codes:
     """φ(h) = λ‖h‖₁ + (κ/2)‖h‖² on H = R^K (or R₊^K with ``nonneg``). κ > 0 makes the lasso
-    strongly convex (assumption A4; spec §1.3), κ = 0 is the paper's ODL."""
+    strongly convex (the paper's assumption A4), κ = 0 is the paper's ODL."""
 
     alpha: float
     ridge: float = 0.0
@@ -210,7 +211,7 @@ class FreeDictionary:
         return D
 
     def surrogate_argmin(self, A, B, n):
-        """argmin_D ½tr(DᵀAD) − tr(DᵀB) + ψ(D) = (A + (λ/n)I)⁺B (spec §2.5)."""
+        """argmin_D ½tr(DᵀAD) − tr(DᵀB) + ψ(D) = (A + (λ/n)I)⁺B."""
         return np.linalg.lstsq(A + self.alpha / n * np.eye(A.shape[0]), B, rcond=None)[0]
 
 
@@ -358,13 +359,13 @@ def make_problem(name: str, n_features: int, *, alpha: float | None = None,
                  code_bound: float = 1e3, outlier_bound: float = np.inf, ridge: float = 0.0,
                  group_size: int = 1, laplacian=None, quadratic=None,
                  n_samples: int = 1) -> SMFProblem:
-    """One of the eight problems of spec §1.2 by name.
+    """One of the eight problems of Zhao, Haskell and Feng (2018) by name.
 
     Parameters
     ----------
     name : {"odl", "ossl", "onmf", "ssodl", "orpca", "omrmd", "olrr", "ornmf"}
     n_features : int
-        F (the paper's d); the default weights are 1/√F (spec §2.8).
+        F (the paper's d); the default weights are 1/√F (the paper's setting).
     alpha : float or None
         Weight of the code regularizer φ (λ of ODL, OSSL, ONMF; λ₂ of SSODL; λ₁ of ORPCA and
         OLRR). None: 1/√F.
@@ -375,7 +376,7 @@ def make_problem(name: str, n_features: int, *, alpha: float | None = None,
         code weight (the paper ties λ₁ to both), else 1/√F.
     code_bound, outlier_bound : float
         M and M′ of ORNMF (not reported by the paper: M = 1e3 and M′ = inf by default, so
-        that outliers of any size fit; spec §2.8).
+        that outliers of any size fit).
     ridge : float
         Optional κ/2‖h‖² added to ODL's lasso (assumption A4), 0 in the paper.
     group_size : int

@@ -1,10 +1,11 @@
-"""Baselines of the Poisson subspace tracking paper (spec 003 §3.5).
+"""Baselines for Poisson subspace tracking (Wang and Chi 2016, "Stochastic Approximation and
+Memory-Limited Subspace Tracking for Poisson Streaming Data", arXiv:1612.02425, Section V).
 
 * :func:`batch_poisson_factorization` — the batch reference: multi-pass alternating
   minimization of the same objective as SA at t = M, Σ_n [Σ_i p_{n,i}(d_iᵀa_n − y_{n,i}
   log d_iᵀa_n) + μ‖a_n‖²] + Mλ‖D‖², codes and rows each by the Barzilai–Borwein projected
-  gradient. It is a substitute for Cao and Xie's Poisson matrix completion (the spec's
-  recommendation), labelled as such in the experiments.
+  gradient. It stands in for Cao and Xie's batch Poisson matrix completion, which the paper
+  compares against, and is labelled as a substitute in the experiments.
 * :class:`GROUSE` — Grassmannian rank-one update subspace estimation (Balzano, Nowak and Recht,
   2010): a Gaussian subspace tracker with missing data, the model Poisson tracking is
   compared against. Per sample, w = argmin ‖U_Ω w − v_Ω‖, residual r on Ω, and a geodesic step

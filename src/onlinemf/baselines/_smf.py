@@ -1,5 +1,7 @@
-"""The batch reference of stochastic matrix factorization (spec 002 §2.7): deterministic
-proximal gradient with exact codes, for the log-suboptimality metric."""
+"""The batch reference of stochastic matrix factorization: deterministic proximal gradient with
+exact codes, for the log-suboptimality metric of Zhao, Haskell and Feng (2018), "A Unified
+Framework for Stochastic Matrix Factorization via Variance Reduction" (arXiv:1705.10679), who
+estimate the stationary point Ŵ by a batch gradient method."""
 
 from __future__ import annotations
 
@@ -18,10 +20,10 @@ def batch_reference(problem, X, D0, *, eta: float | None = None, max_iter: int =
                     chunk_size: int = 2048, callback=None, warm_start: bool = True,
                     ftol: float | None = None, window: int = 10,
                     state_file: str | None = None, map_fn=map) -> tuple[np.ndarray, list]:
-    """Ŵ for the log-suboptimality metric (spec §2.7): deterministic proximal gradient on f
+    """Ŵ for the log-suboptimality metric: deterministic proximal gradient on f
     with exact codes (Algorithm 1 with b = n) and a backtracking line search, from D0, until
     ‖Γ‖² ≤ rtol·‖Γ(D0)‖² or ``max_iter`` accepted steps, or, with ``ftol``, once f stalls
-    (§2.7's other stop): the last ``window`` accepted steps lowered f by at most
+    (the second stopping rule): the last ``window`` accepted steps lowered f by at most
     ftol·max(|f|, 1) in all. ``ftol=None`` (the default) never stops on a stall.
 
     With ``warm_start`` every evaluation starts from the codes of the last accepted iterate
@@ -32,7 +34,7 @@ def batch_reference(problem, X, D0, *, eta: float | None = None, max_iter: int =
     evaluation with the codes, the step size and the f values: (K + n)·F floats or so), and
     a run that finds the file resumes there and ends as an uninterrupted one would; the file
     is removed at the end. A file from another run (other problem, data, start or settings)
-    is an error. On Synth one step solves 100000 robust codes, so a reference takes hours.
+    is an error. On Synth one step solves 100000 robust codes, so a reference run is long.
 
     ``map_fn`` maps each evaluation's chunks (e.g. over worker processes; see
     :func:`onlinemf.metrics.evaluate`): the result does not depend on it.

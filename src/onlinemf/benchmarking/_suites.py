@@ -139,7 +139,7 @@ def suite_nmf(ctx: BenchContext) -> list[Row]:
 
 #: seeds of our runs in the nmf suite (the start and the shuffle): the time to the anchor's
 #: objective depends on the run, so the table gives the median and the note each seed's.
-#: ``--quick`` runs the first only (three take 50 minutes on IS over 20 Newsgroups, whose
+#: ``--quick`` runs the first only (three seeds are slow on IS over 20 Newsgroups, whose
 #: neutral evaluation codes 2000 dense rows at every reading)
 NMF_SEEDS = (0, 1, 2)
 

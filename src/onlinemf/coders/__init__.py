@@ -1,11 +1,12 @@
 """Code solvers: per-sample problems solved for a whole mini-batch at once.
 
 * :func:`solve_codes` — min_{h ∈ H} d(x ‖ hD) for any divergence (projected Armijo, 1/L,
-  FISTA, Polyak; spec 000).
+  FISTA, Polyak; Zhao, Tan and Xu 2016, arXiv:1608.00075).
 * :func:`solve_codes_outliers` — min_{h ≥ 0, |r| ≤ M} ½‖x − hD − r‖² + λ‖r‖₁ (alternating
-  PGD, its accelerated form, or ADMM; spec 001).
+  PGD, its accelerated form, or ADMM; Zhao and Tan 2016, arXiv:1604.02634).
 * :func:`solve_codes_bsum` — min_{h ∈ H, r ∈ R} ½‖x − hD − r‖² + φ(h) + ϕ(r) for the
-  stochastic matrix factorization problems of spec 002 (BSUM, eqs. 5–6);
+  stochastic matrix factorization problems of Zhao, Haskell and Feng (2018,
+  arXiv:1705.10679; BSUM, eqs. 5–6);
   :func:`solve_codes_accurate` solves them tightly for evaluation (semismooth Newton for the
   robust problems); :func:`solve_codes_newton_capped` is that Newton method called as BSUM
   is, an algorithm's code solver for the robust problems.

@@ -1,7 +1,8 @@
-"""Accurate codes (and outliers) of the SMF problems, for evaluation, reference solves and
-``transform`` (spec 002 §2.3: never timed, solved tightly): :func:`solve_codes_accurate` takes
-a semismooth projected Newton method on the envelope for the robust problems it applies to,
-and accelerated BSUM otherwise.
+"""Accurate codes (and outliers) of the stochastic matrix factorization problems of Zhao,
+Haskell and Feng (2018, arXiv:1705.10679), for evaluation, reference solves and ``transform``
+(solved tightly, outside the time an algorithm is charged): :func:`solve_codes_accurate`
+takes a semismooth projected Newton method on the envelope for the robust problems it applies
+to, and accelerated BSUM otherwise.
 
 With the outliers minimized out, the code problem of a sample is
 
@@ -11,8 +12,8 @@ a convex function whose gradient is (hD + r*(h) − x)Dᵀ + ∇φ(h) (BSUM's, e
 r of eq. 6) and whose generalized Hessian is D diag(w) Dᵀ + ∇²φ, w_f = 1 where r*_f sits at a
 constant (0 inside the threshold, ±M′ at the box) and 0 where r*_f follows z_f. e is piecewise
 quadratic, so the Newton step with the current pieces is exact once they settle: a handful
-of iterations, where proximal gradient (BSUM, even accelerated) needs thousands on data
-whose dictionary is ill-conditioned (Synth: 2300 accelerated sweeps to 1e-4 at K = 49).
+of iterations, where proximal gradient (BSUM, even accelerated) needs a great many on data
+whose dictionary is ill-conditioned.
 
 Box-like code sets (R^K, R₊^K, [0, M]^K) are handled by Bertsekas's projected Newton: the
 coordinates near a bound whose gradient pushes towards it are held out of the Newton system
@@ -23,7 +24,7 @@ Where the codes are free and the outliers unbounded (ORPCA, OLRR), rows that New
 solved after a few iterations take a few majorization–minimization steps (iteratively
 reweighted least squares on the Huber envelope) and Newton resumes from there: on
 dictionaries with long atoms, where most entries of a row are outliers, Newton's line search
-otherwise cuts its steps to a few percent for hundreds of iterations.
+otherwise cuts its steps short for many iterations.
 """
 
 from __future__ import annotations
@@ -53,16 +54,13 @@ def newton_applicable(problem) -> bool:
 def solve_codes_accurate(problem, D, X, tol: float, *, max_iter: int = 3000, H0=None,
                          gram=None, lipschitz=None, scale_tol: bool = False) -> BSUMResult:
     """Tightly solved codes: :func:`solve_codes_newton` where :func:`newton_applicable`
-    (ORPCA, OLRR, ORNMF: on Synth at K = 49, 2048 rows from zero to 1e-4 on paper-run
-    dictionaries, 4.0× (ORPCA) and 4.3× (ORNMF) less time than accelerated BSUM, which hits
-    its 3000-sweep cap at a higher objective on both), else accelerated BSUM (the non-robust
+    (ORPCA, OLRR, ORNMF, whose ill-conditioned dictionaries leave accelerated BSUM slower
+    and, at its sweep cap, at a higher objective), else accelerated BSUM (the non-robust
     problems, whose Gram-form sweeps are cheap, and OMRMD).
     ``max_iter`` caps BSUM's sweeps or the Newton iterations, a cap meant never to bind: a
     chunk's time goes to its first iterations, while all its rows are active, so the few
-    slow rows cost little more (on a late ORPCA dictionary of SGD on Synth, 2048 rows took
-    28 s either way, with 42 of them still unconverged at 300 iterations, their f up to 27
-    too high, and all converged by 645). ``H0`` warm-starts either (from the codes at a
-    nearby dictionary, Newton takes 2× (ORPCA) to 4.6× (ORNMF) less time on Synth)."""
+    slow rows cost little more. ``H0`` warm-starts either (the codes at a nearby dictionary
+    save Newton much of its work)."""
     if newton_applicable(problem):
         return solve_codes_newton(problem, D, X, tol, max_iter=max_iter, H0=H0, gram=gram,
                                   lipschitz=lipschitz, scale_tol=scale_tol)
@@ -86,7 +84,7 @@ def solve_codes_newton(problem, D, X, tol: float, *, max_iter: int = 100, H0=Non
                        mm_first_inliers: float = 1.5) -> BSUMResult:
     """min_{h ∈ H, r ∈ R} ½‖x − hD − r‖² + φ(h) + ϕ(r) for every row x of X, accurately.
 
-    Stops a sample by BSUM's test (spec §2.3), max(L′‖h⁺ − h‖, ‖r⁺ − r‖) ≤ max(tol, 1e-10)
+    Stops a sample by BSUM's test, max(L′‖h⁺ − h‖, ‖r⁺ − r‖) ≤ max(tol, 1e-10)
     (times max(1, ‖x‖) with ``scale_tol``), with h⁺ the proximal-gradient step from h, so
     its codes are as accurate as BSUM's at the same tolerance; a sample whose Newton step
     fails the Armijo test (or does worse than h⁺) takes h⁺ instead: monotone either way.
@@ -115,10 +113,8 @@ def solve_codes_newton(problem, D, X, tol: float, *, max_iter: int = 100, H0=Non
         From a warm start ``H0``, the rows with fewer than ``mm_first_inliers``·K entries
         inside the Huber threshold take those MM steps before the first Newton iteration:
         with fewer quadratic pieces than about K, D diag(w) Dᵀ is (nearly) singular and the
-        Newton model poor from the start (warm-started evaluations of SGD's late ORPCA
-        dictionary on Synth, median 38 such entries at K = 49: 2048 rows 10.4 s → 5.8 s;
-        VR's and SMM's, 359 and 87: unchanged). A cold start (h = 0) leaves nearly every
-        entry outside the threshold whatever the dictionary, so it waits for ``mm_after``.
+        Newton model poor from the start. A cold start (h = 0) leaves nearly every entry
+        outside the threshold whatever the dictionary, so it waits for ``mm_after``.
     """
     box = _code_box(problem.codes)
     if problem.outliers is None or box is None:
@@ -187,9 +183,8 @@ def solve_codes_newton(problem, D, X, tol: float, *, max_iter: int = 100, H0=Non
         # (ORNMF) and with redundant atoms, D diag(w) Dᵀ is nearly singular and the plain
         # Newton step is huge along its null directions; the damping vanishes at the
         # solution, so the local convergence stays fast. Divided by ‖h‖ it is a curvature
-        # (g scales as D diag(w) Dᵀ h) and does not grow with the codes' scale: undivided, on
-        # ORNMF's Synth codes (norms of tens) from h = 0 it capped each step near unit length
-        # and rows took 100–170 iterations
+        # (g scales as D diag(w) Dᵀ h) and does not grow with the codes' scale: undivided, it
+        # caps each step near unit length, however large the codes
         mu = reg + np.linalg.norm(g * free, axis=1) / np.maximum(
             1.0, np.linalg.norm(Ha, axis=1))
         A += mu[:, None, None] * eye
@@ -198,11 +193,8 @@ def solve_codes_newton(problem, D, X, tol: float, *, max_iter: int = 100, H0=Non
         step = -np.linalg.solve(A, (g * free)[:, :, None])[:, :, 0]
         # the held coordinates head for the bound they are pushed against (a positive
         # diagonal scaling of their gradient, as Bertsekas allows): held at their value
-        # instead, a code just above 0 moved only by the proximal-gradient fallback, and on
-        # ORNMF's sparse codes over redundant atoms the method crawled at its pace: on Synth
-        # at K = 49, 2048 rows warm-started from an earlier evaluation's codes took 35 s
-        # (1058 rows unconverged after 100 iterations, 8 still at the cap of 300); now
-        # 2.6 s, every row converged within 150 iterations
+        # instead, a code just above 0 moves only by the proximal-gradient fallback, and on
+        # sparse codes over redundant atoms (ORNMF) the method crawls at its pace
         step += np.where(held, np.where(g > 0, lo, hi) - Ha, 0.0)
         # backtracking along the projection arc (Armijo), per row
         Hn = Hp  # the proximal-gradient step where no Newton trial is accepted
@@ -235,12 +227,10 @@ def _huber_mm_steps(D, X, H, alpha: float, ridge: float, steps: int,
     majorized by the quadratic with weights w_f = min(1, alpha/|z₀_f|) (Huber is concave in
     z²), so each step solves (D diag(w) Dᵀ + ridge·I) h = D diag(w) x and never raises F.
 
-    Where most of a row's entries are outliers and its atoms are long (SGD's ORPCA
-    dictionaries on Synth: norms 50–70), the quadratic pieces of e are narrow in h, the
-    semismooth Newton step crosses many of them and its line search cuts it to a few
-    percent: rows take hundreds of iterations. The MM steps see every entry at once and
-    close most of that distance (on such a dictionary, 512 rows: cold Newton 8.4 s, its
-    slowest row 645 iterations; ten MM steps and Newton 1.4 s, 42)."""
+    Where most of a row's entries are outliers and its atoms are long, the quadratic pieces
+    of e are narrow in h, the semismooth Newton step crosses many of them and its line
+    search cuts it short: rows take many iterations. The MM steps see every entry at once
+    and close most of that distance."""
     H = np.array(H, dtype=float, copy=True)
     eye = ridge * np.eye(D.shape[0])
     for s in range(0, X.shape[0], rows):  # blocks of rows bound the (rows, K, F) product

@@ -1,5 +1,6 @@
 """Block successive upper-bound minimization (BSUM) for the codes and outliers of a
-stochastic matrix factorization problem (Zhao, Haskell and Feng, eqs. 5–6; spec 002 §2.2)."""
+stochastic matrix factorization problem (Zhao, Haskell and Feng 2018, "A Unified Framework for
+Stochastic Matrix Factorization via Variance Reduction", arXiv:1705.10679, eqs. 5–6)."""
 
 from __future__ import annotations
 
@@ -30,9 +31,10 @@ def solve_codes_bsum(problem, D, X, tol: float, *, max_iter: int = 500, H0=None,
 
     One sweep is one proximal-gradient step in h (step 1/L′, L′ = ‖D‖₂²; eq. 5) followed by
     the exact minimization in r (eq. 6; skipped for non-robust problems, where r ≡ 0). Each
-    sample stops on its own when max(L′‖h⁺ − h‖, ‖r⁺ − r‖) ≤ ε (spec §2.3), with ε = tol,
-    or tol·max(1, ‖x‖) when ``scale_tol`` (scale-aware), floored at 1e-10, or after
-    ``max_iter`` sweeps; a sample's result therefore does not depend on the rest of the batch.
+    sample stops on its own when max(L′‖h⁺ − h‖, ‖r⁺ − r‖) ≤ ε (the gradient mapping in h and
+    the change in r; the paper bounds the error but gives no rule), with ε = tol, or
+    tol·max(1, ‖x‖) when ``scale_tol`` (scale-aware), floored at 1e-10, or after ``max_iter``
+    sweeps; a sample's result therefore does not depend on the rest of the batch.
 
     Parameters
     ----------

@@ -4,8 +4,9 @@ Each sample's problem is independent (the divergences are column-separable), so 
 work on the batch at once with one step size per sample, and freeze the samples that have
 converged (an active set). The result is the same as a loop over single samples.
 
-Algorithm 2 of Zhao, Tan and Xu (projected (sub)gradient descent, eq. (12)) with the step rules
-of §V-C (``specs/000.md`` §2.3–2.5):
+Algorithm 2 of Zhao, Tan and Xu (2016), "Online Nonnegative Matrix Factorization with General
+Divergences" (arXiv:1608.00075): projected (sub)gradient descent, eq. (12), with the step
+rules of Section V-C:
 
 * ``"armijo"``: Algorithm 3 (α = 0.01, γ = 0.1, q = 10). The default is the projected form
   analysed by Calamai and Moré: accept the first ξ ∈ {1, γ, …, γ^q} with
@@ -84,7 +85,8 @@ def initial_codes(
 ) -> np.ndarray:
     """Scale-matched constant start h⁰ = (Σ_f x_f / Σ_f (1ᵀD)_f) · 1, clipped to the box.
 
-    Over the observed entries only (spec §2.3, suggested default).
+    Over the observed entries only. The paper leaves h⁰ open; this start matches the scale of
+    the data.
     """
     colsum = components.sum(axis=0)  # (F,)
     if sp.issparse(X) or isinstance(X, SparseRows):
@@ -117,8 +119,8 @@ def _least_squares_start(prob, H, f, lower, upper):
     k = G0.shape[0]
     G = G0 + (prob.h_l2 + 1e-10 * max(float(np.trace(G0)) / k, 1e-300)) * np.eye(k)
     factor = safe_cho_factor(G, lower=True)
-    # G⁻¹ once (K × K), then one product for the whole batch: 5× faster than two
-    # triangular solves against the batch's transposed right-hand sides
+    # G⁻¹ once (K × K), then one product for the whole batch, cheaper than two triangular
+    # solves against the batch's transposed right-hand sides
     Z = B @ cho_solve(factor, np.eye(k), check_finite=False)
     Z = np.clip(Z, lower, upper).astype(H.dtype, copy=False)
     if prob.gram:
@@ -286,7 +288,7 @@ def solve_codes(
     mask : ndarray of bool or None
         True where observed.
     step : {"spg", "armijo", "lipschitz", "polyak", "fista", "bb", "mu", "exact"} or None
-        Step rule; None takes the loss's default (the paper's assignment, spec §2.3).
+        Step rule; None takes the loss's default (the paper's assignment, Section V-C).
         "exact" is projected gradient with the exact line search of a quadratic (the squared
         loss without a mask; "spg" otherwise), see the module docstring.
         "spg" is the spectral projected gradient: the long Barzilai–Borwein step with a
@@ -331,10 +333,9 @@ def solve_codes(
         Number of recent objective values the non-monotone test of "spg" compares against.
     start : {"best", "constant"}
         Without ``init`` (and without a mask): "constant" starts from the scale-matched
-        constant codes of :func:`initial_codes` (spec §2.3); "best" from the better, row by
-        row, of those and the rescaled, clipped least-squares codes (measured on Poisson
-        batches: KL 61 → 28 iterations at a lower objective, 3× faster; with the squared
-        loss's exact line search, a squared batch 0.127 → 0.037 s).
+        constant codes of :func:`initial_codes`; "best" from the better, row by row, of
+        those and the rescaled, clipped least-squares codes, which needs fewer iterations
+        and ends at a lower objective.
 
     Returns
     -------
@@ -387,9 +388,7 @@ def solve_codes(
     if step == "mu":
         if init is None and start == "best" and mask is None:
             # the better start, floored at 0.6 of the constant one: a multiplicative step
-            # cannot revive a code the least-squares start clipped to the floor (IS on 20NG:
-            # ~1700 from the unfloored start, 1446 from the constant one, and lower still
-            # from this one on Poisson counts and digits; see the README's benchmarks)
+            # cannot revive a code the least-squares start clipped to the floor
             H, _ = _least_squares_start(full, H, prob.value(H), lower, upper)
             np.maximum(H, MU_START_FLOOR * initial_codes(D, X, None, lower, upper), out=H)
         _mu_iterations(full, H, n_iter, converged, max_iter, tol, lower, upper)
@@ -630,8 +629,8 @@ def _spg_step(prob, H, f0, f_ref, G, alpha, lower, upper, gamma, live, y0=None,
     Sparse problems pass ``y0``, the model at H (at the nonzeros): the model at a trial
     H + λd is then y0 + λ(y_P − y0), the model being linear in h, so backtracking gathers no
     columns of D and forms no product with them, and the gradient at the accepted point is
-    formed from its model. Dense batches recompute the model (on F = 100 the product costs no
-    more than the interpolation: measured).
+    formed from its model. Dense batches recompute the model, whose product costs about as
+    much as the interpolation.
 
     Returns (H_new, f_new, failed, G_new, y_new): the gradient at H_new (None for the Gram
     form, whose gradient never forms the model, and after a dense backtrack) and the model

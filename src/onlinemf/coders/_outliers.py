@@ -1,21 +1,23 @@
 """Codes and outliers: min_{h ≥ 0, r ∈ R} ½‖x − hD − r‖² + λ‖r‖₁ (+ regularizers), batched.
 
-Zhao and Tan, "Online NMF with outliers" (spec 001 §1.1, §3.2–3.4). R is the box |r| ≤ M
-(or, with ``nonneg_outliers``, 0 ≤ r ≤ M). Optional regularizers on h: λ₃‖h‖₁ and (λ₄/2)‖h‖².
+Zhao and Tan (2016), "Online Nonnegative Matrix Factorization with Outliers"
+(arXiv:1604.02634), problem (9) and Sections IV-A1 and IV-B1. R is the box |r| ≤ M (or, with
+``nonneg_outliers``, 0 ≤ r ≤ M). Optional regularizers on h: λ₃‖h‖₁ and (λ₄/2)‖h‖².
 
 Solvers, each vectorized over the rows of a mini-batch:
 
 * ``"pgd"`` — alternating block MM, eqs. (15)–(17): a projected gradient step in h with
   η = κ/‖D‖₂², then the exact r-step r = clip(S_λ(x − hD), −M, M).
 * ``"fista"`` — the same problem with r eliminated in closed form: h minimizes the Huber-type
-  objective Σ ψ_{λ,M}(x − hD) (spec §1.4), whose gradient is −(u − r*(u))Dᵀ, by accelerated
-  projected gradient with adaptive restart. It converges where the paper's PGD, capped at 50
-  iterations, does not (spec §7).
+  objective Σ ψ_{λ,M}(x − hD), whose gradient is −(u − r*(u))Dᵀ, by accelerated projected
+  gradient with adaptive restart. It converges where the paper's PGD, capped at 50
+  iterations, does not: with a learned nonnegative dictionary the h-problem is badly
+  conditioned.
 * ``"admm"`` — eqs. (23)–(30) with penalty ρ; (DDᵀ + ρI) is factored once per call; the
   feasible copies (u, q) are returned.
 
-Stopping (spec §3.7): the relative change of the batch objective below ``tol`` (1e-3) or
-``max_iter`` (50) iterations.
+Stopping (Zhao and Tan 2016, Section VII-B2): the relative change of the batch objective
+below ``tol`` (1e-3) or ``max_iter`` (50) iterations.
 """
 
 from __future__ import annotations
@@ -37,7 +39,8 @@ _TINY = 1e-300
 def outlier_loss(X, H, D, R, lam, h_l1=0.0, h_l2=0.0, h_group=0.0, group_size=1
                  ) -> np.ndarray:
     """Per-sample ℓ̃ = ½‖x − hD − r‖² + λ‖r‖₁ + λ₃‖h‖₁ + (λ₄/2)‖h‖² + λ₅ Σ_α √ξ_α‖h_α‖,
-    eq. (6) with the code regularizers of §2.3 (λ₃ with λ₅ is the sparse group lasso)."""
+    eq. (6) with the code regularizers of Section VI-B (λ₃ with λ₅ is the sparse group
+    lasso)."""
     E = X - H @ D - R
     f = 0.5 * np.einsum("ij,ij->i", E, E) + lam * np.abs(R).sum(axis=1)
     if h_l1:
@@ -91,7 +94,8 @@ def solve_codes_outliers(
         M, the box on the outliers (``np.inf`` for none).
     solver : {"pgd", "fista", "admm"}
     init : ndarray (n_samples, n_components) or None
-        Start h⁰ (default 0, better than the paper's U[0, 1] for PGD, spec §3.6); r⁰ = 0.
+        Start h⁰ (default 0, a better start for PGD than the paper's U[0, 1] of Section
+        VII-B1); r⁰ = 0.
     max_iter, tol : int, float
         Iteration cap and relative-change tolerance of the batch objective.
     kappa : float
@@ -107,9 +111,10 @@ def solve_codes_outliers(
     nonneg_outliers : bool
         Use R′ = [0, M]^F.
     stopping : {"batch", "sample"}
-        Apply the relative-change rule to the batch's summed objective (the paper's rule for a
-        mini-batch, spec §3.7), or to each sample's own objective, freezing each sample once it
-        has converged; then each row's result does not depend on the other rows of the batch.
+        Apply the relative-change rule of Section VII-B2 to the batch's summed objective (the
+        mini-batch as one problem), or to each sample's own objective, freezing each sample
+        once it has converged; then each row's result does not depend on the other rows of
+        the batch.
     """
     if solver not in OUTLIER_SOLVERS:
         raise ValueError(f"unknown solver {solver!r}; choose one of {OUTLIER_SOLVERS}")
@@ -179,7 +184,7 @@ def solve_codes_outliers(
     # ADMM, eqs. (25)–(30), rows as samples: h is a row vector, (DDᵀ + ρI) symmetric.
     # (DDᵀ + ρI)⁻¹ once per call: K is small and ρ > 0 bounds its condition number by
     # (‖D‖₂² + ρ)/ρ, so one K×K inverse applied by a matrix product replaces a triangular
-    # solve per iteration (a third of the solver's time at mini-batch sizes)
+    # solve per iteration, which is costly at mini-batch sizes
     inv = cho_solve(safe_cho_factor(D @ D.T + (rho + h_l2) * np.eye(k)), np.eye(k)).astype(X.dtype)
     XD = X @ D.T - h_l1
     U, Q = H.copy(), R.copy()

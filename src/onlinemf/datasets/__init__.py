@@ -1,5 +1,6 @@
 """Data: synthetic recipes of the papers, loaders of their real data sets, embedded sets, and
-the Ising lattice whose Gibbs chains make the frames of spec 004's Ising experiment."""
+the Ising lattice whose Gibbs chains make the frames of the Ising experiment of Lyu, Needell
+and Balzano (2020, arXiv:1911.01931)."""
 
 from ._embedded import (
     Corpus,

@@ -168,8 +168,9 @@ def load_bbc(data_dir: str) -> Corpus:
 
 
 def tfidf_paper(counts, n_terms: int = 1000) -> tuple[np.ndarray, np.ndarray]:
-    """The paper's TF-IDF (Section VIII-E): v′ = (1 + log v)·log(n/df) for v ≠ 0, then the
-    ``n_terms`` terms of largest ℓ1 norm. Returns (documents × kept terms, kept term indices)."""
+    """The TF-IDF of Zhao, Tan and Xu (2016, arXiv:1608.00075, Section VIII-E):
+    v′ = (1 + log v)·log(n/df) for v ≠ 0, then the ``n_terms`` terms of largest ℓ1 norm.
+    Returns (documents × kept terms, kept term indices)."""
     import scipy.sparse as sp
 
     C = sp.csr_matrix(counts)

@@ -1,4 +1,6 @@
-"""The Ising model on a periodic square lattice and its Gibbs samplers (spec 004 §2.7).
+"""The Ising model on a periodic square lattice and its Gibbs samplers (Lyu, Needell and
+Balzano 2020, "Online Matrix Factorization for Markovian Data and Applications to Network
+Dictionary Learning", arXiv:1911.01931, eqs. (37)–(40)).
 
 π_T(x) ∝ exp((1/T) Σ_{u∼v} x(u)x(v)), spins ±1, no field, periodic boundaries. The heat-bath
 conditional is P(x(v) = +1 | rest) = 1/(1 + exp(−2S/T)) with S the sum of the four neighbours

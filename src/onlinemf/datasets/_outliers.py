@@ -1,4 +1,5 @@
-"""Data for the online-NMF-with-outliers experiments (spec 001 §5)."""
+"""Data for the experiments of Zhao and Tan (2016), "Online Nonnegative Matrix Factorization
+with Outliers" (arXiv:1604.02634), Section VII."""
 
 from __future__ import annotations
 
@@ -22,8 +23,9 @@ class OutlierData:
 
 
 def contaminate(clean, frac_samples, frac_features, rng, noise_std=0.0, return_outliers=False):
-    """Spec 001 §5.1 steps 4–6: in ⌊νN⌋ random samples, ⌊ν̃F⌋ random entries get U[−1, 1]
-    outliers; then optional N(0, noise_std²) noise; then clipping to [0, 1]."""
+    """The contamination of Zhao and Tan (2016), Section VII-D1: in ⌊νN⌋ random samples, ⌊ν̃F⌋
+    random entries get U[−1, 1] outliers; then optional N(0, noise_std²) noise; then clipping
+    to [0, 1]."""
     n, f = clean.shape
     R = np.zeros_like(clean)
     rows = rng.choice(n, int(np.floor(frac_samples * n)), replace=False)
@@ -40,13 +42,14 @@ def contaminate(clean, frac_samples, frac_features, rng, noise_std=0.0, return_o
 def make_outlier_synthetic(n_samples=100_000, n_features=400, n_components=49,
                            frac_samples=0.7, frac_features=0.1, *, noise_std=0.01,
                            sigma="std", random_state=None) -> OutlierData:
-    """The synthetic set of spec 001 §5.1: W°, H° with half-normal entries, V° = clip(W°H°),
-    outliers in a fraction ν of the samples on a fraction ν̃ of their entries, noise, clip.
+    """The synthetic set of Zhao and Tan (2016), Section VII-D1: W°, H° with half-normal entries,
+    V° = clip(W°H°), outliers in a fraction ν of the samples on a fraction ν̃ of their entries,
+    noise, clip.
 
-    ``sigma="std"`` (default) gives the half-normal a standard deviation 1/√K°, the fix the spec
-    recommends; ``sigma="variance"`` reads 𝒩ℋ(1/√K°) literally as a variance, which makes
-    V° ≡ 1. The paper's noise is standard normal (``noise_std=1``), which on [0, 1] data clips
-    most entries; the default 0.01 is documented as a departure.
+    ``sigma="std"`` (default) gives the half-normal a standard deviation 1/√K°, because the
+    literal reading is degenerate: ``sigma="variance"`` reads 𝒩ℋ(1/√K°) as a variance, which
+    makes V° ≡ 1. The paper's noise is standard normal (``noise_std=1``), which on [0, 1] data
+    clips most entries; the default 0.01 is documented as a departure.
     """
     rng = np.random.default_rng(random_state)
     s = 1 / np.sqrt(n_components)

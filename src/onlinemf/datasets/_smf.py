@@ -1,4 +1,5 @@
-"""Data for the variance-reduced stochastic matrix factorization experiments (spec 002 §4.1)."""
+"""Data for the experiments of Zhao, Haskell and Feng (2018), "A Unified Framework for
+Stochastic Matrix Factorization via Variance Reduction" (arXiv:1705.10679), Section 5."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ def make_smf_synthetic(n_samples: int = 100_000, n_features: int = 400, rank: in
                        density: float = 0.1, magnitude: float = 1000.0, *,
                        variance: str = "literal", random_state=None) -> tuple[OutlierData,
                                                                                np.ndarray]:
-    """The Synth set of Zhao, Haskell and Feng (§5.1): X = HW + R.
+    """The Synth set of Zhao, Haskell and Feng (2018), Section 5.1: X = HW + R.
 
     W (rank × F) and H (n × rank) have i.i.d. N(0.5, σ²) entries; R has exactly
     F·n − ⌊(1 − ρ_s)F·n⌋ nonzero entries at uniformly chosen positions, i.i.d. U[−M, M].
@@ -72,10 +73,11 @@ def _row_basis(W, rtol=1e-10):
 def expressed_variance(W_true, W_est, clean=None) -> float:
     """How much of the planted subspace span(W_true) (atoms = rows) the estimate recovers.
 
-    Default (Feng et al.'s form, spec §4.3): EV = ‖U Lᵀ‖²_F / k′ with U, L orthonormal bases
-    of the two row spaces, in [0, 1], 1 for perfect recovery. With ``clean`` (the clean data,
-    rows), Xu et al.'s form: the variance of ``clean`` captured by the top-k′ directions of
-    the estimate over that captured by the true top-k′ principal directions.
+    Default (the form of Feng, Xu and Yan's online robust PCA, 2013): EV = ‖U Lᵀ‖²_F / k′
+    with U, L orthonormal bases of the two row spaces, in [0, 1], 1 for perfect recovery.
+    With ``clean`` (the clean data, rows), Xu et al.'s form: the variance of ``clean``
+    captured by the top-k′ directions of the estimate over that captured by the true top-k′
+    principal directions.
     """
     U = _row_basis(W_true)
     L = _row_basis(W_est)

@@ -1,4 +1,5 @@
-"""Synthetic data recipes of the papers."""
+"""Synthetic data recipes of the papers: the data of Zhao, Tan and Xu (2016), "Online
+Nonnegative Matrix Factorization with General Divergences" (arXiv:1608.00075)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import numpy as np
 
 __all__ = ["SyntheticNMF", "make_nmf_synthetic", "NOISE_FOR_LOSS"]
 
-#: Noise model the paper pairs with each tested divergence (Table IV of Zhao, Tan and Xu).
+#: Noise model the paper pairs with each tested divergence (Zhao, Tan and Xu 2016, Table IV).
 NOISE_FOR_LOSS = {
     "is": "gamma",
     "kl": "poisson",
@@ -61,13 +62,13 @@ def make_nmf_synthetic(
     clip: float = 4000.0,
     random_state=None,
 ) -> SyntheticNMF:
-    """Generate the synthetic data of Section VIII-D (spec 000 §4.3).
+    """Generate the synthetic data of Zhao, Tan and Xu (2016), Section VIII-D.
 
     W° and H° have i.i.d. shifted half-normal entries y = ϰ + |N(0, σ²)| (ϰ = 1, σ = 5), so
     E[v°] ≈ 996 for K° = 40. Noise (Table IV): multiplicative Gamma(κ, 1/κ) for IS (κ = 1000,
     30 dB), Poisson for KL, additive N(0, 30²) for squared-ℓ2, and for Huber, ℓ1, ℓ2 outliers:
     in every sample, a fraction 0.3 of the features replaced by U(v° − λ, v° + λ), λ = 2000.
-    The result is clipped to [0, 4000]. F is unspecified by the paper (100 suggested).
+    The result is clipped to [0, 4000]. The paper does not give F; the default is 100.
 
     Parameters
     ----------

@@ -22,7 +22,7 @@ _APPEND_ONLY = ("_buffer", "_hist_a", "_hist_y", "_hist_p")
 
 def transactional(method):
     """Run ``method`` so that, if it raises, the estimator's whole state is as before the
-    call (a rejected or failed call changes nothing; DESIGN's contract)."""
+    call: a rejected or failed call changes nothing."""
 
     @functools.wraps(method)
     def wrapper(self, *args, **kwargs):
@@ -40,16 +40,15 @@ def transactional(method):
 
 @functools.cache
 def _blas_controller() -> ThreadpoolController:
-    """One controller per process, made at first use (~0.4 ms; a limit then costs ~10 µs)."""
+    """One controller per process, made at first use (making one is far costlier than
+    applying a limit with it)."""
     return ThreadpoolController()
 
 
 def one_blas_thread(method):
     """Run ``method`` with one BLAS thread: for the online learning calls, whose products are
-    mini-batch sized. Measured (one pass, defaults): on an idle machine one thread is as fast
-    or faster (Poisson 20000×120 KL 2.11 s vs 2.63 s, squared 0.33 vs 0.36; dense 20NG rows
-    within 5%); beside two busy processes two threads spin on busy cores and take 1.6–3.4×
-    longer (KL 7.7–12.7 s vs 2.9–3.7 s; NDL's fit 21 s vs 3.3 s). Calls that code a whole
+    mini-batch sized: on an idle machine one thread is as fast or faster, and beside busy
+    processes more threads spin on busy cores and take much longer. Calls that code a whole
     data set at once (``transform``, ``score``) keep the process's setting."""
 
     @functools.wraps(method)

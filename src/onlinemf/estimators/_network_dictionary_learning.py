@@ -1,5 +1,6 @@
 """NetworkDictionaryLearning: dictionaries of motif patches learned from MCMC samples (Lyu,
-Needell and Balzano, §2.11–2.12 of spec 004)."""
+Needell and Balzano 2020, "Online Matrix Factorization for Markovian Data and Applications to
+Network Dictionary Learning", JMLR 21; arXiv:1911.01931)."""
 
 from __future__ import annotations
 
@@ -45,15 +46,13 @@ class NetworkDictionaryLearning(BaseEstimator):
     batch_size : int, default=100
         N, consecutive chain states per step (eq. (45)).
     alpha : float, default=1.0
-        λ of the code problem (spec 004 §2.1 convention: ‖X − HD‖² + λ‖H‖₁).
+        λ of the code problem, in the paper's convention ‖X − HD‖² + λ‖H‖₁.
     chain : {"auto", "glauber", "pivot"}, default="auto"
         The MCMC sampler of homomorphisms that the patches are learned from: the Glauber chain
         (the paper's), or the exact pivot chain (motifs that are directed trees rooted at node
-        0: paths and stars; spec §2.10). "auto" is the pivot chain for such motifs and Glauber
-        otherwise: the pivot redraws the whole map at every step, so its patches are nearly
-        independent. On Caltech36 (769 nodes, 10% random edges added; defaults otherwise)
-        learning from it raises the denoising AUC from 0.874 to 0.888 (50000 reconstruction
-        patches) and from 0.896 to 0.908 (200000), for 3.2 s of learning against 1.5 s. The
+        0: paths and stars). "auto" is the pivot chain for such motifs and Glauber otherwise:
+        the pivot redraws the whole map at every step, so its patches are nearly independent,
+        and the dictionary learned from them denoises better for a somewhat longer fit. The
         reproduction experiments pass "glauber".
     lazy : bool, default=False
         Pivot chain only: stay put with probability ½ (aperiodic on bipartite graphs).
@@ -177,8 +176,8 @@ class NetworkDictionaryLearning(BaseEstimator):
         """Reconstruct G: run a fresh chain for ``n_steps``, code each patch with the learned
         dictionary (min ‖p − hD‖² + α‖h‖₁ over h ≥ 0; α = 0 is nonnegative least squares, the
         authors use 0.2 for the WAN), and average every entry over the patches that cover it
-        (spec 004 §2.12). Returns a weighted adjacency (CSR) in the units of G; entries the
-        chain never visited are 0.
+        (the reconstruction of Lyu, Needell and Balzano 2020). Returns a weighted adjacency
+        (CSR) in the units of G; entries the chain never visited are 0.
 
         The entry sums and counts are accumulated chunk by chunk (``chunk`` patches at a
         time), so memory is O(entries visited + chunk·k²), not O(n_steps·k²).
@@ -188,16 +187,11 @@ class NetworkDictionaryLearning(BaseEstimator):
         n_steps : int or "auto", default="auto"
             Patches in all. "auto" is max(50000, 256·n) for n nodes (``auto_patches_per_node``):
             the score of a pair is an average over the patches that cover it, so the patches
-            needed grow with the network. On Caltech36 (769 nodes, 10% random edges added) the
-            denoising AUC is 0.888 at 50000 patches (the paper's count, and its WAN's 211
-            nodes still get 50000) and 0.908 at 200000 (about 256 a node; 14 s of fit and
-            reconstruction); on 800-node stand-ins 0.734 → 0.745 (power-law cluster) and
-            0.897 → 0.899 (relaxed caveman).
+            needed grow with the network. 50000 is the paper's count, which its 211-node WAN
+            still gets.
         code_tol : float, default=1e-3
-            Gradient-mapping tolerance of each code (relative to max(1, ‖patch‖)). Measured on
-            800-node networks with 10% added edges (a relaxed caveman graph and a power-law
-            cluster graph, 50000 steps): 1e-3 gives the edge AUC of 1e-4 to four digits (and
-            1e-4 that of 1e-9) in 25–30% less time; 1e-2 moves it in the fourth digit.
+            Gradient-mapping tolerance of each code (relative to max(1, ‖patch‖)). The default
+            scores edges as tighter tolerances do, in less time.
         omit_motif_edges : bool, default=False
             Leave out of the averages the patch entries of the motif's own edges. Along a
             homomorphism those entries are edges by construction, so they carry no evidence
@@ -214,10 +208,9 @@ class NetworkDictionaryLearning(BaseEstimator):
         chain : {"pivot", "glauber"} or None
             The sampler of the reconstruction. None is the pivot chain when the motif is a
             directed tree rooted at node 0 (paths and stars), as in the authors' code (Glauber
-            to learn, pivot to reconstruct; spec 004 §6.4), else the Glauber chain. The
-            pivot redraws the whole map at every step, so its patches are nearly independent:
-            on Caltech36 (769 nodes, 10% random edges added, 50000 patches) the denoising AUC
-            is 0.89 against 0.82 with Glauber chains. The paper (Glauber only) is
+            to learn, pivot to reconstruct), else the Glauber chain. The pivot redraws the
+            whole map at every step, so its patches are nearly independent and the
+            reconstruction denoises better. The paper (Glauber only) is
             ``chain="glauber", n_chains=1``, which the reproduction experiments pass.
         """
         check_is_fitted(self, "components_")

@@ -1,5 +1,5 @@
 """OnlineDictionaryLearning: Mairal et al.'s online matrix factorization as Lyu, Needell and
-Balzano use it for i.i.d. and Markovian streams (spec 004 §2.1)."""
+Balzano (arXiv:1911.01931) use it for i.i.d. and Markovian streams."""
 
 from __future__ import annotations
 
@@ -43,8 +43,16 @@ class OnlineDictionaryLearning(OnlineFactorizationMixin, ClassNamePrefixFeatures
                                TransformerMixin, BaseEstimator):
     r"""Online nonnegative dictionary learning (online matrix factorization, OMF).
 
-    Per mini-batch X_t (rows = samples), with the dictionary D (atoms = rows, nonnegative, in
-    the unit ℓ2 ball):
+    Learns a dictionary D (atoms = rows, nonnegative, in the unit ℓ2 ball) from a stream of
+    mini-batches X_t (rows = samples). It minimizes the expected loss (12)–(13) of Lyu,
+    Needell and Balzano (2020) by their scheme (3), that of Mairal et al. (2010):
+
+    .. math::
+
+        \min_{D \in \mathcal{C}} \; \mathbb{E}_X\Big[\min_{H \ge 0}
+        \|X - HD\|_F^2 + \lambda \|H\|_1\Big].
+
+    Per mini-batch X_t:
 
     1. codes H_t = argmin_{H ≥ 0} ‖X_t − H D‖² + λ‖H‖₁ + (κ₂/2)‖H‖² (an elastic net);
     2. statistics A_t = (1 − w_t)A_{t−1} + w_t H_tᵀH_t/b, B_t = (1 − w_t)B_{t−1} + w_t H_tᵀX_t/b
@@ -53,8 +61,8 @@ class OnlineDictionaryLearning(OnlineFactorizationMixin, ClassNamePrefixFeatures
     3. D_t = argmin_{D ∈ C} ½tr(Dᵀ(A_t + κ₁I)D) − tr(DᵀB_t) by block coordinate descent over the
        atoms, warm-started at D_{t−1}; it never increases the surrogate.
 
-    The same update serves i.i.d. and Markovian (dependent) streams (Lyu, Needell and Balzano,
-    Theorem 1); the NDL estimator feeds it motif patches from an MCMC chain.
+    The same update serves i.i.d. and Markovian (dependent) streams (Theorem 4.1 of Lyu,
+    Needell and Balzano); the NDL estimator feeds it motif patches from an MCMC chain.
 
     Parameters
     ----------
@@ -67,7 +75,8 @@ class OnlineDictionaryLearning(OnlineFactorizationMixin, ClassNamePrefixFeatures
     dict_l2 : float, default=0.0
         κ₁ added to A in the dictionary step.
     beta : float, default=1.0
-        Weights w_t = t^{−β}, β ∈ (1/2, 1] (spec 004 §1.3).
+        Weights w_t = t^{−β}, β ∈ (1/2, 1]; β = 1, the running mean of the paper's
+        statistics, is the setting its convergence theorems cover.
     batch_size : int, default=10
     max_iter : int, default=200
         The cap on passes of :meth:`fit`, which usually stops earlier by ``tol`` and
@@ -86,11 +95,11 @@ class OnlineDictionaryLearning(OnlineFactorizationMixin, ClassNamePrefixFeatures
         Accelerated projected gradient (BSUM) for the codes; each row stops when its gradient
         mapping is ≤ code_tol·max(1, ‖x‖).
     relaxed_K : float or None, default=None
-        The relaxed OMF of scheme (32) with the corrected stopping rule of Algorithm 2 (spec
-        §2.3): the codes of step t stop once the gradient mapping of the mini-batch's
-        half-objective has Frobenius norm ≤ K·σ_min(D)²/(r·b·log(t + 1)²) (log(t + 1), not
-        log t; a relative 1e-6·‖XDᵀ‖ when σ_min(D) = 0, e.g. r > k²), capped at
-        ``code_max_iter``. None: the fixed per-sample rule above.
+        The relaxed OMF of scheme (32) with the stopping rule (152) of Algorithm 2, corrected
+        to be computable: the codes of step t stop once the gradient mapping of the
+        mini-batch's half-objective has Frobenius norm ≤ K·σ_min(D)²/(r·b·log(t + 1)²)
+        (log(t + 1), not log t; a relative 1e-6·‖XDᵀ‖ when σ_min(D) = 0, e.g. r > k²), capped
+        at ``code_max_iter``. None: the fixed per-sample rule above.
     dict_max_sweeps, dict_tol : int, float, default=10, 1e-6
     random_state : int, RandomState or None
     verbose : int, default=0
@@ -112,6 +121,28 @@ class OnlineDictionaryLearning(OnlineFactorizationMixin, ClassNamePrefixFeatures
         Passes of :meth:`fit` (one stopped mid-pass counts), plus one per :meth:`partial_fit`.
     converged_ : bool
         Whether the last :meth:`fit` stopped by its rule rather than by ``max_iter``.
+
+    References
+    ----------
+    H. Lyu, D. Needell and L. Balzano (2020), "Online Matrix Factorization for Markovian Data
+    and Applications to Network Dictionary Learning", JMLR 21; arXiv:1911.01931 (equation and
+    theorem numbers follow its first arXiv version).
+    J. Mairal, F. Bach, J. Ponce and G. Sapiro (2010), "Online Learning for Matrix
+    Factorization and Sparse Coding", JMLR 11.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from onlinemf import OnlineDictionaryLearning
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.random((300, 4)) @ rng.random((4, 20))
+    >>> model = OnlineDictionaryLearning(n_components=4, alpha=0.1, random_state=0)
+    >>> for chunk in np.array_split(X, 10):  # a stream, in order
+    ...     model = model.partial_fit(chunk)
+    >>> model.transform(X).shape
+    (300, 4)
+    >>> bool(model.surrogate_loss() >= model.empirical_loss(X))  # f̂_t majorizes f_t
+    True
     """
 
     _parameter_constraints: dict = {
@@ -178,7 +209,8 @@ class OnlineDictionaryLearning(OnlineFactorizationMixin, ClassNamePrefixFeatures
                             max_iter=self.code_max_iter)
 
     def relaxed_tolerance(self, t: int, n_rows: int) -> float:
-        """K·σ_min(D)²/(r·b·log(t + 1)²), the corrected rule (152) at step t (spec §2.3)."""
+        """K·σ_min(D)²/(r·b·log(t + 1)²), the rule (152) at step t with log(t + 1) for log t
+        (defined at t = 1)."""
         D = self.components_.astype(float)
         smin = _smallest_singular_value(D) if D.shape[0] <= D.shape[1] else 0.0
         r = D.shape[0]
@@ -233,7 +265,7 @@ class OnlineDictionaryLearning(OnlineFactorizationMixin, ClassNamePrefixFeatures
         ‖x_s − h_s D‖² + λ‖h_s‖₁ with the stored codes h_s, i.e. tr(DᵀAD) − 2tr(DᵀB) + c_t.
 
         It majorizes the empirical loss (``surrogate_loss(D) ≥ empirical_loss(history, D)``
-        for β = 1), and along the learned dictionaries the gap closes (Theorem 1 (ii)), also on
+        for β = 1), and along the learned dictionaries the gap closes (Theorem 4.1 (ii)), also on
         Markovian streams. κ₁ and κ₂ are not part of it (they only regularize the steps).
         """
         check_is_fitted(self, "components_")

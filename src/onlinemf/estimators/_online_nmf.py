@@ -45,7 +45,7 @@ MU_MEMORY_ROWS = 512
 NNDSVD_ROWS = 4096
 
 #: Rows of projected SGD before the multiplicative surrogate takes over on sparse input
-#: (``sgd_warmup="auto"``; about one pass of 20 Newsgroups, see ``sgd_warmup``)
+#: (``sgd_warmup="auto"``): long enough for SGD to settle the topics the surrogate then keeps
 SGD_WARMUP_ROWS = 10000
 
 #: Iterations of the multiplicative code update per online step (``code_max_iter="auto"``)
@@ -53,31 +53,32 @@ MU_CODE_MAX_ITER = 20
 
 #: Code iterations per online step for the squared loss (``code_max_iter="auto"``): after the
 #: least-squares start, three projected steps leave codes a stochastic step can use, and the
-#: time saved buys passes (2, 3, 5 and 100 measured; see ``code_max_iter``)
+#: time saved buys more passes
 QUADRATIC_CODE_MAX_ITER = 3
 
 
 class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
                 BaseEstimator):
-    r"""Online NMF with a general divergence (Algorithm 1 and faster defaults).
+    r"""Online NMF with a general divergence (Algorithm 1 of Zhao, Tan and Xu, faster defaults).
 
-    Learns a nonnegative dictionary ``components_`` D (the papers' Wᵀ) from a stream by
-    minimizing f(W) = E_v[min_{h ∈ H} d(v ‖ Wh)] (eq. (4)). Each mini-batch of τ samples runs
+    Learns a nonnegative dictionary ``components_`` (D, the paper's Wᵀ) from a stream of
+    samples v by minimizing the expected loss of Zhao, Tan and Xu (2017), eq. (4):
 
-    1. coefficient learning: h_i ∈ argmin_{h ∈ H} d(v_i ‖ W_{t−1} h) by projected gradient
-       descent (Algorithm 2, :func:`onlinemf.coders.solve_codes`);
-    2. a dictionary step. The paper's (``dictionary_update="sgd"``) is projected SGD,
-       W_t = Π_C(W_{t−1} − η_t Σ_i r_i h_iᵀ), r_i = ∇_y d(v_i ‖ y) at y = W_{t−1} h_i
-       (eq. (11)), with η_t = a / (τt + b). The default for the squared loss and the
-       β-divergences minimizes a running surrogate built from statistics of all mini-batches
-       so far (:mod:`onlinemf.updates._majorization`), which needs no step size.
+    .. math::
 
-    C = {0 ≤ w ≤ 1, every row of W summing to ≥ ε} and H = [ε′, U]^K keep Wh ≥ εε′ > 0.
+        \min_{W \in \mathcal{C}} \; \mathbb{E}_v\Big[\min_{h \in \mathcal{H}} d(v \,\|\, Wh)\Big],
+
+    where C = {0 ≤ w ≤ 1, every row of W summing to ≥ ε} and H = [ε′, U]^K keep Wh ≥ εε′ > 0.
+    Each mini-batch codes h_i ∈ argmin_{h ∈ H} d(v_i ‖ W_{t−1} h) by projected gradient
+    descent (Algorithm 2, :func:`onlinemf.coders.solve_codes`), then takes the paper's
+    projected SGD step W_t = Π_C(W_{t−1} − η_t Σ_i r_i h_iᵀ), r_i = ∇_y d(v_i ‖ W_{t−1} h_i),
+    η_t = a / (τt + b) (eq. (11)), or, by default for the squared loss and β-divergences,
+    minimizes a running surrogate of all mini-batches so far, which needs no step size.
 
     Parameters
     ----------
     n_components : int, default=40
-        K, the number of atoms (the paper's canonical 40).
+        K, the number of atoms; 40 is the paper's canonical value.
     loss : str or Loss, default="squared"
         The divergence d(x ‖ y): "squared" (½‖x − y‖²), "kl", "is", "beta", "alpha",
         "hellinger", "mahalanobis", "huber", "l1", "l2", or a :class:`onlinemf.losses.Loss`.
@@ -85,204 +86,117 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
         Parameters of the loss: ``beta`` (β), ``alpha`` (α), ``A`` (Mahalanobis matrix or
         diagonal), ``delta`` (Huber threshold, default 0.1, in units of the scaled data).
     dictionary_update : {"auto", "sgd", "surrogate"}, default="auto"
-        The dictionary step. "sgd" is the paper's projected SGD (Algorithm 1, eq. (11)), the
-        one the reproduction experiments use. "surrogate" minimizes a running surrogate of the
-        loss: block coordinate descent on accumulated A = Σ HᵀH, B = Σ HᵀX for the squared
-        loss (Mairal et al. 2010), the multiplicative update on an accumulated numerator and
-        denominator for KL, IS and β (Lefèvre et al. 2011); other losses have none. "auto"
-        takes "surrogate" where the loss has one and "sgd" otherwise; for KL, IS and β on
-        sparse (CSR) input the surrogate starts after an SGD warm-up (``sgd_warmup``). The
-        paper's step a/(τt + b) is tuned for N ≈ 10⁵ samples scaled to [0, 1]; on smaller
-        data its first steps are far too long or its later ones too short (one pass of 20
-        Newsgroups TF-IDF with the squared loss: 0.4888 against 0.5 for the zero model; the
-        surrogate: 0.4546; digits and Poisson counts: ``benchmarks/``). The choice is made
-        on the first data seen and kept for the stream.
+        "sgd" is the paper's projected SGD. "surrogate" minimizes a running surrogate: block
+        coordinate descent on A = Σ HᵀH, B = Σ HᵀX for the squared loss (Mairal et al. 2010),
+        multiplicative updates on accumulated statistics for KL, IS and β (Lefèvre et al.
+        2011). "auto" takes "surrogate" where the loss has one and "sgd" otherwise, because
+        the paper's step a/(τt + b), tuned for about 10⁵ samples, misjudges smaller data.
     init : {"auto", "random", "samples", "nndsvd"}, default="auto"
-        W₀. "random": i.i.d. U(0, 1) projected onto C (the paper's). "samples": K rows of the
-        first data seen (of X in :meth:`fit`, of the first chunk in :meth:`partial_fit`; of a
-        dask array, only the blocks holding them are computed),
-        scaled, with a uniform jitter of a tenth of their mean so no entry is zero, each atom
-        divided by its largest entry. "nndsvd": the nonnegative double SVD of Boutsidis and
-        Gallopoulos (2008) on the first ``NNDSVD_ROWS`` rows of the first data seen (a
-        randomized truncated SVD; sparse input stays sparse): atom j is the larger-mass
-        sign part of the j-th right singular vector, its zeros filled with the data's mean
-        (their "NNDSVDa"), divided by its largest entry; fewer rows than K fall back to
-        "samples". "auto": "nndsvd" for sparse input whose first steps are SGD (text: the
-        SGD update or its warm-up), "samples" with the surrogate update from the start,
-        "random" with SGD on dense input (from samples, SGD's
-        first long steps are rejected by the safeguard on digits with KL). On 20NG KL
-        topics, NNDSVD then SGD reaches NMI 0.465–0.477 within MiniBatchNMF's 20-pass time
-        (three seeds; from 0.22–0.25 at the first reading) against 0.438–0.456 from
-        "random", at the same objective (16.8); one KL pass
-        over 20000×3000 sparse counts ends at 4.23 against 4.86 (MiniBatchNMF: 4.09), over
-        100000×3000 at 3.27 against 3.94 (MiniBatchNMF: 3.46). Its near-zero entries make
-        the first KL gradients large: the safeguard rejects the first steps (on the
-        20000-row pass all five, 0.30 s against 0.15 s from "random"). With the surrogate on
-        20NG KL it ends at 16.00 (15.89 with ``surrogate_decay=0.5``) against 16.06 from
-        "samples".
+        W₀: i.i.d. U(0, 1) projected onto C (the paper's), K jittered rows of the first data
+        seen, or NNDSVDa (Boutsidis and Gallopoulos 2008) on its first ``NNDSVD_ROWS`` rows.
+        "auto" takes "nndsvd" for sparse input whose first steps are SGD, because it finds
+        better topics on text, "samples" with the surrogate, and "random" with SGD on dense
+        input, where SGD's first long steps from sample atoms tend to be rejected.
     surrogate_decay : float or "auto", default="auto"
-        The weight t^(−decay) of the newest mini-batch in the surrogate's statistics (t counts
-        mini-batches of the nominal size; 1 is a running mean). The faster the early statistics
-        (coded with poor dictionaries) are forgotten, the faster the first passes; the longer
-        the memory, the less noise later. "auto" takes 0.5 for the squared loss and 0.3 for
-        the multiplicative update (KL, IS, β), 0.5 for it after an SGD warm-up (see
-        ``sgd_warmup``). The squared loss's statistics A = Σ HᵀH,
-        B = Σ HᵀX are the loss's own (only the codes grow stale), so a longer memory pays:
-        on 20 Newsgroups TF-IDF (K = 20) 0.5 reaches MiniBatchNMF's 20-pass objective in
-        0.48–0.75× its time, 0.3 not within 1.25×, at no cost on Poisson counts and digits.
-        The multiplicative statistics hold the dictionary of the step that added them
-        (num ∝ D ⊙ HᵀP), so they go stale as the dictionary moves: IS on 20NG reaches it in
-        0.59× at 0.3 but rises again at 0.5 (1514 → 1541 within the next pass), and on
-        Poisson counts KL after three passes is 0.068, 0.058, 0.050 at 0.5, 0.3, 0.1. The
-        convergence theory of surrogate methods asks for decay in (0.5, 1] (Σ w_t² < ∞): use
-        ≥ 0.5 for a long stationary stream. For the multiplicative update t counts units of
-        at least :data:`MU_MEMORY_ROWS` (512) rows whatever the batch, so that the small
-        batches of wide data do not shorten the memory: at 16-row batches (IS on 20NG,
-        F = 2000) the newest batch weighed 0.14 after a pass, the statistics remembered ~100
-        rows, and the objective on held rows went 1510 → 1491 → 1590 → 1515 by half passes;
-        counted in 512-row units it descends throughout, 1522 → 1481 → 1469 → 1459 → 1456 →
-        1452 (Poisson counts at 300-row batches: the same level at MiniBatchNMF's time).
+        Weight t^(−decay) of the newest mini-batch in the surrogate's statistics (1: running
+        mean). "auto" takes 0.5 for the squared loss, whose statistics stay exact as the
+        dictionary moves, and 0.3 for the multiplicative update (0.5 after an SGD warm-up),
+        whose statistics go stale; convergence theory asks for a decay in (0.5, 1] on a long
+        stationary stream. The multiplicative update counts t in :data:`MU_MEMORY_ROWS` rows.
     sgd_warmup : int or "auto", default="auto"
-        Rows of projected SGD steps (the ``a``, ``b`` schedule) before the surrogate update
-        takes over, its statistics starting from that point (``dictionary_update`` "auto" or
-        "surrogate"; "sgd" never switches). "auto" is :data:`SGD_WARMUP_ROWS` (10⁴) for KL,
-        IS and β on sparse input under ``dictionary_update="auto"``, 0 otherwise. On text the
-        two updates find different optima: from NNDSVD, SGD finds topics (20 Newsgroups
-        TF-IDF, K = 20: NMI 0.46–0.48 within MiniBatchNMF's 20-pass time) but stalls in KL
-        (16.8 against MiniBatchNMF's 15.96), while the surrogate from the start reaches the
-        objective with worse topics (NMI 0.385–0.39; MiniBatchNMF: 0.375). SGD for about
-        one pass, then the surrogate (decay 0.5), gives both: over three seeds MiniBatchNMF's
-        objective in 0.30–0.43× its time, 15.72–15.85 and NMI 0.414–0.436 at its time.
-        Shorter warm-ups lose topics (2048 rows: NMI 0.39); the surrogate's decay of 0.3
-        lets both drift back (KL 15.84–15.92, NMI 0.404–0.416). Fixed on the first data seen.
+        Rows of projected SGD before the surrogate update takes over. "auto" is
+        :data:`SGD_WARMUP_ROWS` for KL, IS and β on sparse input under
+        ``dictionary_update="auto"`` and 0 otherwise, because on text SGD finds good topics
+        and the surrogate then reaches a low objective without losing them.
     batch_size : int, "auto" or "paper", default="auto"
-        τ, the rows per online step. "auto" sizes the mini-batch so that the per-step Python
-        overhead stays small against the vectorized work (:func:`auto_batch_size`: about
-        6·10⁵ / (K·F) rows, clipped to [16, 512]; measured in ``benchmarks/``). "paper" is
-        the paper's canonical τ = 10⁻⁴N in :meth:`fit` (at least 1) and 10 (its value at
-        N ≈ 10⁵) in :meth:`partial_fit`, where N is unknown; the reproduction experiments use
-        it or an explicit τ.
+        τ. "auto" (:func:`auto_batch_size`: 6·10⁵ / (K·F) rows clipped to [16, 512]) is large
+        enough that the vectorized work dominates the per-step Python cost. "paper" is the
+        paper's 10⁻⁴N in :meth:`fit` and 10 in :meth:`partial_fit`, where N is unknown.
     a, b : float, default=2e4
-        Step schedule η_t = a / (τt + b) (canonical a = b = 2·10⁴).
+        Step schedule η_t = a / (τt + b) of the SGD update; the paper's canonical values.
     batch_reduce : {"sum", "mean"}, default="sum"
         Sum or average the per-sample gradients of a mini-batch. The paper is silent; summing
-        keeps the dynamics independent of τ because the schedule counts samples (spec §2.2).
+        keeps the dynamics independent of τ because the schedule counts samples.
     step_safeguard : bool, default=True
-        Halve a dictionary step until it does not increase the mini-batch loss at the batch's
-        codes (see :class:`onlinemf.updates.ProjectedSGDUpdate`). Not in the paper, which is
-        silent on small data: its η ≈ a/b = 1 phase lasts b = 2·10⁴ samples, which covers every
-        pass of a small data set, and the summed step then overshoots (on digits the objective
-        oscillates between passes and IS never leaves the box bound). Measured on digits after
-        four passes: squared 1.01 → 0.75, KL 6.23 → 3.93; identical or better on the paper's
-        synthetic data. ``False`` is the paper's Algorithm 1 verbatim (the experiments use it).
+        Halve an SGD step until it does not increase the mini-batch loss, because the paper's
+        first steps (η ≈ a/b = 1) overshoot on small data sets; ``False`` is Algorithm 1.
     scale : "max", float or None, default="max"
-        Data scaling. The canonical a, b assume O(1) gradients and W is capped at 1, so raw data
-        of scale 10³ saturate W at the box bound within one step (spec §5 item 1). "max" divides
-        the data by the largest observed entry (of X in :meth:`fit`; of the first chunk in
-        :meth:`partial_fit`, then kept); a float divides by that number; None keeps the raw scale
-        (faithful to the paper's text). Codes returned by :meth:`transform` are in the units of
-        the original data, so ``transform(X) @ components_ ≈ X`` whatever the scaling. Loss
-        thresholds (Huber δ, Polyak δ) are in the units of the scaled data.
-    eps : float, default=1e-8
-        ε, the row-sum floor of C.
-    code_lower, code_upper : float, default=1e-8, 1e8
-        ε′ and U, the box H of the codes (in scaled units).
+        Divide the data by their largest entry (of the first data seen), by a number, or not
+        at all (None, as in the paper), because the canonical a, b assume O(1) gradients and
+        W ≤ 1. Codes are in the data's units, loss thresholds (Huber δ, Polyak δ) scaled.
+    eps, code_lower, code_upper : float, default=1e-8, 1e-8, 1e8
+        ε, the row-sum floor of C, and ε′, U, the box H of the codes (the paper's values).
     data_floor : float or None, default=None
-        Floor for data entries, needed by IS (and β ≤ 0, α < 0) when the data contain zeros
-        (Remark 2 suggests "small positive numbers"; the paper's value is unspecified, 1e-8 is
-        a good choice). None rejects such data with an error.
+        Floor for data entries, needed by IS (and β ≤ 0, α < 0) on data with zeros (Remark 2
+        suggests "small positive numbers"; 1e-8 works). None rejects such data.
     max_iter : int, default=200
-        The cap on passes over X in :meth:`fit`, which usually stops earlier by ``tol`` and
-        ``max_no_improvement`` (the paper makes one pass: ``max_iter=1,
-        max_no_improvement=None``).
+        Cap on the passes of :meth:`fit`, which usually stops earlier by ``tol``; the paper's
+        single pass is ``max_iter=1, max_no_improvement=None``.
     tol : float, default=1e-4
-        :meth:`fit` stops when its smoothed objective (the online loss of the mini-batches,
-        averaged over about a pass) has fallen by less than this fraction over
-        ``max_no_improvement`` consecutive mini-batches, as MiniBatchNMF does.
+        :meth:`fit` stops when its smoothed objective (the online loss, averaged over about a
+        pass) has fallen by less than this fraction over ``max_no_improvement`` mini-batches.
     max_no_improvement : int or None, default=10
-        Consecutive mini-batches without an improvement of ``tol`` that stop :meth:`fit`;
-        None runs exactly ``max_iter`` passes. A fit stopped by ``max_iter`` with the rule on
-        emits a ``ConvergenceWarning``.
+        Mini-batches without an improvement of ``tol`` that stop :meth:`fit`; None runs
+        exactly ``max_iter`` passes. Stopping at ``max_iter`` emits a ``ConvergenceWarning``.
     shuffle : bool, default=True
         Randomly permute the samples in each pass of :meth:`fit` (Section VIII-B).
     code_step : {"auto", "paper", "spg", "armijo", "lipschitz", "polyak", "fista", "bb", \
-"mu", "exact"}, default="auto"
-        Step rule of the code solver. "paper" takes the paper's assignment for the loss (Armijo
-        for IS, KL, ℓ2 and the others; 1/L for squared and Huber; Polyak for ℓ1). "auto" (the
-        fast default) takes, in the online steps, the multiplicative update "mu" for the
-        β-divergences (KL, IS, β: no objective evaluated per iteration, from the least-squares
-        start floored at 0.6 of the constant one; at the defaults IS on 20 Newsgroups reaches
-        MiniBatchNMF's objective in 0.20× its time instead of 0.64×, KL on Poisson counts
-        0.10× instead of 0.26×, and both end lower), for the squared loss "exact" (projected
-        gradient with the exact line search of a quadratic: no objective evaluated, one K × K
-        product an iteration; a 20 Newsgroups pass 25% faster than the spectral step with the
-        same cap, the objective lower at equal time over six seeds), and the spectral
-        projected gradient "spg" for the other smooth losses (one objective and one gradient
-        per iteration instead of Armijo's backtracking) and in ``transform`` and ``score``,
-        whose codes are an answer; the paper's rule for the non-smooth ℓ1 and ℓ2.
+"mu", "exact", "admm"}, default="auto"
+        Step rule of the code solver. "paper": 1/L for squared and Huber, Polyak for ℓ1,
+        Armijo otherwise. "auto": in the online steps, the multiplicative update "mu" for KL,
+        IS and β and the exact line search "exact" for the squared loss (no objective
+        evaluations); the spectral projected gradient "spg" for the other smooth losses and
+        in ``transform`` and ``score``, whose codes are an answer; ADMM for ℓ1 and ℓ2.
     code_max_iter : int or "auto", default="auto"
-        Iteration cap per sample; "auto" is 20 (``MU_CODE_MAX_ITER``) with the multiplicative
-        step and 3 (``QUADRATIC_CODE_MAX_ITER``) for the squared loss in the online steps
-        under ``code_step="auto"`` (a named step rule, "paper" included, keeps 100)
-        (their codes feed a stochastic step: against MiniBatchNMF's 20 passes, time to its
-        objective 0.39 → 0.04× on Poisson counts, 0.68 → 0.08× on digits, 0.65 → 0.47× on
-        20NG, each ending lower than with 100), and 100 otherwise (``transform``, ``score``).
+        Iteration cap per sample. "auto": :data:`MU_CODE_MAX_ITER` with "mu", and
+        :data:`QUADRATIC_CODE_MAX_ITER` for the squared loss in the online steps, because
+        codes that feed a stochastic step need not be exact; 100 otherwise.
     code_tol : float, default=1e-4
-        Stopping rules of the code solver (see :func:`onlinemf.coders.solve_codes`): stop a
-        sample when its step is below ``code_tol`` relative to its code...
+        Stop a sample's code when its step is below ``code_tol`` relative to its code...
     code_f_tol : float or "auto", default="auto"
-        ...or its objective changes by less than ``code_f_tol`` relative. "auto" is 1e-4 with
-        ``code_step="auto"`` (the codes of a stochastic step need not be exact: 20–35% less
-        time per pass for objectives within 0.2–1.6%, measured on Poisson counts) and the
-        spec's suggested 1e-6 otherwise.
+        ...or its objective changes by less than ``code_f_tol`` relative. "auto" is 1e-4
+        with ``code_step="auto"``, for the same reason, and 1e-6 otherwise.
     armijo : {"projected", "literal"}, default="projected"
-        Projected Armijo (Calamai–Moré) or the paper's literal Algorithm 3.
+        Projected Armijo (Calamai–Moré), which stays in the loss's domain, or literal Algorithm 3.
     polyak_delta : float, default=0.01
-        δ_tol of the modified Polyak step (ℓ1).
+        δ_tol of the modified Polyak step (ℓ1); the paper's value.
     h_l2 : float, default=0.0
         Tikhonov weight m on the codes (Remark 7).
     objective : {"online", "paper"} or None, default="online"
-        What ``history_`` records. "online": the running average of d(v_i ‖ W_{i−1} h_i), each
-        sample's loss when it was coded (bounded memory). "paper": the paper's metric
-        (1/t) Σ_{i ≤ t} d(v_i ‖ W_t h_i) (Section VIII-D), which keeps every (v_i, h_i) for
-        evaluation (memory grows with the stream; for experiments). None records nothing. The
-        evaluation time is excluded from the recorded wall time.
+        What ``history_`` records: "online", the average of each sample's loss when it was
+        coded (bounded memory); "paper", (1/t) Σ_{i ≤ t} d(v_i ‖ W_t h_i) (Section VIII-D),
+        which keeps every (v_i, h_i); None, nothing.
     n_checkpoints : int, default=50
         The history keeps between this many and twice this many checkpoints.
     dask_buffer_blocks : int, default=1
-        With a ``dask.array.Array`` X, :meth:`fit` and :meth:`partial_fit` stream it row
-        block by row block, never materializing it; ``fit`` shuffles by visiting the blocks in
-        a random order and permuting the rows within each group of this many blocks (memory:
-        that many blocks). :meth:`transform` of a dask array is lazy (``map_blocks``).
+        A dask array is streamed by row blocks; :meth:`fit` shuffles by visiting the blocks in
+        random order and permuting the rows within groups of this many blocks.
     random_state : int, RandomState or None
-        Seeds W₀ (i.i.d. U(0, 1), projected onto C) and the shuffling.
+        Seeds W₀ and the shuffling.
     verbose : int, default=0
-        1 prints the smoothed objective after each pass of :meth:`fit` and why it stopped;
-        2 also shows a progress bar (needs tqdm).
+        1 prints the objective after each pass of :meth:`fit`; 2 adds a progress bar (tqdm).
 
     Attributes
     ----------
     components_ : ndarray of shape (n_components, n_features)
         The dictionary D = Wᵀ, entries in [0, 1].
-    n_components_ : int
+    n_components_, n_steps_, n_samples_seen_, n_features_in_ : int
     loss_ : Loss
     scale_ : float
         The factor the data are divided by.
-    n_steps_ : int
-        Mini-batch steps taken (t).
-    n_samples_seen_ : int
     n_iter_ : int
-        Passes over the data: those of :meth:`fit` (one stopped mid-pass counts), plus one
-        for each :meth:`partial_fit` call.
+        Passes of :meth:`fit` (one stopped mid-pass counts), plus one per :meth:`partial_fit`.
     converged_ : bool
-        Whether the last :meth:`fit` stopped by ``tol``/``max_no_improvement`` rather than
-        by ``max_iter``.
+        Whether the last :meth:`fit` stopped by its rule rather than by ``max_iter``.
     n_code_iter_ : int
-        Code-solver iterations summed over the samples seen (a cost diagnostic: each costs
-        about 4·K·F flops, or 4·K per nonzero on sparse batches).
+        Code-solver iterations summed over the samples seen (each about 4·K·F flops).
     history_ : dict of ndarrays
         ``n_samples``, ``time`` (seconds of algorithm time) and ``objective`` at checkpoints.
-    n_features_in_ : int
+
+    References
+    ----------
+    R. Zhao, V. Y. F. Tan and H. Xu (2017), "Online Nonnegative Matrix Factorization with
+    General Divergences", arXiv:1608.00075.
 
     Examples
     --------
@@ -442,7 +356,8 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
                            1e-4 if self.code_step == "auto" else 1e-6),
                     h_l2=self.h_l2,
                     armijo=self.armijo, polyak_delta=self.polyak_delta,
-                    # the paper's coder starts from the scale-matched constant (spec §2.3)
+                    # code_step="paper" starts from the scale-matched constant codes
+                    # (Algorithm 2 leaves the starting point free)
                     start="constant" if self.code_step == "paper" else "best")
 
     def _update_kind(self, loss: Loss) -> str:
@@ -499,13 +414,9 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
             X = as_rows(X.blocks[0].compute())
         if self._sparse_batches(X, None, self._make_loss()) and X.shape[0]:
             # a sparse step also pays O(K·F) for the dictionary and a Python cost per coder
-            # iteration that the few nonzeros of a row cannot amortize: larger batches
-            # (100000×3000 KL with 3 nonzeros a row: one pass 2.7 s at 1300 rows, 2.1 s at
-            # 4096, objective within 0.4%)
-            # Rows with at least K nonzeros (text: 20 Newsgroups TF-IDF has 50 a row) carry
-            # enough work for the dense rule's smaller batches, which take more steps a pass:
-            # KL, K = 20, 1424 → 500 rows: NMI after two passes 0.371 → 0.396, a pass 4.9 →
-            # 4.0 s (the coder's cost per row grows with the batch there)
+            # iteration that the few nonzeros of a row cannot amortize: larger batches.
+            # Rows with at least K nonzeros (text) carry enough work for smaller batches,
+            # which take more steps a pass.
             nnz_row = X.nnz / X.shape[0]
             work = 7e5 if nnz_row >= k else 2e6
             return auto_batch_size(k, max(nnz_row + k, 1.0), work=work, high=4096)
@@ -916,11 +827,10 @@ def code_step_for(code_step: str, loss: Loss, learning: bool = True) -> str:
 def auto_batch_size(n_components: int, n_features: float, work: float = 6e5,
                     low: int = 16, high: int = 512) -> int:
     """Rows per mini-batch so that one step's vectorized work (∝ rows·K·F) dominates its
-    fixed Python cost (≈ 1 ms a step here): ``work / (K·F)`` clipped to [low, high].
+    fixed Python cost: ``work / (K·F)`` clipped to [low, high].
 
-    Measured on 20000×120 Poisson counts with K = 12 (``benchmarks/bench_online_nmf.py``):
-    the per-sample cost of a pass falls 5× from τ = 10 to τ = 300 and is flat beyond, while
-    larger batches take fewer dictionary steps per pass; the rule lands on that knee.
+    Smaller batches pay the per-step cost more often, larger ones take fewer dictionary steps
+    per pass; the default ``work`` sits where the per-sample cost stops falling.
     """
     rows = work / max(n_components * n_features, 1)
     return int(min(max(round(rows), low), high))

@@ -1,4 +1,4 @@
-"""OnlineRobustNMF: online NMF with outliers (Zhao and Tan, arXiv:1604.02634; spec 001)."""
+"""OnlineRobustNMF: online NMF with outliers (Zhao and Tan, arXiv:1604.02634)."""
 
 from __future__ import annotations
 
@@ -35,8 +35,15 @@ class OnlineRobustNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin,
     r"""Online NMF with outliers (ONMFO, Algorithm 1 of Zhao and Tan).
 
     Each sample is modelled as v = W h + r + noise with h ≥ 0, a nonnegative dictionary W and a
-    sparse outlier vector r, and the dictionary minimizes the expected loss
-    E[min_{h ≥ 0, |r| ≤ M} ½‖v − Wh − r‖² + λ‖r‖₁] (eqs. (5)–(8)). Per mini-batch:
+    sparse outlier vector r, and the dictionary minimizes the expected loss of Zhao and Tan
+    (2017), eqs. (5)–(8):
+
+    .. math::
+
+        \min_{W \in \mathcal{C}} \; \mathbb{E}_v\Big[\min_{h \ge 0,\ \|r\|_\infty \le M}
+        \tfrac12 \|v - Wh - r\|_2^2 + \lambda \|r\|_1\Big].
+
+    Per mini-batch:
 
     1. solve the codes and outliers (h, r) with the current dictionary (eq. (9));
     2. update the sufficient statistics A = mean hhᵀ, B = mean h(v − r)ᵀ, c (eq. (12));
@@ -47,37 +54,34 @@ class OnlineRobustNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin,
     n_components : int, default=49
         K (the paper's canonical 49).
     solver : {"admm", "pgd", "apgd"}, default="admm"
-        OADMM (eqs. (25)–(35)), the paper's OPGD (eqs. (15)–(22); its inner solves stop at 50 /
-        200 iterations far from converged, spec §7), or "apgd": the accelerated form of both
-        sub-problems, which converges within the same caps.
+        OADMM (eqs. (25)–(35)), the paper's OPGD (eqs. (15)–(22), whose inner solves are still
+        far from converged at the iteration caps below), or "apgd": the accelerated form of
+        both sub-problems, which converges within the same caps. ADMM is the default because it
+        solves both sub-problems accurately within the paper's caps.
     lam : float, "auto" or "paper", default="auto"
         λ, the weight of the outliers' ℓ1 norm: each residual entry beyond λ is an outlier
         (in the units of the scaled data, like M). "paper" is the paper's 1/√F (also taken
         for None), the value of robust PCA theory for a whole matrix, which for one sample
         shrinks the threshold with the image size. "auto" is M/4, a fixed fraction of the
-        outliers' range. Measured on 15%-salted images (K = 20, one pass, PSNR of the
-        low-rank part; MiniBatchNMF 30 passes in brackets): digits (F = 64) 12.74 dB at
-        1/√F → 13.85 at 0.25 (11.23), CBCL faces (F = 361) 16.15 → 18.41 (17.00), YaleB
-        (F = 1024) 14.22 → 18.70 (15.61); of λ ∈ {0.1, 0.15, 0.2, 0.25, 0.35, 0.5}, 0.25 is
-        within 0.32 dB of the best on all three (the best: 0.35, 0.35, 0.2). The reproduction
-        experiments use "paper".
+        outliers' range, so the threshold does not depend on the number of features and
+        denoises well across image sizes. The reproduction experiments use "paper".
     bound : float, default=1.0
         M, the box on the outliers (data normalized to max 1 make M = 1 natural).
     batch_size : int, "auto" or "paper", default="auto"
         τ. "auto" sizes the mini-batch to amortize the per-step dictionary solve and the Python
-        overhead: 2·10⁵/(K·F) rows clipped to [2K, 512] (:func:`auto_batch_size`; on
-        8985×64 salted digits, K = 20, one pass takes 0.4 s at τ = 100 against 15.6 s at the
-        paper's τ). "paper" is the paper's 5·10⁻⁵N in :meth:`fit` (at least 1) and 5 in
-        :meth:`partial_fit`; the reproduction experiments use it or an explicit τ.
+        overhead: 2·10⁵/(K·F) rows clipped to [2K, 512] (:func:`auto_batch_size`). "paper" is
+        the paper's 5·10⁻⁵N in :meth:`fit` (at least 1) and 5 in :meth:`partial_fit`; the
+        reproduction experiments use it or an explicit τ.
     kappa : float, default=1.0
         κ of the PGD steps η = κ/‖W‖₂² and η̃ = κ/‖A‖_F. Both are at most 1/L for κ ≤ 1, so
-        κ = 1 is safe; it denoises better than the paper's κ = 0.7 at the same iteration caps
-        (salted digits: 13.6 dB against 13.3 dB), which the reproduction experiments keep.
+        κ = 1 is safe, and its longer steps get further within the iteration caps than the
+        paper's κ = 0.7, which the reproduction experiments keep.
     rho : float, default=1.0
-        ADMM penalty ρ (all three).
+        ADMM penalty ρ₁ = ρ₂ = ρ₃ (the paper's value).
     code_max_iter, code_tol : int, float, default=50, 1e-3
     dict_max_iter, dict_tol : int, float, default=200, 1e-4
-        Stopping rules of the two sub-problems (spec §3.7).
+        Stopping rules of the two sub-problems: stop when the objective's relative change falls
+        below the tolerance or at the iteration cap (the paper's values, Section VII-B2).
     dict_constraint : {"l2ball", "nonneg", "simplex", "elastic"}, default="l2ball"
         The atom set: C (nonnegative, ‖w‖₂ ≤ 1), C₁ (nonnegative), C₂ (nonnegative, ‖w‖₁ = 1)
         or C₃ (nonnegative, γ₁‖w‖₁ + (γ₂/2)‖w‖² ≤ 1 with ``elastic=(γ₁, γ₂)``).
@@ -85,16 +89,16 @@ class OnlineRobustNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin,
     nonneg_outliers : bool, default=False
         Outliers in R′ = [0, M]^F instead of [−M, M]^F.
     h_l1, h_l2 : float, default=0
-        λ₃‖h‖₁ and (λ₄/2)‖h‖² on the codes (spec §2.3).
+        λ₃‖h‖₁ and (λ₄/2)‖h‖² on the codes (Section VI-B).
     h_group, group_size : float, int, default=0, 1
         Group lasso λ₅ Σ_α √ξ_α ‖h_α‖ over contiguous groups of ``group_size`` codes; with
         ``h_l1`` it is the sparse group lasso.
     w_l1, w_l2 : float, default=0
         λ₁‖W‖₁ and (λ₂/2)‖W‖² on the dictionary, added once to the surrogate.
     scale : {"sample_max", "max"}, float or None, default="sample_max"
-        The paper normalizes each sample to unit maximum (§VII-B3) so that M = 1 and λ = 1/√F
-        fit; "max" divides all data by one number; None keeps them. :meth:`transform` and
-        :meth:`decompose` return results in the units of the data.
+        The paper normalizes each sample to unit maximum (Section VII-B3) so that M = 1 and
+        λ = 1/√F fit; "max" divides all data by one number; None keeps them. :meth:`transform`
+        and :meth:`decompose` return results in the units of the data.
     max_iter : int, default=200
         The cap on passes of :meth:`fit`, which usually stops earlier by ``tol`` and
         ``max_no_improvement`` (the paper's single pass: ``max_iter=1,
@@ -134,6 +138,11 @@ class OnlineRobustNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin,
     history_ : dict of ndarrays
         ``n_samples``, ``time`` and ``objective`` = f̃_t(W_t), the surrogate the paper plots,
         computed exactly from the statistics.
+
+    References
+    ----------
+    R. Zhao and V. Y. F. Tan (2017), "Online Nonnegative Matrix Factorization with Outliers",
+    IEEE Trans. Signal Process. 65(3); arXiv:1604.02634.
 
     Examples
     --------

@@ -1,5 +1,6 @@
-"""PoissonSubspaceTracker: Poisson streaming subspace tracking with missing data (Wang and Chi,
-IEEE TSP 2018; spec 003)."""
+"""PoissonSubspaceTracker: Poisson streaming subspace tracking with missing data (Wang and Chi
+2016, "Stochastic Approximation and Memory-Limited Subspace Tracking for Poisson Streaming
+Data", arXiv:1612.02425; IEEE TSP 2018)."""
 
 from __future__ import annotations
 
@@ -27,14 +28,15 @@ _KL = KLDivergence()  # the Poisson negative log-likelihood up to terms free of 
 class PoissonSubspaceTracker(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin,
                              TransformerMixin, BaseEstimator):
     r"""Track a nonnegative low-rank Poisson rate from a stream of count vectors with missing
-    entries (Wang and Chi, "Stochastic approximation and memory-limited subspace tracking for
-    Poisson streaming data").
+    entries (Wang and Chi 2016, "Stochastic approximation and memory-limited subspace tracking
+    for Poisson streaming data").
 
     Each count vector y_t ~ Poisson(D a_t) with D ≥ 0 (n_features × K) and a_t ≥ 0. Per time
     step, on the observed entries p_t:
 
     1. â_t = argmin_{a ≥ 0} Σ_i p_{t,i}(d_iᵀa − y_{t,i} log d_iᵀa) + μ‖a‖² (eq. (10)/(19)), by
-       projected gradient with the Barzilai–Borwein step (safeguarded, spec §2.1);
+       projected gradient with the Barzilai–Borwein step (safeguarded: the step clipped, and
+       halved while the objective rises);
     2. the subspace, row by row:
 
        * ``method="ml"`` (memory-limited SA, Algorithms 2–3): d_i = argmin_{d ≥ 0} dᵀs_i −
@@ -55,9 +57,10 @@ class PoissonSubspaceTracker(OnlineFactorizationMixin, ClassNamePrefixFeaturesOu
         μ, the ℓ2 penalty on the codes (the paper's 0.1).
     forget : float in (0, 1], default=1.0
         Forgetting factor γ: statistics weighted by γ^{t−n} (not in the paper, which is γ = 1;
-        γ ≈ 0.98–0.995 tracks abrupt changes, spec §2.7).
+        γ ≈ 0.98–0.995 suits a subspace that changes abruptly).
     row_solver : {"exact", "pgd"}, default="exact"
-        ML row problem: the closed form of spec §2.6, or the paper's projected gradient.
+        ML row problem: solved exactly from its KKT conditions (a closed form once the active
+        set is found by sorting), or by the paper's projected gradient.
     window : int or None, default=None
         SA only: refit on the last ``window`` samples instead of all of them (a departure from
         the paper, for bounded memory on long streams).

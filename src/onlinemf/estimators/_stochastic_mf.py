@@ -1,6 +1,7 @@
 """StochasticMF: stochastic matrix factorization by variance reduction (SVRG), stochastic
 majorization-minimization (SMM) or proximal SGD, over the eight problems of Zhao, Haskell and
-Feng (spec 002)."""
+Feng (2018), "A Unified Framework for Stochastic Matrix Factorization via Variance Reduction"
+(arXiv:1705.10679)."""
 
 from __future__ import annotations
 
@@ -57,7 +58,8 @@ def _check_finite(D, message):
 
 class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
                    BaseEstimator):
-    r"""Stochastic matrix factorization  min_{D ∈ C} (1/n)Σ_i ℓ(x_i, D) + ψ(D)  (spec 002, eq. 3).
+    r"""Stochastic matrix factorization  min_{D ∈ C} (1/n)Σ_i ℓ(x_i, D) + ψ(D)  (Zhao, Haskell and
+    Feng 2018, eq. 3).
 
     The per-sample loss is ℓ(x, D) = min_{h ∈ H, r ∈ R} ½‖x − hD − r‖² + φ(h) + ϕ(r); the
     problem (C, ψ, H, φ, R, ϕ) is one of the paper's eight instances by name, or any
@@ -88,7 +90,8 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
     n_components : int, default=10
         K (the paper's k; it uses 49).
     alpha, outlier_alpha, dict_alpha : float or None
-        Weights of φ, ϕ and ψ; None: 1/√F (spec §2.8; ORPCA's ψ weight follows ``alpha``).
+        Weights of φ, ϕ and ψ; None: 1/√F (the paper's setting; ORPCA's ψ weight follows
+        ``alpha``).
         Ignored when ``problem`` is an SMFProblem.
     code_bound, outlier_bound : float, default=1e3, inf
         M and M′ of ORNMF (unreported in the paper).
@@ -106,12 +109,12 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
         theory asks η = 1/(θL) with θ ≈ 2.2, see :func:`~onlinemf.updates.theta_min`).
     step_scale : float, default=1.0
         Multiplies the automatic steps (VR's η = step_scale/L̂, SGD's β = step_scale·β′/L̂₀):
-        the knob the paper tunes per data set (spec §4.5 item 3).
+        the knob the paper tunes per data set.
     sgd_beta, sgd_beta_prime : float or None
         SGD's γ_t = β/(bt + β′). None: β′ = n and β = β′/L̂₀ (γ₀ = 1/L̂₀ on the first batch,
         halved after one pass; the paper tunes both and reports neither).
     batch_size, inner_iter : int or None
-        b and m; None: b = 0.2·n^{2/3}, m = 0.5·n^{1/3} (spec §2.8).
+        b and m; None: b = 0.2·n^{2/3}, m = 0.5·n^{1/3} (the paper's setting, Section 5).
     max_iter : int, default=10
         S, the number of outer iterations (VR), and the budget of SMM and SGD.
     tau : float, default=1e-3
@@ -119,11 +122,10 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
     code_tol : float, default=1e-2
         c in the code tolerance ε_{s,t} = c·max(ms + t, 1)^{−(1/2+τ)}; SMM and SGD use their
         step counter in place of ms + t. The paper's schedule has c = 1, which with the
-        scale-aware test leaves early codes barely solved: on 1000 CBCL faces (K = 49, five
-        outer iterations) c = 1e-2 ends at f = 1.17 (ODL) and 0.45 (ORNMF) against 1.61
-        and 0.65 with c = 1, hence the default; c = 1 stays available.
+        scale-aware test leaves early codes barely solved and the fit ending higher, hence
+        the default; c = 1 stays available.
     scale_tol : bool, default=False
-        Multiply ε by max(1, ‖x‖) per sample (the spec's scale-aware option, §2.3). Off by
+        Multiply ε by max(1, ‖x‖) per sample (a scale-aware test). Off by
         default: on data with gross outliers (Synth, |r| ≤ 1000) ‖x‖ is the outliers' size
         and the scaled test leaves the clean part unsolved.
     output : {"last", "random"}, default="last"
@@ -131,13 +133,10 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
     init : {"auto", "random_samples", "ones_jitter", "ones", "random"} or array,
         default="auto"
         "ones" is the paper's literal all-ones start, projected onto C; it is a symmetric
-        fixed set (all atoms stay identical, spec §6 item 1) and warns. "ones_jitter" adds
-        1e-3·U(0, 1) first (the spec's suggestion); "random_samples" takes K training rows
-        projected onto C. "auto": "random_samples" for the non-robust problems (on digits,
-        K = 20, five outer iterations, VR ends at f = 2.31 from it against 3.15 from
-        "ones_jitter") and "ones_jitter" for the robust ones, whose samples carry the
-        outliers (ORPCA on Synth, 4 outer iterations: EV 0.86 with SGD from "ones_jitter",
-        0.11 — chance — from samples).
+        fixed set (all atoms stay identical) and warns. "ones_jitter" adds 1e-3·U(0, 1)
+        first, which breaks the symmetry; "random_samples" takes K training rows projected
+        onto C. "auto": "random_samples" for the non-robust problems (the fits end lower
+        from them) and "ones_jitter" for the robust ones, whose samples carry the outliers.
     cache_snapshot_codes : bool, default=False
         Keep the snapshot codes of line 4 for line 8 (O(n(K + F)) memory, one solve fewer
         per sampled point); off: O(KF) memory, as the paper claims.
@@ -153,19 +152,14 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
         iterations, and at least 50).
     code_solver : {"bsum", "newton"}, default="bsum"
         The solver of the algorithm's code solves (lines 4, 8 and 9 of Algorithm 1, and
-        SMM's and SGD's). "bsum" is the paper's (spec §2.2); "newton" is the semismooth
+        SMM's and SGD's). "bsum" is the paper's (eqs. 5–6); "newton" is the semismooth
         Newton method of :func:`onlinemf.coders.solve_codes_newton` for the problems with
         ℓ1 outliers and a ridge or box code set (ORPCA, OLRR, ORNMF), stopped by BSUM's own
         test at the same tolerance ε_{s,t}, so Theorem 2's inexactness condition holds as
         for BSUM. It is not the default because it helps on one data set and hurts on
-        another (K = 49, three outer iterations). On 10000 Synth rows it ends ORPCA lower in
-        less time: VR f = 1001 against BSUM's 1014 in 35 s against 62 s, SGD 1001 against
-        1013 in 34 s against 60 s, SMM 1002 against 1005 in 43 s against 60 s (two other
-        fits running beside); ORNMF, whose box codes have no ridge, VR 1011.9 against
-        1014.3 in 46 s against 39 s. On Extended YaleB (2414 faces, ORPCA) it ends VR at
-        9.98 against 2.48 (BSUM's codes, stopped early from a warm start, damp VR's first
-        long steps from the near-symmetric start) and SGD at 1.53 against 1.00, though SMM
-        ends lower (1.07 against 1.35).
+        another: on Synth it ends ORPCA lower in less time, while on Extended YaleB it ends
+        VR and SGD higher (BSUM's codes, stopped early from a warm start, damp VR's first
+        long steps from the near-symmetric start; Newton's accurate codes do not).
     eval_every : float or None
         Every so many passes, evaluate f and ‖Γ‖² on the training data with accurate codes
         (time excluded) and record them in ``history_``; None: VR records its snapshot
@@ -173,7 +167,7 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
     eval_tol : float, default=1e-4
         Code tolerance for evaluation and :meth:`transform`. Their codes are solved by
         :func:`onlinemf.coders.solve_codes_accurate` (a semismooth Newton method for ORPCA,
-        OLRR and ORNMF, 8–23× faster than accelerated BSUM on Synth, with a
+        OLRR and ORNMF, faster there than accelerated BSUM, with a
         majorization–minimization restart for ORPCA's and OLRR's slow rows); evaluations during
         :meth:`fit` start from the previous evaluation's codes (n × K floats kept).
     callback : callable or None
@@ -186,7 +180,7 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
         or after each outer iteration's budget of steps (SMM, SGD). A fit that finds the file
         resumes there and ends exactly as an uninterrupted fit would (same draws, same
         dictionary, same history; time continues); the file is removed when the fit ends.
-        For fits of hours (a paper-scale fit on Synth takes one to four). The file must come
+        For long fits (such as a paper-scale fit on Synth). The file must come
         from the same data and parameters (``callback``, ``gradient_map`` and this one
         excepted), else fit raises before changing anything; the code version is not
         checked. Calls made to ``callback`` before the interruption are not repeated.
@@ -198,7 +192,7 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
     batch_size_, inner_iter_ : int
     learning_rate_ : float (last η used by VR; γ of the last SGD step)
     n_solves_ : int
-        Per-sample subproblem solves (1 pass = n solves; spec §2.8).
+        Per-sample subproblem solves (1 pass = n solves).
     n_samples_drawn_ : int
     """
 
@@ -414,7 +408,7 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
             return
         self._next_eval = (np.floor(passes / self.eval_every) + 1) * self.eval_every
         # each evaluation starts from the previous one's codes (n × K floats, in-memory X):
-        # a nearby dictionary's codes halve the accurate solves' time or better
+        # a nearby dictionary's codes save much of the accurate solves' time
         ev = evaluate(self.problem_, self.components_, X, eta=self._eval_eta(),
                       tol=self.eval_tol, max_iter=max(self.code_max_iter, 3000),
                       chunk_size=self.chunk_size, scale_tol=self.scale_tol,

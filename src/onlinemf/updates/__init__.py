@@ -1,15 +1,18 @@
 """Dictionary update rules, each written as explicit state plus a step.
 
 * :class:`ProjectedSGDUpdate` with :class:`RobbinsMonroSchedule` — projected stochastic
-  gradient (spec 000); ``rule.init(components) -> state`` and ``rule.update(state, components,
-  grad, n_batch) -> (components, state)``;
+  gradient (Zhao, Tan and Xu 2016, arXiv:1608.00075); ``rule.init(components) -> state`` and
+  ``rule.update(state, components, grad, n_batch) -> (components, state)``;
 * :class:`SurrogateStats` with :func:`solve_surrogate_dictionary` / :func:`bcd_dictionary` —
-  surrogate minimization from sufficient statistics (specs 001, 004);
+  surrogate minimization from sufficient statistics (Zhao and Tan 2016, arXiv:1604.02634;
+  Lyu, Needell and Balzano 2020, arXiv:1911.01931);
 * :class:`BCDSurrogateUpdate` / :class:`MultiplicativeSurrogateUpdate` — running surrogates of
   the squared loss and the β-divergences (the fast default of OnlineNMF);
-* :func:`solve_poisson_rows` — the rows of Poisson subspace tracking (spec 003);
+* :func:`solve_poisson_rows` — the rows of Poisson subspace tracking (Wang and Chi 2016,
+  arXiv:1612.02425);
 * :func:`full_gradient`, :func:`vr_direction`, :func:`smm_dictionary` and the parameter
-  helpers — variance-reduced stochastic MF and its SMM baseline step (spec 002).
+  helpers — variance-reduced stochastic MF and its SMM baseline step (Zhao, Haskell and Feng
+  2018, arXiv:1705.10679).
 
 The estimator keeps the state in its fitted attributes, so a pickled estimator resumes exactly.
 """

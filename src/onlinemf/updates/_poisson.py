@@ -1,5 +1,7 @@
-"""Row solvers of Poisson subspace tracking (spec 003): the memory-limited and full SA
-dictionary rows, and the memory-limited rule's statistics as an immutable state."""
+"""Row solvers of Poisson subspace tracking (Wang and Chi 2016, "Stochastic Approximation and
+Memory-Limited Subspace Tracking for Poisson Streaming Data", arXiv:1612.02425): the
+memory-limited and full SA dictionary rows, and the memory-limited rule's statistics as an
+immutable state."""
 
 from __future__ import annotations
 
@@ -25,10 +27,10 @@ def solve_poisson_rows(S, beta, R, lam, D_prev, *, solver="exact", max_iter=100,
 
     ``solver="exact"`` (default): the KKT conditions give d(c) = max(0, βr/c − s)/(2λ) with
     c = dᵀr the root of 2λc² + (s_Jᵀr_J)c − β‖r_J‖² = 0 on the active set J = {k : βr_k/s_k >
-    c}, found by sorting the thresholds βr_k/s_k (spec 003 §2.6). ``"pgd"``: the paper's
+    c}, found by sorting the thresholds βr_k/s_k as in a simplex projection. ``"pgd"``: the paper's
     projected gradient with the Barzilai–Borwein step, warm-started at ``D_prev``.
 
-    Degenerate rows (spec §5): β_i = 0 gives d_i = 0; β_i > 0 with r_i = 0 (the problem is
+    Degenerate rows: β_i = 0 gives d_i = 0; β_i > 0 with r_i = 0 (the problem is
     unbounded) keeps the previous row.
 
     Parameters
@@ -118,8 +120,8 @@ def _poisson_rows_pgd(S, beta, R, lam, D, max_iter, tol):
 
 def log_jensen_gap(a, b):
     """T_[a,b] = max_c log(ca + (1−c)b) − c log a − (1−c) log b, in closed form
-    ln(L/a) − 1 + a/L with L = (b − a)/ln(b/a) the logarithmic mean (spec 003 §2.3): the
-    constant of the memory-limited bound (Proposition 1). Zero when a = b."""
+    ln(L/a) − 1 + a/L with L = (b − a)/ln(b/a) the logarithmic mean: the constant of the
+    memory-limited bound (Wang and Chi 2016, Proposition 1). Zero when a = b."""
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
         L = np.where(b > a, (b - a) / np.log(b / a), a)
@@ -128,7 +130,7 @@ def log_jensen_gap(a, b):
 
 @dataclass(frozen=True)
 class PoissonStats:
-    """The memory-limited SA rule's statistics (Algorithms 2–3, spec 003 §2.6) as weighted
+    """The memory-limited SA rule's statistics (Wang and Chi 2016, Algorithms 2–3) as weighted
     means: S = Σ w_t p_t a_tᵀ, B = Σ w_t p_t y_t, R = Σ w_t (p_t y_t) a_tᵀ divided by the total
     weight W = Σ γ^{T−t} (r normalized too: the row argmin is invariant to its scale, and the
     means stay O(1)). :meth:`add` returns the next state; :meth:`rows` is the rule's step."""

@@ -1,4 +1,5 @@
-"""Projected stochastic gradient on the dictionary with a Robbins–Monro step (spec 000,
+"""Projected stochastic gradient on the dictionary with a Robbins–Monro step (Zhao, Tan and Xu
+2016, "Online Nonnegative Matrix Factorization with General Divergences", arXiv:1608.00075,
 Algorithm 1): explicit state plus a step."""
 
 from __future__ import annotations
@@ -47,7 +48,8 @@ class ProjectedSGDUpdate:
     schedule : RobbinsMonroSchedule
     reduce : {"sum", "mean"}
         Sum the per-sample gradients of the mini-batch (default; the schedule a/(τt + b) is in
-        samples, so summing keeps the dynamics insensitive to τ, spec §2.2) or average them.
+        samples, so summing keeps the dynamics insensitive to τ; the paper does not say which)
+        or average them.
     eps : float
         Row-sum floor ε of C.
     safeguard : bool
@@ -56,11 +58,9 @@ class ProjectedSGDUpdate:
         paper: its schedule keeps η ≈ a/b = 1 for the first b samples, which on small data sets
         (or large summed batches) overshoots and oscillates. The schedule itself is unchanged.
         Each step starts at half the last step's halvings (backtracking with a memory that
-        fades geometrically): where early steps are rejected whole (KL from an NNDSVD start
-        on sparse text) a step costs about half the loss evaluations (one pass over
-        20000×3000 sparse counts: 0.18 s against 0.29 s, the same objective); dense SGD on
-        digits (3 passes) ends the same for Huber, ℓ1 and ℓ2 and better for KL (score
-        −3.49 against −5.66: a deep rejection no longer restarts at the full step).
+        fades geometrically), so that where early steps are rejected whole (KL from an NNDSVD
+        start on sparse text) a step costs fewer loss evaluations, and a deep rejection does
+        not restart at the full step.
     """
 
     schedule: RobbinsMonroSchedule = RobbinsMonroSchedule()

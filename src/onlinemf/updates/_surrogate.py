@@ -1,6 +1,8 @@
-"""Surrogate minimization from sufficient statistics (specs 001 and 004): the statistics as
-an immutable value, and the dictionary solves (PGD, accelerated PGD, ADMM, block coordinate
-descent over the atoms)."""
+"""Surrogate minimization from sufficient statistics (Zhao and Tan 2016, "Online Nonnegative
+Matrix Factorization with Outliers", arXiv:1604.02634; Lyu, Needell and Balzano 2020, "Online
+Matrix Factorization for Markovian Data and Applications to Network Dictionary Learning",
+arXiv:1911.01931): the statistics as an immutable value, and the dictionary solves (PGD,
+accelerated PGD, ADMM, block coordinate descent over the atoms)."""
 
 from __future__ import annotations
 
@@ -16,11 +18,11 @@ __all__ = ["WeightedStats", "SurrogateStats", "DICT_SOLVERS", "solve_surrogate_d
 
 @dataclass
 class SurrogateStats:
-    """Sufficient statistics of the surrogate f̃_t (Zhao and Tan, eqs. (11)–(12)).
+    """Sufficient statistics of the surrogate f̃_t (Zhao and Tan 2016, eqs. (11)–(12)).
 
     In scikit-learn orientation: A = mean of h hᵀ (K×K), B = mean of h (v − r)ᵀ (K×F) and
     c = mean of ½‖v − r‖² + λ‖r‖₁, so that f̃_t(D) = ½⟨DDᵀ, A⟩ − ⟨D, B⟩ + c exactly. They are
-    sample averages (the mini-batch convention of spec 001 §3.9, which reduces to Algorithm 1
+    sample averages (a mini-batch convention the paper leaves open: it reduces to Algorithm 1
     at τ = 1 and keeps the ADMM penalty's effect independent of τ).
     """
 
@@ -44,7 +46,8 @@ class SurrogateStats:
                               (self.n * self.c + c_batch) / m, m)
 
     def surrogate(self, D, w_l1: float = 0.0, w_l2: float = 0.0) -> float:
-        """f̃_t(D) (with the dictionary regularizers of spec 001 §2.3 added once)."""
+        """f̃_t(D) (with the dictionary regularizers of Zhao and Tan 2016, Section VI-B, added
+        once, outside the average)."""
         val = 0.5 * float(np.sum((D @ D.T) * self.A)) - float(np.sum(D * self.B)) + self.c
         return val + w_l1 * float(np.abs(D).sum()) + 0.5 * w_l2 * float(np.sum(D * D))
 
@@ -59,7 +62,8 @@ def solve_surrogate_dictionary(D0, stats: SurrogateStats, project, *, solver="ad
 
     ``"pgd"``: eq. (21) with η̃ = κ/‖A‖_F; ``"apgd"``: its accelerated form (step 1/‖A‖₂, with
     adaptive restart); ``"admm"``: eqs. (33)–(35) with penalty ρ, returning the feasible copy.
-    Stops when |Δp|/|p| < tol (p without the constant c, spec §3.7) or after max_iter.
+    Stops when |Δp|/|p| < tol (Zhao and Tan 2016, Section VII-B2; p without the constant c,
+    whose size would stop the rule after about one iteration) or after max_iter.
 
     Returns
     -------
@@ -116,9 +120,10 @@ def solve_surrogate_dictionary(D0, stats: SurrogateStats, project, *, solver="ad
 
 def bcd_dictionary(D0, A, B, project, *, max_sweeps=10, tol=1e-6):
     """Block coordinate descent over the atoms for min_{D ∈ C} tr(DᵀAD)·½ − tr(DᵀB) (Mairal et
-    al. 2010, Alg. 2; the dictionary step of Lyu, Needell and Balzano, Alg. 3 with its
-    corrections, spec 004 §2.3): atom j ← Π_j(d_j + (b_j − a_jᵀD)/a_jj), Gauss–Seidel, atoms
-    with a_jj = 0 left as they are. Each atom step is exact, so the objective never rises.
+    al. 2010, Alg. 2; the dictionary step of Lyu, Needell and Balzano 2020, Algorithm 3, read
+    as a loop over the atoms with the current D): atom j ← Π_j(d_j + (b_j − a_jᵀD)/a_jj),
+    Gauss–Seidel, atoms with a_jj = 0 left as they are. Each atom step is exact, so the
+    objective never rises.
 
     Parameters
     ----------
@@ -151,7 +156,8 @@ def bcd_dictionary(D0, A, B, project, *, max_sweeps=10, tol=1e-6):
 
 @dataclass(frozen=True)
 class WeightedStats:
-    """Online matrix factorization's statistics with weights w_t = t^(−β) (spec 004 §1.3):
+    """Online matrix factorization's statistics with weights w_t = t^(−β) (β = 1 gives the
+    1/t running means of Lyu, Needell and Balzano 2020, the case their theory covers):
     A = (1 − w)A + w HᵀH/b, B = (1 − w)B + w HᵀX/b and the constant c of the surrogate,
     c = (1 − w)c + w(‖X‖² + λ‖H‖₁)/b. With β = 1 they are running means over the stream.
     :meth:`add` returns the next state; the dictionary step is :func:`bcd_dictionary`."""

@@ -1,7 +1,8 @@
-"""Variance-reduced stochastic matrix factorization (Zhao, Haskell and Feng; spec 002): the
+"""Variance-reduced stochastic matrix factorization (Zhao, Haskell and Feng 2018, "A Unified
+Framework for Stochastic Matrix Factorization via Variance Reduction", arXiv:1705.10679): the
 Danskin gradient as a map over chunks of samples followed by a sum, the SVRG direction, the
-tolerance schedule of Theorem 2, the parameter helpers of §2.8 and Theorems 1–2, and SMM's
-dictionary step.
+tolerance schedule of Theorem 2, the parameter helpers (the experimental settings of Section 5
+and the step conditions of Theorems 1–2), and the dictionary step of the SMM baseline.
 
 Orientation: samples and atoms are rows (x ∈ R^F, D ∈ R^{K×F}); the per-sample gradient of
 eq. (7) is ∇_D ℓ(x, D) = h*ᵀ(h*D + r* − x)."""
@@ -54,14 +55,15 @@ class GradientTerms:
 
 def sampling_factor(n: int, b: int) -> float:
     """α(n, b) = (n − b)/(b(n − 1)), the finite-population correction for mini-batches of b
-    drawn without replacement (spec §0); 0 when n = 1 or b = n."""
+    drawn without replacement (the α(n, b) of Zhao, Haskell and Feng 2018); 0 when n = 1 or
+    b = n."""
     if not 1 <= b <= n:
         raise ValueError(f"the mini-batch size must be in [1, n], got b={b}, n={n}")
     return 0.0 if n == 1 else (n - b) / (b * (n - 1))
 
 
 def default_batch_params(n: int, c1: float = 0.2, c2: float = 0.5) -> tuple[int, int]:
-    """The paper's b = c1·n^{2/3} and m = c2·n^{1/3} (spec §2.8), rounded: b in [1, n],
+    """The paper's b = c1·n^{2/3} and m = c2·n^{1/3} (Section 5), rounded: b in [1, n],
     m ≥ 1. For n = 1e5: (431, 23); n = 2429: (36, 7); n = 60000: (307, 20)."""
     b = int(np.clip(round(c1 * n ** (2 / 3)), 1, n))
     m = max(1, int(round(c2 * n ** (1 / 3))))
@@ -85,7 +87,8 @@ def theoretical_step_size(n: int, b: int, m: int, lipschitz: float,
 
 
 def code_tolerance(counter: int, tau: float = 1e-3) -> float:
-    """ε_{s,t} = max(ms + t, 1)^{−(1/2 + τ)} (Theorem 2's error schedule; spec §2.3)."""
+    """ε_{s,t} = max(ms + t, 1)^{−(1/2 + τ)}: the error schedule of Theorem 2 of Zhao, Haskell
+    and Feng (2018), with max(·, 1) because the schedule is infinite at ms + t = 0."""
     return max(counter, 1) ** (-(0.5 + tau))
 
 
@@ -193,8 +196,9 @@ def vr_direction(problem, D, D0, Xb, full_grad, tol: float, *, snapshot=None,
 
 def smm_dictionary(problem, D, A, B, *, sweeps: int = 1, tol: float = 0.0,
                    prox_iter: int = 100) -> np.ndarray:
-    """argmin_{D ∈ C} ½tr(DᵀAD) − tr(DᵀB) + ψ(D), SMM's surrogate step (Alg. S-2 line 7, with
-    ψ kept; spec §2.5), warm-started at D, with normalized statistics A, B.
+    """argmin_{D ∈ C} ½tr(DᵀAD) − tr(DᵀB) + ψ(D), SMM's surrogate step (Algorithm S-2, line 7,
+    of Zhao, Haskell and Feng 2018, with ψ added to the surrogate, which the paper's listing
+    leaves out), warm-started at D, with normalized statistics A, B.
 
     Atom-separable C with ψ = 0: Mairal's block coordinate descent (``sweeps`` sweeps).
     A ridge ψ on a free dictionary: the closed form. A smooth ψ (SSODL): accelerated
@@ -219,9 +223,9 @@ def smm_dictionary(problem, D, A, B, *, sweeps: int = 1, tol: float = 0.0,
 
 @dataclass(frozen=True)
 class SMMStats:
-    """The SMM baseline's state (Alg. S-2, spec 002 §2.5): A = Σ HᵀH, B = Σ Hᵀ(X − R) and the
-    samples seen; :meth:`add` returns the next state and :meth:`step` is the dictionary step
-    (:func:`smm_dictionary` on the normalized statistics)."""
+    """The SMM baseline's state (Algorithm S-2 of Zhao, Haskell and Feng 2018): A = Σ HᵀH,
+    B = Σ Hᵀ(X − R) and the samples seen; :meth:`add` returns the next state and :meth:`step`
+    is the dictionary step (:func:`smm_dictionary` on the normalized statistics)."""
 
     A: np.ndarray
     B: np.ndarray
@@ -292,9 +296,9 @@ class VRSnapshot:
 
 @dataclass(frozen=True)
 class ProxSGDSchedule:
-    """The SGD baseline's rule (spec 002 §2.6): proximal steps with γ_t = β/(b·t + β′),
-    β′ = n unless given and β = c·β′/L̂₀ unless given, L̂₀ = λ_max(HᵀH)/b of the first
-    mini-batch's codes (the state)."""
+    """The SGD baseline's rule (Algorithm S-3 of Zhao, Haskell and Feng 2018): proximal steps
+    with γ_t = β/(b·t + β′), β′ = n unless given and β = c·β′/L̂₀ unless given, L̂₀ =
+    λ_max(HᵀH)/b of the first mini-batch's codes (the state)."""
 
     curvature: float
 
