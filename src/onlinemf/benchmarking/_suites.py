@@ -259,10 +259,16 @@ def suite_sparse(ctx: BenchContext) -> list[Row]:
 
 def suite_robust(ctx: BenchContext) -> list[Row]:
     """Denoising salted digits (15% of pixels set to the maximum): OnlineRobustNMF (ADMM and
-    PGD, defaults, one pass) against MiniBatchNMF (30 passes); PSNR of the low-rank part
-    against the clean images."""
+    PGD, defaults) against MiniBatchNMF (30 passes); PSNR of the low-rank part against the
+    clean images. As in the other suites, our time is that of the stream (``partial_fit``
+    over shuffled chunks) to the anchor's PSNR, and our value the stream's PSNR at the anchor's
+    time; the note gives what ``fit`` at its defaults (passes until its stopping rule) ends
+    at, and its time."""
+    import warnings
+
     from sklearn.datasets import load_digits
     from sklearn.decomposition import MiniBatchNMF
+    from sklearn.exceptions import ConvergenceWarning
 
     from .. import OnlineRobustNMF
 
@@ -281,20 +287,26 @@ def suite_robust(ctx: BenchContext) -> list[Row]:
     p_anchor = psnr(mb.transform(noisy) @ mb.components_)
     rows = []
     for solver in ("admm", "pgd"):
+        curve = online_curve(OnlineRobustNMF(20, solver=solver, random_state=0), noisy,
+                             lambda e: psnr(e.decompose(noisy)[0]), passes=2)
+        t_to = time_to(curve, p_anchor, higher_is_better=True)
         t0 = time.perf_counter()
-        est = OnlineRobustNMF(20, solver=solver, random_state=0).fit(noisy)
-        t = time.perf_counter() - t0
-        p = psnr(est.decompose(noisy)[0])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            est = OnlineRobustNMF(20, solver=solver, random_state=0).fit(noisy)
+        t_fit = time.perf_counter() - t0
+        p_fit = psnr(est.decompose(noisy)[0])
         rows.append(Row("robust", f"salted digits {noisy.shape[0]}×64 (noisy "
                         f"{psnr(noisy):.2f} dB)", f"OnlineRobustNMF(solver='{solver}')",
-                        "MiniBatchNMF 30 passes", t_anchor, t, t / t_anchor, p_anchor, p,
-                        metric="PSNR dB (higher is better)",
+                        "MiniBatchNMF 30 passes", t_anchor, t_to, t_to / t_anchor, p_anchor,
+                        value_at(curve, t_anchor), metric="PSNR dB (higher is better)",
                         peak_mb_ours=peak_memory_mb(
                             lambda solver=solver: OnlineRobustNMF(20, solver=solver,
                                                                   random_state=0).fit(noisy)),
                         peak_mb_anchor=peak_memory_mb(
                             lambda: MiniBatchNMF(20, max_iter=30, random_state=0).fit(noisy)),
-                        note=f"gain {p - p_anchor:+.2f} dB"))
+                        note=f"fit at defaults: {p_fit:.2f} dB ({p_fit - p_anchor:+.2f}) in "
+                             f"{t_fit:.3f} s, {est.n_iter_} passes"))
     return rows
 
 
