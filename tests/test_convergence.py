@@ -171,3 +171,24 @@ def test_defaults_close_the_l1_gap_under_outliers():
     finally:
         del NOISE["l1"]
     assert closed >= 0.7, closed
+
+
+@pytest.mark.parametrize("name", list(PASSES))
+def test_a_dask_fit_stopped_mid_pass_reads_no_further_block(name, monkeypatch):
+    """Once the rule stops fit, the rest of the pass is not read: on data larger than memory
+    each block read is a trip to the disk."""
+    da = pytest.importorskip("dask.array")
+    import onlinemf.estimators._base as base
+
+    real, reads = base.iter_row_blocks, []
+
+    def counting(*args, **kwargs):
+        for block in real(*args, **kwargs):
+            reads.append(block.shape[0])
+            yield block
+
+    monkeypatch.setattr(base, "iter_row_blocks", counting)
+    X = _data()
+    est = PASSES[name]().fit(da.from_array(X, chunks=(30, -1)))  # 20 blocks a pass
+    assert est.converged_
+    assert len(reads) < 20 * est.n_iter_  # the last pass stopped early

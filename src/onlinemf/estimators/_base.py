@@ -91,12 +91,13 @@ class OnlineFactorizationMixin:
         self.converged_ = monitor.converged
 
     def _stream_dask_rows(self, X, batch_size: int, step=None, check=None, rng=None,
-                          buffer_blocks: int = 1) -> None:
+                          buffer_blocks: int = 1, stop=None) -> None:
         """Feed a dask array's row blocks, one (or ``buffer_blocks``) in memory at a time, to
         ``step`` (default ``partial_fit``) in whole mini-batches of ``batch_size`` rows that
         run across block edges: the steps of the same rows in memory. ``check`` validates each
         block first; the pending batch is completed from a block's head, so no block is
-        copied."""
+        copied. ``stop()`` (optional) is asked after each block's steps: True ends the stream
+        there, before the next block is read (``fit``'s stopping rule, mid-pass)."""
         step = self.partial_fit if step is None else step
         carry = None
         for block in iter_row_blocks(X, buffer_blocks=buffer_blocks, rng=rng):
@@ -113,6 +114,8 @@ class OnlineFactorizationMixin:
             if full:
                 step(block[:full])
             carry = block[full:]
+            if stop is not None and stop():
+                return
         if carry is not None and carry.shape[0]:
             step(carry)
 
@@ -131,7 +134,7 @@ class OnlineFactorizationMixin:
                 if not stopped and rows_step(rows, monitor):
                     stopped.append(True)
 
-            self._stream_dask_rows(X, batch_size, step=step)
+            self._stream_dask_rows(X, batch_size, step=step, stop=lambda: bool(stopped))
             return bool(stopped)
 
         self._converging_passes(X.shape[0], one_pass)

@@ -717,7 +717,7 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
                 stopped.append(True)
 
         self._stream_dask_rows(X, batch_size, rng=rng, buffer_blocks=self.dask_buffer_blocks,
-                               step=step,
+                               step=step, stop=lambda: bool(stopped),
                                check=lambda block: self._check_X(block, None, reset=False)[0])
         return bool(stopped)
 
