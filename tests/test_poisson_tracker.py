@@ -201,3 +201,13 @@ def test_sa_subspace_minimizes_its_objective_at_high_intensity(rng):
                    .ravel() + 0.1, jac=True, method="L-BFGS-B", bounds=[(0, None)] * (n * k),
                    options={"maxiter": 5000, "ftol": 1e-15, "gtol": 1e-12})
     assert f_hat <= res.fun + 1e-6 * abs(res.fun)
+
+
+def test_n_iter_counts_the_calls_and_fit_is_one_pass():
+    rng = np.random.default_rng(4)
+    Y = rng.poisson(3.0, (40, 6)).astype(float)
+    est = PoissonSubspaceTracker(2, random_state=0).fit(Y)
+    assert est.n_iter_ == 1 and est.n_samples_seen_ == 40
+    est.partial_fit(Y[:5])
+    est.update(Y[0])
+    assert est.n_iter_ == 3 and est.n_samples_seen_ == 46

@@ -77,6 +77,9 @@ class PoissonSubspaceTracker(OnlineFactorizationMixin, ClassNamePrefixFeaturesOu
         D̂ᵀ, the current subspace (nonnegative).
     n_samples_seen_ : int
         t.
+    n_iter_ : int
+        Calls of :meth:`partial_fit` (and :meth:`update`); :meth:`fit` tracks X in one pass,
+        in time order, as the algorithm is sequential by definition.
     stats_ : PoissonStats
         The memory-limited rule's state (``method="ml"``): S, B, R and the total weight.
 
@@ -217,8 +220,15 @@ class PoissonSubspaceTracker(OnlineFactorizationMixin, ClassNamePrefixFeaturesOu
                 first, _ = self._check(next(iter_row_blocks(X)), None, True)
                 level = dask_nanmean(X)
                 self._initialize(first, None, level if np.isfinite(level) else 1.0)
-            self._stream_dask_rows(X, 1)
-            return self
+            self._stream_dask_rows(X, 1, step=self._track)
+        else:
+            self._track(X, mask)
+        self.n_iter_ += 1
+        return self
+
+    def _track(self, X, mask=None):
+        """One tracking step per in-memory row, in time order (the first rows start the
+        model)."""
         first = not hasattr(self, "components_")
         X, mask = self._check(X, mask, first)
         if first:
@@ -226,7 +236,6 @@ class PoissonSubspaceTracker(OnlineFactorizationMixin, ClassNamePrefixFeaturesOu
         for i in range(X.shape[0]):  # the algorithm is sequential in time by definition
             yi, pi = dense_batch(X, np.array([i]), mask)
             self._step(yi[0], None if pi is None else pi[0])
-        return self
 
     @transactional
     @one_blas_thread
