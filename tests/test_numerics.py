@@ -257,3 +257,14 @@ def test_network_reconstruction_refuses_a_negative_l1_weight():
             est.reconstruct(G, alpha=bad, n_steps=100)
     with pytest.raises(ValueError, match="code_tol"):
         est.reconstruct(G, code_tol=0.0, n_steps=100)
+
+
+def test_mahalanobis_weights_must_be_finite_and_positive_semidefinite():
+    from onlinemf.losses import MahalanobisLoss
+
+    for bad in (np.array([[1.0, np.nan], [np.nan, 1.0]]), np.array([1.0, np.inf])):
+        with pytest.raises(ValueError, match="finite"):
+            MahalanobisLoss(bad)
+    with pytest.raises(ValueError, match="positive semidefinite"):
+        MahalanobisLoss(np.array([[1.0, 2.0], [2.0, 1.0]]))
+    assert MahalanobisLoss(np.eye(2)).curvature() == pytest.approx(1.0)
