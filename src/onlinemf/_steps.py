@@ -65,9 +65,10 @@ def spectral_lipschitz(gram: np.ndarray, floor: float = 1e-12) -> float:
     1/L is finite for an all-zero dictionary or batch) and always finite.
 
     Exact by LAPACK's symmetric eigensolver (the Gram matrices here are K × K with K small),
-    on the matrix divided by its largest entry so that no intermediate overflows; where the
-    eigensolver does not converge, Gershgorin's bound, which is ≥ λ_max and so still gives a
-    step 1/L that decreases the objective. Non-finite and subnormal entries are sanitized
+    on the matrix divided by the power of two above its largest entry (exact, so no bits
+    change, and no intermediate overflows); where the eigensolver does not converge,
+    Gershgorin's bound, which is ≥ λ_max and so still gives a step 1/L that decreases the
+    objective. Non-finite and subnormal entries are sanitized
     first (:func:`finite_matrix`). Never raises ``LinAlgError``.
     """
     A = np.asarray(gram)

@@ -27,10 +27,8 @@ scale of its data, so the batch result is that of a loop over single samples.
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
 from scipy.linalg import cho_solve
 
-from .._sparse import SparseRows
 from .._steps import safe_cho_factor
 from ..losses import Loss
 
@@ -48,7 +46,7 @@ def solve_codes_admm(loss: Loss, D: np.ndarray, X, mask, H0: np.ndarray, *, lowe
     ----------
     loss : Loss with ``residual_prox_available``
     D : ndarray (K, F)
-    X : ndarray or CSR (n, F); entries where ``mask`` is False are ignored
+    X : ndarray (n, F); entries where ``mask`` is False are ignored
     mask : ndarray of bool (n, F) or None
     H0 : ndarray (n, K), the start (inside the box)
     lower, upper : float, the box of the codes
@@ -60,9 +58,7 @@ def solve_codes_admm(loss: Loss, D: np.ndarray, X, mask, H0: np.ndarray, *, lowe
     -------
     (codes, n_iter, converged, objective) : per-sample arrays
     """
-    if isinstance(X, SparseRows):
-        X = sp.csr_matrix((X.data, X.cols, X.indptr), shape=X.shape)
-    X = X.toarray() if sp.issparse(X) else np.asarray(X, dtype=float)
+    X = np.asarray(X, dtype=float)
     n, K = H0.shape
     Xf = np.where(mask, X, 0.0) if mask is not None else X
     s = np.sqrt(np.einsum("kf,kf->k", D, D))
@@ -98,8 +94,9 @@ def solve_codes_admm(loss: Loss, D: np.ndarray, X, mask, H0: np.ndarray, *, lowe
         W = H + V / s
         Z = W if not h_l2 else W * (rho[:, None] * s * s) / (h_l2 + rho[:, None] * s * s)
         np.clip(Z, lower, upper, out=Z)
-        U += HD + R - Xf
-        V += (H - Z) * s
+        primal_r, primal_z = HD + R - Xf, (H - Z) * s  # the constraints' residuals
+        U += primal_r
+        V += primal_z
         n_iter[live] += 1
         if it % ADMM_CHECK_EVERY and it != max_iter:
             continue
@@ -107,8 +104,8 @@ def solve_codes_admm(loss: Loss, D: np.ndarray, X, mask, H0: np.ndarray, *, lowe
         better = live & (f < best_f)
         best_f[better] = f[better]
         best[better] = Z[better]
-        primal = np.sqrt(np.einsum("ij,ij->i", HD + R - Xf, HD + R - Xf)
-                         + np.einsum("ij,ij->i", (H - Z) * s, (H - Z) * s))
+        primal = np.sqrt(np.einsum("ij,ij->i", primal_r, primal_r)
+                         + np.einsum("ij,ij->i", primal_z, primal_z))
         dR, dZ = R - R_old, (Z - Z_old) * s
         change = np.sqrt(np.einsum("ij,ij->i", dR, dR) + np.einsum("ij,ij->i", dZ, dZ))
         done = live & (primal <= tol * scale) & (change <= tol * scale)

@@ -127,18 +127,23 @@ class OnlineFactorizationMixin:
         for attr in ("components_", "n_features_in_"):
             self.__dict__.pop(attr, None)
 
-        def one_pass(monitor):
-            stopped = []
-
-            def step(rows):
-                if not stopped and rows_step(rows, monitor):
-                    stopped.append(True)
-
-            self._stream_dask_rows(X, batch_size, step=step, stop=lambda: bool(stopped))
-            return bool(stopped)
-
-        self._converging_passes(X.shape[0], one_pass)
+        self._converging_passes(
+            X.shape[0], lambda monitor: self._stream_dask_until(X, batch_size, rows_step,
+                                                                monitor))
         return self
+
+    def _stream_dask_until(self, X, batch_size: int, rows_step, monitor, **stream) -> bool:
+        """One pass of :meth:`_stream_dask_rows` whose steps are ``rows_step(rows, monitor)``,
+        ended (no further block read) once one of them returns True; returns whether one did.
+        ``stream`` goes to :meth:`_stream_dask_rows` (``rng``, ``buffer_blocks``, ``check``)."""
+        stopped = []
+
+        def step(rows):
+            if not stopped and rows_step(rows, monitor):
+                stopped.append(True)
+
+        self._stream_dask_rows(X, batch_size, step=step, stop=lambda: bool(stopped), **stream)
+        return bool(stopped)
 
     def _transform_dask(self, X):
         """A lazy ``transform`` of a dask array: one task per row block (``map_blocks``)."""

@@ -709,17 +709,11 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
         ``dask_buffer_blocks``) in memory at a time; mini-batches run across block edges, so
         the steps are those of the same rows in memory, in the same order. True if
         ``monitor`` stopped them."""
-        stopped = []
-
-        def step(rows):
-            if not stopped and self._run(rows, None, np.arange(rows.shape[0]), batch_size,
-                                         monitor):
-                stopped.append(True)
-
-        self._stream_dask_rows(X, batch_size, rng=rng, buffer_blocks=self.dask_buffer_blocks,
-                               step=step, stop=lambda: bool(stopped),
-                               check=lambda block: self._check_X(block, None, reset=False)[0])
-        return bool(stopped)
+        return self._stream_dask_until(
+            X, batch_size,
+            lambda rows, m: self._run(rows, None, np.arange(rows.shape[0]), batch_size, m),
+            monitor, rng=rng, buffer_blocks=self.dask_buffer_blocks,
+            check=lambda block: self._check_X(block, None, reset=False)[0])
 
     def _transform_block(self, block):
         return self.transform(as_rows(block))
