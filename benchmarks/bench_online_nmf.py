@@ -61,7 +61,7 @@ def make_methods(k: int, lname: str, sk_batch: int = 256) -> dict:
     return {
         "OnlineNMF": lambda: OnlineNMF(k, loss=lname, random_state=0),
         "OnlineNMF(paper)": lambda: OnlineNMF(k, loss=lname, batch_size="paper",
-                                              code_step="paper", random_state=0),
+                                              coder="paper", random_state=0),
         "MiniBatchNMF": lambda it: MiniBatchNMF(k, beta_loss=SK_LOSS[lname],
                                                 batch_size=sk_batch, max_iter=it, tol=0,
                                                 max_no_improvement=None, random_state=0),

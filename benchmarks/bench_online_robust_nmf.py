@@ -49,8 +49,8 @@ def main():
         warnings.simplefilter("ignore")
         for name, solver in (("OADMM", "admm"), ("OPGD", "pgd"), ("OAPGD", "apgd")):
             # the paper's settings, λ = 1/√F included, as the batch versions below use
-            est = OnlineRobustNMF(k, solver=solver, batch_size=5, scale=None, kappa=0.7,
-                                  lam="paper", random_state=0)
+            est = OnlineRobustNMF(k, solver=solver, batch_size=5, scale=None, settings="paper",
+                                  random_state=0)
             t0 = time.perf_counter()
             est.fit(X)
             t = time.perf_counter() - t0

@@ -40,7 +40,7 @@ def test_fit_then_transform(tmp_path, data, capsys):
     X, paths = data
     model, codes, codes2 = (str(tmp_path / n) for n in ("m.pkl", "c.npy", "c2.npy"))
     assert main(["fit", paths["mtx"], "-k", "4", "--batch-size", "10", "--passes", "2",
-                 "--model", model, "--codes", codes, "--param", "code_step=fista"]) == 0
+                 "--model", model, "--codes", codes, "--param", "coder=fista"]) == 0
     assert main(["transform", model, paths["npy"], "--out", codes2]) == 0
     np.testing.assert_allclose(np.load(codes), np.load(codes2), rtol=1e-10)
     assert np.load(codes).shape == (200, 4)

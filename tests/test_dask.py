@@ -6,7 +6,7 @@ import pytest
 
 da = pytest.importorskip("dask.array")  # installed by the test extra; optional for users
 
-from onlinemf import OnlineNMF  # noqa: E402
+from onlinemf import OnlineNMF, Surrogate  # noqa: E402
 
 
 def _data(n=530, f=12, seed=0):
@@ -62,7 +62,7 @@ def test_shuffled_fit_holds_a_bounded_buffer_of_blocks():
         return block
 
     Xd = da.from_array(X, chunks=(100, 12)).map_blocks(tap, dtype=float)
-    est = OnlineNMF(4, batch_size=10, max_iter=2, dask_buffer_blocks=2, random_state=0)
+    est = OnlineNMF(4, batch_size=10, max_iter=2, shuffle=2, random_state=0)
     with __import__("dask").config.set(scheduler="synchronous"):
         est.fit(Xd)
     assert np.isfinite(est.components_).all() and est.n_samples_seen_ == 2 * 600
@@ -326,7 +326,8 @@ def test_a_corpus_in_csr_chunks_streams_like_the_csr_matrix_in_memory():
     OnlineNMF's stream, start, warm-up, codes and score are those of the CSR matrix."""
     X = _sparse_counts()
     Xd = da.from_array(X, chunks=(130, 30), asarray=False)
-    kw = dict(n_components=4, loss="kl", sgd_warmup=250, batch_size=50, random_state=0)
+    kw = dict(n_components=4, loss="kl", dictionary_update=Surrogate(warmup=250), batch_size=50,
+              random_state=0)
     mem, lazy = OnlineNMF(**kw).partial_fit(X), OnlineNMF(**kw).partial_fit(Xd)
     assert lazy._warmup == 250 and not lazy._warming_up  # sparse input: the text defaults
     assert lazy.scale_ == mem.scale_ == float(X.data.max())

@@ -24,6 +24,7 @@ from sklearn.utils.estimator_checks import check_estimator
 from test_hostile import ESTIMATORS
 
 from onlinemf import NetworkDictionaryLearning
+from onlinemf.losses import get_loss
 from onlinemf.testing import same_state
 
 N_FEATURES = 6
@@ -40,13 +41,13 @@ BASE = {name: (lambda make=make: _capped(make())) for name, make in ESTIMATORS.i
 
 # an option value that needs other settings to be valid: the settings it is tried with
 CONTEXT = {
-    ("OnlineNMF", "code_step", "mu"): {"loss": "kl"},
-    ("OnlineNMF", "loss", "mahalanobis"): {"loss_params": {"A": np.linspace(0.5, 2.0,
-                                                                            N_FEATURES)}},
+    ("OnlineNMF", "coder", "mu"): {"loss": "kl"},
+    ("OnlineNMF", "loss", "mahalanobis"): {"loss": get_loss("mahalanobis",
+                                                            A=np.linspace(0.5, 2.0, N_FEATURES))},
     ("OnlineNMF", "loss", "is"): {"data_floor": 1e-8},
     ("OnlineNMF", "loss", "itakura-saito"): {"data_floor": 1e-8},
     ("StochasticMF", "code_solver", "newton"): {"problem": "orpca"},
-    ("OnlineNMF", "code_step", "admm"): {"loss": "l1"},
+    ("OnlineNMF", "coder", "admm"): {"loss": "l1"},
 }
 # options whose values select a whole method: every combination, not each value once
 PRODUCTS = {
@@ -60,6 +61,21 @@ def _string_options(cls):
         for c in constraints:
             if isinstance(c, StrOptions):
                 yield param, sorted(c.options)
+
+
+def _nested_options(cls):
+    """(param, label, value) for each string option of a nested settings object (a
+    ``coder=CodeSolver(...)``, a ``dictionary_update=SGD(...)``), each value once."""
+    for param, constraints in cls._parameter_constraints.items():
+        # a value the parameter also takes as a string (coder="mu") is swept there already
+        named = {v for c in constraints if isinstance(c, StrOptions) for v in c.options}
+        for c in constraints:
+            if isinstance(c, type) and hasattr(c, "_parameter_constraints"):
+                defaults = c().get_params()
+                for sub, values in _string_options(c):
+                    for v in values:
+                        if defaults[sub] != v and v not in named:
+                            yield param, f"{param}={c.__name__}({sub}={v!r})", c(**{sub: v})
 
 
 def configurations():
@@ -80,6 +96,9 @@ def configurations():
                 params = {param: v, **CONTEXT.get((name, param, v), {})}
                 out.append((name, f"{param}={v}",
                             lambda make=make, params=params: clone(make()).set_params(**params)))
+        for param, label, value in _nested_options(type(base)):
+            out.append((name, label, lambda make=make, params={param: value}:
+                        clone(make()).set_params(**params)))
         if product:
             for combo in itertools.product(*(options[p] for p in product)):
                 params = dict(zip(product, combo))

@@ -25,6 +25,7 @@ from onlinemf._steps import (
     spectral_norm_sq,
 )
 from onlinemf.constraints import project_nonneg_elastic_ball
+from onlinemf.losses import get_loss
 from onlinemf.testing import same_state
 from onlinemf.updates._poisson import poisson_row_objective, solve_poisson_rows
 
@@ -222,7 +223,7 @@ def test_online_nmf_on_a_single_feature_csr_matrix(loss):
 def test_negative_alpha_divergence_refuses_data_whose_power_overflows():
     rng = np.random.default_rng(10)
     X = rng.random((30, 5)) + 0.1
-    est = OnlineNMF(3, loss="alpha", loss_params={"alpha": -1}, random_state=0).fit(X)
+    est = OnlineNMF(3, loss=get_loss("alpha", alpha=-1), random_state=0).fit(X)
     before = copy.deepcopy(est.__dict__)
     tiny = X.copy()
     tiny[tiny < 0.4] = 1e-310
@@ -230,9 +231,9 @@ def test_negative_alpha_divergence_refuses_data_whose_power_overflows():
         est.partial_fit(tiny)
     assert same_state(est.__dict__, before)
     with pytest.raises(ValueError, match="overflows"):
-        OnlineNMF(3, loss="beta", loss_params={"beta": -2}, random_state=0).fit(tiny)
+        OnlineNMF(3, loss=get_loss("beta", beta=-2), random_state=0).fit(tiny)
     # floored, the same data are fine
-    floored = OnlineNMF(3, loss="alpha", loss_params={"alpha": -1}, data_floor=1e-8,
+    floored = OnlineNMF(3, loss=get_loss("alpha", alpha=-1), data_floor=1e-8,
                         random_state=0).fit(tiny)
     assert np.isfinite(floored.components_).all()
 

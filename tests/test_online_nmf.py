@@ -6,8 +6,10 @@ import scipy.sparse as sp
 from scipy.optimize import linear_sum_assignment
 from sklearn.base import clone
 
-from onlinemf import OnlineNMF
+from onlinemf import SGD, CodeSolver, OnlineNMF, Surrogate
 from onlinemf.datasets import NOISE_FOR_LOSS, make_nmf_synthetic
+from onlinemf.estimators._base import HISTORY_CHECKPOINTS
+from onlinemf.losses import get_loss
 
 
 def _small(loss=None, n=400, f=30, noise="gaussian", seed=0):
@@ -16,8 +18,9 @@ def _small(loss=None, n=400, f=30, noise="gaussian", seed=0):
 
 def test_iterates_stay_feasible(rng):
     X = _small()
-    est = OnlineNMF(n_components=5, batch_size=10, random_state=0, code_lower=1e-6,
-                    code_upper=10.0, eps=1e-3)
+    est = OnlineNMF(n_components=5, batch_size=10, random_state=0,
+                    coder=CodeSolver(lower=1e-6, upper=10.0),
+                    dictionary_update=Surrogate(eps=1e-3))
     for start in range(0, 200, 10):
         est.partial_fit(X[start:start + 10])
         D = est.components_
@@ -33,14 +36,14 @@ def test_online_objective_decreases_on_scaled_synthetic(loss):
     # converged codes (spg, 100 iterations): the default's capped codes (20 multiplicative
     # iterations, 3 for squared) keep it higher (IS: 0.149 → 0.144) while the re-coded score
     # falls as far
-    params = dict(n_components=10, loss=loss, batch_size=10, objective="paper",
-                  data_floor=1e-8, dictionary_update="sgd", code_step="spg",
-                  code_max_iter=100, max_iter=1, max_no_improvement=None, random_state=0)
+    params = dict(n_components=10, loss=loss, batch_size=10, history="paper",
+                  data_floor=1e-8, dictionary_update=SGD(), coder=CodeSolver("spg", max_iter=100),
+                  max_iter=1, max_no_improvement=None, random_state=0)
     est = OnlineNMF(**params).fit(d.X)  # the paper's single pass
     obj = est.history_["objective"]
     assert np.isfinite(obj).all()
     # a vanishing step keeps W₀: the learned dictionary must do much better
-    frozen = OnlineNMF(**{**params, "a": 1e-12}).fit(d.X)
+    frozen = OnlineNMF(**{**params, "dictionary_update": SGD(a=1e-12)}).fit(d.X)
     if loss in ("squared", "kl", "is"):
         assert -est.score(d.X) < 0.8 * -frozen.score(d.X)
         assert obj[-1] < 0.9 * obj[0]  # the paper's online metric falls too
@@ -50,8 +53,8 @@ def test_online_objective_decreases_on_scaled_synthetic(loss):
         # canonical a the dictionary oscillates and ends worse than W₀ on this small problem,
         # so ℓ1 is tested with a 100× smaller a (the finding is reported in the docs).
         if loss == "l1":
-            est = OnlineNMF(**{**params, "a": 200.0}).fit(d.X)
-            frozen = OnlineNMF(**{**params, "a": 1e-12}).fit(d.X)
+            est = OnlineNMF(**{**params, "dictionary_update": SGD(a=200.0)}).fit(d.X)
+            frozen = OnlineNMF(**{**params, "dictionary_update": SGD(a=1e-12)}).fit(d.X)
         assert -est.score(d.X) < 0.97 * -frozen.score(d.X)
 
 
@@ -64,7 +67,7 @@ def test_planted_factors_recovered():
         W[k] += 0.1 * rng.random(F)
     H = rng.gamma(1.0, 1.0, size=(4000, K))
     X = H @ W
-    est = OnlineNMF(n_components=K, batch_size=10, max_iter=3, code_step="fista",
+    est = OnlineNMF(n_components=K, batch_size=10, max_iter=3, coder="fista",
                     random_state=0).fit(X)
     A = W / np.linalg.norm(W, axis=1, keepdims=True)
     B = est.components_ / np.linalg.norm(est.components_, axis=1, keepdims=True)
@@ -162,33 +165,39 @@ def test_bad_parameters_named():
     with pytest.raises(ValueError, match="loss"):
         OnlineNMF(loss="hinge").fit(X)
     with pytest.raises(ValueError, match="curvature"):
-        OnlineNMF(loss="kl", code_step="lipschitz").fit(X)
-    with pytest.raises(ValueError, match="code_step='mu' needs a beta-divergence"):
-        OnlineNMF(loss="squared", code_step="mu").fit(X)
+        OnlineNMF(loss="kl", coder="lipschitz").fit(X)
+    with pytest.raises(ValueError, match="coder step 'mu' needs a beta-divergence"):
+        OnlineNMF(loss="squared", coder="mu").fit(X)
+    with pytest.raises(ValueError, match="coder: The 'max_iter' parameter"):
+        OnlineNMF(coder=CodeSolver(max_iter=0)).fit(X)
+    with pytest.raises(ValueError, match="dictionary_update: The 'a' parameter"):
+        OnlineNMF(dictionary_update=SGD(a=-1.0)).fit(X)
+    with pytest.raises(ValueError, match="lower < upper"):
+        OnlineNMF(coder=CodeSolver(lower=2.0, upper=1.0)).fit(X)
     with pytest.raises(ValueError, match="batch_size"):
         OnlineNMF(batch_size=0).fit(X)
 
 
 def test_scaling_keeps_reconstruction_in_data_units():
     X = _small(noise="none") * 1000
-    est = OnlineNMF(n_components=5, batch_size=10, max_iter=2, code_step="fista",
+    est = OnlineNMF(n_components=5, batch_size=10, max_iter=2, coder="fista",
                     random_state=0).fit(X)
     assert est.components_.max() <= 1
     rel = np.linalg.norm(X - est.inverse_transform(est.transform(X))) / np.linalg.norm(X)
     assert rel < 0.1
     # the paper's SGD step at the raw scale saturates the box (spec 000 §5 item 1)
     paper = dict(n_components=5, batch_size=10, dictionary_update="sgd", random_state=0)
-    raw = OnlineNMF(scale=None, step_safeguard=False, **paper).fit(X)
+    raw = OnlineNMF(scale=None, settings="paper", **paper).fit(X)
     scaled = OnlineNMF(**paper).fit(X)
     assert (raw.components_ >= 1).mean() > (scaled.components_ >= 1).mean()
 
 
 def test_history_is_bounded():
     X = _small(n=2000)
-    est = OnlineNMF(n_components=3, batch_size=1, n_checkpoints=10, code_max_iter=5,
-                    random_state=0).fit(X)
+    est = OnlineNMF(n_components=3, batch_size=1, coder=CodeSolver(max_iter=5), max_iter=1,
+                    max_no_improvement=None, random_state=0).fit(X)  # 2000 steps
     h = est.history_
-    assert 10 <= len(h["objective"]) <= 20
+    assert HISTORY_CHECKPOINTS <= len(h["objective"]) <= 2 * HISTORY_CHECKPOINTS
     assert np.all(np.diff(h["n_samples"]) > 0) and np.all(np.diff(h["time"]) >= 0)
 
 
@@ -270,20 +279,21 @@ def test_rejected_parameters_and_loss_parameters_leave_state_unchanged():
     est = OnlineNMF(2, batch_size=10, random_state=0).partial_fit(X)
     before = copy.deepcopy(est.__dict__)
     for bad in ({"batch_size": -3}, {"batch_size": 0}, {"loss": "foo"},
-                {"code_step": "mu"}, {"code_max_iter": "many"}):
+                {"coder": "mu"}, {"coder": CodeSolver(max_iter="many")},
+                {"coder": CodeSolver(tol=-1.0)}, {"dictionary_update": SGD(b=-1.0)}):
         est.set_params(**bad)
         with pytest.raises(ValueError):
             est.partial_fit(X)
-        est.set_params(batch_size=10, loss="squared", code_step="auto", code_max_iter="auto")
+        est.set_params(batch_size=10, loss="squared", coder="auto", dictionary_update="auto")
     np.testing.assert_array_equal(est.components_, before["components_"])
     assert est.n_steps_ == before["_state"].n_steps
     for params in ({"beta": np.nan}, {"beta": np.inf}):
         with pytest.raises(ValueError, match="finite"):
-            OnlineNMF(2, loss="beta", loss_params=params).fit(X)
+            get_loss("beta", **params)
     with pytest.raises(ValueError, match="alpha.*finite"):
-        OnlineNMF(2, loss="alpha", loss_params={"alpha": np.nan}).fit(X)
+        get_loss("alpha", alpha=np.nan)
     with pytest.raises(ValueError, match="Mahalanobis A has size 3 but the data have 5"):
-        OnlineNMF(2, loss="mahalanobis", loss_params={"A": np.ones(3)}).fit(X)
+        OnlineNMF(2, loss=get_loss("mahalanobis", A=np.ones(3))).fit(X)
 
 
 def test_online_learning_calls_run_on_one_blas_thread(blas):
@@ -309,7 +319,8 @@ def test_auto_surrogate_decay_per_update_rule():
              for name in ("squared", "kl", "is")}
     assert rules["squared"].decay == 0.5
     assert rules["kl"].decay == rules["is"].decay == 0.3
-    fixed = OnlineNMF(3, loss="kl", surrogate_decay=0.7, random_state=0).partial_fit(X)
+    fixed = OnlineNMF(3, loss="kl", dictionary_update=Surrogate(0.7),
+                      random_state=0).partial_fit(X)
     assert fixed._update_rule().decay == 0.7
 
 
@@ -378,5 +389,5 @@ def test_auto_codes_multiplicative_while_learning_spectral_when_answering(monkey
     sq.transform(X)
     assert {(c["step"], c["max_iter"]) for c in seen} == {("spg", 100)}
     seen.clear()  # a named rule (the paper's experiments) is not capped
-    OnlineNMF(4, batch_size=20, code_step="paper", random_state=0).fit(X)
+    OnlineNMF(4, batch_size=20, coder="paper", random_state=0).fit(X)
     assert {(c["step"], c["max_iter"]) for c in seen} == {("lipschitz", 100)}

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize
 
-from onlinemf import OnlineRobustNMF
+from onlinemf import OnlineRobustNMF, Penalty, RobustSolver
 from onlinemf.coders import outlier_loss, solve_codes_outliers
 from onlinemf.constraints import (
     outlier_step,
@@ -181,7 +181,7 @@ def test_surrogate_majorizes_the_empirical_loss(rng):
 def test_feasibility_and_denoising(rng, solver, constraint):
     V, X, _ = _planted(rng)
     est = OnlineRobustNMF(5, solver=solver, dict_constraint=constraint, batch_size=10,
-                          elastic=(0.2, 1.0), random_state=0).fit(X)
+                          penalty=Penalty(elastic=(0.2, 1.0)), random_state=0).fit(X)
     D = est.components_
     assert D.min() >= 0
     if constraint == "l2ball":
@@ -314,3 +314,25 @@ def test_lambda_auto_paper_and_explicit():
     for lam in ("paper", None):
         assert np.isclose(OnlineRobustNMF(3, lam=lam, random_state=0).fit(X).lam_, 0.2)
     assert OnlineRobustNMF(3, lam=0.07, random_state=0).fit(X).lam_ == 0.07
+
+
+def test_solver_settings_reach_the_sub_problems_and_the_paper_preset(rng):
+    """A RobustSolver's fields are nested parameters (clone and set_params reach them), its
+    κ "auto" resolves to 1 (0.7 under the paper's settings) and its caps bound the solves."""
+    from sklearn.base import clone
+
+    _, X, _ = _planted(rng, n=40)
+    est = OnlineRobustNMF(3, solver=RobustSolver("pgd", code_max_iter=2), batch_size=10,
+                          random_state=0)
+    assert est.get_params()["solver__code_max_iter"] == 2
+    est = clone(est).set_params(solver__code_max_iter=1).partial_fit(X)
+    assert est.solver_.kappa == 1.0 and est.solver_.code_max_iter == 1
+    assert est.lam_ == 0.25 * est.bound
+    paper = OnlineRobustNMF(3, settings="paper", random_state=0).partial_fit(X)
+    assert paper.solver_.kappa == 0.7 and paper.lam_ == pytest.approx(1 / np.sqrt(64))
+    assert paper._batch_size(None) == 5
+    Xs = X / X.max(axis=1, keepdims=True)
+    capped = est._code(Xs, est.components_)
+    loose = OnlineRobustNMF(3, solver="pgd", batch_size=10, random_state=0).partial_fit(X)
+    more = loose._code(Xs, est.components_)  # the same dictionary, fifty iterations
+    assert est._losses(Xs, capped).sum() > est._losses(Xs, more).sum()

@@ -11,7 +11,7 @@ from scipy.optimize import minimize
 from sklearn.base import clone
 from sklearn.datasets import load_digits
 
-from onlinemf import OnlineNMF
+from onlinemf import OnlineNMF, Surrogate
 from onlinemf._sparse import as_sparse_rows
 from onlinemf.estimators._online_nmf import SGD_WARMUP_ROWS
 from onlinemf.losses import get_loss
@@ -344,7 +344,8 @@ def test_an_anchored_bcd_step_keeps_the_dictionary_on_data_it_already_fits():
 
 def test_sgd_warmup_hands_the_stream_to_the_surrogate_after_its_rows():
     X = sp.csr_matrix(load_digits().data[:600] / 16.0)
-    est = OnlineNMF(6, loss="kl", sgd_warmup=250, batch_size=100, random_state=0)
+    est = OnlineNMF(6, loss="kl", dictionary_update=Surrogate(warmup=250), batch_size=100,
+                    random_state=0)
     est.partial_fit(X[:200])
     assert isinstance(est._state, SGDState) and est._warming_up
     est.partial_fit(X[200:400])  # steps at 200 (SGD: 200 < 250), then at 300 the surrogate
@@ -353,13 +354,15 @@ def test_sgd_warmup_hands_the_stream_to_the_surrogate_after_its_rows():
     est.partial_fit(X[400:])
     assert np.isfinite(est.components_).all() and est.components_.max() <= 1.0
     # the same rows in other chunks give the same stream (the same first chunk: NNDSVD's)
-    other = OnlineNMF(6, loss="kl", sgd_warmup=250, batch_size=100, random_state=0)
+    other = OnlineNMF(6, loss="kl", dictionary_update=Surrogate(warmup=250), batch_size=100,
+                    random_state=0)
     other.partial_fit(X[:200])
     for lo in range(200, 600, 100):
         other.partial_fit(X[lo:lo + 100])
     np.testing.assert_allclose(other.components_, est.components_, rtol=1e-10)
     # the warm-up starts from NNDSVD (its first steps are SGD's); zero rows: from samples
-    nowarm = OnlineNMF(6, loss="kl", sgd_warmup=0, random_state=0).partial_fit(X)
+    nowarm = OnlineNMF(6, loss="kl", dictionary_update=Surrogate(warmup=0),
+                       random_state=0).partial_fit(X)
     assert isinstance(nowarm._state, SurrogateState) and not nowarm._warming_up
 
 
@@ -373,7 +376,7 @@ def test_sgd_warmup_then_surrogate_ends_below_either_alone_on_topics():
     X = sp.csr_matrix(TfidfTransformer().fit_transform(
         make_topic_corpus(3000, random_state=0).counts))
     kw = dict(loss="kl", random_state=0, max_iter=3)
-    hybrid = OnlineNMF(5, sgd_warmup=3000, **kw).fit(X)
+    hybrid = OnlineNMF(5, dictionary_update=Surrogate(warmup=3000), **kw).fit(X)
     sgd = OnlineNMF(5, dictionary_update="sgd", init="nndsvd", **kw).fit(X)
     assert hybrid.score(X) > sgd.score(X)
 
@@ -382,7 +385,7 @@ def test_a_pickled_stream_resumes_exactly_across_the_warmup_switch():
     import pickle
 
     X = sp.csr_matrix(load_digits().data[:500] / 16.0)
-    kw = dict(loss="kl", sgd_warmup=200, batch_size=100, random_state=0)
+    kw = dict(loss="kl", dictionary_update=Surrogate(warmup=200), batch_size=100, random_state=0)
     whole = OnlineNMF(6, **kw)
     for lo in range(0, 500, 100):
         whole.partial_fit(X[lo:lo + 100])

@@ -5,7 +5,9 @@ Orientation is scikit-learn's: ``X`` is (n_samples, n_features) and
 """
 
 from . import estimators
+from .coders import CodeSolver
 from .estimators import *  # noqa: F403  (the public estimators)
+from .updates import SGD, Surrogate
 
 __version__ = "0.1.0"
-__all__ = [*estimators.__all__, "__version__"]
+__all__ = [*estimators.__all__, "CodeSolver", "SGD", "Surrogate", "__version__"]

@@ -138,17 +138,22 @@ def _fit_params(args) -> dict:
               "random_state": args.random_state, "verbose": 0}
     if args.passes is not None:  # exactly that many passes: the stopping rule off
         params.update(max_iter=args.passes, max_no_improvement=None)
+    from .losses import get_loss
+
     known = OnlineNMF().get_params()
+    loss_params = {}
     for item in args.param or []:
         key, sep, value = item.partition("=")
         if not sep:
             raise ValueError(f"--param expects KEY=VALUE, got {item!r}")
         if key.startswith("loss."):
-            params.setdefault("loss_params", {})[key[5:]] = _parse_value(value)
+            loss_params[key[5:]] = _parse_value(value)
         elif key in known:
             params[key] = _parse_value(value)
         else:
             raise ValueError(f"--param {key}: OnlineNMF has no parameter {key!r}")
+    if loss_params:
+        params["loss"] = get_loss(params["loss"], **loss_params)
     return params
 
 

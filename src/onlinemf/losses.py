@@ -16,6 +16,8 @@ and Xu (2016), "Online Nonnegative Matrix Factorization with General Divergences
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 
 from ._sparse import as_sparse_rows
@@ -240,6 +242,26 @@ class Loss:
 
     def _params(self) -> dict:
         return {}
+
+    def get_params(self, deep: bool = True) -> dict:
+        """The loss's parameters (e.g. ``{"delta": 0.1}`` for Huber), so that an estimator's
+        ``get_params(deep=True)`` reaches them as ``loss__delta`` and ``clone`` copies them."""
+        if type(self).__init__ is object.__init__:
+            return {}
+        kinds = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+        names = [name for name, p in inspect.signature(type(self).__init__).parameters.items()
+                 if name != "self" and p.kind in kinds]
+        return {name: getattr(self, name) for name in names}
+
+    def set_params(self, **params) -> Loss:
+        """Set parameters and recompute what depends on them; returns self."""
+        current = self.get_params()
+        unknown = set(params) - set(current)
+        if unknown:
+            raise ValueError(f"invalid parameter(s) {sorted(unknown)} for {type(self).__name__}; "
+                             f"valid: {sorted(current)}")
+        type(self).__init__(self, **{**current, **params})
+        return self
 
     def __eq__(self, other) -> bool:
         return type(self) is type(other) and self._params() == other._params()

@@ -27,8 +27,10 @@ from ._outliers import (
     outlier_loss,
     solve_codes_outliers,
 )
+from ._settings import CODE_STEPS, CodeSolver
 
-__all__ = ["STEP_RULES", "CodeResult", "initial_codes", "solve_codes", "spectral_norm_sq",
+__all__ = ["CodeSolver", "CODE_STEPS", "STEP_RULES", "CodeResult", "initial_codes",
+           "solve_codes", "spectral_norm_sq",
            "OUTLIER_SOLVERS", "OutlierCodeResult", "outlier_loss",
            "solve_codes_outliers",
            "BSUMResult", "solve_codes_bsum", "solve_codes_accurate", "solve_codes_newton",

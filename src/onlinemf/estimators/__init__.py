@@ -5,6 +5,7 @@ from ._online_dictionary_learning import OnlineDictionaryLearning
 from ._online_nmf import OnlineNMF
 from ._online_robust_nmf import OnlineRobustNMF
 from ._poisson_tracker import PoissonSubspaceTracker
+from ._robust_settings import Penalty, RobustSolver
 from ._stochastic_mf import StochasticMF
 
 __all__ = [
@@ -12,6 +13,8 @@ __all__ = [
     "OnlineDictionaryLearning",
     "OnlineNMF",
     "OnlineRobustNMF",
+    "Penalty",
     "PoissonSubspaceTracker",
+    "RobustSolver",
     "StochasticMF",
 ]

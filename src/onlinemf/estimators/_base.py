@@ -17,6 +17,10 @@ __all__ = ["OnlineFactorizationMixin", "one_blas_thread", "transactional"]
 
 # lists that only ever grow by appending arrays that are never modified in place: a shallow
 # copy restores them (a deep copy would cost O(stream) per call)
+#: checkpoints a history keeps (between this many and twice as many) where the estimator
+#: has no ``n_checkpoints`` parameter
+HISTORY_CHECKPOINTS = 50
+
 _APPEND_ONLY = ("_buffer", "_hist_a", "_hist_y", "_hist_p")
 
 
@@ -64,8 +68,17 @@ class OnlineFactorizationMixin:
     own wall time (evaluation excluded), completed passes, and the scikit-learn tags of a
     nonnegative factorization that accepts sparse input and preserves float32."""
 
+    def _settle(self, name: str, settings) -> None:
+        """Keep the resolved settings object ``name`` unless ``settings`` differ from it, so
+        that a call that only reads the model (transform, score) leaves the state as it was."""
+        old = self.__dict__.get(name)
+        same = (old is settings or old is not None and settings is not None
+                and type(old) is type(settings) and old.get_params() == settings.get_params())
+        if name not in self.__dict__ or not same:
+            setattr(self, name, settings)
+
     def _reset_history(self) -> None:
-        self._history = History(self.n_checkpoints)
+        self._history = History(getattr(self, "n_checkpoints", HISTORY_CHECKPOINTS))
         self._fit_time = 0.0
         self.n_iter_ = 0
 

@@ -8,7 +8,12 @@ from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
+from sklearn.base import (
+    BaseEstimator,
+    ClassNamePrefixFeaturesOutMixin,
+    TransformerMixin,
+    clone,
+)
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
@@ -23,14 +28,16 @@ from .._dask import (
 )
 from .._sparse import SparseRows, as_sparse_rows
 from .._validation import check_magnitude, check_stream_input, dense_batch, guarded_validation
-from ..coders import STEP_RULES, solve_codes
+from ..coders import CODE_STEPS, CodeSolver, solve_codes
 from ..constraints import project_dictionary_box
 from ..losses import LOSS_NAMES, Loss, get_loss
 from ..updates import (
+    SGD,
     BCDSurrogateUpdate,
     MultiplicativeSurrogateUpdate,
     ProjectedSGDUpdate,
     RobbinsMonroSchedule,
+    Surrogate,
     anchored_state,
 )
 from ._base import OnlineFactorizationMixin, one_blas_thread, transactional
@@ -39,19 +46,19 @@ __all__ = ["OnlineNMF", "auto_batch_size", "code_step_for", "MU_MEMORY_ROWS",
            "MU_CODE_MAX_ITER", "QUADRATIC_CODE_MAX_ITER", "SGD_WARMUP_ROWS"]
 
 #: Rows in one unit of the multiplicative surrogate's memory (its weight t^(−decay) counts
-#: units of max(batch, MU_MEMORY_ROWS) rows; see ``surrogate_decay``).
+#: units of max(batch, MU_MEMORY_ROWS) rows; see ``Surrogate.decay``).
 MU_MEMORY_ROWS = 512
 #: Rows of the first data seen that ``init="nndsvd"`` reads (a bounded cost, whatever X is)
 NNDSVD_ROWS = 4096
 
 #: Rows of projected SGD before the multiplicative surrogate takes over on sparse input
-#: (``sgd_warmup="auto"``): long enough for SGD to settle the topics the surrogate then keeps
+#: (``Surrogate(warmup="auto")``): long enough for SGD to settle the topics the surrogate then keeps
 SGD_WARMUP_ROWS = 10000
 
-#: Iterations of the multiplicative code update per online step (``code_max_iter="auto"``)
+#: Iterations of the multiplicative code update per online step (``CodeSolver(max_iter="auto")``)
 MU_CODE_MAX_ITER = 20
 
-#: Code iterations per online step for the squared loss (``code_max_iter="auto"``): after the
+#: Code iterations per online step for the squared loss (``CodeSolver(max_iter="auto")``): after the
 #: least-squares start, three projected steps leave codes a stochastic step can use, and the
 #: time saved buys more passes
 QUADRATIC_CODE_MAX_ITER = 3
@@ -81,51 +88,35 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
         K, the number of atoms; 40 is the paper's canonical value.
     loss : str or Loss, default="squared"
         The divergence d(x ‖ y): "squared" (½‖x − y‖²), "kl", "is", "beta", "alpha",
-        "hellinger", "mahalanobis", "huber", "l1", "l2", or a :class:`onlinemf.losses.Loss`.
-    loss_params : dict or None
-        Parameters of the loss: ``beta`` (β), ``alpha`` (α), ``A`` (Mahalanobis matrix or
-        diagonal), ``delta`` (Huber threshold, default 0.1, in units of the scaled data).
-    dictionary_update : {"auto", "sgd", "surrogate"}, default="auto"
-        "sgd" is the paper's projected SGD. "surrogate" minimizes a running surrogate: block
-        coordinate descent on A = Σ HᵀH, B = Σ HᵀX for the squared loss (Mairal et al. 2010),
-        multiplicative updates on accumulated statistics for KL, IS and β (Lefèvre et al.
-        2011). "auto" takes "surrogate" where the loss has one and "sgd" otherwise, because
-        the paper's step a/(τt + b), tuned for about 10⁵ samples, misjudges smaller data.
+        "hellinger", "huber", "l1", "l2", or a :class:`onlinemf.losses.Loss` carrying its
+        parameters, e.g. ``get_loss("huber", delta=0.05)`` (δ in units of the scaled data).
+    dictionary_update : {"auto", "sgd", "surrogate"}, SGD or Surrogate, default="auto"
+        "sgd" (or :class:`~onlinemf.SGD` with its settings) is the paper's projected SGD with
+        η_t = a/(τt + b). :class:`~onlinemf.Surrogate` minimizes a running surrogate of all
+        mini-batches: block coordinate descent for the squared loss, multiplicative updates
+        for KL, IS and β ("surrogate" is ``Surrogate(warmup=0)``, from the first step). "auto"
+        is ``Surrogate()`` where the loss has one (with an SGD warm-up on sparse text) and SGD
+        otherwise, because the paper's step, tuned for about 10⁵ samples, misjudges smaller
+        data.
     init : {"auto", "random", "samples", "nndsvd"}, default="auto"
         W₀: i.i.d. U(0, 1) projected onto C (the paper's), K jittered rows of the first data
-        seen, or NNDSVDa (Boutsidis and Gallopoulos 2008) on its first ``NNDSVD_ROWS`` rows.
-        "auto" takes "nndsvd" for sparse input whose first steps are SGD, because it finds
-        better topics on text, "samples" with the surrogate, and "random" with SGD on dense
-        input, where SGD's first long steps from sample atoms tend to be rejected.
-    surrogate_decay : float or "auto", default="auto"
-        Weight t^(−decay) of the newest mini-batch in the surrogate's statistics (1: running
-        mean). "auto" takes 0.5 for the squared loss, whose statistics stay exact as the
-        dictionary moves, and 0.3 for the multiplicative update (0.5 after an SGD warm-up),
-        whose statistics go stale; convergence theory asks for a decay in (0.5, 1] on a long
-        stationary stream. The multiplicative update counts t in :data:`MU_MEMORY_ROWS` rows.
-    sgd_warmup : int or "auto", default="auto"
-        Rows of projected SGD before the surrogate update takes over. "auto" is
-        :data:`SGD_WARMUP_ROWS` for KL, IS and β on sparse input under
-        ``dictionary_update="auto"`` and 0 otherwise, because on text SGD finds good topics
-        and the surrogate then reaches a low objective without losing them.
+        seen, or NNDSVDa (Boutsidis and Gallopoulos 2008) on its first 4096 rows. "auto":
+        "nndsvd" for sparse input whose first steps are SGD (better topics on text),
+        "samples" with the surrogate, "random" otherwise and under ``settings="paper"``.
     batch_size : int, "auto" or "paper", default="auto"
-        τ. "auto" (:func:`auto_batch_size`: 6·10⁵ / (K·F) rows clipped to [16, 512]) is large
-        enough that the vectorized work dominates the per-step Python cost. "paper" is the
-        paper's 10⁻⁴N in :meth:`fit` and 10 in :meth:`partial_fit`, where N is unknown.
-    a, b : float, default=2e4
-        Step schedule η_t = a / (τt + b) of the SGD update; the paper's canonical values.
-    batch_reduce : {"sum", "mean"}, default="sum"
-        Sum or average the per-sample gradients of a mini-batch. The paper is silent; summing
-        keeps the dynamics independent of τ because the schedule counts samples.
-    step_safeguard : bool, default=True
-        Halve an SGD step until it does not increase the mini-batch loss, because the paper's
-        first steps (η ≈ a/b = 1) overshoot on small data sets; ``False`` is Algorithm 1.
+        τ. "auto" (:func:`auto_batch_size`) makes the vectorized work of a step dominate its
+        fixed Python cost. "paper" is the paper's 10⁻⁴N in :meth:`fit` and 10 in
+        :meth:`partial_fit`, where N is unknown; it is what "auto" means under
+        ``settings="paper"``.
+    coder : str or CodeSolver, default="auto"
+        How the codes are solved: a step rule's name ("auto", "paper", "spg", "mu", "exact",
+        "armijo", "lipschitz", "polyak", "fista", "bb", "admm") or a
+        :class:`~onlinemf.CodeSolver` with its caps, tolerances, the code box and a Tikhonov
+        weight. "auto" uses steps that need no objective evaluations in the online steps.
     scale : "max", float or None, default="max"
         Divide the data by their largest entry (of the first data seen), by a number, or not
         at all (None, as in the paper), because the canonical a, b assume O(1) gradients and
-        W ≤ 1. Codes are in the data's units, loss thresholds (Huber δ, Polyak δ) scaled.
-    eps, code_lower, code_upper : float, default=1e-8, 1e-8, 1e8
-        ε, the row-sum floor of C, and ε′, U, the box H of the codes (the paper's values).
+        W ≤ 1. Codes are returned in the data's units.
     data_floor : float or None, default=None
         Floor for data entries, needed by IS (and β ≤ 0, α < 0) on data with zeros (Remark 2
         suggests "small positive numbers"; 1e-8 works). None rejects such data.
@@ -138,39 +129,18 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
     max_no_improvement : int or None, default=10
         Mini-batches without an improvement of ``tol`` that stop :meth:`fit`; None runs
         exactly ``max_iter`` passes. Stopping at ``max_iter`` emits a ``ConvergenceWarning``.
-    shuffle : bool, default=True
-        Randomly permute the samples in each pass of :meth:`fit` (Section VIII-B).
-    code_step : {"auto", "paper", "spg", "armijo", "lipschitz", "polyak", "fista", "bb", \
-"mu", "exact", "admm"}, default="auto"
-        Step rule of the code solver. "paper": 1/L for squared and Huber, Polyak for ℓ1,
-        Armijo otherwise. "auto": in the online steps, the multiplicative update "mu" for KL,
-        IS and β and the exact line search "exact" for the squared loss (no objective
-        evaluations); the spectral projected gradient "spg" for the other smooth losses and
-        in ``transform`` and ``score``, whose codes are an answer; ADMM for ℓ1 and ℓ2.
-    code_max_iter : int or "auto", default="auto"
-        Iteration cap per sample. "auto": :data:`MU_CODE_MAX_ITER` with "mu", and
-        :data:`QUADRATIC_CODE_MAX_ITER` for the squared loss in the online steps, because
-        codes that feed a stochastic step need not be exact; 100 otherwise.
-    code_tol : float, default=1e-4
-        Stop a sample's code when its step is below ``code_tol`` relative to its code...
-    code_f_tol : float or "auto", default="auto"
-        ...or its objective changes by less than ``code_f_tol`` relative. "auto" is 1e-4
-        with ``code_step="auto"``, for the same reason, and 1e-6 otherwise.
-    armijo : {"projected", "literal"}, default="projected"
-        Projected Armijo (Calamai–Moré), which stays in the loss's domain, or literal Algorithm 3.
-    polyak_delta : float, default=0.01
-        δ_tol of the modified Polyak step (ℓ1); the paper's value.
-    h_l2 : float, default=0.0
-        Tikhonov weight m on the codes (Remark 7).
-    objective : {"online", "paper"} or None, default="online"
+    shuffle : bool or int, default=True
+        Randomly permute the samples in each pass of :meth:`fit` (Section VIII-B). A dask
+        array is shuffled by visiting its row blocks in random order and permuting the rows
+        within groups of ``int(shuffle)`` blocks.
+    history : {"online", "paper"} or None, default="online"
         What ``history_`` records: "online", the average of each sample's loss when it was
         coded (bounded memory); "paper", (1/t) Σ_{i ≤ t} d(v_i ‖ W_t h_i) (Section VIII-D),
         which keeps every (v_i, h_i); None, nothing.
-    n_checkpoints : int, default=50
-        The history keeps between this many and twice this many checkpoints.
-    dask_buffer_blocks : int, default=1
-        A dask array is streamed by row blocks; :meth:`fit` shuffles by visiting the blocks in
-        random order and permuting the rows within groups of this many blocks.
+    settings : {"default", "paper"}, default="default"
+        "paper" reads every "auto" above as Algorithm 1 does: projected SGD without the
+        step-halving safeguard, the paper's code steps from the constant start, random W₀ and
+        τ = 10⁻⁴N. Explicit values win. The reproduction experiments use it.
     random_state : int, RandomState or None
         Seeds W₀ and the shuffling.
     verbose : int, default=0
@@ -182,6 +152,12 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
         The dictionary D = Wᵀ, entries in [0, 1].
     n_components_, n_steps_, n_samples_seen_, n_features_in_ : int
     loss_ : Loss
+    coder_ : CodeSolver
+        The online steps' code solver, every "auto" resolved.
+    dictionary_update_ : SGD or Surrogate
+        The dictionary step, every "auto" resolved (a surrogate's SGD warm-up in ``warmup``).
+    batch_size_ : int
+        τ of the last :meth:`fit` or :meth:`partial_fit`.
     scale_ : float
         The factor the data are divided by.
     n_iter_ : int
@@ -213,36 +189,19 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
     _parameter_constraints: dict = {
         "n_components": [Interval(Integral, 1, None, closed="left")],
         "loss": [StrOptions(set(LOSS_NAMES)), Loss],
-        "loss_params": [dict, None],
-        "dictionary_update": [StrOptions({"auto", "sgd", "surrogate"})],
+        "dictionary_update": [StrOptions({"auto", "sgd", "surrogate"}), SGD, Surrogate],
         "init": [StrOptions({"auto", "random", "samples", "nndsvd"})],
-        "surrogate_decay": [Interval(Real, 0, 1, closed="right"), StrOptions({"auto"})],
-        "sgd_warmup": [Interval(Integral, 0, None, closed="left"), StrOptions({"auto"})],
         "batch_size": [Interval(Integral, 1, None, closed="left"),
                        StrOptions({"auto", "paper"})],
-        "a": [Interval(Real, 0, None, closed="neither")],
-        "b": [Interval(Real, 0, None, closed="left")],
-        "batch_reduce": [StrOptions({"sum", "mean"})],
-        "step_safeguard": ["boolean"],
+        "coder": [StrOptions(set(CODE_STEPS)), CodeSolver],
         "scale": [StrOptions({"max"}), Interval(Real, 0, None, closed="neither"), None],
-        "eps": [Interval(Real, 0, 1, closed="neither")],
-        "code_lower": [Interval(Real, 0, None, closed="left")],
-        "code_upper": [Interval(Real, 0, None, closed="neither")],
         "data_floor": [Interval(Real, 0, None, closed="neither"), None],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="left")],
         "max_no_improvement": [Interval(Integral, 1, None, closed="left"), None],
-        "shuffle": ["boolean"],
-        "code_step": [StrOptions({"auto", "paper", *STEP_RULES})],
-        "code_max_iter": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
-        "code_tol": [Interval(Real, 0, None, closed="left")],
-        "code_f_tol": [Interval(Real, 0, None, closed="left"), StrOptions({"auto"})],
-        "armijo": [StrOptions({"projected", "literal"})],
-        "polyak_delta": [Interval(Real, 0, None, closed="neither")],
-        "h_l2": [Interval(Real, 0, None, closed="left")],
-        "objective": [StrOptions({"online", "paper"}), None],
-        "n_checkpoints": [Interval(Integral, 0, None, closed="left")],
-        "dask_buffer_blocks": [Interval(Integral, 1, None, closed="left")],
+        "shuffle": ["boolean", Interval(Integral, 1, None, closed="left")],
+        "history": [StrOptions({"online", "paper"}), None],
+        "settings": [StrOptions({"default", "paper"})],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
     }
@@ -252,152 +211,148 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
         n_components=40,
         *,
         loss="squared",
-        loss_params=None,
         dictionary_update="auto",
         init="auto",
-        surrogate_decay="auto",
-        sgd_warmup="auto",
         batch_size="auto",
-        a=2e4,
-        b=2e4,
-        batch_reduce="sum",
-        step_safeguard=True,
+        coder="auto",
         scale="max",
-        eps=1e-8,
-        code_lower=1e-8,
-        code_upper=1e8,
         data_floor=None,
         max_iter=200,
         tol=1e-4,
         max_no_improvement=10,
         shuffle=True,
-        code_step="auto",
-        code_max_iter="auto",
-        code_tol=1e-4,
-        code_f_tol="auto",
-        armijo="projected",
-        polyak_delta=0.01,
-        h_l2=0.0,
-        objective="online",
-        n_checkpoints=50,
-        dask_buffer_blocks=1,
+        history="online",
+        settings="default",
         random_state=None,
         verbose=0,
     ):
         self.n_components = n_components
         self.loss = loss
-        self.loss_params = loss_params
         self.dictionary_update = dictionary_update
         self.init = init
-        self.surrogate_decay = surrogate_decay
-        self.sgd_warmup = sgd_warmup
         self.batch_size = batch_size
-        self.a = a
-        self.b = b
-        self.batch_reduce = batch_reduce
-        self.step_safeguard = step_safeguard
+        self.coder = coder
         self.scale = scale
-        self.eps = eps
-        self.code_lower = code_lower
-        self.code_upper = code_upper
         self.data_floor = data_floor
         self.max_iter = max_iter
         self.tol = tol
         self.max_no_improvement = max_no_improvement
         self.shuffle = shuffle
-        self.code_step = code_step
-        self.code_max_iter = code_max_iter
-        self.code_tol = code_tol
-        self.code_f_tol = code_f_tol
-        self.armijo = armijo
-        self.polyak_delta = polyak_delta
-        self.h_l2 = h_l2
-        self.objective = objective
-        self.n_checkpoints = n_checkpoints
-        self.dask_buffer_blocks = dask_buffer_blocks
+        self.history = history
+        self.settings = settings
         self.random_state = random_state
         self.verbose = verbose
 
     # ------------------------------------------------------------------ configuration
     def _make_loss(self) -> Loss:
-        return get_loss(self.loss, **dict(self.loss_params or {}))
+        return get_loss(self.loss)
 
     def _check_config(self) -> Loss:
+        """Validate the parameters (on every call: ``set_params`` may have changed them) and
+        resolve the nested settings into ``_code``, ``_sgd`` and ``_surrogate``."""
         self._validate_params()
         loss = self._make_loss()
-        if self.code_lower > self.code_upper:
-            raise ValueError("code_lower must not exceed code_upper")
-        self._update_kind(loss)  # "surrogate" for a loss without one fails here
-        step = code_step_for(self.code_step, loss)
+        coder = self.coder
+        self._settle("_code", (CodeSolver(coder) if isinstance(coder, str) else coder)
+                     .check("coder"))
+        self._resolve_dictionary_update(loss)
+        step = code_step_for(self._code_step(), loss)
         if step == "lipschitz" and loss.curvature() is None:
-            raise ValueError(f"code_step='lipschitz' needs a curvature bound, which the "
+            raise ValueError(f"coder step 'lipschitz' needs a curvature bound, which the "
                              f"{loss.name} loss lacks; use 'armijo'")
         if step == "admm" and not loss.residual_prox_available:
-            raise ValueError(f"code_step='admm' needs a loss with a closed-form proximal map "
+            raise ValueError(f"coder step 'admm' needs a loss with a closed-form proximal map "
                              f"(l1, l2); the {loss.name} loss has none")
         if step == "mu" and not loss.majorized_mu:
-            raise ValueError(f"code_step='mu' needs a beta-divergence (kl, is, beta); the "
+            raise ValueError(f"coder step 'mu' needs a beta-divergence (kl, is, beta); the "
                              f"{loss.name} loss has no majorized multiplicative update")
         return loss
 
-    def _coder_kwargs(self, learning: bool = True) -> dict:
+    def _code_step(self) -> str:
+        """The coder's step setting, with "auto" read as "paper" under ``settings="paper"``."""
+        step = self._code.step
+        return "paper" if step == "auto" and self.settings == "paper" else step
+
+    def _resolve_dictionary_update(self, loss: Loss) -> None:
+        """``_sgd`` (the SGD step's settings, also those of any warm-up) and ``_surrogate``
+        (None when the steps are SGD throughout), every "auto" of theirs resolved."""
+        du = self.dictionary_update
+        paper = self.settings == "paper"
+        has_surrogate = loss.quadratic or loss.majorized_mu
+        if isinstance(du, str):
+            wants = du == "surrogate" or (du == "auto" and not paper and has_surrogate)
+            du = (Surrogate(warmup=0) if du == "surrogate" else Surrogate()) if wants else SGD()
+        du.check("dictionary_update")
+        if isinstance(du, Surrogate) and not has_surrogate:
+            raise ValueError(f"dictionary_update='surrogate' is for the squared loss and the "
+                             f"beta-divergences (kl, is, beta); the {loss.name} loss has none: "
+                             "use 'sgd' or 'auto'")
+        sgd = du if isinstance(du, SGD) else SGD(eps=du.eps)
+        self._settle("_sgd", clone(sgd).set_params(
+            safeguard=(not paper) if sgd.safeguard == "auto" else bool(sgd.safeguard)))
+        self._settle("_surrogate", clone(du) if isinstance(du, Surrogate) else None)
+
+    def _coder_kwargs(self, learning: bool = True, loss: Loss | None = None) -> dict:
         """The code solver's settings: for the online steps (``learning``), or for
         ``transform`` and ``score``, which code with the accurate spectral step under "auto"
         (the multiplicative step's capped codes serve a stochastic step, not an answer)."""
-        step = code_step_for(self.code_step, self.loss_, learning)
-        max_iter = self.code_max_iter
+        c, user = self._code, self._code_step()
+        loss = self.loss_ if loss is None else loss
+        step = code_step_for(user, loss, learning)
+        max_iter = c.max_iter
         if max_iter == "auto":
             max_iter = (MU_CODE_MAX_ITER if step == "mu" else
-                        QUADRATIC_CODE_MAX_ITER if learning and self.loss_.quadratic
-                        and self.code_step == "auto" else 100)
-        return dict(step=step, lower=self.code_lower,
-                    upper=self.code_upper, max_iter=max_iter, tol=self.code_tol,
-                    f_tol=(self.code_f_tol if self.code_f_tol != "auto" else
-                           1e-4 if self.code_step == "auto" else 1e-6),
-                    h_l2=self.h_l2,
-                    armijo=self.armijo, polyak_delta=self.polyak_delta,
-                    # code_step="paper" starts from the scale-matched constant codes
+                        QUADRATIC_CODE_MAX_ITER if learning and loss.quadratic
+                        and user == "auto" else 100)
+        return dict(step=step, lower=c.lower, upper=c.upper, max_iter=max_iter, tol=c.tol,
+                    f_tol=(c.f_tol if c.f_tol != "auto" else 1e-4 if user == "auto" else 1e-6),
+                    h_l2=c.l2, armijo=c.armijo, polyak_delta=c.polyak_delta,
+                    # the paper's steps start from the scale-matched constant codes
                     # (Algorithm 2 leaves the starting point free)
-                    start="constant" if self.code_step == "paper" else "best")
+                    start="constant" if user == "paper" else "best")
+
+    def _resolved_coder(self, loss: Loss) -> CodeSolver:
+        """The online steps' :class:`CodeSolver` with every "auto" resolved (``coder_``)."""
+        kw = self._coder_kwargs(loss=loss)
+        return CodeSolver(kw["step"], max_iter=kw["max_iter"], tol=kw["tol"], f_tol=kw["f_tol"],
+                          armijo=kw["armijo"], polyak_delta=kw["polyak_delta"],
+                          lower=kw["lower"], upper=kw["upper"], l2=kw["h_l2"])
 
     def _update_kind(self, loss: Loss) -> str:
         """"sgd", "bcd" or "mu": the dictionary step for this loss and setting (after any
         SGD warm-up)."""
-        if self.dictionary_update == "sgd":
+        if self._surrogate is None:
             return "sgd"
-        if loss.quadratic:
-            return "bcd"
-        if loss.majorized_mu:
-            return "mu"
-        if self.dictionary_update == "surrogate":
-            raise ValueError(f"dictionary_update='surrogate' is for the squared loss and the "
-                             f"beta-divergences (kl, is, beta); the {loss.name} loss has none: "
-                             "use 'sgd' or 'auto'")
-        return "sgd"
+        return "bcd" if loss.quadratic else "mu"
 
     def _warmup_for(self, loss: Loss, kind: str, sparse: bool) -> int:
-        """Rows of SGD before the ``kind`` update takes over (``sgd_warmup``)."""
+        """Rows of SGD before the surrogate update takes over (``Surrogate.warmup``)."""
         if kind == "sgd":
             return 0
-        if self.sgd_warmup != "auto":
-            return int(self.sgd_warmup)
-        text = sparse and loss.majorized_mu and self.dictionary_update == "auto"
-        return SGD_WARMUP_ROWS if text else 0
+        if self._surrogate.warmup != "auto":
+            return int(self._surrogate.warmup)
+        return SGD_WARMUP_ROWS if sparse and loss.majorized_mu else 0
 
-    def _decay(self, auto: float) -> float:
-        return auto if self.surrogate_decay == "auto" else float(self.surrogate_decay)
+    def _resolved_decay(self) -> float:
+        """The surrogate's decay: "auto" is 0.5 for the squared loss's statistics, which stay
+        exact as the dictionary moves, and after an SGD warm-up; 0.3 otherwise."""
+        decay = self._surrogate.decay
+        if decay != "auto":
+            return float(decay)
+        return 0.5 if self._dictionary_kind == "bcd" or self._warmup else 0.3
 
     def _update_rule(self, batch_size: int = 1):
         kind = "sgd" if self._warming_up else self._dictionary_kind
         if kind == "bcd":
-            return BCDSurrogateUpdate(self._decay(0.5), self.eps, nominal_batch=batch_size)
+            return BCDSurrogateUpdate(self._resolved_decay(), self._surrogate.eps,
+                                      nominal_batch=batch_size)
         if kind == "mu":
-            # after a warm-up the dictionary moves less, so its statistics stay fresh longer
-            decay = self._decay(0.5 if self._warmup else 0.3)
-            return MultiplicativeSurrogateUpdate(self.loss_.mu_exponent, decay, self.eps,
+            return MultiplicativeSurrogateUpdate(self.loss_.mu_exponent, self._resolved_decay(),
+                                                 self._surrogate.eps,
                                                  nominal_batch=max(batch_size, MU_MEMORY_ROWS))
-        return ProjectedSGDUpdate(RobbinsMonroSchedule(self.a, self.b), self.batch_reduce,
-                                  self.eps, safeguard=self.step_safeguard)
+        sgd = self._sgd
+        return ProjectedSGDUpdate(RobbinsMonroSchedule(sgd.a, sgd.b), sgd.reduce, sgd.eps,
+                                  safeguard=sgd.safeguard)
 
     def batch_size_for(self, X, *, in_fit: bool = True) -> int:
         """τ for a call on X: explicit, the paper's (10⁻⁴N in fit, 10 in partial_fit), or auto.
@@ -405,7 +360,9 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
         For a sparse X that stays sparse, a row costs K·(its nonzeros + K) instead of K·F,
         and each step also pays O(K·F) for the dictionary, so "auto" takes larger batches.
         """
-        if self.batch_size == "paper":
+        paper = self.batch_size == "paper" or (self.batch_size == "auto"
+                                               and self.settings == "paper")
+        if paper:
             return max(1, math.ceil(1e-4 * X.shape[0])) if in_fit else 10
         if self.batch_size != "auto":
             return int(self.batch_size)
@@ -490,12 +447,16 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
         self._warming_up = self._warmup > 0
         first_sgd = self._dictionary_kind == "sgd" or self._warming_up
         init = self.init if self.init != "auto" else (
+            "random" if self.settings == "paper" else
             "samples" if not first_sgd else "nndsvd" if sparse else "random")
         if init == "nndsvd" and X is not None and X.shape[0] >= self.n_components:
             D0 = self._atoms_from_nndsvd(X, mask, scale, jitter=D0)
         elif init in ("samples", "nndsvd") and X is not None and X.shape[0]:
             D0 = self._atoms_from_samples(X, mask, scale, jitter=D0)
-        self.components_ = project_dictionary_box(D0, self.eps).astype(dtype)
+        self.components_ = project_dictionary_box(D0, self._sgd.eps).astype(dtype)
+        self.coder_ = self._resolved_coder(loss)
+        self.dictionary_update_ = (self._sgd if self._surrogate is None else clone(
+            self._surrogate).set_params(warmup=self._warmup, decay=self._resolved_decay()))
         self.n_components_ = self.n_components
         self.loss_ = loss
         self.scale_ = scale
@@ -503,7 +464,7 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
         self._reset_history()
         self._loss_sum = 0.0
         self.n_code_iter_ = 0
-        self._buffer = []  # (X, mask, codes) kept only for objective="paper"
+        self._buffer = []  # (X, mask, codes) kept only for history="paper"
 
     def _atoms_from_nndsvd(self, X, mask, scale, jitter):
         """NNDSVDa atoms (see ``init``) from the first ``NNDSVD_ROWS`` rows of X, scaled, with
@@ -599,7 +560,7 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
                 return float(self._losses(Xb, Mb, H, C).sum())
 
             D_new, state = rule.update(self._state, D, grad, Xb.shape[0],
-                                       batch_loss if self.step_safeguard else None)
+                                       batch_loss if self._sgd.safeguard else None)
         self.components_ = D_new.astype(D.dtype, copy=False)
         self._state = state
         self._fit_time += time.perf_counter() - t0
@@ -608,12 +569,12 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
         f = coded.objective
         if f is None:
             f = self._losses(Xb, Mb, H, D)
-        elif self.h_l2:
-            f = f - 0.5 * self.h_l2 * np.einsum("ij,ij->i", H, H)
+        elif self._code.l2:
+            f = f - 0.5 * self._code.l2 * np.einsum("ij,ij->i", H, H)
         batch_loss_sum = float(f.sum())
-        if self.objective is None:
+        if self.history is None:
             return batch_loss_sum / max(Xb.shape[0], 1)
-        if self.objective == "online":
+        if self.history == "online":
             self._loss_sum += batch_loss_sum
         else:
             self._buffer.append((Xb, Mb, H))
@@ -622,7 +583,7 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
         return batch_loss_sum / max(Xb.shape[0], 1)
 
     def _objective_now(self) -> float:
-        if self.objective == "online":
+        if self.history == "online":
             return self._loss_sum / max(self._state.n_samples_seen, 1)
         total = sum(float(self._losses(x, m, h, self.components_).sum())
                     for x, m, h in self._buffer)
@@ -681,12 +642,14 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
         if is_dask_array(X):
             if first:
                 self._start_dask(X, mask)
-            self._stream_dask(X, self.batch_size_for(X, in_fit=False), None)
+            self.batch_size_ = self.batch_size_for(X, in_fit=False)
+            self._stream_dask(X, self.batch_size_, None)
             return self
         X, mask, loss, scale = self._check_X(X, mask, reset=first)
         if first:
             self._initialize(X.shape[1], X.dtype, loss, scale, X, mask)
-        self._run(X, mask, np.arange(X.shape[0]), self.batch_size_for(X, in_fit=False))
+        self.batch_size_ = self.batch_size_for(X, in_fit=False)
+        self._run(X, mask, np.arange(X.shape[0]), self.batch_size_)
         self.n_iter_ += 1
         return self
 
@@ -712,7 +675,7 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
         return self._stream_dask_until(
             X, batch_size,
             lambda rows, m: self._run(rows, None, np.arange(rows.shape[0]), batch_size, m),
-            monitor, rng=rng, buffer_blocks=self.dask_buffer_blocks,
+            monitor, rng=rng, buffer_blocks=max(int(self.shuffle), 1),
             check=lambda block: self._check_X(block, None, reset=False)[0])
 
     def _transform_block(self, block):
@@ -744,14 +707,14 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
         """
         if is_dask_array(X):
             self._start_dask(X, mask)
-            bs = self.batch_size_for(X, in_fit=True)
+            bs = self.batch_size_ = self.batch_size_for(X, in_fit=True)
 
             def one_pass(monitor):
                 return self._stream_dask(X, bs, self._rng if self.shuffle else None, monitor)
         else:
             X, mask, loss, scale = self._check_X(X, mask, reset=True)
             self._initialize(X.shape[1], X.dtype, loss, scale, X, mask)
-            bs = self.batch_size_for(X, in_fit=True)
+            bs = self.batch_size_ = self.batch_size_for(X, in_fit=True)
 
             def one_pass(monitor):
                 n = X.shape[0]

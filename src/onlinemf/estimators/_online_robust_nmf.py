@@ -7,7 +7,7 @@ import time
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin, clone
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
@@ -24,11 +24,9 @@ from ..constraints import (
 from ..updates import SurrogateStats, solve_surrogate_dictionary
 from ._base import OnlineFactorizationMixin, one_blas_thread, transactional
 from ._online_nmf import auto_batch_size
+from ._robust_settings import ROBUST_METHODS, Penalty, RobustSolver
 
 __all__ = ["OnlineRobustNMF"]
-
-_SOLVERS = {"pgd": ("pgd", "pgd"), "apgd": ("fista", "apgd"), "admm": ("admm", "admm")}
-
 
 class OnlineRobustNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
                       BaseEstimator):
@@ -53,11 +51,11 @@ class OnlineRobustNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin,
     ----------
     n_components : int, default=49
         K (the paper's canonical 49).
-    solver : {"admm", "pgd", "apgd"}, default="admm"
-        OADMM (eqs. (25)–(35)), the paper's OPGD (eqs. (15)–(22), whose inner solves are still
-        far from converged at the iteration caps below), or "apgd": the accelerated form of
-        both sub-problems, which converges within the same caps. ADMM is the default because it
-        solves both sub-problems accurately within the paper's caps.
+    solver : {"admm", "pgd", "apgd"} or RobustSolver, default="admm"
+        The method of both sub-problems: OADMM (eqs. (25)–(35)), the paper's OPGD
+        (eqs. (15)–(22)) or its accelerated form "apgd"; a :class:`~onlinemf.RobustSolver`
+        also sets κ, ρ and the sub-problems' caps and tolerances. ADMM is the default because
+        it solves both sub-problems accurately within the paper's caps.
     lam : float, "auto" or "paper", default="auto"
         λ, the weight of the outliers' ℓ1 norm: each residual entry beyond λ is an outlier
         (in the units of the scaled data, like M). "paper" is the paper's 1/√F (also taken
@@ -72,29 +70,14 @@ class OnlineRobustNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin,
         overhead: 2·10⁵/(K·F) rows clipped to [2K, 512] (:func:`auto_batch_size`). "paper" is
         the paper's 5·10⁻⁵N in :meth:`fit` (at least 1) and 5 in :meth:`partial_fit`; the
         reproduction experiments use it or an explicit τ.
-    kappa : float, default=1.0
-        κ of the PGD steps η = κ/‖W‖₂² and η̃ = κ/‖A‖_F. Both are at most 1/L for κ ≤ 1, so
-        κ = 1 is safe, and its longer steps get further within the iteration caps than the
-        paper's κ = 0.7, which the reproduction experiments keep.
-    rho : float, default=1.0
-        ADMM penalty ρ₁ = ρ₂ = ρ₃ (the paper's value).
-    code_max_iter, code_tol : int, float, default=50, 1e-3
-    dict_max_iter, dict_tol : int, float, default=200, 1e-4
-        Stopping rules of the two sub-problems: stop when the objective's relative change falls
-        below the tolerance or at the iteration cap (the paper's values, Section VII-B2).
     dict_constraint : {"l2ball", "nonneg", "simplex", "elastic"}, default="l2ball"
         The atom set: C (nonnegative, ‖w‖₂ ≤ 1), C₁ (nonnegative), C₂ (nonnegative, ‖w‖₁ = 1)
-        or C₃ (nonnegative, γ₁‖w‖₁ + (γ₂/2)‖w‖² ≤ 1 with ``elastic=(γ₁, γ₂)``).
-    elastic : tuple of float, default=(1.0, 1.0)
+        or C₃ (nonnegative, γ₁‖w‖₁ + (γ₂/2)‖w‖² ≤ 1 with ``Penalty(elastic=(γ₁, γ₂))``).
     nonneg_outliers : bool, default=False
         Outliers in R′ = [0, M]^F instead of [−M, M]^F.
-    h_l1, h_l2 : float, default=0
-        λ₃‖h‖₁ and (λ₄/2)‖h‖² on the codes (Section VI-B).
-    h_group, group_size : float, int, default=0, 1
-        Group lasso λ₅ Σ_α √ξ_α ‖h_α‖ over contiguous groups of ``group_size`` codes; with
-        ``h_l1`` it is the sparse group lasso.
-    w_l1, w_l2 : float, default=0
-        λ₁‖W‖₁ and (λ₂/2)‖W‖² on the dictionary, added once to the surrogate.
+    penalty : Penalty or None, default=None
+        Regularizers on the codes and the dictionary (Section VI) and the elastic set's
+        (γ₁, γ₂); None is none.
     scale : {"sample_max", "max"}, float or None, default="sample_max"
         The paper normalizes each sample to unit maximum (Section VII-B3) so that M = 1 and
         λ = 1/√F fit; "max" divides all data by one number; None keeps them. :meth:`transform`
@@ -112,13 +95,15 @@ class OnlineRobustNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin,
         None runs exactly ``max_iter`` passes. A fit stopped by ``max_iter`` with the rule on
         emits a ``ConvergenceWarning``.
     shuffle : bool, default=True
-    n_checkpoints : int, default=50
     callback : callable or None, default=None
         Called after every mini-batch step with a dict: ``rows`` (the batch's row indices in
         the X of the call; None for a dask array), ``codes`` (the batch's codes h_i, computed
         with W_(t−1), in the units of X), ``components`` (W_t) and ``time`` (fitting seconds
         so far). With it the paper's clean-data regret f̂_t (eq. (46)) and the online PSNR from
         stored codes (eq. (48)) can be followed without refitting.
+    settings : {"default", "paper"}, default="default"
+        "paper" reads every "auto" as the paper does: λ = 1/√F, τ = 5·10⁻⁵N and κ = 0.7.
+        Explicit values win. The reproduction experiments use it.
     random_state : int, RandomState or None
         Seeds W₀ = P_C(U[0, 1]) and the shuffling.
     verbose : int, default=0
@@ -128,6 +113,8 @@ class OnlineRobustNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin,
     ----------
     components_ : ndarray (n_components, n_features)
     lam_ : float
+    solver_ : RobustSolver
+        The solver's settings, κ resolved.
     stats_ : SurrogateStats
         A_, B_ and c_ of the surrogate, sample averages.
     n_samples_seen_, n_steps_ : int
@@ -159,72 +146,46 @@ class OnlineRobustNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin,
 
     _parameter_constraints: dict = {
         "n_components": [Interval(Integral, 1, None, closed="left")],
-        "solver": [StrOptions(set(_SOLVERS))],
+        "solver": [StrOptions(set(ROBUST_METHODS)), RobustSolver],
         "lam": [Interval(Real, 0, None, closed="left"), StrOptions({"auto", "paper"}), None],
         "bound": [Interval(Real, 0, None, closed="neither")],
         "batch_size": [Interval(Integral, 1, None, closed="left"),
                        StrOptions({"auto", "paper"})],
-        "kappa": [Interval(Real, 0, 1, closed="right")],
-        "rho": [Interval(Real, 0, None, closed="neither")],
-        "code_max_iter": [Interval(Integral, 1, None, closed="left")],
-        "code_tol": [Interval(Real, 0, None, closed="left")],
-        "dict_max_iter": [Interval(Integral, 1, None, closed="left")],
-        "dict_tol": [Interval(Real, 0, None, closed="left")],
         "dict_constraint": [StrOptions({"l2ball", "nonneg", "simplex", "elastic"})],
-        "elastic": [tuple],
         "nonneg_outliers": ["boolean"],
-        "h_l1": [Interval(Real, 0, None, closed="left")],
-        "h_l2": [Interval(Real, 0, None, closed="left")],
-        "h_group": [Interval(Real, 0, None, closed="left")],
-        "group_size": [Interval(Integral, 1, None, closed="left")],
-        "w_l1": [Interval(Real, 0, None, closed="left")],
-        "w_l2": [Interval(Real, 0, None, closed="left")],
+        "penalty": [Penalty, None],
         "scale": [StrOptions({"sample_max", "max"}), Interval(Real, 0, None, closed="neither"),
                   None],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="left")],
         "max_no_improvement": [Interval(Integral, 1, None, closed="left"), None],
         "shuffle": ["boolean"],
-        "n_checkpoints": [Interval(Integral, 0, None, closed="left")],
         "callback": [callable, None],
+        "settings": [StrOptions({"default", "paper"})],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
     }
 
-    def __init__(self, n_components=49, *, solver="admm", lam="auto", bound=1.0, batch_size="auto",
-                 kappa=1.0, rho=1.0, code_max_iter=50, code_tol=1e-3, dict_max_iter=200,
-                 dict_tol=1e-4, dict_constraint="l2ball", elastic=(1.0, 1.0),
-                 nonneg_outliers=False, h_l1=0.0, h_l2=0.0, h_group=0.0, group_size=1,
-                 w_l1=0.0, w_l2=0.0,
-                 scale="sample_max", max_iter=200, tol=1e-4, max_no_improvement=10,
-                 shuffle=True, n_checkpoints=50, callback=None, random_state=None, verbose=0):
+    def __init__(self, n_components=49, *, solver="admm", lam="auto", bound=1.0,
+                 batch_size="auto", dict_constraint="l2ball", nonneg_outliers=False,
+                 penalty=None, scale="sample_max", max_iter=200, tol=1e-4,
+                 max_no_improvement=10, shuffle=True, callback=None, settings="default",
+                 random_state=None, verbose=0):
         self.n_components = n_components
         self.solver = solver
         self.lam = lam
         self.bound = bound
         self.batch_size = batch_size
-        self.kappa = kappa
-        self.rho = rho
-        self.code_max_iter = code_max_iter
-        self.code_tol = code_tol
-        self.dict_max_iter = dict_max_iter
-        self.dict_tol = dict_tol
         self.dict_constraint = dict_constraint
-        self.elastic = elastic
         self.nonneg_outliers = nonneg_outliers
-        self.h_l1 = h_l1
-        self.h_l2 = h_l2
-        self.h_group = h_group
-        self.group_size = group_size
-        self.w_l1 = w_l1
-        self.w_l2 = w_l2
+        self.penalty = penalty
         self.scale = scale
         self.max_iter = max_iter
         self.tol = tol
         self.max_no_improvement = max_no_improvement
         self.shuffle = shuffle
-        self.n_checkpoints = n_checkpoints
         self.callback = callback
+        self.settings = settings
         self.random_state = random_state
         self.verbose = verbose
 
@@ -236,16 +197,20 @@ class OnlineRobustNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin,
             return project_nonnegative(D)
         if self.dict_constraint == "simplex":
             return project_l1_simplex(D)
-        return project_nonneg_elastic_ball(D, *self.elastic)
+        return project_nonneg_elastic_ball(D, *self._penalty.elastic)
 
     def _batch_size(self, n_samples: int | None) -> int:
         """τ for a call: explicit, the paper's (5·10⁻⁵N in fit, 5 in partial_fit), or auto."""
-        if self.batch_size == "paper":
+        if self._paper_batch():
             return 5 if n_samples is None else max(1, math.ceil(5e-5 * n_samples))
         if self.batch_size == "auto":
             k = self.n_components_
             return auto_batch_size(k, self.n_features_in_, work=2e5, low=2 * k)
         return int(self.batch_size)
+
+    def _paper_batch(self) -> bool:
+        return self.batch_size == "paper" or (self.batch_size == "auto"
+                                              and self.settings == "paper")
 
     def _sample_scale(self, Xb):
         """Per-sample divisors of a dense batch (the paper's unit-max normalization)."""
@@ -255,12 +220,18 @@ class OnlineRobustNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin,
         return np.full(Xb.shape[0], self.scale_)
 
     def _code(self, Xs, D, stopping="batch"):
-        code_solver, _ = _SOLVERS[self.solver]
+        sol, pen = self._solver, self._penalty
         return solve_codes_outliers(
-            D, Xs, self.lam_, self.bound, solver=code_solver, max_iter=self.code_max_iter,
-            tol=self.code_tol, kappa=self.kappa, rho=self.rho, h_l1=self.h_l1, h_l2=self.h_l2,
-            nonneg_outliers=self.nonneg_outliers, stopping=stopping, h_group=self.h_group,
-            group_size=self.group_size)
+            D, Xs, self.lam_, self.bound, solver=ROBUST_METHODS[sol.method][0],
+            max_iter=sol.code_max_iter, tol=sol.code_tol, kappa=sol.kappa, rho=sol.rho,
+            h_l1=pen.h_l1, h_l2=pen.h_l2, nonneg_outliers=self.nonneg_outliers,
+            stopping=stopping, h_group=pen.h_group, group_size=pen.group_size)
+
+    def _losses(self, Xs, res):
+        """Per-sample objective ℓ̃ (eq. (6)) of scaled samples at their codes and outliers."""
+        pen = self._penalty
+        return outlier_loss(Xs, res.codes, self.components_, res.outliers, self.lam_,
+                            pen.h_l1, pen.h_l2, pen.h_group, pen.group_size)
 
     def _check_X(self, X, *, reset):
         with guarded_validation(self):
@@ -278,17 +249,30 @@ class OnlineRobustNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin,
                 else:
                     scale = self.scale_
                 check_magnitude(X, "OnlineRobustNMF", scale)
+            self._resolve_settings()
             if self.dict_constraint == "elastic":
-                if len(self.elastic) != 2:
-                    raise ValueError("elastic must be a pair (l1, l2)")
-                project_nonneg_elastic_ball(np.ones((1, 2)), *self.elastic)  # validates
+                project_nonneg_elastic_ball(np.ones((1, 2)), *self._penalty.elastic)  # validates
         return X
+
+    def _resolve_settings(self) -> None:
+        """``_solver`` (κ "auto" resolved: 1, or the paper's 0.7 under ``settings="paper"``)
+        and ``_penalty``, validated."""
+        solver = self.solver
+        solver = (RobustSolver(solver) if isinstance(solver, str) else solver).check("solver")
+        if solver.kappa == "auto":
+            solver = clone(solver).set_params(kappa=0.7 if self.settings == "paper" else 1.0)
+        self._settle("_solver", solver)
+        self._settle("_penalty", (Penalty() if self.penalty is None else self.penalty)
+                     .check("penalty"))
 
     def _initialize(self, X):
         rng = check_random_state(self.random_state)
         self._rng = np.random.default_rng(rng.randint(np.iinfo(np.int32).max))
         n_features = X.shape[1]
-        self.lam_ = (1.0 / math.sqrt(n_features) if self.lam in (None, "paper") else
+        paper_lam = self.lam in (None, "paper") or (self.lam == "auto"
+                                                    and self.settings == "paper")
+        self.solver_ = clone(self._solver)
+        self.lam_ = (1.0 / math.sqrt(n_features) if paper_lam else
                      0.25 * self.bound if self.lam == "auto" else float(self.lam))
         if self.scale == "max":
             top = float(X.max()) if X.shape[0] else 1.0
@@ -310,7 +294,7 @@ class OnlineRobustNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin,
     def surrogate_objective(self) -> float:
         """f̃_t(W_t) = ½⟨DDᵀ, A⟩ − ⟨D, B⟩ + c (eq. (11)), exact from the statistics."""
         check_is_fitted(self, "components_")
-        return self.stats_.surrogate(self.components_, self.w_l1, self.w_l2)
+        return self.stats_.surrogate(self.components_, self._penalty.w_l1, self._penalty.w_l2)
 
     def _step(self, Xb, rows=None) -> float:
         """One ONMFO step; returns the batch's mean objective ℓ̃ at its codes and outliers
@@ -319,14 +303,13 @@ class OnlineRobustNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin,
         s = self._sample_scale(Xb)[:, None]
         Xs = Xb / s
         res = self._code(Xs, self.components_)
-        f = float(outlier_loss(Xs, res.codes, self.components_, res.outliers, self.lam_,
-                               self.h_l1, self.h_l2, self.h_group, self.group_size).mean())
+        f = float(self._losses(Xs, res).mean())
         self.stats_ = self.stats_.add(Xs, res.codes, res.outliers, self.lam_)
-        _, dict_solver = _SOLVERS[self.solver]
+        sol = self._solver
         D, _ = solve_surrogate_dictionary(
-            self.components_, self.stats_, self._project, solver=dict_solver,
-            max_iter=self.dict_max_iter, tol=self.dict_tol, kappa=self.kappa, rho=self.rho,
-            w_l1=self.w_l1, w_l2=self.w_l2)
+            self.components_, self.stats_, self._project, solver=ROBUST_METHODS[sol.method][1],
+            max_iter=sol.dict_max_iter, tol=sol.dict_tol, kappa=sol.kappa, rho=sol.rho,
+            w_l1=self._penalty.w_l1, w_l2=self._penalty.w_l2)
         self.components_ = D.astype(self.components_.dtype, copy=False)
         self.n_steps_ += 1
         self._fit_time += time.perf_counter() - t0
@@ -361,7 +344,7 @@ class OnlineRobustNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin,
     def _dask_batch_size(self, X) -> int:
         k = self.n_components
         return (self.batch_size if isinstance(self.batch_size, Integral) else 5
-                if self.batch_size == "paper" else
+                if self._paper_batch() else
                 auto_batch_size(k, X.shape[1], work=2e5, low=2 * k))
 
     def _rows(self, X, monitor=None) -> bool:
@@ -440,7 +423,5 @@ class OnlineRobustNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin,
             Xb, _ = dense_batch(X, np.arange(start, min(start + 4096, X.shape[0])))
             Xs = Xb / self._sample_scale(Xb)[:, None]
             res = self._code(Xs, self.components_, stopping="sample")
-            total += float(outlier_loss(Xs, res.codes, self.components_, res.outliers,
-                                        self.lam_, self.h_l1, self.h_l2, self.h_group,
-                                        self.group_size).sum())
+            total += float(self._losses(Xs, res).sum())
         return -total / max(X.shape[0], 1)

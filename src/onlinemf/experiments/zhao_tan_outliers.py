@@ -19,7 +19,7 @@ from ..datasets import (
     make_video,
     render_faces,
 )
-from ..estimators import OnlineRobustNMF
+from ..estimators import OnlineRobustNMF, RobustSolver
 from ..losses import get_loss
 from ._registry import Context, Result, pyplot, register, save_figure
 from ._verdicts import at_least, at_most, claim, count_band, ratio_band
@@ -89,8 +89,8 @@ def run_methods(X, k, *, tau, seed, batch_iter, which=("online", "batch", "other
     if "online" in which:  # same random_state, so the same W₀ for every online method
         for name, solver in ONLINE.items():
             tracker = regret()
-            est = OnlineRobustNMF(k, solver=solver, batch_size=tau, scale=None, kappa=0.7,
-                                  lam="paper", callback=tracker, random_state=seed,
+            est = OnlineRobustNMF(k, solver=solver, batch_size=tau, scale=None,
+                                  settings="paper", callback=tracker, random_state=seed,
                                   **ONE_PASS)
             t0 = time.perf_counter()
             est.fit(X)
@@ -213,11 +213,12 @@ def synthetic(ctx: Context) -> Result:
         return {m: {**{key: v for key, v in r.items() if key not in ("low", "outliers")},
                     "psnr": _psnr(r["low"], d.X_clean)} for m, r in results.items()}
 
-    def oadmm_like(**kw):  # OADMM's (or OPGD's) history on the canonical data
-        kw = {"solver": "admm", "batch_size": 5, "kappa": 0.7, "lam": "paper", **ONE_PASS,
-              **kw}
-        return OnlineRobustNMF(kw.pop("n_components", k), scale=None, random_state=ctx.seed,
-                               **kw).fit(d.X).history_
+    def oadmm_like(solver="admm", kappa="auto", rho=1.0, **kw):
+        """OADMM's (or OPGD's) history on the canonical data, at the paper's settings."""
+        kw = {"batch_size": 5, **ONE_PASS, **kw}
+        return OnlineRobustNMF(kw.pop("n_components", k), scale=None, settings="paper",
+                               solver=RobustSolver(solver, kappa=kappa, rho=rho),
+                               random_state=ctx.seed, **kw).fit(d.X).history_
 
     results = ctx.memo("zhao-tan-synthetic-main", main)
     fig, axes = plt.subplots(1, 3, figsize=(15, 4))
@@ -322,8 +323,8 @@ def synthetic(ctx: Context) -> Result:
     for nu, nut in ((0.8, 0.2), (0.9, 0.3)):
         def heavier(nu=nu, nut=nut):
             dd = make_outlier_synthetic(n, f, k, nu, nut, random_state=ctx.seed)
-            est = OnlineRobustNMF(k, solver="admm", batch_size=5, scale=None, kappa=0.7,
-                                  lam="paper", random_state=ctx.seed, **ONE_PASS).fit(dd.X)
+            est = OnlineRobustNMF(k, solver="admm", batch_size=5, scale=None,
+                                  settings="paper", random_state=ctx.seed, **ONE_PASS).fit(dd.X)
             low, _ = est.decompose(dd.X)
             return _psnr(dd.X, dd.X_clean), _psnr(low, dd.X_clean)
 

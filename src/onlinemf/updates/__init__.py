@@ -1,5 +1,7 @@
 """Dictionary update rules, each written as explicit state plus a step.
 
+* :class:`SGD` and :class:`Surrogate` — OnlineNMF's ``dictionary_update`` settings;
+
 * :class:`ProjectedSGDUpdate` with :class:`RobbinsMonroSchedule` — projected stochastic
   gradient (Zhao, Tan and Xu 2016, arXiv:1608.00075); ``rule.init(components) -> state`` and
   ``rule.update(state, components, grad, n_batch) -> (components, state)``;
@@ -25,6 +27,7 @@ from ._majorization import (
     batch_weight,
 )
 from ._poisson import PoissonStats, log_jensen_gap, poisson_row_objective, solve_poisson_rows
+from ._settings import SGD, Surrogate
 from ._sgd import ProjectedSGDUpdate, RobbinsMonroSchedule, SGDState
 from ._surrogate import (
     DICT_SOLVERS,
@@ -52,7 +55,8 @@ from ._variance_reduction import (
     vr_direction,
 )
 
-__all__ = ["RobbinsMonroSchedule", "ProjectedSGDUpdate", "SGDState", "SurrogateStats",
+__all__ = ["SGD", "Surrogate", "RobbinsMonroSchedule", "ProjectedSGDUpdate", "SGDState",
+           "SurrogateStats",
            "DICT_SOLVERS", "solve_surrogate_dictionary", "bcd_dictionary",
            "poisson_row_objective", "solve_poisson_rows", "log_jensen_gap", "PoissonStats",
            "GradientTerms", "sampling_factor", "default_batch_params", "theta_min",
