@@ -83,7 +83,7 @@ def bbc_rows(data_dir, seeds):
     from onlinemf.datasets._embedded import load_bbc
 
     corpus = load_bbc(os.path.join(data_dir, "bbc"))
-    X = TfidfTransformer().fit_transform(corpus.counts).tocsr()
+    X = TfidfTransformer().fit_transform(corpus.data).tocsr()
     dense = X.toarray()
 
     def objective(W, H):
@@ -100,7 +100,7 @@ def bbc_rows(data_dir, seeds):
             W = est.transform(X)
             row = {"data": "bbc tf-idf", "method": name, "seed": seed,
                    "objective": objective(W, est.components_),
-                   "nmi": normalized_mutual_info_score(corpus.labels, W.argmax(axis=1)),
+                   "nmi": normalized_mutual_info_score(corpus.target, W.argmax(axis=1)),
                    "passes": getattr(est, "n_iter_", None), "s": t}
             rows.append(row)
             print(json.dumps({k_: (round(v, 5) if isinstance(v, float) else v)

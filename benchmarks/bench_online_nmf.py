@@ -41,7 +41,7 @@ def datasets(quick: bool):
     yield "digits", load_digits().data, 16
     faces, _ = render_faces(8, 64, random_state=0)
     yield "faces", faces, 25
-    yield "text", make_topic_corpus(2000 if quick else 5000, random_state=0).counts, 5
+    yield "text", make_topic_corpus(2000 if quick else 5000, random_state=0).data, 5
 
 
 def evaluate(loss, components, X):

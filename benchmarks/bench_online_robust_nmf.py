@@ -36,7 +36,7 @@ def main():
     ap.add_argument("--k", type=int, default=49)
     args = ap.parse_args()
     path = find_data(args.data_dir, "cbcl_face", "CBCL_Face.mat")
-    faces = load_cbcl(path) if path else render_faces(8, 64, size=19, random_state=0)[0]
+    faces = load_cbcl(path).data if path else render_faces(8, 64, size=19, random_state=0)[0]
     faces = faces / faces.max(axis=1, keepdims=True)
     rng = np.random.default_rng(0)
     clean = np.tile(faces, (args.p, 1))[rng.permutation(args.p * faces.shape[0])]

@@ -35,7 +35,7 @@ def load(data_dir):
     if path and os.path.exists(path):
         from onlinemf.datasets import load_cbcl
 
-        return load_cbcl(path), "CBCL faces (2429 × 361)"
+        return load_cbcl(path).data, "CBCL faces (2429 × 361)"
     return load_digits().data / 16.0, "scikit-learn digits (1797 × 64)"
 
 

@@ -287,3 +287,203 @@ def test_cli_fit_is_the_estimators_fit(tmp_path, rng):
         assert pickle.load(fh).n_iter_ == 2
     assert main(["fit", str(path), "--checkpoint", str(tmp_path / "c.pkl"),
                  "--model", str(model)]) == 2  # a checkpointed run needs --passes
+
+
+# --------------------------------------------------------------------------- every estimator
+@pytest.fixture
+def small(tmp_path, rng):
+    X = rng.random((80, 3)) @ rng.random((3, 8))
+    path = tmp_path / "small.npy"
+    np.save(path, X)
+    return X, str(path)
+
+
+@pytest.mark.parametrize("name, make", [
+    ("robust-nmf", lambda: __import__("onlinemf").OnlineRobustNMF(
+        3, max_iter=2, max_no_improvement=None, random_state=0, verbose=0)),
+    ("odl", lambda: __import__("onlinemf").OnlineDictionaryLearning(
+        3, max_iter=2, max_no_improvement=None, random_state=0, verbose=0)),
+    ("smf", lambda: __import__("onlinemf").StochasticMF(n_components=3, max_iter=2,
+                                                        random_state=0)),
+    ("poisson", lambda: __import__("onlinemf").PoissonSubspaceTracker(3, random_state=0)),
+])
+def test_fit_every_estimator_from_the_command_line(tmp_path, small, name, make):
+    """`fit --estimator NAME` is that estimator's own fit: the same dictionary, bit for bit."""
+    X, path = small
+    model, codes = tmp_path / "m.pkl", tmp_path / "c.npy"
+    passes = [] if name == "poisson" else ["--passes", "2"]
+    assert main(["fit", path, "--estimator", name, "-k", "3", *passes, "--model", str(model),
+                 "--codes", str(codes), "--quiet"]) == 0
+    with open(model, "rb") as fh:
+        cli = pickle.load(fh)
+    api = make().fit(X)
+    assert type(cli) is type(api)
+    np.testing.assert_array_equal(cli.components_, api.components_)
+    assert np.load(codes).shape == (80, 3)
+
+
+def test_cli_errors_name_the_options_typed(tmp_path, small, capsys):
+    X, path = small
+    m = ["--model", str(tmp_path / "m.pkl")]
+    cases = [
+        (["fit", path, "--passes", "0", *m], "--passes must be at least 1"),
+        (["fit", path, "-k", "0", *m], "-k/--n-components must be at least 1"),
+        (["fit", path, "--batch-size", "-3", *m], "--batch-size must be"),
+        (["fit", path, "--param", "tol=-1", *m], "--param tol must be"),
+        (["fit", path, "--estimator", "poisson", "--passes", "2", *m],
+         "--passes does not apply to --estimator poisson"),
+        (["fit", path, "--estimator", "poisson", "--batch-size", "5", *m],
+         "--batch-size does not apply"),
+        (["fit", path, "--estimator", "robust-nmf", "--loss", "kl", *m],
+         "--loss applies to --estimator nmf only"),
+        (["fit", path, "--estimator", "smf", "--param", "loss=kl", *m],
+         "StochasticMF has no parameter 'loss'"),
+        (["fit", path, "--estimator", "odl", "--passes", "1", "--checkpoint",
+          str(tmp_path / "c"), *m], "--checkpoint works with --estimator nmf only"),
+    ]
+    for argv, message in cases:
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert message in err, (argv, err)
+        assert "max_iter" not in err and "'batch_size'" not in err, err
+    assert not (tmp_path / "m.pkl").exists()
+
+
+def test_fit_rewords_the_pass_cap_warning_in_the_options_terms(tmp_path, rng, capsys):
+    X = rng.random((30, 4))
+    path = tmp_path / "X.npy"
+    np.save(path, X)
+    assert main(["fit", str(path), "-k", "2", "--param", "tol=0", "--param",
+                 "max_no_improvement=1000000", "--model", str(tmp_path / "m.pkl")]) == 0
+    err = capsys.readouterr().err
+    assert "--passes N" in err and "--param max_iter=N" in err
+
+
+# --------------------------------------------------------------------------- files
+def test_csv_with_a_header_and_empty_cells(tmp_path, rng, capsys):
+    from onlinemf import PoissonSubspaceTracker
+
+    Y = rng.poisson(3.0, size=(40, 5)).astype(float)
+    holes = [(0, 1), (7, 4), (20, 0)]
+    lines = ["a,b,c,d,e"]
+    for i, row in enumerate(Y):
+        lines.append(",".join("" if (i, j) in holes else f"{v:g}" for j, v in enumerate(row)))
+    path = tmp_path / "counts.csv"
+    path.write_text("\n".join(lines) + "\n")
+    M = read_matrix(str(path))
+    expected = Y.copy()
+    for i, j in holes:
+        expected[i, j] = np.nan
+    np.testing.assert_array_equal(M, expected)  # NaN where the cells are empty
+    model = tmp_path / "m.pkl"
+    assert main(["fit", str(path), "--estimator", "poisson", "-k", "2", "--model",
+                 str(model), "--quiet"]) == 0
+    with open(model, "rb") as fh:
+        cli = pickle.load(fh)
+    api = PoissonSubspaceTracker(2, random_state=0).fit(expected)
+    np.testing.assert_array_equal(cli.components_, api.components_)
+    assert main(["fit", str(path), "--estimator", "robust-nmf", "--model",
+                 str(tmp_path / "r.pkl")]) == 2
+    err = capsys.readouterr().err
+    assert f"{path} has 3 empty cell(s)" in err and "OnlineRobustNMF" in err
+    bad = tmp_path / "bad.csv"
+    bad.write_text("a,b\n1,2\n3,x\n")
+    with pytest.raises(ValueError, match=r"line 3, column 2: 'x' is not a number"):
+        read_matrix(str(bad))
+    ragged = tmp_path / "ragged.csv"
+    ragged.write_text("1,2,3\n4,5\n")
+    with pytest.raises(ValueError, match="line 2: 2 cells where the first row has 3"):
+        read_matrix(str(ragged))
+
+
+def _terms_by_documents(rng, n_terms=400, n_docs=80):
+    """Counts of Zipf-distributed terms (rows) in documents of similar length (columns)."""
+    p = 1.0 / np.arange(1, n_terms + 1)
+    return np.array([rng.multinomial(300, p / p.sum()) for _ in range(n_docs)]).T.astype(float)
+
+
+def test_transpose_and_the_warning_for_a_transposed_file(tmp_path, rng, capsys):
+    C = _terms_by_documents(rng)
+    tbd, dbt = tmp_path / "tbd.mtx", tmp_path / "dbt.mtx"
+    scipy.io.mmwrite(tbd, sp.csr_matrix(C))
+    scipy.io.mmwrite(dbt, sp.csr_matrix(C.T))
+    m1, m2 = tmp_path / "m1.pkl", tmp_path / "m2.pkl"
+    common = ["-k", "3", "--passes", "2", "--loss", "kl", "--quiet"]
+    assert main(["fit", str(tbd), *common, "--model", str(m1)]) == 0
+    assert "looks like features × samples" in capsys.readouterr().err
+    assert main(["fit", str(tbd), "--transpose", *common, "--model", str(m1)]) == 0
+    assert main(["fit", str(dbt), *common, "--model", str(m2)]) == 0
+    assert "looks like" not in capsys.readouterr().err  # neither warns
+    with open(m1, "rb") as a, open(m2, "rb") as b:
+        A, B = pickle.load(a), pickle.load(b)
+    assert A.components_.shape == (3, 400)  # documents are the samples
+    np.testing.assert_array_equal(A.components_, B.components_)
+    codes = tmp_path / "c.npy"
+    assert main(["transform", str(m1), str(tbd), "--transpose", "--out", str(codes)]) == 0
+    assert np.load(codes).shape == (80, 3)
+    assert main(["transform", str(m1), str(tbd), "--out", str(codes)]) == 2
+    assert "try --transpose" in capsys.readouterr().err
+
+
+def test_progress_bar_follows_the_fit_without_changing_it(rng):
+    import io
+
+    from onlinemf.cli import _Progress, _show_progress, build_parser
+
+    pytest.importorskip("tqdm")
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    args = build_parser().parse_args(["fit", "x.npy"])
+    quiet = build_parser().parse_args(["fit", "x.npy", "--quiet"])
+    assert _show_progress(args, Terminal()) and not _show_progress(quiet, Terminal())
+    assert not _show_progress(args, io.StringIO())  # not a terminal
+    X = rng.random((400, 10))
+    est = OnlineNMF(3, max_iter=3, max_no_improvement=None, random_state=0)
+    out = Terminal()
+    with _Progress(est, 1200, enabled=True, file=out, interval=0.01):
+        est.fit(X)
+    text = out.getvalue()
+    last = f"objective {est.history_['objective'][-1]:.6g}"
+    assert last in text and "1.20k/1.20k" in text
+    plain = OnlineNMF(3, max_iter=3, max_no_improvement=None, random_state=0).fit(X)
+    np.testing.assert_array_equal(est.components_, plain.components_)
+
+
+def test_topics_command(tmp_path, rng, capsys):
+    from onlinemf.plotting import format_topics
+
+    C = _terms_by_documents(rng).T  # documents × terms
+    data, vocab, model = tmp_path / "d.npy", tmp_path / "terms.txt", tmp_path / "m.pkl"
+    np.save(data, C)
+    terms = [f"w{i}" for i in range(C.shape[1])]
+    vocab.write_text("\n".join(terms) + "\n")
+    assert main(["fit", str(data), "-k", "3", "--passes", "1", "--model", str(model),
+                 "--quiet"]) == 0
+    capsys.readouterr()
+    png = tmp_path / "topics.png"
+    assert main(["topics", str(model), "--vocab", str(vocab), "-n", "4", "--plot",
+                 str(png)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    with open(model, "rb") as fh:
+        fitted = pickle.load(fh)
+    assert out[:3] == format_topics(fitted, terms, 4).splitlines()
+    assert len(out[0].split(":")[1].split()) == 4 and png.stat().st_size > 0
+    short = tmp_path / "short.txt"
+    short.write_text("a\nb\n")
+    assert main(["topics", str(model), "--vocab", str(short)]) == 2
+    assert "has 2 terms but the model has 400 features" in capsys.readouterr().err
+    holes = tmp_path / "holes.txt"
+    holes.write_text("a\n\nb\n")
+    assert main(["topics", str(model), "--vocab", str(holes)]) == 2
+    assert "line 2 is blank" in capsys.readouterr().err
+
+
+def test_model_file_commands_warn_that_models_are_pickles(capsys):
+    for command in ("transform", "topics", "fit"):
+        with pytest.raises(SystemExit):
+            main([command, "--help"])
+        out = " ".join(capsys.readouterr().out.split())
+        assert "pickles" in out and "sources you trust" in out, command

@@ -12,7 +12,7 @@ RANK = {"_params": 0, "_sparse": 0, "_steps": 0, "_io": 0, "_history": 0, "_dask
         "_validation": 1, "_state_file": 1,
         "losses": 1, "constraints": 1, "problems": 2, "coders": 2,
         "updates": 3, "graphs": 3, "datasets": 3, "metrics": 4,
-        "baselines": 5, "estimators": 5, "": 6, "testing": 6,
+        "baselines": 5, "estimators": 5, "": 6, "testing": 6, "plotting": 6,
         "experiments": 7, "benchmarking": 7, "cli": 8, "__main__": 9}
 
 

@@ -374,7 +374,7 @@ def test_sgd_warmup_then_surrogate_ends_below_either_alone_on_topics():
     from onlinemf.datasets import make_topic_corpus
 
     X = sp.csr_matrix(TfidfTransformer().fit_transform(
-        make_topic_corpus(3000, random_state=0).counts))
+        make_topic_corpus(3000, random_state=0).data))
     kw = dict(loss="kl", random_state=0, max_iter=3)
     hybrid = OnlineNMF(5, dictionary_update=Surrogate(warmup=3000), **kw).fit(X)
     sgd = OnlineNMF(5, dictionary_update="sgd", init="nndsvd", **kw).fit(X)

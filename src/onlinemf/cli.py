@@ -1,31 +1,56 @@
-"""The ``onlinemf`` command: fit, transform, ndl, reproduce, bench."""
+"""The ``onlinemf`` command: fit, transform, topics, ndl, reproduce, bench."""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import pickle
+import re
 import sys
+import threading
+import warnings
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
-from ._io import write_atomic
+from ._io import count_missing, looks_transposed, read_csv, write_atomic
 
-__all__ = ["main", "read_matrix", "check_output_path", "write_atomic", "load_model"]
+__all__ = ["main", "build_parser", "read_matrix", "check_output_path", "write_atomic",
+           "load_model", "read_vocabulary"]
+
+#: ``fit --estimator`` choices: the estimator class of each (in ``onlinemf.estimators``).
+ESTIMATORS = {
+    "nmf": "OnlineNMF",
+    "robust-nmf": "OnlineRobustNMF",
+    "odl": "OnlineDictionaryLearning",
+    "poisson": "PoissonSubspaceTracker",
+    "smf": "StochasticMF",
+}
+
+MODEL_FILE_NOTE = ("Model files are Python pickles: loading one can run arbitrary code, so "
+                   "load only model files from sources you trust.")
 
 
 LAZY_NPY_BYTES = 256 * 2**20  # larger .npy files are memory-mapped and streamed
 
 
-def read_matrix(path: str, dataset: str | None = None):
+def read_matrix(path: str, dataset: str | None = None, transpose: bool = False):
     """Read a data matrix (rows = samples) from .npy, .npz, .csv or Matrix Market .mtx; or,
     lazily as a dask array (never loaded whole), from .zarr, from an HDF5 dataset
-    (.h5/.hdf5 with ``dataset``) or from a .npy file over 256 MB (memory-mapped)."""
+    (.h5/.hdf5 with ``dataset``) or from a .npy file over 256 MB (memory-mapped).
+
+    A CSV file may have a header row (skipped) and empty cells, which are missing entries
+    (NaN). ``transpose`` reads a features × samples file (columns = samples)."""
     ext = os.path.splitext(path.rstrip("/"))[1].lower()
     if not os.path.exists(path):
         raise FileNotFoundError(f"no such data file: {path}")
     if ext in (".zarr", ".h5", ".hdf5") or (
             ext == ".npy" and os.path.getsize(path) > LAZY_NPY_BYTES):
+        if transpose:
+            raise ValueError(f"--transpose needs an in-memory input; {path} is read lazily "
+                             "(store it with samples as rows)")
         return _read_lazy(path, ext, dataset)
     if ext not in (".npy", ".npz", ".csv", ".mtx"):
         raise ValueError(f"unsupported data format {ext!r}: use .npy, .npz, .csv, .mtx, "
@@ -36,6 +61,8 @@ def read_matrix(path: str, dataset: str | None = None):
         raise ValueError(f"cannot read {path}: {exc}") from None
     if X.ndim != 2 or X.shape[0] == 0 or X.shape[1] == 0:
         raise ValueError(f"{path} holds no data matrix (shape {X.shape}; rows are samples)")
+    if transpose:
+        X = X.T.tocsr() if hasattr(X, "tocsr") else np.ascontiguousarray(X.T)
     return X
 
 
@@ -84,7 +111,7 @@ def _read(path: str, ext: str):
             key = "X" if "X" in z.files else z.files[0]
             return z[key]
     if ext == ".csv":
-        return np.loadtxt(path, delimiter=",", ndmin=2)
+        return read_csv(path)[0]
     from scipy.io import mmread
 
     return mmread(path).tocsr()
@@ -130,41 +157,122 @@ def _parse_value(text: str):
     return {"none": None, "true": True, "false": False}.get(text.lower(), text)
 
 
-def _fit_params(args) -> dict:
-    from .estimators import OnlineNMF
+def _estimator_class(name: str):
+    from . import estimators
 
-    params = {"n_components": args.n_components, "loss": args.loss,
-              "batch_size": args.batch_size if args.batch_size else "auto",
-              "random_state": args.random_state, "verbose": 0}
-    if args.passes is not None:  # exactly that many passes: the stopping rule off
-        params.update(max_iter=args.passes, max_no_improvement=None)
-    from .losses import get_loss
+    return getattr(estimators, ESTIMATORS[name])
 
-    known = OnlineNMF().get_params()
-    loss_params = {}
+
+def _fit_params(args) -> tuple[dict, dict]:
+    """The estimator's parameters from the options, and for each parameter the option that
+    set it (so that an error names what the user typed)."""
+    name = args.estimator
+    cls = _estimator_class(name)
+    known = cls().get_params()
+    params: dict[str, Any] = {}
+    origin: dict[str, str] = {}
+
+    def put(key, value, option):
+        params[key] = value
+        origin[key] = option
+
+    k = args.n_components if args.n_components is not None else (40 if name == "nmf" else None)
+    if k is not None:
+        put("n_components", k, "-k/--n-components")
+    put("random_state", args.random_state, "--random-state")
+    if "verbose" in known:
+        put("verbose", 0, "--quiet")
+    if args.loss is not None or name == "nmf":
+        if name != "nmf":
+            raise ValueError(f"--loss applies to --estimator nmf only (not {name})")
+        put("loss", args.loss or "squared", "--loss")
+    if name == "nmf" or (args.batch_size and "batch_size" in known):
+        put("batch_size", args.batch_size if args.batch_size else "auto", "--batch-size")
+    elif args.batch_size:
+        raise ValueError(f"--batch-size does not apply to --estimator {name} (it takes one "
+                         "sample at a time)")
+    if args.passes is not None:
+        if args.passes < 1:
+            raise ValueError(f"--passes must be at least 1, got {args.passes}")
+        if "max_iter" not in known:
+            raise ValueError(f"--passes does not apply to --estimator {name}: it makes one "
+                             "pass over the rows, in time order")
+        put("max_iter", args.passes, "--passes")
+        if "max_no_improvement" in known:  # exactly that many passes: the stopping rule off
+            put("max_no_improvement", None, "--passes")
+    loss_params: dict[str, Any] = {}
     for item in args.param or []:
         key, sep, value = item.partition("=")
         if not sep:
             raise ValueError(f"--param expects KEY=VALUE, got {item!r}")
-        if key.startswith("loss."):
+        if key.startswith("loss.") and name == "nmf":
             loss_params[key[5:]] = _parse_value(value)
+            origin["loss"] = f"--param {key}"
         elif key in known:
-            params[key] = _parse_value(value)
+            put(key, _parse_value(value), f"--param {key}")
         else:
-            raise ValueError(f"--param {key}: OnlineNMF has no parameter {key!r}")
-    if loss_params:
+            raise ValueError(f"--param {key}: {cls.__name__} has no parameter {key!r}")
+    if loss_params:  # the loss carries its parameters
+        from .losses import get_loss
+
         params["loss"] = get_loss(params["loss"], **loss_params)
-    return params
+    if args.n_components is not None and args.n_components < 1:
+        raise ValueError(f"-k/--n-components must be at least 1, got {args.n_components}")
+    return params, origin
+
+
+_INVALID = re.compile(r"The '(\w+)' parameter of \w+ must be (.*)\. Got (.*) instead\.$",
+                      re.DOTALL)
+
+
+def _check_params(cls, params: dict, origin: dict) -> None:
+    """Validate the parameters before any data are read; an error names the option."""
+    from sklearn.utils._param_validation import InvalidParameterError
+
+    try:
+        cls(**params)._validate_params()
+    except InvalidParameterError as exc:
+        m = _INVALID.match(str(exc))
+        if m and m.group(1) in origin:
+            raise ValueError(f"{origin[m.group(1)]} must be {m.group(2)}; got "
+                             f"{m.group(3)}") from None
+        raise ValueError(str(exc)) from None
+
+
+def _prepare_data(X, path: str, args, model_or_cls) -> None:
+    """Warn when X looks transposed; refuse missing entries an estimator cannot take."""
+    if not getattr(args, "transpose", False) and looks_transposed(X):
+        print(f"onlinemf: warning: {path} looks like features × samples ({X.shape[0]} rows, "
+              f"{X.shape[1]} columns of counts whose row totals vary far more than its column "
+              "totals, as a terms × documents matrix does); rows are taken as samples. If "
+              "its columns are the samples, add --transpose.", file=sys.stderr)
+    missing = count_missing(X)
+    if missing and not _accepts_missing(model_or_cls):
+        name = model_or_cls.__name__ if isinstance(model_or_cls, type) else \
+            type(model_or_cls).__name__
+        cells = "empty cell(s)" if path.lower().endswith(".csv") else "missing (NaN) entries"
+        raise ValueError(f"{path} has {missing} {cells}, and {name} needs complete data "
+                         "(--estimator nmf and poisson take missing entries)")
+
+
+def _accepts_missing(model_or_cls) -> bool:
+    est = model_or_cls() if isinstance(model_or_cls, type) else model_or_cls
+    try:
+        return bool(est.__sklearn_tags__().input_tags.allow_nan)
+    except AttributeError:
+        return False
 
 
 def _cmd_fit(args) -> int:
-    from .estimators import OnlineNMF
-
+    name = args.estimator
+    cls = _estimator_class(name)
     check_output_path(args.model, "--model")
     if args.codes:
         check_output_path(args.codes, "--codes")
     if args.checkpoint:
         check_output_path(args.checkpoint, "--checkpoint")
+        if name != "nmf":
+            raise ValueError(f"--checkpoint works with --estimator nmf only (not {name})")
     if args.checkpoint_every < 1:
         raise ValueError("--checkpoint-every must be at least 1")
     if args.resume and not args.checkpoint:
@@ -172,22 +280,126 @@ def _cmd_fit(args) -> int:
     if args.checkpoint and args.passes is None:
         raise ValueError("--checkpoint runs a fixed number of passes: give --passes N (without "
                          "--checkpoint, fit runs until its stopping rule)")
-    params = _fit_params(args)
-    OnlineNMF(**params)._validate_params()  # bad values fail before the data are read
-    X = read_matrix(args.data, args.dataset)
-    with _scheduler(args):
+    params, origin = _fit_params(args)
+    _check_params(cls, params, origin)  # bad values fail before the data are read
+    X = read_matrix(args.data, args.dataset, args.transpose)
+    _prepare_data(X, args.data, args, cls)
+    say = (lambda *a: None) if args.quiet else print
+    with _scheduler(args), _converge_warnings(origin):
         if not args.checkpoint:  # the estimator's own fit (a lazy input streams through it)
-            model = OnlineNMF(**params).fit(X)
+            est = cls(**params)
+            with _Progress(est, _progress_total(est, X, args), enabled=_show_progress(args)):
+                model = est.fit(X)
         elif _is_lazy(X):
             raise ValueError("--checkpoint needs an in-memory input for now; a lazily "
                              "read .zarr/.h5/large .npy is streamed by fit directly")
         else:
-            model = _checkpointed_fit(OnlineNMF(**params), X, args)
+            model = _checkpointed_fit(cls(**params), X, args)
         write_atomic(args.model, lambda fh: pickle.dump(model, fh))
-        print(f"model written to {args.model}")
+        say(f"{type(model).__name__} written to {args.model}")
         if args.codes:
-            _write_codes(model.transform(X), args.codes)
+            _write_codes(model.transform(X), args.codes, say)
     return 0
+
+
+@contextlib.contextmanager
+def _converge_warnings(origin: dict):
+    """Reword fit's warning that its pass cap stopped it, in the options' terms."""
+    from sklearn.exceptions import ConvergenceWarning
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ConvergenceWarning)
+        yield
+    for w in caught:
+        if issubclass(w.category, ConvergenceWarning) and "max_iter" not in origin:
+            print("onlinemf: warning: fit reached its cap on passes before its objective "
+                  "settled; raise the cap with --param max_iter=N, or run exactly N passes "
+                  "with --passes N", file=sys.stderr)
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+
+
+def _show_progress(args, stream=None) -> bool:
+    """A progress bar on stderr: only on a terminal, never with --quiet, and only when tqdm
+    is installed."""
+    stream = sys.stderr if stream is None else stream
+    if getattr(args, "quiet", False) or not (hasattr(stream, "isatty") and stream.isatty()):
+        return False
+    try:
+        import tqdm  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _progress_total(est, X, args) -> int | None:
+    """Samples a fit will read when that is known in advance (None: until its rule stops)."""
+    n = X.shape[0]
+    if type(est).__name__ == "PoissonSubspaceTracker":
+        return int(n)
+    if args.passes is not None and type(est).__name__ != "StochasticMF":
+        return int(n) * int(args.passes)
+    return None
+
+
+class _Progress:
+    """A tqdm bar on stderr that follows a fit from another thread: samples seen and the last
+    objective the estimator recorded (its public ``history_``), read a few times a second.
+    The fit itself is untouched, so its result is the same with or without the bar."""
+
+    def __init__(self, estimator, total: int | None, enabled: bool, file=None,
+                 interval: float = 0.2):
+        self.estimator = estimator
+        self.total = total
+        self.enabled = enabled
+        self.file = sys.stderr if file is None else file
+        self.interval = interval
+        self._stop = threading.Event()
+        self._bar = None
+        self._thread: threading.Thread | None = None
+
+    def _latest(self):
+        try:
+            hist = self.estimator.history_
+            n = min(len(hist["n_samples"]), len(hist["objective"]))
+            if n:
+                return int(hist["n_samples"][n - 1]), float(hist["objective"][n - 1])
+        except Exception:  # not started yet, or the record is being thinned: try again
+            pass
+        return None
+
+    def _show(self) -> None:
+        latest = self._latest()
+        if latest is None or self._bar is None:
+            return
+        seen, objective = latest
+        self._bar.n = seen if self.total is None else min(seen, self.total)
+        self._bar.set_postfix_str(f"objective {objective:.6g}", refresh=False)
+        self._bar.refresh()
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.interval):
+            self._show()
+
+    def __enter__(self) -> _Progress:
+        if self.enabled:
+            from tqdm.auto import tqdm
+
+            self._bar = tqdm(total=self.total, unit=" samples", unit_scale=True,
+                             file=self.file, desc=type(self.estimator).__name__)
+            self._thread = threading.Thread(target=self._run, daemon=True)
+            self._thread.start()
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if self._thread is not None:
+            self._stop.set()
+            self._thread.join()
+            self._show()
+            if exc_type is None and self.total is not None:  # the record lags the last steps
+                self._bar.n = self.total
+                self._bar.refresh()
+            self._bar.close()
 
 
 def _is_lazy(X) -> bool:
@@ -196,7 +408,7 @@ def _is_lazy(X) -> bool:
     return is_dask_array(X)
 
 
-def _write_codes(codes, path: str) -> None:
+def _write_codes(codes, path: str, say=print) -> None:
     """Codes to .npy, or streamed block by block to .zarr (a lazy result is never held)."""
     if path.rstrip("/").lower().endswith(".zarr"):
         import dask.array as da
@@ -206,14 +418,12 @@ def _write_codes(codes, path: str) -> None:
     else:
         codes = codes.compute() if _is_lazy(codes) else codes
         write_atomic(path, lambda fh: np.save(fh, codes))
-    print(f"codes written to {path}")
+    say(f"codes written to {path}")
 
 
 def _scheduler(args):
     """The dask scheduler for lazy inputs: --address (a running distributed scheduler) or
     --scheduler; a no-op context otherwise."""
-    import contextlib
-
     address, name = getattr(args, "address", None), getattr(args, "scheduler", None)
     if address:
         try:
@@ -276,10 +486,72 @@ def _checkpointed_fit(est, X, args):
 def _cmd_transform(args) -> int:
     check_output_path(args.out, "--out")
     model = load_model(args.model)
-    X = read_matrix(args.data, args.dataset)
+    X = read_matrix(args.data, args.dataset, args.transpose)
+    _prepare_data(X, args.data, args, model)
+    n_features = getattr(model, "n_features_in_", None)
+    if n_features is not None and X.shape[1] != n_features:
+        hint = " (try --transpose)" if X.shape[0] == n_features else ""
+        raise ValueError(f"{args.data} has {X.shape[1]} features (columns) but the model was "
+                         f"fitted on {n_features}{hint}")
     with _scheduler(args):
-        _write_codes(model.transform(X), args.out)
+        _write_codes(model.transform(X), args.out, (lambda *a: None) if args.quiet else print)
     return 0
+
+
+def read_vocabulary(path: str) -> list[str]:
+    """Terms from a text file, one per line (as ``bbc.terms``); a CSV header row or a
+    one-column CSV file also works. Blank lines are refused (a term would go missing)."""
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"no such vocabulary file: {path}")
+    with open(path, encoding="utf-8-sig") as fh:
+        lines = fh.read().splitlines()
+    while lines and not lines[-1].strip():
+        lines.pop()
+    if len(lines) == 1 and "," in lines[0]:  # a single CSV header row
+        lines = lines[0].split(",")
+    blank = [i for i, t in enumerate(lines, 1) if not t.strip()]
+    if not lines:
+        raise ValueError(f"{path} holds no terms")
+    if blank:
+        raise ValueError(f"--vocab {path}: line {blank[0]} is blank ({len(blank)} blank "
+                         "line(s)); one term per line is needed")
+    return [t.strip() for t in lines]
+
+
+def _cmd_topics(args) -> int:
+    from .plotting import format_topics, plot_topics
+
+    if args.n_terms < 1:
+        raise ValueError(f"--n-terms must be at least 1, got {args.n_terms}")
+    if args.plot:
+        check_output_path(args.plot, "--plot")
+    model = load_model(args.model)
+    vocab = read_vocabulary(args.vocab)
+    n_features = model.components_.shape[1]
+    if len(vocab) != n_features:
+        raise ValueError(f"--vocab {args.vocab} has {len(vocab)} terms but the model has "
+                         f"{n_features} features (a model fitted on a terms × documents file "
+                         "without fit --transpose has the documents as features)")
+    print(format_topics(model, vocab, args.n_terms))
+    if args.plot:
+        plt = _agg_pyplot()
+        fig = plot_topics(model, vocab, args.n_terms)
+        fig.savefig(args.plot, dpi=100)
+        plt.close(fig)
+        print(f"topics plotted to {args.plot}")
+    return 0
+
+
+def _agg_pyplot():
+    """pyplot on the Agg backend (the command writes files and shows no window)."""
+    try:
+        import matplotlib
+    except ImportError:
+        raise ValueError("figures need matplotlib: pip install 'onlinemf[figures]'") from None
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
 
 
 def _read_graph(path: str):
@@ -314,8 +586,7 @@ def _cmd_ndl(args) -> int:
     order = np.argsort(-est.importance_)
     np.savetxt(os.path.join(args.out, "importance.txt"), est.importance_[order], fmt="%.6f")
     np.save(os.path.join(args.out, "patches.npy"), est.patches_[order])
-    _patch_figure(est.patches_[order], est.importance_[order],
-                  os.path.join(args.out, "patches.png"))
+    _patch_figure(est, os.path.join(args.out, "patches.png"))
     print(f"{len(order)} patches sorted by importance written to {args.out}")
     if args.reconstruct:
         import scipy.sparse as sp
@@ -326,21 +597,13 @@ def _cmd_ndl(args) -> int:
     return 0
 
 
-def _patch_figure(patches, importance, path):
-    import matplotlib
+def _patch_figure(est, path: str) -> None:
+    """The patches ordered and titled by importance on one colour scale (unused ones left
+    out), by :func:`onlinemf.plotting.plot_ndl_patches`."""
+    from .plotting import plot_ndl_patches
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    cols = int(np.ceil(np.sqrt(len(patches))))
-    rows = int(np.ceil(len(patches) / cols))
-    fig, axes = plt.subplots(rows, cols, figsize=(1.4 * cols, 1.5 * rows), squeeze=False)
-    for ax in axes.flat:
-        ax.axis("off")
-    for ax, p, w in zip(axes.flat, patches, importance):
-        ax.imshow(p, cmap="viridis")
-        ax.set_title(f"{w:.3f}", fontsize=6)
-    fig.tight_layout()
+    plt = _agg_pyplot()
+    fig = plot_ndl_patches(est)
     fig.savefig(path, dpi=100)
     plt.close(fig)
 
@@ -442,34 +705,71 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="onlinemf", description="Online matrix factorization.")
     sub = p.add_subparsers(dest="command", required=True)
 
-    f = sub.add_parser("fit", help="learn a dictionary from a data file (rows = samples)")
-    f.add_argument("data", help=".npy, .npz, .csv or .mtx (sparse) file")
-    f.add_argument("-k", "--n-components", type=int, default=40)
-    f.add_argument("--loss", default="squared")
-    f.add_argument("--batch-size", type=int, default=0, help="τ (default: 10⁻⁴ N)")
+    f = sub.add_parser(
+        "fit", help="learn a dictionary from a data file (rows = samples)",
+        description="Learn a dictionary from a data file whose rows are samples (--transpose "
+                    "for a file whose columns are) with any of the online estimators, and "
+                    "write the fitted model (a pickle). " + MODEL_FILE_NOTE)
+    f.add_argument("data", help=".npy, .npz, .csv (a header row and empty cells allowed), "
+                                ".mtx (sparse), or lazily .zarr, .h5/.hdf5")
+    f.add_argument("--estimator", choices=tuple(ESTIMATORS), default="nmf",
+                   help="nmf: OnlineNMF (default); robust-nmf: OnlineRobustNMF; odl: "
+                        "OnlineDictionaryLearning; poisson: PoissonSubspaceTracker (one pass "
+                        "in row order; missing entries allowed); smf: StochasticMF")
+    f.add_argument("-k", "--n-components", type=int, default=None,
+                   help="number of components (default: 40 for nmf, the estimator's own "
+                        "default otherwise)")
+    f.add_argument("--loss", default=None, help="nmf's divergence (default: squared)")
+    f.add_argument("--batch-size", type=int, default=0,
+                   help="samples per mini-batch (default: the estimator's automatic size)")
     f.add_argument("--passes", type=int, default=None,
-                   help="exactly N passes (default: until fit's stopping rule, as "
-                        "OnlineNMF.fit; needed with --checkpoint)")
+                   help="exactly N passes (default: until fit's stopping rule; for smf, N "
+                        "outer iterations; needed with --checkpoint; not for poisson)")
     f.add_argument("--random-state", type=int, default=0)
     f.add_argument("--param", action="append", metavar="KEY=VALUE",
-                   help="any OnlineNMF parameter, or loss.NAME=VALUE for a loss parameter")
+                   help="any parameter of the chosen estimator, or loss.NAME=VALUE for a "
+                        "parameter of nmf's loss")
+    f.add_argument("--transpose", action="store_true",
+                   help="the file is features × samples (e.g. terms × documents): fit its "
+                        "columns as the samples")
     f.add_argument("--model", default="model.pkl", help="where to write the fitted model")
     f.add_argument("--codes", help="also write the codes of DATA (.npy, or .zarr to stream)")
     f.add_argument("--checkpoint", metavar="PATH",
-                   help="write the whole fitting state here (atomically) as it goes")
+                   help="nmf: write the whole fitting state here (atomically) as it goes")
     f.add_argument("--checkpoint-every", type=int, default=100, metavar="N",
                    help="mini-batches between checkpoints (default 100)")
     f.add_argument("--resume", action="store_true",
                    help="continue from --checkpoint (the result equals an uninterrupted run)")
+    f.add_argument("--quiet", action="store_true",
+                   help="no progress bar (shown on a terminal only, on stderr) and no "
+                        "messages but warnings and errors")
     _lazy_arguments(f)
     f.set_defaults(func=_cmd_fit)
 
-    t = sub.add_parser("transform", help="codes of a data file with a saved model")
-    t.add_argument("model")
+    t = sub.add_parser(
+        "transform", help="codes of a data file with a saved model",
+        description="Write the codes of a data file under a model written by fit. "
+                    + MODEL_FILE_NOTE)
+    t.add_argument("model", help="a model file written by onlinemf fit (a pickle)")
     t.add_argument("data")
     t.add_argument("--out", default="codes.npy", help=".npy, or .zarr to stream the codes")
+    t.add_argument("--transpose", action="store_true",
+                   help="the file is features × samples, as given to fit --transpose")
+    t.add_argument("--quiet", action="store_true", help="no messages but warnings and errors")
     _lazy_arguments(t)
     t.set_defaults(func=_cmd_transform)
+
+    o = sub.add_parser(
+        "topics", help="print the top terms of each component of a saved model",
+        description="Print the top terms of each component of a model written by fit, "
+                    "given the vocabulary of its features. " + MODEL_FILE_NOTE)
+    o.add_argument("model", help="a model file written by onlinemf fit (a pickle)")
+    o.add_argument("--vocab", required=True, metavar="FILE",
+                   help="the terms, one per line, in the order of the model's features "
+                        "(e.g. bbc.terms)")
+    o.add_argument("-n", "--n-terms", type=int, default=10, help="terms per component")
+    o.add_argument("--plot", metavar="PNG", help="also draw the topics as bar charts here")
+    o.set_defaults(func=_cmd_topics)
 
     g = sub.add_parser("ndl", help="network dictionary learning on a graph file")
     g.add_argument("graph", help="edge list (u v [w] per line) or adjacency matrix file")
@@ -524,7 +824,9 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def main(argv=None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``onlinemf`` command with ``argv`` (default: the process's arguments); returns
+    the exit status (2 for a usage or data error, reported on stderr)."""
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)

@@ -63,13 +63,14 @@ def _tfidf(ctx: BenchContext):
 
     path = find_data(ctx.data_dir, "20newsgroups", "20news-bydate.tar.gz")
     if path:
-        texts, labels, _ = load_20newsgroups(path)
+        news = load_20newsgroups(path)
+        texts, labels = news.data, news.target
         X = TfidfVectorizer(max_features=2000, stop_words="english", max_df=0.95,
                             min_df=2).fit_transform(texts)
         return X.tocsr(), labels, "20 Newsgroups train (11314 × 2000 TF-IDF)"
     corpus = make_topic_corpus(3000 if ctx.quick else 10000, random_state=0)
-    X = TfidfTransformer().fit_transform(corpus.counts)
-    return sp.csr_matrix(X), corpus.labels, "embedded 5-topic corpus (20NG not given)"
+    X = TfidfTransformer().fit_transform(corpus.data)
+    return sp.csr_matrix(X), corpus.target, "embedded 5-topic corpus (20NG not given)"
 
 
 def _nmf_cases(ctx: BenchContext):

@@ -1,9 +1,14 @@
 """Data: synthetic recipes of the papers, loaders of their real data sets, embedded sets, and
 the Ising lattice whose Gibbs chains make the frames of the Ising experiment of Lyu, Needell
-and Balzano (2020, arXiv:1911.01931)."""
+and Balzano (2020, arXiv:1911.01931).
+
+The ``load_*`` functions return a scikit-learn :class:`~sklearn.utils.Bunch` (``data`` with
+samples as rows, ``target``/``target_names`` where there are labels, ``feature_names`` for a
+corpus, ``DESCR``); ``load_video`` and ``load_mnist`` return None when the files are absent.
+"""
 
 from ._embedded import (
-    Corpus,
+    as_corpus,
     find_data,
     load_20newsgroups,
     load_bbc,
@@ -19,7 +24,7 @@ from ._outliers import contaminate, load_cbcl, load_video, make_outlier_syntheti
 from ._smf import expressed_variance, load_mnist, make_smf_synthetic
 from ._synthetic import NOISE_FOR_LOSS, SyntheticNMF, make_nmf_synthetic
 
-__all__ = ["NOISE_FOR_LOSS", "Corpus", "SyntheticNMF", "find_data", "load_20newsgroups",
+__all__ = ["NOISE_FOR_LOSS", "as_corpus", "SyntheticNMF", "find_data", "load_20newsgroups",
            "load_bbc", "load_sotu",
            "load_yaleb", "make_nmf_synthetic", "make_smf_synthetic", "load_mnist",
            "expressed_variance", "make_topic_corpus", "make_topic_stream",

@@ -2,16 +2,20 @@
 
 The real sets are read from a directory the user gives (``--data-dir``), in their published
 formats (see ``shared/data/MANIFEST.md``); the project never downloads and never copies them.
+Every ``load_*`` function returns a scikit-learn :class:`~sklearn.utils.Bunch`: ``data`` (rows
+are samples), ``target`` and ``target_names`` where the set has labels, ``feature_names``
+for a corpus, and ``DESCR``.
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from collections.abc import Sequence
 
 import numpy as np
+from sklearn.utils import Bunch
 
-__all__ = ["render_faces", "make_topic_corpus", "Corpus", "load_bbc", "load_yaleb",
+__all__ = ["render_faces", "make_topic_corpus", "as_corpus", "load_bbc", "load_yaleb",
            "tfidf_paper", "find_data"]
 
 # ---------------------------------------------------------------------------------- faces
@@ -67,15 +71,24 @@ def render_faces(n_subjects: int = 4, n_lights: int = 64, size: int = 32,
     return np.array(images), np.array(subject)
 
 
-def load_yaleb(data_dir: str) -> tuple[np.ndarray, np.ndarray]:
-    """Deng Cai's ``YaleB_32x32.mat``: images (2414, 1024) in [0, 255] (upright when reshaped
-    (32, 32) in Fortran order) and subject labels 1…38."""
+def load_yaleb(data_dir: str) -> Bunch:
+    """Deng Cai's ``YaleB_32x32.mat`` (Extended Yale B faces, 32 × 32).
+
+    Returns
+    -------
+    Bunch
+        ``data`` (2414, 1024): images in [0, 255] as rows in C order (upright when reshaped
+        to ``images_shape``); ``target``: subject labels 1…38; ``images_shape`` (32, 32);
+        ``DESCR``.
+    """
     from scipy.io import loadmat
 
     d = loadmat(os.path.join(data_dir, "YaleB_32x32.mat"))
     fea = d["fea"].astype(float)
     imgs = fea.reshape(-1, 32, 32).transpose(0, 2, 1).reshape(-1, 1024)  # to C order
-    return imgs, d["gnd"].ravel()
+    return Bunch(data=imgs, target=d["gnd"].ravel(), images_shape=(32, 32),
+                 DESCR="Extended Yale B faces, 32 × 32 (Deng Cai's YaleB_32x32.mat): one row "
+                       "per image, in [0, 255]; target is the subject.")
 
 
 # ---------------------------------------------------------------------------------- text
@@ -101,26 +114,42 @@ _COMMON = ("said year new time peopl just like week told make come work also say
            "good").split()
 
 
-@dataclass
-class Corpus:
-    """A term-document corpus in scikit-learn orientation.
+def as_corpus(counts, terms: Sequence[str], labels=None,
+              label_names: Sequence[str] | None = None, descr: str = "") -> Bunch:
+    """A term-document corpus as a :class:`~sklearn.utils.Bunch`, documents as rows.
 
-    Attributes
+    Parameters
     ----------
-    counts : ndarray or sparse matrix (n_documents, n_terms)
-    terms : list of str
-    labels : ndarray of int (n_documents,)
-    label_names : list of str
-    """
+    counts : ndarray or sparse matrix of shape (n_documents, n_terms)
+    terms : sequence of str of length n_terms
+    labels : array of int of shape (n_documents,), optional
+    label_names : sequence of str, optional
+        The name of each label value.
+    descr : str
+        What the corpus is.
 
-    counts: object
-    terms: list
-    labels: np.ndarray
-    label_names: list
+    Returns
+    -------
+    Bunch
+        ``data`` (the counts), ``feature_names`` (the terms), ``target`` (the labels),
+        ``target_names`` and ``DESCR``. The names ``counts``, ``terms``, ``labels`` and
+        ``label_names`` are kept as aliases of the same objects, for code written against
+        the earlier ``Corpus`` class.
+    """
+    terms = list(terms)
+    if counts.shape[1] != len(terms):
+        raise ValueError(f"{len(terms)} terms for {counts.shape[1]} columns of counts")
+    labels = None if labels is None else np.asarray(labels)
+    if labels is not None and labels.shape[0] != counts.shape[0]:
+        raise ValueError(f"{labels.shape[0]} labels for {counts.shape[0]} documents")
+    label_names = None if label_names is None else list(label_names)
+    return Bunch(data=counts, feature_names=terms, target=labels, target_names=label_names,
+                 DESCR=descr, counts=counts, terms=terms, labels=labels,
+                 label_names=label_names)
 
 
 def make_topic_corpus(n_documents: int = 1000, doc_length: int = 150, purity: float = 0.75,
-                      random_state=0) -> Corpus:
+                      random_state=0) -> Bunch:
     """A BBC-News-like corpus drawn from five planted topics of Porter-stemmed news words.
 
     Each document picks one of five topics (business, sport, tech, entertainment, politics);
@@ -128,6 +157,12 @@ def make_topic_corpus(n_documents: int = 1000, doc_length: int = 150, purity: fl
     another topic with probability (1 − purity)/2 and from a pool of common news words
     otherwise, with Zipf-like weights within each list. It stands in for BBCNews when the
     real set is not given.
+
+    Returns
+    -------
+    Bunch
+        As :func:`as_corpus`: ``data`` (n_documents, n_terms) counts, ``feature_names``,
+        ``target`` (the planted topic), ``target_names``, ``DESCR``.
     """
     rng = np.random.default_rng(random_state)
     names = list(_TOPICS)
@@ -149,12 +184,22 @@ def make_topic_corpus(n_documents: int = 1000, doc_length: int = 150, purity: fl
            + (1 - purity) / 2 * common_p)
     lengths = rng.poisson(doc_length, size=n_documents) + 10
     counts = np.array([rng.multinomial(n, p) for n, p in zip(lengths, mix)], dtype=float)
-    return Corpus(counts, vocab, labels, names)
+    return as_corpus(counts, vocab, labels, names,
+                     "An embedded five-topic stand-in for BBC News: word counts of documents "
+                     "drawn from planted topics of Porter-stemmed news words.")
 
 
-def load_bbc(data_dir: str) -> Corpus:
+def load_bbc(data_dir: str) -> Bunch:
     """BBC News (Greene and Cunningham 2006): ``bbc.mtx`` (terms × docs counts), ``bbc.terms``
-    and ``bbc.classes``; returned as documents × terms."""
+    and ``bbc.classes``.
+
+    Returns
+    -------
+    Bunch
+        As :func:`as_corpus`: ``data`` (2225, 9635) sparse counts, documents as rows;
+        ``feature_names`` (the stemmed terms); ``target`` (0…4) and ``target_names``
+        (business, entertainment, politics, sport, tech); ``DESCR``.
+    """
     from scipy.io import mmread
 
     counts = mmread(os.path.join(data_dir, "bbc.mtx")).T.tocsr()
@@ -163,8 +208,10 @@ def load_bbc(data_dir: str) -> Corpus:
     cls = np.loadtxt(os.path.join(data_dir, "bbc.classes"), comments="%", dtype=int)
     labels = np.zeros(counts.shape[0], dtype=int)
     labels[cls[:, 0]] = cls[:, 1]
-    return Corpus(counts, terms, labels,
-                  ["business", "entertainment", "politics", "sport", "tech"])
+    return as_corpus(counts, terms, labels,
+                     ["business", "entertainment", "politics", "sport", "tech"],
+                     "BBC News (Greene and Cunningham 2006): term counts of 2225 articles "
+                     "in five classes, documents as rows.")
 
 
 def tfidf_paper(counts, n_terms: int = 1000) -> tuple[np.ndarray, np.ndarray]:
@@ -218,9 +265,16 @@ def make_topic_stream(n_years: int = 150, doc_length: int = 2000, random_state=0
     return counts, vocab, years, inten
 
 
-def load_sotu(path: str, first: int = 1790, last: int = 2014):
+def load_sotu(path: str, first: int = 1790, last: int = 2014) -> Bunch:
     """State of the Union addresses (Project Gutenberg text, see MANIFEST §7): one text per
-    year in [first, last] (addresses of the same year merged). Returns (years, texts)."""
+    year in [first, last] (addresses of the same year merged).
+
+    Returns
+    -------
+    Bunch
+        ``data``: the texts (list of str), ``years``: the year of each (ndarray of int),
+        ``DESCR``.
+    """
     import gzip
 
     with gzip.open(path, "rt", encoding="utf-8") as fh:
@@ -237,10 +291,11 @@ def load_sotu(path: str, first: int = 1790, last: int = 2014):
         if first <= year <= last:
             by_year.setdefault(year, []).append("\n".join(lines[3:]))
     years = sorted(by_year)
-    return np.array(years), [" ".join(by_year[y]) for y in years]
+    return Bunch(data=[" ".join(by_year[y]) for y in years], years=np.array(years, dtype=int),
+                 DESCR=f"State of the Union addresses {first}–{last}, one text per year.")
 
 
-def load_20newsgroups(path: str, subset: str = "train") -> tuple[list[str], np.ndarray, list[str]]:
+def load_20newsgroups(path: str, subset: str = "train") -> Bunch:
     """The 20 Newsgroups "bydate" split from its tarball (``20news-bydate.tar.gz``).
 
     Each message is decoded as latin-1 and its header block (everything before the first
@@ -255,10 +310,9 @@ def load_20newsgroups(path: str, subset: str = "train") -> tuple[list[str], np.n
 
     Returns
     -------
-    texts : list of str
-    labels : ndarray of int
-    groups : list of str
-        Newsgroup names, indexed by label (sorted).
+    Bunch
+        ``data``: the texts (list of str); ``target``: the label of each (ndarray of int);
+        ``target_names``: newsgroup names, indexed by label (sorted); ``DESCR``.
     """
     import tarfile
 
@@ -281,4 +335,6 @@ def load_20newsgroups(path: str, subset: str = "train") -> tuple[list[str], np.n
     docs.sort(key=lambda d: (d[0], d[1], int(d[2]) if d[2].isdigit() else d[2]))
     groups = sorted({d[1] for d in docs})
     index = {g: i for i, g in enumerate(groups)}
-    return [d[3] for d in docs], np.array([index[d[1]] for d in docs]), groups
+    return Bunch(data=[d[3] for d in docs], target=np.array([index[d[1]] for d in docs]),
+                 target_names=groups,
+                 DESCR=f"20 Newsgroups, bydate split ({subset}), headers removed.")

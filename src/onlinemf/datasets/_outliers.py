@@ -7,6 +7,7 @@ import os
 from dataclasses import dataclass
 
 import numpy as np
+from sklearn.utils import Bunch
 
 __all__ = ["OutlierData", "contaminate", "make_outlier_synthetic", "load_cbcl", "load_video",
            "make_video"]
@@ -61,21 +62,39 @@ def make_outlier_synthetic(n_samples=100_000, n_features=400, n_components=49,
     return OutlierData(X, clean, R, noise_std)
 
 
-def load_cbcl(path: str) -> np.ndarray:
-    """CBCL faces from ``CBCL_Face.mat`` (variable M, 361 × 2429), as rows in C order."""
+def load_cbcl(path: str) -> Bunch:
+    """CBCL faces from ``CBCL_Face.mat`` (variable M, 361 × 2429).
+
+    Returns
+    -------
+    Bunch
+        ``data`` (2429, 361): the faces as rows in C order (upright when reshaped to
+        ``images_shape``); ``images_shape`` (19, 19); ``DESCR``.
+    """
     from scipy.io import loadmat
 
     M = loadmat(path)["M"]
-    return M.T.reshape(-1, 19, 19).transpose(0, 2, 1).reshape(-1, 361)
+    return Bunch(data=M.T.reshape(-1, 19, 19).transpose(0, 2, 1).reshape(-1, 361),
+                 images_shape=(19, 19), DESCR="CBCL face database: 19 × 19 faces as rows.")
 
 
-def load_video(data_dir, name):
-    """Hall or Escalator frames as rows (n_frames, h·w) and the frame shape, or None."""
+def load_video(data_dir, name) -> Bunch | None:
+    """Hall or Escalator video frames from ``data_dir``, or None when they are not there.
+
+    Returns
+    -------
+    Bunch or None
+        ``data`` (n_frames, h·w): the frames as rows; ``frame_shape`` (h, w); ``DESCR``.
+    """
+    if name not in ("hall", "escalator"):
+        raise ValueError(f"unknown video {name!r}: 'hall' or 'escalator'")
     if name == "hall":
         path = data_dir and (os.path.join(data_dir, "hall", "hall1-200_decoded_gray_uint8.npz"))
         if path and os.path.exists(path):
             frames = np.load(path)["frames"].astype(float)
-            return frames.reshape(frames.shape[0], -1), frames.shape[1:]
+            return Bunch(data=frames.reshape(frames.shape[0], -1),
+                         frame_shape=tuple(frames.shape[1:]),
+                         DESCR="Hall surveillance video, grey levels, one frame per row.")
     if name == "escalator":
         path = data_dir and os.path.join(data_dir, "escalator", "escalator_data.mat")
         if path and os.path.exists(path):
@@ -84,7 +103,8 @@ def load_video(data_dir, name):
             d = loadmat(path)
             h, w = int(d["m"].ravel()[0]), int(d["n"].ravel()[0])
             frames = d["X"].T.astype(float).reshape(-1, w, h).transpose(0, 2, 1)
-            return frames.reshape(frames.shape[0], -1), (h, w)
+            return Bunch(data=frames.reshape(frames.shape[0], -1), frame_shape=(h, w),
+                         DESCR="Escalator surveillance video, grey levels, one frame per row.")
     return None
 
 

@@ -7,6 +7,7 @@ import gzip
 import os
 
 import numpy as np
+from sklearn.utils import Bunch
 
 from ._outliers import OutlierData
 
@@ -51,9 +52,16 @@ def make_smf_synthetic(n_samples: int = 100_000, n_features: int = 400, rank: in
     return OutlierData(clean + R, clean, R, 0.0), W
 
 
-def load_mnist(data_dir: str, n_samples: int | None = None) -> np.ndarray | None:
-    """MNIST images from ``mnist/*-images-idx3-ubyte.gz`` under ``data_dir`` as rows in [0, 1]
-    (the training file when present, else the 10k test file), or None when absent."""
+def load_mnist(data_dir: str, n_samples: int | None = None) -> Bunch | None:
+    """MNIST images from ``mnist/*-images-idx3-ubyte.gz`` under ``data_dir`` (the training
+    file when present, else the 10k test file), or None when neither is there.
+
+    Returns
+    -------
+    Bunch or None
+        ``data`` (n, 784): images as rows in [0, 1]; ``images_shape`` (28, 28); ``DESCR``
+        (which file was read).
+    """
     folder = os.path.join(data_dir, "mnist")
     for name in ("train-images-idx3-ubyte.gz", "t10k-images-idx3-ubyte.gz"):
         path = os.path.join(folder, name)
@@ -61,7 +69,8 @@ def load_mnist(data_dir: str, n_samples: int | None = None) -> np.ndarray | None
             with gzip.open(path) as fh:
                 X = np.frombuffer(fh.read(), np.uint8, offset=16).reshape(-1, 784)
             X = X[:n_samples] if n_samples else X
-            return X.astype(float) / 255.0
+            return Bunch(data=X.astype(float) / 255.0, images_shape=(28, 28),
+                         DESCR=f"MNIST digits from {name}, one image per row, in [0, 1].")
     return None
 
 

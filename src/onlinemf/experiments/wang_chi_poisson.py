@@ -261,7 +261,7 @@ def _video_frames(ctx):
 
     v = load_video(ctx.data_dir, "hall")
     if v is not None:
-        frames, shape = v
+        frames, shape = v.data, v.frame_shape
         from scipy.ndimage import zoom
 
         imgs = frames.reshape(-1, *shape)
@@ -418,7 +418,8 @@ def sotu(ctx: Context) -> Result:
     if path:
         from sklearn.feature_extraction.text import CountVectorizer
 
-        years, texts = load_sotu(path)
+        sotu_texts = load_sotu(path)
+        years, texts = sotu_texts.years, sotu_texts.data
         cv = CountVectorizer(stop_words="english", token_pattern=r"(?u)\b[a-zA-Z]{2,}\b")
         C = cv.fit_transform(texts)
         total = np.asarray(C.sum(axis=0)).ravel()

@@ -9,7 +9,7 @@ import numpy as np
 from ..baselines import OnlineHuberSGD, OnlineISNMF, RobustSANMF, batch_nmf
 from ..datasets import (
     NOISE_FOR_LOSS,
-    Corpus,
+    as_corpus,
     find_data,
     load_20newsgroups,
     load_bbc,
@@ -245,14 +245,16 @@ def _topic_corpus(ctx: Context, name: str):
         return None, False
     from sklearn.feature_extraction.text import CountVectorizer
 
-    texts, labels, groups = load_20newsgroups(path, subset="all")
+    news = load_20newsgroups(path, subset="all")
+    texts, labels, groups = news.data, news.target, news.target_names
     if ctx.quick:  # a random tenth of the documents
         pick = np.sort(np.random.default_rng(ctx.seed).choice(len(texts), len(texts) // 10,
                                                               replace=False))
         texts, labels = [texts[i] for i in pick], labels[pick]
     cv = CountVectorizer(stop_words="english", token_pattern=r"(?u)\b[a-zA-Z]{2,}\b", min_df=2)
     counts = cv.fit_transform(texts)
-    return Corpus(counts, list(cv.get_feature_names_out()), np.asarray(labels), groups), True
+    return as_corpus(counts, list(cv.get_feature_names_out()), np.asarray(labels),
+                     groups), True
 
 
 def _topic_data(ctx: Context, corpus, rng):
@@ -414,7 +416,8 @@ def huber_faces(ctx: Context) -> Result:
     if path:
         import os
 
-        imgs, subj = load_yaleb(os.path.dirname(path))
+        yb = load_yaleb(os.path.dirname(path))
+        imgs, subj = yb.data, yb.target
     else:
         imgs, subj = render_faces(4, 64, random_state=ctx.seed)
     subjects = np.unique(subj)[: (1 if ctx.quick else 4)]

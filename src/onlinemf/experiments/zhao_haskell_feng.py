@@ -64,11 +64,12 @@ def load_panel_data(name: str, ctx: Context, sc: dict) -> tuple[np.ndarray, str]
     """Rows in [0, 1] (real sets from ``--data-dir`` when present, else embedded stand-ins)."""
     if name == "cbcl":
         path = find_data(ctx.data_dir, "cbcl_face", "CBCL_Face.mat")
-        X, src = ((load_cbcl(path), "CBCL (real, 2429 faces)") if path else
+        X, src = ((load_cbcl(path).data, "CBCL (real, 2429 faces)") if path else
                   (render_faces(8, 64, size=19, random_state=ctx.seed)[0] / 255.0,
                    "rendered 19×19 faces (CBCL not given)"))
     elif name == "mnist":
-        X = load_mnist(ctx.data_dir) if ctx.data_dir else None
+        mnist = load_mnist(ctx.data_dir) if ctx.data_dir else None
+        X = None if mnist is None else mnist.data
         # the paper uses the 60000 training images; the data folder may hold only the 10000
         # test images, which the label then says
         src = None if X is None else (
@@ -80,7 +81,7 @@ def load_panel_data(name: str, ctx: Context, sc: dict) -> tuple[np.ndarray, str]
     elif name == "yaleb":
         path = find_data(ctx.data_dir, "yaleb_32x32", "YaleB_32x32.mat")
         if path:
-            X, src = load_yaleb(os.path.dirname(path))[0] / 255.0, "Extended YaleB 32×32 (real)"
+            X, src = load_yaleb(os.path.dirname(path)).data / 255.0, "Extended YaleB 32×32 (real)"
         else:
             size = sc["face"]
             X = render_faces(4, 64, size=size, random_state=ctx.seed)[0]

@@ -344,7 +344,7 @@ def synthetic(ctx: Context) -> Result:
           "and basis images (Fig. 7)")
 def cbcl(ctx: Context) -> Result:
     path = find_data(ctx.data_dir, "cbcl_face", "CBCL_Face.mat")
-    faces = load_cbcl(path) if path else render_faces(8, 64, size=19, random_state=ctx.seed)[0]
+    faces = load_cbcl(path).data if path else render_faces(8, 64, size=19, random_state=ctx.seed)[0]
     faces = faces / faces.max(axis=1, keepdims=True)
     p = 50 if not ctx.quick else max(1, 1500 // faces.shape[0])
     settings = [(0.7, 0.1), (0.8, 0.2), (0.9, 0.3)] if not ctx.quick else [(0.7, 0.1)]
@@ -468,7 +468,8 @@ def cbcl(ctx: Context) -> Result:
 def yaleb(ctx: Context) -> Result:
     path = find_data(ctx.data_dir, "yaleb_32x32", "YaleB_32x32.mat")
     if path:
-        imgs, subj = load_yaleb(os.path.dirname(path))
+        yb = load_yaleb(os.path.dirname(path))
+        imgs, subj = yb.data, yb.target
         subject = 2
     else:
         imgs, subj = render_faces(3, 64, random_state=ctx.seed)
@@ -508,7 +509,7 @@ def video(ctx: Context) -> Result:
     for name in ("hall", "escalator"):
         v = load_video(ctx.data_dir, name)
         if v is not None:
-            videos.append((name, *v))
+            videos.append((name, v.data, v.frame_shape))
     if not videos:
         videos.append(("embedded", *make_video(ctx.pick(200, 200, tiny=40),
                                                ctx.pick((48, 64), (48, 64), tiny=(24, 32)),
