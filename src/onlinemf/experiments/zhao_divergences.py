@@ -313,6 +313,18 @@ def _fit_topics(V, k, tau, seed, with_batch=True):
     return ol, batch, t_ol, time.perf_counter() - t0
 
 
+def _kept_estimator(est):
+    """An estimator kept in a piece by an older version, given the constructor parameters
+    added since (their defaults) so that transform's parameter check passes: the added ones
+    (fit's stopping rule and warm-up) steer fit only, which the kept model has done."""
+    import inspect
+
+    for name, p in inspect.signature(type(est).__init__).parameters.items():
+        if name != "self" and p.default is not p.empty and name not in vars(est):
+            setattr(est, name, p.default)
+    return est
+
+
 def _top_words(components, terms, n=8):
     return [[terms[i] for i in np.argsort(-row)[:n]] for row in components]
 
@@ -381,7 +393,7 @@ def topics(ctx: Context) -> Result:
                 lambda i=i, V=V, k=k, tau=tau: _fit_topics(V, k, tau, ctx.seed + i,
                                                            with_batch=i < batch_inits))
             t_ol.append(a)
-            ols.append(ol)
+            ols.append(_kept_estimator(ol))
             if i < batch_inits:
                 t_b.append(b)
                 first = ol, batch
