@@ -199,7 +199,7 @@ def test_sensitivity_note_names_the_earliest_and_latest_runs():
     assert "n_components=10 after 0.91" in why
     assert "n_components=10: 130 → 119.4" in why
     flat = _sensitivity_why("l1", "a", [1, 2], hists[:2], None)
-    assert "no common descent" in flat and "a=1: 130 → 119.4" in flat
+    assert "no common level" in flat and "a=1: 130 → 119.4" in flat
 
 
 def test_stall_note_names_the_runs_that_never_left_their_start():

@@ -159,9 +159,9 @@ def ordered(values, *, tie: float) -> tuple[str, str]:
     full = all(s > tie for s in steps)
     partial = all(s >= -tie for s in steps) and v[-1] - v[0] > tie
     return (judge(full, partial),
-            f"reproduced if each step rises by more than {tie:g} (closer values are a tie); "
-            f"partly if none falls by more than {tie:g} and the ends differ by more than "
-            f"{tie:g}")
+            f"reproduced if each step rises by more than {tie:.3g} (closer values are a tie); "
+            f"partly if none falls by more than {tie:.3g} and the ends differ by more than "
+            f"{tie:.3g}")
 
 
 def lowest(values: dict, name: str, *, tie: float) -> tuple[str, str]:
@@ -175,8 +175,8 @@ def lowest(values: dict, name: str, *, tie: float) -> tuple[str, str]:
     wins = sum(o - x > tie for o in others)
     losses = sum(x - o > tie for o in others)
     return (judge(wins == len(others), wins >= 1 and losses == 0),
-            f"reproduced if {name} is below each other by more than {tie:g} (closer is a "
-            f"tie); partly if below one by more than {tie:g} and above none by more")
+            f"reproduced if {name} is below each other by more than {tie:.3g} (closer is a "
+            f"tie); partly if below one by more than {tie:.3g} and above none by more")
 
 
 def count_band(hits: int, total: int, partial: int | None = None) -> tuple[str, str]:
@@ -191,22 +191,30 @@ def count_band(hits: int, total: int, partial: int | None = None) -> tuple[str, 
 SPEED_SPREAD = 0.3
 
 
+#: why :func:`common_level_shares` found no common level
+RISES = "a run does not descend"
+DISJOINT = "the runs' objective ranges do not overlap"
+
+
 def common_level_shares(histories, frac: float = 0.9):
     """Convergence speed of several runs on one scale: the share of the stream each needs
     to reach a *common* level, ``frac`` of the way down from the lowest first objective to
-    the highest final one (the level every run reaches by its end, a real descent).
+    the highest final one (a level every run reaches by its end, on every run's descent).
 
-    Returns ``(shares, level)``, or ``(None, None)`` when the runs share no descent (the
-    highest final objective is not below the lowest start: some run barely moves or rises),
-    so no convergence speed can be compared. Each history has ``objective`` and
-    ``n_samples``."""
+    Returns ``(shares, level)``; or ``(None, RISES)`` when some run's objective does not
+    fall over the stream (it shows no convergence at all), or ``(None, DISJOINT)`` when the
+    runs descend over ranges that do not overlap (different data, or levels the parameter
+    changes: no level is common to them, so this measure cannot compare their speeds).
+    Each history has ``objective`` and ``n_samples``."""
     import numpy as np
 
     starts = [float(h["objective"][0]) for h in histories]
     finals = [float(h["objective"][-1]) for h in histories]
+    if any(not f < s for s, f in zip(starts, finals)):
+        return None, RISES
     top, bottom = min(starts), max(finals)
     if not bottom < top:
-        return None, None
+        return None, DISJOINT
     level = top - frac * (top - bottom)
     shares = []
     for h in histories:
@@ -216,15 +224,15 @@ def common_level_shares(histories, frac: float = 0.9):
     return shares, level
 
 
-def speed_band(shares) -> tuple[str, str]:
+def speed_band(shares, level=None) -> tuple[str, str]:
     """"Little effect on the convergence speed": the spread of :func:`common_level_shares`
-    at most :data:`SPEED_SPREAD` of the stream (reproduced) or twice it (partly); no shared
-    descent is not reproduced."""
+    at most :data:`SPEED_SPREAD` of the stream (reproduced) or twice it (partly). A run that
+    does not descend is not reproduced; runs with no common level are not measured."""
     band = (f"reproduced if the runs reach a common level within {SPEED_SPREAD:g} of the "
-            f"stream of each other; partly within {2 * SPEED_SPREAD:g}; not if the runs share "
-            "no descent")
+            f"stream of each other; partly within {2 * SPEED_SPREAD:g}; not if a run does not "
+            "descend; not measured if the runs share no level")
     if shares is None:
-        return NOT_REPRODUCED, band
+        return (NOT_MEASURED if level == DISJOINT else NOT_REPRODUCED), band
     spread = max(shares) - min(shares)
     return judge(spread <= SPEED_SPREAD, spread <= 2 * SPEED_SPREAD), band
 
@@ -232,6 +240,7 @@ def speed_band(shares) -> tuple[str, str]:
 def fmt_shares(shares, labels, level) -> str:
     """The measured column of a convergence-speed claim."""
     if shares is None:
-        return "no common descent (the highest final objective is not below the lowest start)"
+        return {RISES: "a run's objective does not fall over the stream (no convergence)",
+                DISJOINT: "no common level: the runs' objective ranges do not overlap"}[level]
     return (f"share of the stream to reach the common level {level:.4g}: "
             + ", ".join(f"{lab}: {s:.2f}" for lab, s in zip(labels, shares)))

@@ -211,12 +211,12 @@ def sensitivity(ctx: Context) -> Result:
                                     "exhibit small (or even unnoticeable) variations across "
                                     f"different values of τ, K and a\" (§VIII-D3, Fig. {fig_no})",
                                     fmt_shares(reach, [f"{v:g}" for v in values], level),
-                                    *speed_band(reach),
+                                    *speed_band(reach, level),
                                     why="the paper compares the curves' speed: each run's "
                                         "share of the stream to one level all runs reach (90% "
                                         "of the common descent, from the lowest start to the "
-                                        "highest final objective); runs that share no descent "
-                                        "show no speed to compare"))
+                                        "highest final objective); a run whose objective "
+                                        "rises shows no convergence"))
             rows.append([loss, param, ", ".join(f"{x:.4g}" for x in finals),
                          f"{max(finals) / min(finals):.2f}"])
             if reach is None or max(reach) - min(reach) > 0.3:
@@ -239,8 +239,9 @@ def _sensitivity_why(loss, param, values, hists, reach) -> str:
     ends = ", ".join(f"{param}={v:g}: {float(h['objective'][0]):.4g} → "
                      f"{float(h['objective'][-1]):.4g}" for v, h in zip(values, hists))
     if reach is None:
-        return (f"{loss}, {param}: no common descent (first → final objective: {ends}); a run "
-                "whose objective barely moves or rises has no convergence speed to compare")
+        return (f"{loss}, {param}: no common level (first → final objective: {ends}); a run "
+                "whose objective rises shows no convergence, and runs over disjoint ranges "
+                "share no level to compare their speeds at")
     early, late = int(np.argmin(reach)), int(np.argmax(reach))
     return (f"{loss}, {param}: {param}={values[early]:g} reaches the common level after "
             f"{reach[early]:.2f} of the stream, {param}={values[late]:g} after "

@@ -654,7 +654,7 @@ def _sooner(reach: dict) -> tuple[str, str]:
     if not np.isfinite(vr):
         verdict = "not reproduced"
     return verdict, band.replace("below", "sooner than").replace(
-        f"{tie:g}", f"{TIE_REL:.0%} of VR's passes") + " (in passes)"
+        f"{tie:.3g}", f"{TIE_REL:.0%} of VR's passes") + " (in passes)"
 
 
 STEPSIZE_BAND = ("reproduced if the final f differs by ≥ 1% across η (or some η diverges); "

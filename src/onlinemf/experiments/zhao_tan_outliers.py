@@ -426,7 +426,7 @@ def synthetic(ctx: Context) -> Result:
                                 f"{quote} (§VII-D3, {fig_no})",
                                 fmt_shares(shares, [f"{param}={v:g}" for v in values], level)
                                 + f"; final f̃ max/min = {spread:.3f}",
-                                *speed_band(shares),
+                                *speed_band(shares, level),
                                 why="the paper compares the curves' speed; each run's share of "
                                     "the stream to one level all runs reach (90% of the common "
                                     "descent), not each run's own final value"))
@@ -443,7 +443,7 @@ def synthetic(ctx: Context) -> Result:
                             "\"the convergence speeds of both our online and batch algorithms "
                             "are insensitive to this parameter\" (§VII-D3, Fig. 3)",
                             fmt_shares(shares, [f"K={kk}" for kk in ks], level),
-                            *speed_band(shares),
+                            *speed_band(shares, level),
                             why="the paper compares the curves' speed; each run's share of the "
                                 "stream to one level all runs reach (90% of the common "
                                 "descent)"))
@@ -587,7 +587,7 @@ def cbcl(ctx: Context) -> Result:
                                 "\"the convergence speeds are insensitive to the key parameters "
                                 "(τ, K, ρ and κ)\" (§VII-D5, Section S-10)",
                                 fmt_shares(sh, [str(key) for key in keys], level),
-                                *speed_band(sh),
+                                *speed_band(sh, level),
                                 why="as on the synthetic data: each run's share of the stream "
                                     "to one level all runs reach"))
     res.tables.append(("PSNR (dB, peak 1, against the clean faces) and time (s)",
