@@ -560,6 +560,29 @@ def _table_one_claims(D, intensity, terms, years, n_terms, res) -> list:
         inside = (years >= lo) & (years <= hi)
         a = intensity[:, matches[i]]
         dated.append((i, float(a[inside].mean()), float(a[~inside].mean())))
+    return _sotu_claims(hits, n_terms, dated)
+
+
+def _rejudge_sotu(res: Result) -> Result:
+    """A kept wang-chi-sotu result judged by the current rules, from its measured values
+    (matched topics, vocabulary size, intensities inside and outside their years)."""
+    import re
+
+    old = {c[0].split(" (")[0]: c[2] for c in res.claims}
+    hits = int(old["Table I topics matched automatically"].split()[0])
+    n_terms = int(old["vocabulary after removing stop words and terms seen < 20 times"]
+                  .split()[0])
+    dated = [(int(i) - 1, float(a), float(b)) for i, a, b in re.findall(
+        r"topic (\d+): ([\d.]+) inside vs ([\d.]+) outside",
+        old.get("matched topics strongest in their years", ""))]
+    res.claims = _sotu_claims(hits, n_terms, dated)
+    return res
+
+
+def _sotu_claims(hits: int, n_terms: int, dated) -> list:
+    """Table I and Fig. 10's claims: ``hits`` of Table I's four topics matched, the
+    vocabulary size, and ``dated`` = (paper topic, mean intensity inside its years, outside)
+    for the matched topics that Fig. 10 dates."""
     out = [claim("Table I topics matched automatically (≥ 2 of 4 words in a learned "
                  "topic's top 10)", "4 example topics and their top words (Table I)",
                  f"{hits} of 4 matched", *count_band(hits, 4, 2),
@@ -592,7 +615,7 @@ def _table_one_claims(D, intensity, terms, years, n_terms, res) -> list:
 
 
 @register("wang-chi-sotu", "003", "State of the Union topics and their intensity over time "
-          "(Table I, Fig. 10)")
+          "(Table I, Fig. 10)", rejudge=lambda res: _rejudge_sotu(res))
 def sotu(ctx: Context) -> Result:
     from ..datasets import find_data, load_sotu, make_topic_stream
 
