@@ -399,6 +399,8 @@ def current(res: Result) -> Result:
     res.title = exp.title
     res.notes = [unspec(n) for n in res.notes]
     res.tables = [(unspec(c), h, r) for c, h, r in res.tables]
+    res.notes.append(f"The claims above were judged again, from the numbers this run kept, by "
+                     f"the verdict rules of {code_version()} (the run itself is not repeated).")
     res.rules = RULES
     return res
 
