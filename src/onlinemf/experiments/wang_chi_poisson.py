@@ -661,7 +661,7 @@ def sotu(ctx: Context) -> Result:
     fig, ax = plt.subplots(figsize=(10, 3.5))
     for j in order[:4]:
         ax.plot(years, intensity[:, j], label=", ".join(top[list(order).index(j)][:3]))
-    ax.set(xlabel="year", ylabel=r"topic intensity $a_{n,i} / \sum_j a_{n,j}$")
+    ax.set(xlabel="year", ylabel=r"topic intensity $a_{n,i}\,/\,\Sigma_j\,a_{n,j}$")
     ax.legend(fontsize=7)
     save_figure(ctx, res, fig, "wang_chi_fig10_sotu.png",
                 "Fig. 10: intensity of four topics over time")
