@@ -62,7 +62,8 @@ def test_registry_and_report(tmp_path):
                              "zhao-huber-faces"}
     path = write_report(results, ctx)
     text = open(path, encoding="utf-8").read()
-    assert "| what | paper | measured | verdict | band |" in text and "7.14" in text
+    assert ("| what | source | paper (its words and place) | measured | verdict | band, and "
+            "why |") in text and "7.14" in text
     with pytest.raises(ValueError, match="unknown experiment"):
         run_experiments(["nope"], ctx)
 
@@ -195,7 +196,7 @@ def test_reproduce_writes_as_it_goes_and_resumes_after_sigkill(tmp_path, capsys)
     from onlinemf.experiments._verdicts import VERDICTS
 
     lines = (out / "claims.csv").read_text().splitlines()
-    assert lines[0] == "experiment,claim,paper,measured,verdict,scale"
+    assert lines[0] == "experiment,claim,source,paper,measured,band,verdict,scale"
     assert {line.split(",")[0] for line in lines[1:]} == {"lyu-torus", "lyu-ising"}
     assert all(any(line.endswith(f",{v},quick") for v in VERDICTS) for line in lines[1:])
     # one experiment at a time still builds the whole report from the kept results

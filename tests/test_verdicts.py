@@ -3,35 +3,143 @@
 import csv
 import os
 
+import numpy as np
 import pytest
 
 from onlinemf.experiments import REGISTRY, Context, Result, write_report
+from onlinemf.experiments._registry import PAPERS
 from onlinemf.experiments._verdicts import (
+    EXTENSION,
     NOT_MEASURED,
     NOT_REPRODUCED,
+    PAPER,
     PARTLY,
     REPRODUCED,
+    SPEC,
     at_least,
     at_most,
     claim,
+    common_level_shares,
     count_band,
+    direction_band,
+    fmt_shares,
     judge,
+    lowest,
     ordered,
     ratio_band,
+    speed_band,
 )
 
 
 def test_ratio_band_edges():
     assert ratio_band(7.14, 7.14)[0] == REPRODUCED
     assert ratio_band(7.14 * 1.25, 7.14)[0] == REPRODUCED
-    assert ratio_band(7.14 * 1.26, 7.14)[0] == PARTLY  # outside the band, right side of 1
-    assert ratio_band(1.6, 2.4, 2.7)[0] == PARTLY  # the lenient old "> 1" is now partly
-    assert ratio_band(1.8, 2.4, 2.7)[0] == REPRODUCED  # 2.4 · 0.75
+    assert ratio_band(7.14 * 1.26, 7.14)[0] == PARTLY  # outside the band, within ×2 of it
+    assert ratio_band(7.14 * 1.25 * 2.01, 7.14)[0] == NOT_REPRODUCED  # beyond ×2: not partly
     assert ratio_band(0.9, 2.4, 2.7)[0] == NOT_REPRODUCED  # wrong side of 1
     assert ratio_band(1.2, 0.85, 0.88)[0] == NOT_REPRODUCED  # paper < 1, ours > 1
     assert ratio_band(0.5, 0.85, 0.88)[0] == PARTLY
     assert ratio_band(float("nan"), 2.0)[0] == NOT_REPRODUCED
-    assert "[1.8, 3.38]" in ratio_band(2.0, 2.4, 2.7)[1]
+    assert "[1.92, 3.38]" in ratio_band(2.0, 2.4, 2.7)[1]
+    assert "(the paper's direction)" in ratio_band(2.0, 2.4, 2.7)[1]
+
+
+@pytest.mark.parametrize("lo,hi", [(0.935, 0.968), (0.85, 0.88), (0.26, 0.32), (1.02, 1.1),
+                                   (2.4, 2.61), (5.09, 5.39)])
+def test_a_reversed_direction_never_passes(lo, hi):
+    """A paper range on one side of 1 makes a direction claim: no ratio on the other side of
+    1, nor 1 itself, reads reproduced or partly, however wide ±rel or the partly factor."""
+    above = lo > 1
+    for rel in (0.1, 0.25, 0.5):
+        for factor in (1.5, 2.0, 4.0):
+            for x in np.linspace(0.02, 8.0, 400):
+                verdict = ratio_band(float(x), lo, hi, rel=rel, factor=factor)[0]
+                if (x <= 1) if above else (x >= 1):
+                    assert verdict == NOT_REPRODUCED, (lo, hi, rel, factor, x)
+
+
+def test_a_band_across_one_is_refused():
+    with pytest.raises(ValueError, match="straddles 1"):
+        direction_band(0.8, 1.2, ">1")
+    with pytest.raises(ValueError, match="straddles 1"):
+        direction_band(0.9, 1.06, "<1")
+    assert direction_band(0.8, 1.2, None) == (0.8, 1.2)  # "about the same" may contain 1
+    assert direction_band(1.5, 3.0, ">1") == (1.5, 3.0)
+
+
+@pytest.mark.parametrize("factor", [1.25, 1.5, 2.0, 3.0])
+def test_partly_only_within_the_stated_factor_of_the_band(factor):
+    """``partly`` exactly where the ratio lies outside the band but within ``factor`` of its
+    edges (read back from the band's own words), never further out."""
+    import re
+
+    for lo, hi in ((2.4, 2.61), (0.85, 0.88), (1.0, 1.0), (0.97, 1.03)):
+        band = ratio_band(1.0, lo, hi, factor=factor)[1]
+        (a, b), (pa, pb) = [tuple(map(float, m)) for m in
+                            re.findall(r"\[([\d.e+-]+), ([\d.e+-]+)\]", band)]
+        assert f"×{factor:g}" in band
+        tol = 0.01  # the band prints its edges to three significant figures
+        assert pa >= a / factor * (1 - tol) and pb <= b * factor * (1 + tol)
+        for x in np.geomspace(0.05, 20.0, 500):
+            verdict = ratio_band(float(x), lo, hi, factor=factor)[0]
+            if verdict == PARTLY:
+                assert a / factor * (1 - tol) <= x <= b * factor * (1 + tol), (lo, hi, x)
+                assert not a * (1 + tol) <= x <= b * (1 - tol), (lo, hi, x)
+            if not pa * (1 - tol) <= x <= pb * (1 + tol):
+                assert verdict == NOT_REPRODUCED, (lo, hi, x)
+
+
+def test_a_tie_within_the_margin_is_a_tie():
+    assert ordered([1.0, 2.0, 3.0], tie=0.1)[0] == REPRODUCED
+    assert ordered([1.0, 1.05, 3.0], tie=0.1)[0] == PARTLY  # one step tied: not a full order
+    assert ordered([1.0, 0.95, 3.0], tie=0.1)[0] == PARTLY  # a fall within the margin: a tie
+    assert ordered([1.0, 0.8, 3.0], tie=0.1)[0] == NOT_REPRODUCED  # a real reversal
+    assert ordered([1.0, 1.05, 1.08], tie=0.1)[0] == NOT_REPRODUCED  # all tied: no order
+    assert ordered([3, 2, 1], tie=0.0)[0] == NOT_REPRODUCED
+    # the same values flip with the margin: the margin, not the noise, decides
+    assert ordered([1.0, 1.02], tie=0.0)[0] == REPRODUCED
+    assert ordered([1.0, 1.02], tie=0.05)[0] == NOT_REPRODUCED
+    assert lowest({"vr": -1.57, "smm": -1.09, "sgd": -1.59}, "vr", tie=0.05)[0] == PARTLY
+    assert lowest({"vr": -1.57, "smm": -1.09, "sgd": -1.59}, "vr", tie=0.0)[0] == \
+        NOT_REPRODUCED
+    assert lowest({"vr": -2.0, "smm": -1.09, "sgd": -1.59}, "vr", tie=0.05)[0] == REPRODUCED
+    assert lowest({"vr": -0.14, "smm": -0.90, "sgd": 0.79}, "vr", tie=0.05)[0] == \
+        NOT_REPRODUCED  # below one, far above the other
+    assert lowest({"vr": 1.0, "smm": 1.01, "sgd": 0.99}, "vr", tie=0.05)[0] == \
+        NOT_REPRODUCED  # ties only: nothing shown
+    with pytest.raises(ValueError):
+        ordered([1, 2], tie=-1)
+
+
+def _hist(objective):
+    objective = np.asarray(objective, dtype=float)
+    return {"objective": objective, "n_samples": np.arange(1, objective.size + 1) * 10}
+
+
+def test_convergence_speed_is_time_to_a_common_level():
+    fast = _hist(np.r_[10.0, np.full(99, 1.0)])
+    slow = _hist(np.linspace(10.0, 1.0, 100))
+    shares, level = common_level_shares([fast, fast])
+    assert speed_band(shares)[0] == REPRODUCED and 1.0 < level < 10.0
+    shares, _ = common_level_shares([fast, slow])
+    assert shares[0] < 0.05 < 0.85 < shares[1]
+    assert speed_band(shares)[0] == NOT_REPRODUCED
+    # a run that barely moves passes a "within 10% of its own final" test at once; at a
+    # common level it is the slowest
+    flat = _hist(np.linspace(10.0, 9.7, 100))
+    shares, level = common_level_shares([fast, flat])
+    assert level > 9.7 and shares[1] > 0.85 and speed_band(shares)[0] == NOT_REPRODUCED
+    # a rising objective shows no convergence: not reproduced
+    rising = _hist(np.linspace(1.0, 2.0, 100))
+    shares, why = common_level_shares([rising, fast])
+    assert shares is None and speed_band(shares, why)[0] == NOT_REPRODUCED
+    assert "does not fall" in fmt_shares(shares, [], why)
+    # descents over disjoint ranges (other data, other attainable levels) share no level:
+    # this measure cannot compare them, so the claim is not measured, not failed
+    low = _hist(np.linspace(0.5, 0.1, 100))
+    shares, why = common_level_shares([fast, low])
+    assert shares is None and speed_band(shares, why)[0] == NOT_MEASURED
+    assert "no common level" in fmt_shares(shares, [], why)
 
 
 def test_threshold_bands():
@@ -45,18 +153,23 @@ def test_threshold_bands():
     # "Batch never reached OL's level" is an infinite speed-up: the claim holds
     assert at_least(float("inf"), 2.0, 1.0)[0] == REPRODUCED
     assert at_least(float("nan"), 2.0, 1.0)[0] == NOT_REPRODUCED
-    assert ordered([1, 2, 3])[0] == REPRODUCED
-    assert ordered([1, 3, 2])[0] == PARTLY
-    assert ordered([3, 2, 1])[0] == NOT_REPRODUCED
     assert count_band(4, 4)[0] == REPRODUCED
     assert count_band(2, 4)[0] == PARTLY
     assert count_band(1, 4)[0] == NOT_REPRODUCED
     assert judge(False, True) == PARTLY
 
 
-def test_claim_refuses_an_unknown_verdict():
+def test_claim_refuses_an_unknown_verdict_source_or_a_band_without_reason():
     with pytest.raises(ValueError, match="verdict must be one of"):
-        claim("x", "y", "z", "yes", "band")
+        claim("x", "y", "z", "yes", "band", why="w")
+    with pytest.raises(ValueError, match="source must be one of"):
+        claim("x", "y", "z", REPRODUCED, "band", source="blog", why="w")
+    with pytest.raises(ValueError, match="reason"):
+        claim("x", "y", "z", REPRODUCED, "band", why=" ")
+    with pytest.raises(TypeError):
+        claim("x", "y", "z", REPRODUCED, "band")  # the reason is required
+    row = claim("x", "y", "z", REPRODUCED, "band", source=SPEC, why="because")
+    assert row[4] == "band. Why: because" and row[5] == SPEC
 
 
 def test_report_writes_claims_csv_and_summary(tmp_path):
@@ -66,27 +179,60 @@ def test_report_writes_claims_csv_and_summary(tmp_path):
                   "paper-0-zhf-fig2-0.1.pkl"):  # the last: another scale
         (tmp_path / "pieces" / piece).write_bytes(b"")
     res = Result(name="lyu-torus", title="t", scale="quick", commit="abc")
-    res.claims = [claim("a", "1", "1", REPRODUCED, "b1"), claim("c", "2", "3", PARTLY, "b2"),
+    res.claims = [claim("a", "1", "1", REPRODUCED, "b1", why="w"),
+                  claim("c", "2", "3", PARTLY, "b2", why="w"),
+                  claim("d", "4", "5", NOT_REPRODUCED, "b3", source=SPEC, why="w"),
+                  claim("e", "6", "7", REPRODUCED, "b4", source=EXTENSION, why="w"),
                   ["old", "row", "without verdict", "yes"]]
     path = write_report([res], ctx)
     text = open(path).read()
-    assert "**Verdicts per paper**" in text
-    # reproduced, partly, not, not measured, claims, and the spec's experiments not run
+    assert "**Verdicts of the papers' own claims, per paper**" in text
+    assert "spec 00" not in text  # the papers are named by their authors and year
+    # the paper's claims counted apart: reproduced, partly, not, not measured, claims, share,
+    # then the spec checks, extension claims and the paper's experiments not run
     n_lyu = sum(e.spec.startswith("004") for e in REGISTRY.values())
-    assert f"| spec 004 | 1 | 1 | 0 | 1 | 3 | {n_lyu - 1} |" in text
+    lyu = PAPERS["004"]
+    assert f"| {lyu} | 1 | 1 | 0 | 0 | 2 | 50% | 1 | 1 | {n_lyu - 1} |" in text
+    assert "**The papers' own claims**: 2" in text and "1 reproduced, 1 partly" in text
     # every other experiment is listed as not run, with the pieces kept toward it
     n_zhf = sum(e.spec.startswith("002") for e in REGISTRY.values())
-    assert f"| spec 002 | 0 | 0 | 0 | 0 | 0 | {n_zhf} |" in text
+    assert f"| {PAPERS['002']} | 0 | 0 | 0 | 0 | 0 | — | 0 | 0 | {n_zhf} |" in text
     assert "**Not yet run at this scale**" in text
-    assert "| zhf-fig1 | 002 §4.4 Fig. 1 |" in text and "| lyu-torus |" not in text
+    assert f"| zhf-fig1 | {PAPERS['002']} |" in text and "| lyu-torus |" not in text
     row = next(line for line in text.splitlines() if line.startswith("| zhf-fig1 |"))
     assert row.endswith("| 2 |")  # the paper-scale piece of zhf-fig2 is not counted
-    assert "on abc" in text and "b2" in text
+    assert "on abc" in text and "b2. Why: w" in text
     with open(tmp_path / "claims.csv", newline="") as fh:
         rows = list(csv.reader(fh))
-    assert rows[0] == ["experiment", "claim", "paper", "measured", "verdict", "scale"]
-    assert [r[4] for r in rows[1:]] == [REPRODUCED, PARTLY, NOT_MEASURED]
-    assert all(r[0] == "lyu-torus" and r[5] == "quick" for r in rows[1:])
+    assert rows[0] == ["experiment", "claim", "source", "paper", "measured", "band", "verdict",
+                       "scale"]
+    assert [r[6] for r in rows[1:]] == [REPRODUCED, PARTLY, NOT_REPRODUCED, REPRODUCED,
+                                        NOT_MEASURED]
+    assert [r[2] for r in rows[1:]] == [PAPER, PAPER, SPEC, EXTENSION, ""]
+    assert all(r[0] == "lyu-torus" and r[7] == "quick" for r in rows[1:])
+
+
+def test_a_result_kept_from_older_rules_is_judged_again(tmp_path):
+    """A result pickled before the current rules (no ``rules`` of its own) is judged again
+    by its experiment's rejudge before it enters a report; a current one is left alone."""
+    import pickle
+
+    from onlinemf.experiments._registry import current
+
+    old = Result(name="wang-chi-rank", title="old title", scale="paper", commit="abc")
+    old.tables = [("Final errors", ["method", "p", "input rank", "error"],
+                   [["ML", 1.0, r, f"{e:.3f}"] for r, e in zip((10, 12, 15, 20),
+                                                                (0.41, 0.40, 0.39, 0.37))])]
+    old.claims = [["ML, p = 1.0: error with ranks 10, 12, 15, 20", "x", "y", REPRODUCED,
+                   "max/min ≤ 2.5"]]
+    old.notes = ["matches the rate error instead (spec 003 §8.2)."]
+    del old.__dict__["rules"]  # as pickled before the field existed
+    again = current(pickle.loads(pickle.dumps(old)))
+    (row,) = again.claims
+    assert row[3] == NOT_REPRODUCED and row[5] == PAPER  # falling errors: not "increasing"
+    assert "spec" not in " ".join(again.notes) and again.title != "old title"
+    fresh = Result(name="wang-chi-rank", claims=[claim("a", "b", "c", PARTLY, "d", why="e")])
+    assert current(fresh) is fresh and fresh.claims[0][3] == PARTLY
 
 
 def test_memo_keeps_pieces_for_a_resumed_run(tmp_path):

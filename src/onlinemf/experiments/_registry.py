@@ -6,6 +6,7 @@ import csv
 import io
 import os
 import pickle
+import re
 import subprocess
 import time
 from collections.abc import Callable
@@ -13,10 +14,34 @@ from dataclasses import dataclass, field
 
 from .._io import write_atomic
 from ._piece_lock import piece_lock
-from ._verdicts import NOT_MEASURED, VERDICTS
+from ._verdicts import (
+    EXTENSION,
+    NOT_MEASURED,
+    NOT_REPRODUCED,
+    PAPER,
+    PARTLY,
+    REPRODUCED,
+    SOURCES,
+    SPEC,
+    VERDICTS,
+)
 
 __all__ = ["Context", "Result", "PieceMissing", "register", "REGISTRY", "run_experiments",
-           "write_report", "pyplot", "save_figure"]
+           "write_report", "pyplot", "save_figure", "PAPERS", "RULES"]
+
+#: The seed papers, by authors and year (the report names them so, never by number).
+PAPERS = {
+    "000": "Zhao, Tan and Xu 2016 (online NMF with general divergences)",
+    "001": "Zhao and Tan 2016 (online NMF with outliers)",
+    "002": "Zhao, Haskell and Feng 2018 (stochastic MF via variance reduction)",
+    "003": "Wang and Chi 2016 (Poisson subspace tracking)",
+    "004": "Lyu, Needell and Balzano 2020 (online MF on Markovian data, network dictionaries)",
+}
+
+#: The version of the verdict rules (bands, sources, tie margins): a kept result judged by
+#: older rules is judged again from its kept numbers (``register(..., rejudge=...)``)
+#: before it enters a report.
+RULES = 2
 
 
 class PieceMissing(LookupError):
@@ -166,6 +191,9 @@ class Result:
     # panels not yet run (a kept-only assembly): their claims are "not measured", and a
     # later run computes the experiment again instead of keeping this result
     missing: list = field(default_factory=list)
+    # the verdict rules the claims were judged by (a result pickled before this field
+    # existed reads as 0: see RULES)
+    rules: int = RULES
 
 
 @dataclass
@@ -174,6 +202,14 @@ class Experiment:
     spec: str
     title: str
     func: Callable[[Context], Result]
+    # judges a result kept from older rules again, from the numbers it kept (its tables
+    # and measured values): the same claim functions the experiment itself calls
+    rejudge: Callable[[Result], Result] | None = None
+
+    @property
+    def paper(self) -> str:
+        """The seed paper, by authors and year."""
+        return PAPERS.get(self.spec[:3], self.spec)
 
 
 REGISTRY: dict[str, Experiment] = {}
@@ -199,13 +235,14 @@ def save_figure(ctx: Context, res: Result, fig, name: str, caption: str, dpi: in
     return path
 
 
-def register(name: str, spec: str, title: str):
-    """Decorator registering ``func(ctx) -> Result`` under ``name``."""
+def register(name: str, spec: str, title: str, rejudge=None):
+    """Decorator registering ``func(ctx) -> Result`` under ``name`` (``spec``: the number of
+    its seed paper first; ``rejudge``: see :attr:`Experiment.rejudge`)."""
 
     def deco(func):
         if name in REGISTRY:
             raise ValueError(f"experiment {name!r} registered twice")
-        REGISTRY[name] = Experiment(name, spec, title, func)
+        REGISTRY[name] = Experiment(name, spec, title, func, rejudge)
         return func
 
     return deco
@@ -270,7 +307,7 @@ def run_experiments(names, ctx: Context, progress=None, on_result=None,
         if done and name in done:
             if progress:
                 progress(f"kept {name} from the earlier run")
-            results.append(done[name])
+            results.append(current(done[name]))
             continue
         if progress:
             progress(f"running {name}: {exp.title}")
@@ -298,7 +335,7 @@ def run_experiments(names, ctx: Context, progress=None, on_result=None,
         res.scale = res.scale or ctx.scale
         res.commit = ", ".join([version] + sorted(ctx.versions - {version}))
         if progress:
-            verdicts = [row[4] for row in claim_rows([res])]
+            verdicts = [row[6] for row in claim_rows([res])]
             counts = ", ".join(f"{verdicts.count(v)} {v}" for v in VERDICTS
                                if verdicts.count(v))
             progress(f"  {name} done in {res.seconds:.1f} s: {counts or 'no claims'}")
@@ -324,35 +361,102 @@ def _md_table(header, rows) -> str:
 
 
 def claim_rows(results: list[Result]) -> list[list[str]]:
-    """Every claim as ``[experiment, claim, paper, measured, verdict, scale]`` (``claims.csv``).
-
-    A row of an earlier format (no verdict) counts as ``not measured``.
-    """
+    """Every claim as ``[experiment, claim, source, paper, measured, band, verdict, scale]``
+    (``claims.csv``). A row of an earlier format (no verdict) counts as ``not measured``;
+    one without a source has the source ``""`` (counted apart from the paper's claims)."""
     rows = []
     for res in results:
         for c in res.claims:
             verdict = c[3] if len(c) >= 5 and c[3] in VERDICTS else NOT_MEASURED
-            rows.append([res.name, str(c[0]), str(c[1]), str(c[2]), verdict, res.scale])
+            band = str(c[4]) if len(c) >= 5 else ""
+            source = c[5] if len(c) >= 6 and c[5] in SOURCES else ""
+            rows.append([res.name, str(c[0]), source, str(c[1]), str(c[2]), band, verdict,
+                         res.scale])
     return rows
 
 
+_SPEC_REF = re.compile(r"\s*\((?:the )?spec(?:'s)?(?: \d{3})?(?: §[^)]*)?\)|,? ?spec(?: \d{3})?"
+                       r" §[\w.]+(?: item \d+)?(?::? '[^']*')?")
+
+
+def unspec(text: str) -> str:
+    """``text`` without references to the implementation notes ("spec 003 §8.2", "(spec
+    §5 item 1)"): a reader of the report cannot resolve them (results kept from before the
+    report cited the papers only)."""
+    return _SPEC_REF.sub("", text)
+
+
+def current(res: Result) -> Result:
+    """``res`` judged by the current verdict rules: a result kept from older rules is judged
+    again by its experiment's ``rejudge`` (from the numbers it kept), its notes freed of
+    references to the implementation notes."""
+    exp = REGISTRY.get(res.name)
+    # vars(): a result pickled before the field existed has no own value (the class default
+    # would read as current)
+    if vars(res).get("rules", 0) >= RULES or exp is None or exp.rejudge is None:
+        return res
+    res = exp.rejudge(res)
+    res.title = exp.title
+    res.notes = [unspec(n) for n in res.notes]
+    res.tables = [(unspec(c), h, r) for c, h, r in res.tables]
+    res.notes.append(f"The claims above were judged again, from the numbers this run kept, by "
+                     f"the verdict rules of {code_version()} (the run itself is not repeated).")
+    res.rules = RULES
+    return res
+
+
 def _summary(results: list[Result], missing: list[str] = ()) -> list[list]:
-    """Verdict counts per paper (spec number), in the order the papers appear, and the
-    number of its experiments with no result at this scale (``missing``)."""
+    """Verdict counts of the paper's own claims per seed paper (authors and year), their
+    share reproduced, then the claims of other sources, and the number of its experiments
+    with no result at this scale (``missing``)."""
     counts: dict[str, dict[str, int]] = {}
+    order = list(PAPERS)
     for res in results:
         exp = REGISTRY.get(res.name)
         paper = exp.spec[:3] if exp else "?"
-        row = counts.setdefault(paper, dict.fromkeys(VERDICTS, 0))
+        row = counts.setdefault(paper, dict.fromkeys([*VERDICTS, SPEC, EXTENSION, ""], 0))
         for c in claim_rows([res]):
-            row[c[4]] += 1
+            row[c[6] if c[2] == PAPER else c[2]] += 1
     absent: dict[str, int] = {}
     for name in missing:
         paper = REGISTRY[name].spec[:3]
-        counts.setdefault(paper, dict.fromkeys(VERDICTS, 0))
+        counts.setdefault(paper, dict.fromkeys([*VERDICTS, SPEC, EXTENSION, ""], 0))
         absent[paper] = absent.get(paper, 0) + 1
-    return [[f"spec {p}", *row.values(), sum(row.values()), absent.get(p, 0)]
-            for p, row in counts.items()]
+    rows = []
+    for p in sorted(counts, key=lambda p: order.index(p) if p in order else len(order)):
+        row = counts[p]
+        n = sum(row[v] for v in VERDICTS)
+        share = f"{row[REPRODUCED] / n:.0%}" if n else "—"
+        rows.append([PAPERS.get(p, p), *(row[v] for v in VERDICTS), n, share, row[SPEC],
+                     row[EXTENSION], absent.get(p, 0)])
+    return rows
+
+
+def _headline(results: list[Result]) -> str:
+    """The paper's claims over all seed papers: reproduced, partly, not, share; and the
+    claims of other sources, counted apart."""
+    rows = claim_rows(results)
+    paper = [r[6] for r in rows if r[2] == PAPER]
+    n = len(paper)
+    spec = [r[6] for r in rows if r[2] == SPEC]
+    ext = [r[6] for r in rows if r[2] == EXTENSION]
+
+    def counts(vs):
+        return ", ".join(f"{vs.count(v)} {v}" for v in VERDICTS if vs.count(v)) or "none"
+
+    text = (f"**The papers' own claims**: {n} (a figure, table or sentence of a seed paper, "
+            f"quoted with its place): {paper.count(REPRODUCED)} reproduced, "
+            f"{paper.count(PARTLY)} partly, {paper.count(NOT_REPRODUCED)} not reproduced"
+            + (f", {paper.count(NOT_MEASURED)} not measured" if paper.count(NOT_MEASURED)
+               else "")
+            + (f" — {paper.count(REPRODUCED) / n:.0%} reproduced." if n else "."))
+    text += (f" Counted apart: {len(spec)} checks the implementation adds (source `spec`: "
+             f"{counts(spec)}) and {len(ext)} claims from outside the seed papers (source "
+             f"`extension`: {counts(ext)}).")
+    unknown = sum(r[2] == "" for r in rows)
+    if unknown:
+        text += f" {unknown} claims of results kept from older rules state no source."
+    return text
 
 
 def _missing(results: list[Result], ctx: Context) -> tuple[list[str], list[list]]:
@@ -365,7 +469,7 @@ def _missing(results: list[Result], ctx: Context) -> tuple[list[str], list[list]
     rows = []
     for n in names:
         prefix = f"{ctx.scale}-{ctx.seed}-{n}-"
-        rows.append([n, REGISTRY[n].spec, REGISTRY[n].title,
+        rows.append([n, REGISTRY[n].paper, REGISTRY[n].title,
                      sum(f.startswith(prefix) and f.endswith(".pkl") for f in kept)])
     return names, rows
 
@@ -391,20 +495,28 @@ def write_report(results: list[Result], ctx: Context) -> str:
     and the code version it ran on.
     """
     os.makedirs(ctx.out_dir, exist_ok=True)
+    results = [current(r) for r in results]
     out = ["# onlinemf: reproduction report", "",
            f"Scale: **{ctx.scale}**. Data directory: `{ctx.data_dir or '(embedded data only)'}`.",
            "Times are wall-clock seconds on this machine; compare ratios with the paper's "
            "(MATLAB on an i7-4790), not absolute seconds. Each claim's verdict follows the "
-           "band stated beside it (and in the experiment's code); `claims.csv` holds them all.",
-           "", "**Verdicts per paper**", ""]
+           "band stated beside it, with the reason for that band (and in the experiment's "
+           "code); `claims.csv` holds them all. Each claim has a source: `paper` (a figure, "
+           "table or sentence of the seed paper, quoted with its place), `spec` (a check the "
+           "implementation adds) or `extension` (from outside the seed papers); only the "
+           "first count toward a paper's verdicts.",
+           "", _headline(results), "", "**Verdicts of the papers' own claims, per paper**", ""]
     missing, missing_rows = _missing(results, ctx)
-    out += [_md_table(["paper", *VERDICTS, "claims", "experiments not run"],
+    out += [_md_table(["paper", *VERDICTS, "paper claims", "share reproduced",
+                       "spec checks", "extension claims", "experiments not run"],
                       _summary(results, missing)), ""]
     if missing_rows:
         out += ["**Not yet run at this scale** (their claims are not measured here)", "",
-                _md_table(["experiment", "spec", "what", "pieces kept"], missing_rows), ""]
+                _md_table(["experiment", "paper", "what", "pieces kept"], missing_rows), ""]
     for res in results:
+        exp = REGISTRY.get(res.name)
         out += [f"## {res.name}: {res.title}", "",
+                *([f"_Paper: {exp.paper}._", ""] if exp else []),
                 f"_Ran in {res.seconds:.1f} s{_kept_time(res)} at scale {res.scale or '?'} on "
                 f"{res.commit or 'an unrecorded version'}._", ""]
         if getattr(res, "missing", None):
@@ -412,10 +524,10 @@ def write_report(results: list[Result], ctx: Context) -> str:
                     f"this scale: {', '.join(res.missing)} (their claims are not measured).",
                     ""]
         if res.claims:
-            rows = [list(c[:3]) + [r[4], c[4] if len(c) >= 5 else ""]
-                    for c, r in zip(res.claims, claim_rows([res]))]
+            rows = [[r[1], r[2], r[3], r[4], r[6], r[5]] for r in claim_rows([res])]
             out += ["**Paper versus measured**", "",
-                    _md_table(["what", "paper", "measured", "verdict", "band"], rows), ""]
+                    _md_table(["what", "source", "paper (its words and place)", "measured",
+                               "verdict", "band, and why"], rows), ""]
         for caption, header, rows in res.tables:
             out += [f"**{caption}**", "", _md_table(header, rows), ""]
         for caption, path in res.figures:
@@ -426,7 +538,8 @@ def write_report(results: list[Result], ctx: Context) -> str:
         out.append("")
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(["experiment", "claim", "paper", "measured", "verdict", "scale"])
+    writer.writerow(["experiment", "claim", "source", "paper", "measured", "band", "verdict",
+                     "scale"])
     writer.writerows(claim_rows(results))
     table = buf.getvalue().encode("utf-8")
     write_atomic(os.path.join(ctx.out_dir, "claims.csv"), lambda fh: fh.write(table))

@@ -1,4 +1,5 @@
-"""Experiments of spec 004: network dictionary learning (Lyu, Needell and Balzano)."""
+"""Experiments of Lyu, Needell and Balzano 2020: online MF on Markovian data and network
+dictionary learning."""
 
 from __future__ import annotations
 
@@ -10,9 +11,21 @@ import numpy as np
 from ..estimators import NetworkDictionaryLearning
 from ..graphs import path_motif
 from ._registry import Context, Result, pyplot, register, save_figure
-from ._verdicts import NOT_MEASURED, at_least, at_most, claim, count_band, judge, ordered
+from ._verdicts import (
+    EXTENSION,
+    NOT_MEASURED,
+    SPEC,
+    at_least,
+    at_most,
+    claim,
+    count_band,
+    judge,
+    ordered,
+)
 
-PAPER_WAN = {  # Figs. 10–12 (spec 004 §3.5): ‖Â‖_F and ‖A − Â‖_F on A/max(A), ‖A‖_F = 2.8317
+# Figs. 10–12 captions (Example 7.2): ‖Â‖_F and ‖A − Â‖_F on A/max(A), ‖A‖_F = 2.8317 (the
+# text beside them prints 3.0394 for depth 1, the caption of Fig. 10 3.0494)
+PAPER_WAN = {
     1: (3.0494, 1.0275),
     2: (3.4296, 1.7241),
     3: (4.0459, 2.4928),
@@ -30,7 +43,7 @@ def _network(ctx):
 
 
 @register("lyu-wan", "004", "Network dictionaries and reconstruction of the Huckleberry Finn "
-          "word adjacency network (Figs. 10–12)")
+          "word adjacency network (Figs. 10–12)", rejudge=lambda res: _rejudge_wan(res))
 def wan(ctx: Context) -> Result:
     A, src, real = _network(ctx)
     An = A / A.max()
@@ -51,7 +64,8 @@ def wan(ctx: Context) -> Result:
         # one reconstruction chain, as the paper (n_chains=1; the library default runs 64)
         R = est.reconstruct(An, n_steps=steps, alpha=0.2, n_chains=1, chain="glauber").toarray()
         t_rec = time.perf_counter() - t0
-        traces.append(np.trace(R) > np.trace(An))
+        if depth > 1:
+            traces.append(bool(np.trace(R) > np.trace(An)))
         norm_r, err = np.linalg.norm(R), np.linalg.norm(An - R)
         paper = PAPER_WAN[depth] if real else ("—", "—")
         rows.append([f"depth-{depth} wedge ({2 * depth + 1}×{2 * depth + 1})",
@@ -71,36 +85,114 @@ def wan(ctx: Context) -> Result:
                        ["motif", "‖A‖_F", "‖Â‖_F", "paper ‖Â‖_F", "‖A − Â‖_F",
                         "paper ‖A − Â‖_F", "learn s", "reconstruct s"], rows))
     errs = [float(r_[4]) for r_ in rows]
-    res.claims.append(claim("error grows with the patch size", "1.0275 < 1.7241 < 2.4928",
-                            " < ".join(f"{e:.4f}" for e in errs), *ordered(errs)))
-    if real:  # the tolerances of spec 004 §9 B2
-        norms = [float(r_[2]) for r_ in rows]
-        e_hits = sum(abs(e - PAPER_WAN[d][1]) <= 0.25 * PAPER_WAN[d][1]
-                     for e, d in zip(errs, (1, 2, 3)))
-        n_hits = sum(abs(v - PAPER_WAN[d][0]) <= 0.15 * PAPER_WAN[d][0]
-                     for v, d in zip(norms, (1, 2, 3)))
-        res.claims += [
-            claim("‖A − Â‖_F within 25% (B2)", "1.0275 / 1.7241 / 2.4928",
-                  " / ".join(f"{e:.4f}" for e in errs), *count_band(e_hits, 3, 2)),
-            claim("‖Â‖_F within 15% (B2)", "3.05 / 3.43 / 4.05",
-                  " / ".join(f"{v:.4f}" for v in norms), *count_band(n_hits, 3, 2)),
-            claim("pronounced diagonal: tr(Â) > tr(A) for depth 2 and 3",
-                  "diagonal more pronounced", f"{traces[1]} / {traces[2]}",
-                  *count_band(int(traces[1]) + int(traces[2]), 2, 1)),
-        ]
-    else:
+    norms = [float(r_[2]) for r_ in rows]
+    res.claims += _wan_claims(errs, norms if real else None, traces if real else None)
+    if not real:
         why = ("no --data-dir given" if not ctx.data_dir else
                f"{os.path.join(ctx.data_dir, 'wan', 'twain_1.txt')} not found")
-        res.notes.append(f"**Fell back to Les Misérables**: {why}; the paper's numbers (B2) "
+        res.notes.append(f"**Fell back to Les Misérables**: {why}; the paper's numbers "
                          "need the real WAN (`--data-dir ../shared/data`).")
-        res.claims += [claim(what, paper, "real WAN not available", NOT_MEASURED,
-                             "needs the real WAN") for what, paper in (
-            ("‖A − Â‖_F within 25% (B2)", "1.0275 / 1.7241 / 2.4928"),
-            ("‖Â‖_F within 15% (B2)", "3.05 / 3.43 / 4.05"))]
     res.notes.append(f"Data: {src}, normalized by its maximum; r = {r}, λ = 0.6 to learn and "
                      f"0.2 to reconstruct (the authors' code); {n_iter} online steps of {batch} "
                      f"Glauber states; reconstruction from {steps} steps (the paper uses "
-                     "50000). One seed (B2 asks for the average of three).")
+                     "50000). One seed (the implementation's check asks for the average of "
+                     "three).")
+    return res
+
+
+#: ‖A − Â‖_F two values closer than this are a tie (under 2% of ‖A‖_F = 2.8317)
+WAN_TIE = 0.05
+
+
+def _wan_claims(errs, norms=None, traces=None) -> list:
+    """The claims of Figs. 10–12 from the three errors ‖A − Â‖_F (depth 1, 2, 3), and, on the
+    real WAN, the norms ‖Â‖_F and whether tr(Â) > tr(A) at depth 2 and 3."""
+    paper_e = " / ".join(f"{PAPER_WAN[d][1]}" for d in (1, 2, 3))
+    out = [claim("error grows with the patch size",
+                 "1.0275 < 1.7241 < 2.4928 (Figs. 10–12 captions; Example 7.2: errors "
+                 "\"tend to drop as we … decrease the patch size\")",
+                 " < ".join(f"{e:.4f}" for e in errs), *ordered(errs, tie=WAN_TIE),
+                 why=f"the paper's three errors rise by 0.70 and 0.77; a tie margin of "
+                     f"{WAN_TIE} is under 2% of ‖A‖_F = 2.8317")]
+    if norms is None:
+        return out + [claim(what, paper, "real WAN not available", NOT_MEASURED,
+                            "needs the real WAN", source=SPEC,
+                            why="the paper's numbers are of the real WAN") for what, paper in (
+            ("‖A − Â‖_F within 25% of the paper's", paper_e),
+            ("‖Â‖_F within 15% of the paper's", "3.0494 / 3.4296 / 4.0459"))]
+    e_hits = sum(abs(e - PAPER_WAN[d][1]) <= 0.25 * PAPER_WAN[d][1]
+                 for e, d in zip(errs, (1, 2, 3)))
+    n_hits = sum(abs(v - PAPER_WAN[d][0]) <= 0.15 * PAPER_WAN[d][0]
+                 for v, d in zip(norms, (1, 2, 3)))
+    return out + [
+        claim("‖A − Â‖_F within 25% of the paper's (an implementation check)",
+              f"{paper_e} (Figs. 10–12 captions)", " / ".join(f"{e:.4f}" for e in errs),
+              *count_band(e_hits, 3, 2), source=SPEC,
+              why="the implementation's regression tolerance (the paper gives one run's "
+                  "numbers and no tolerance)"),
+        claim("‖Â‖_F within 15% of the paper's (an implementation check)",
+              "3.0494 / 3.4296 / 4.0459 (Figs. 10–12 captions)",
+              " / ".join(f"{v:.4f}" for v in norms), *count_band(n_hits, 3, 2), source=SPEC,
+              why="the implementation's regression tolerance (the paper gives one run's "
+                  "numbers and no tolerance)"),
+        claim("pronounced diagonal: tr(Â) > tr(A) for depth 2 and 3",
+              "\"the diagonal entries in the reconstruction are more pronounced\" (Example "
+              "7.2)", f"{traces[0]} / {traces[1]}",
+              *count_band(int(traces[0]) + int(traces[1]), 2, 1),
+              why="the paper's sentence, read as a larger trace than the original's"),
+    ]
+
+
+def _rejudge_wan(res: Result) -> Result:
+    """A kept lyu-wan result judged by the current rules, from its table (errors, norms) and
+    its diagonal claim's measured values."""
+    rows = res.tables[0][2]
+    errs = [float(r[4]) for r in rows]
+    real = rows[0][3] != "—"
+    old = {c[0]: c[2] for c in res.claims}
+    diag = old.get("pronounced diagonal: tr(Â) > tr(A) for depth 2 and 3", "")
+    traces = [t.strip() == "True" for t in diag.split("/")] if real else None
+    res.claims = _wan_claims(errs, [float(r[2]) for r in rows] if real else None, traces)
+    res.notes = [n.replace(" (B2 asks for the average of three)",
+                           " (the implementation's check asks for the average of three)")
+                 for n in res.notes]
+    return res
+
+
+def _markov_claims(name, first, t_first, last, T, lowest_gap, growth) -> list:
+    """Theorem 4.1 (ii)'s claim (the gap closes) and the implementation's bounded-step check,
+    for one stream."""
+    return [
+        claim(f"{name}: f̂_t(W_t) − f_t(W_t) → 0",
+              "\"f_t(W_t) − f̂_t(W_t) → 0 as t → ∞ almost surely\" (Theorem 4.1 (ii))",
+              f"{first:.3g} at t = {t_first} → {last:.3g} at t = {T} "
+              f"(never below {lowest_gap:.1g})",
+              judge(last <= 0.1 * first and lowest_gap >= -1e-9, last < first),
+              "reproduced if the final gap ≤ 10% of the first and f̂ ≥ f throughout; partly "
+              "if it falls",
+              why="a finite run shows a limit as a gap that shrinks by an order of magnitude; "
+                  "f̂_t ≥ f_t holds at every t (§7.1 (ii))"),
+        claim(f"{name}: t‖W_t − W_(t−1)‖_F bounded (κ₁ > 0)",
+              "bounded (an implementation check of the step size the proofs use)",
+              "max over the last quarter of the checkpoints / max over the second = "
+              f"{growth:.2f}", *at_most(growth, 1.5, 3.0, "that ratio"), source=SPEC,
+              why="a bounded sequence does not grow between the second and the last quarter "
+                  "of the run; 1.5 allows noise"),
+    ]
+
+
+def _rejudge_markov(res: Result) -> Result:
+    """A kept lyu-markov result judged by the current rules, from its table and the
+    checkpoints its claims name."""
+    import re
+
+    firsts = {c[0].split(":")[0]: c[2] for c in res.claims if "→ 0" in c[0]}
+    claims = []
+    for name, first, _, last, low, growth in res.tables[0][2]:
+        m = re.search(r"at t = (\d+) → \S+ at t = (\d+)", firsts[name])
+        claims += _markov_claims(name, float(first), int(m.group(1)), float(last),
+                                 int(m.group(2)), float(low), float(growth))
+    res.claims = claims
     return res
 
 
@@ -129,7 +221,8 @@ def _markov_run(mats, chain, k, checkpoints, seed):
 
 
 @register("lyu-markov", "004 §9 B4", "Online MF on Markovian data: the surrogate and the "
-          "empirical loss meet (Theorem 1 (ii)) on a sticky chain")
+          "empirical loss meet (Theorem 4.1 (ii)) on a sticky chain",
+          rejudge=lambda res: _rejudge_markov(res))
 def markov(ctx: Context) -> Result:
     from ..constraints import project_nonneg_l2_ball
 
@@ -163,18 +256,8 @@ def markov(ctx: Context) -> Result:
         growth = float(steps[3 * q:].max() / max(steps[q:2 * q].max(), 1e-300))
         rows_out.append([name, f"{gap[0]:.4g}", f"{gap[len(gap) // 2]:.4g}", f"{gap[-1]:.4g}",
                          f"{gap.min():.2g}", f"{growth:.2f}"])
-        res.claims.append(claim(f"{name}: f̂_t(W_t) − f_t(W_t) → 0",
-                                "the gap tends to 0 (Theorem 1 (ii))",
-                                f"{gap[0]:.3g} at t = {int(tr[0, 0])} → {gap[-1]:.3g} at t = {T} "
-                                f"(never below {gap.min():.1g})",
-                                judge(gap[-1] <= 0.1 * gap[0] and gap.min() >= -1e-9,
-                                      gap[-1] < gap[0]),
-                                "reproduced if the final gap ≤ 10% of the first and f̂ ≥ f "
-                                "throughout; partly if it falls"))
-        res.claims.append(claim(f"{name}: t‖W_t − W_(t−1)‖_F bounded (κ₁ > 0)",
-                                "bounded (B4)", "max over the last quarter of the "
-                                f"checkpoints / max over the second = {growth:.2f}",
-                                *at_most(growth, 1.5, 3.0, "that ratio")))
+        res.claims += _markov_claims(name, float(gap[0]), int(tr[0, 0]), float(gap[-1]), T,
+                                     float(gap.min()), growth)
     axes[0].set(xlabel="t", title="surrogate and empirical loss")
     axes[1].set(xlabel="t", title="f̂_t(W_t) − f_t(W_t)")
     axes[2].set(xlabel="t", title="t‖W_t − W_(t−1)‖_F")
@@ -191,7 +274,10 @@ def markov(ctx: Context) -> Result:
     return res
 
 
-ISING_PROTOTYPE = {0.5: 0.1976, 2.26: 0.4557, 5.0: 0.6281}  # spec 004 §8.3, not the paper's
+# a prototype run of the one-sweep-per-frame protocol (the implementation's baseline), not
+# the paper's: the paper shows images only
+ISING_PROTOTYPE = {0.5: 0.1976, 2.26: 0.4557, 5.0: 0.6281}
+ISING_TIE = 0.02  # relative reconstruction errors closer than this are a tie
 
 
 def _ising_protocol(T, size, p, frames, per_frame, r, sampler, updates, seed):
@@ -240,7 +326,8 @@ def ising(ctx: Context) -> Result:
     # the spec's simplified protocol (one checkerboard sweep per frame) and, at paper scale,
     # the paper's: 500 frames recorded every 1000 single-site heat-bath updates from i.i.d.
     # spins (the authors' code: 500 frames, 1000 random patches per step)
-    protocols = [("checkerboard sweep per frame (spec §8.3)", "checkerboard", frames, 1)]
+    protocols = [("checkerboard sweep per frame (a simplified protocol)", "checkerboard",
+                  frames, 1)]
     if not ctx.quick:
         protocols.append(("paper: 1000 heat-bath updates per frame", "heat-bath", 500, 1000))
     res = Result()
@@ -265,21 +352,30 @@ def ising(ctx: Context) -> Result:
         res.tables.append((f"{label}: reconstruction of a fresh configuration",
                            ["T", "relative error", "sites wrong at 0.5", "learn s"], rows))
         res.claims.append(claim(f"error ordered by temperature ({label})",
-                                "most effective at T = 0.5, least at T = 5",
-                                " < ".join(f"{e:.3f}" for e in errs), *ordered(errs)))
-        if pi == 0 and not ctx.quick:  # B3's regression baselines hold at 200×200 only
+                                "\"most effective in reconstructing the original image at the "
+                                "low temperature T = 0.5, and becomes less effective for "
+                                "higher temperatures, especially at T = 5\" (§5.3, Figs. 5–7)",
+                                " < ".join(f"{e:.3f}" for e in errs),
+                                *ordered(errs, tie=ISING_TIE),
+                                why="the paper's words are an order over the three "
+                                    f"temperatures; relative errors within {ISING_TIE} are "
+                                    "a tie (the paper shows images, no numbers)"))
+        if pi == 0 and not ctx.quick:  # the prototype's baselines hold at 200×200 only
             near = sum(abs(e - ISING_PROTOTYPE[T]) <= 0.05 for e, T in zip(errs, temps))
-            res.claims.append(claim("relative errors within ±0.05 of the spec's §8.3 "
-                                    "prototype (B3; the paper shows images only)",
-                                    " / ".join(str(v) for v in ISING_PROTOTYPE.values()),
+            res.claims.append(claim("relative errors within ±0.05 of the implementation's "
+                                    "prototype run (the paper shows images only)",
+                                    " / ".join(str(v) for v in ISING_PROTOTYPE.values())
+                                    + " (a prototype run, not the paper's)",
                                     " / ".join(f"{e:.4f}" for e in errs),
-                                    *count_band(near, 3, 2)))
+                                    *count_band(near, 3, 2), source=SPEC,
+                                    why="a regression check against a prototype of this "
+                                        "protocol; the paper gives no number"))
     path = ctx.figure_path("lyu_ising.png")
     fig.tight_layout()
     fig.savefig(path, dpi=90)
     plt.close(fig)
     res.figures.append(("Atoms, a fresh configuration and its reconstruction per temperature "
-                        "(spec §8.3 protocol)", path))
+                        "(the simplified protocol)", path))
     res.notes.append(f"Lattice {size}×{size}, periodic; {per_frame} random {p}×{p} patches in "
                      f"{{0, 1}} per frame and one OMF step, r = {r}, λ = 1; the fresh "
                      "configuration comes from an independent chain run as long. The paper's "
@@ -288,7 +384,7 @@ def ising(ctx: Context) -> Result:
     return res
 
 
-@register("lyu-torus", "004 §3.4 Fig. 8 (B1)",
+@register("lyu-torus", "004 Example 7.1, Fig. 8",
           "The 10×10 torus with the wedge motif: exact dictionary and reconstruction")
 def torus(ctx: Context) -> Result:
     import networkx as nx
@@ -300,30 +396,47 @@ def torus(ctx: Context) -> Result:
     Ad = A.toarray()
     res = Result()
     n_hom = int(np.einsum("ab,ac->", Ad, Ad))
-    res.claims.append(claim("#Hom(wedge, torus)", "9n² = 900 (erratum: Σ deg² = 16n²)",
-                            str(n_hom), judge(n_hom == 1600),
-                            "reproduced if = 16n² = 1600 (the erratum's count)"))
+    res.claims.append(claim("#Hom(wedge, torus), n = 10",
+                            "\"there are N = 9n² homomorphisms F → G\" = 900 (Example 7.1)",
+                            f"{n_hom} (a paper erratum: Σ_v deg(v)² = 16n² = 1600)",
+                            judge(n_hom == 900), "reproduced if = 9n² = 900",
+                            why="the paper's count is exact; a wedge maps its centre to any of "
+                                "the n² nodes and each leaf to any of its 4 neighbours, 16n² "
+                                "in all, which the enumeration confirms: the paper's 9n² is "
+                                "an erratum, not reproduced"))
+    res.claims.append(claim("#Hom(wedge, torus) = Σ_v deg(v)² = 16n² (the corrected count)",
+                            "16n² = 1600 (the erratum's correction, not the paper's number)",
+                            str(n_hom), judge(n_hom == 1600), "reproduced if = 1600",
+                            source=SPEC, why="the count of wedge homomorphisms into a "
+                                             "4-regular graph on n² nodes"))
     F = star_motif(3)
     AF = F + F.T
     _, X = GlauberChain(A, F, random_state=ctx.seed).sample_patches(500)
     same = bool(np.all(X == AF.ravel()))
-    res.claims.append(claim("every wedge patch equals A_F", "yes (rank-1 data)", str(same),
-                            judge(same), "reproduced if all 500 patches equal A_F"))
+    res.claims.append(claim("every wedge patch equals A_F",
+                            "\"the corresponding F-patch of G is always identical to A_F\" "
+                            "(Example 7.1, eq. (43))", str(same),
+                            judge(same), "reproduced if all 500 patches equal A_F",
+                            why="the paper's 'always'"))
     ndl = NetworkDictionaryLearning(9, 3, motif="star", n_iter=50, batch_size=50, alpha=0.5,
                                     chain="glauber", random_state=ctx.seed).fit(G)
     D = ndl.components_
     cos = D @ AF.ravel() / (np.linalg.norm(D, axis=1) * np.linalg.norm(AF) + 1e-300)
     aligned = float(ndl.importance_[cos > 1 - 1e-9].sum())
-    res.claims.append(claim("importance of the atoms equal to A_F", "1 (B1: > 0.99)",
-                            f"{aligned:.4f}", *at_least(aligned, 0.99, 0.9, "importance")))
+    res.claims.append(claim("importance of the atoms equal to A_F",
+                            "\"the importance of the bottom right dictionary is 1, as "
+                            "expected\" (Example 7.1, Fig. 8)",
+                            f"{aligned:.4f}", *at_least(aligned, 0.99, 0.9, "importance"),
+                            why="the paper prints 1 to two decimals; 0.99 is its rounding"))
     # B1 asks for exactness: a tight code tolerance (the default 1e-3 is for speed)
     R = ndl.reconstruct(G, n_steps=5000, alpha=0.0, code_tol=1e-12, n_chains=1,
                           chain="glauber")
     Rc = R.tocoo()
     err = float(np.abs(Rc.data - Ad[Rc.row, Rc.col]).max())
     res.claims.append(claim("max reconstruction error on visited entries (NNLS)",
-                            "perfect (B1: < 1e-8)", f"{err:.1e}",
-                            *at_most(err, 1e-8, 1e-4, "max error")))
+                            "\"we obtain a perfect reconstruction\" (Example 7.1, Fig. 8)",
+                            f"{err:.1e}", *at_most(err, 1e-8, 1e-4, "max error"),
+                            why="'perfect' read as exact up to the solver's tolerance"))
     plt = pyplot()
     fig, axes = plt.subplots(2, 6, figsize=(13, 4.6))
     order = np.argsort(-ndl.importance_)
@@ -371,8 +484,30 @@ def _find_images(data_dir):
                   if f.lower().endswith((".jpg", ".jpeg", ".png")))
 
 
-@register("lyu-image", "004 §3.2 Fig. 3",
-          "A dictionary of 10×10 image patches, and reconstructions of the image and of another")
+def _image_claims(psnr_train: float, psnr_other: float) -> list:
+    """Fig. 3's two reconstructions, from their PSNRs (dB)."""
+    why = ("the paper shows the images without a number; {} dB is read as a close "
+           "reconstruction of an 8-bit image, {} dB as a visible but recognizable one")
+    return [claim("reconstruction of the training image",
+                  "original and reconstruction side by side, no number (Fig. 3)",
+                  f"PSNR {psnr_train:.1f} dB", *at_least(psnr_train, 20.0, 15.0, "PSNR (dB)"),
+                  why=why.format(20, 15)),
+            claim("another image with the same dictionary",
+                  "\"they are able to approximately reconstruct Renoir's painting as well\" "
+                  "(Fig. 3)", f"PSNR {psnr_other:.1f} dB",
+                  *at_least(psnr_other, 18.0, 14.0, "PSNR (dB)"), why=why.format(18, 14))]
+
+
+def _rejudge_image(res: Result) -> Result:
+    """A kept lyu-image result judged by the current rules, from its measured PSNRs."""
+    psnr = [float(c[2].split()[1]) for c in res.claims]
+    res.claims = _image_claims(*psnr)
+    return res
+
+
+@register("lyu-image", "004 Fig. 3",
+          "A dictionary of 10×10 image patches, and reconstructions of the image and of another",
+          rejudge=lambda res: _rejudge_image(res))
 def image_dictionary(ctx: Context) -> Result:
     from sklearn.feature_extraction.image import (
         extract_patches_2d,
@@ -408,12 +543,7 @@ def image_dictionary(ctx: Context) -> Result:
         rec = reconstruct_from_patches_2d((H @ odl.components_).reshape(-1, p, p), img.shape)
         mse = float(np.mean((rec - img) ** 2))
         recon.append((rec, -10 * np.log10(max(mse, 1e-300))))
-    res.claims.append(claim("reconstruction of the training image", "close (plot)",
-                            f"PSNR {recon[0][1]:.1f} dB",
-                            *at_least(recon[0][1], 20.0, 15.0, "PSNR (dB)")))
-    res.claims.append(claim("another image with the same dictionary", "approximately (plot)",
-                            f"PSNR {recon[1][1]:.1f} dB",
-                            *at_least(recon[1][1], 18.0, 14.0, "PSNR (dB)")))
+    res.claims += _image_claims(recon[0][1], recon[1][1])
     res.tables.append(("Setting", ["images", "atoms", "steps × patches", "learning time (s)"],
                        [[" → ".join(names), str(r), f"{n_iter} × 10", f"{t_learn:.1f}"]]))
     plt = pyplot()
@@ -464,8 +594,25 @@ def _data_networks(data_dir):
     return out
 
 
-@register("lyu-networks", "004 §2.12 and issue 6",
-          "Reconstruction and denoising of real networks by NDL (edge recovery, denoising AUC)")
+def _network_claim(what: str, acc: float, measured: str) -> list:
+    """An edge-recovery claim: not the seed paper's (its version has no network
+    reconstruction numbers), from a later version of the work."""
+    return claim(what, "high (a later version of the paper, on Facebook networks; not in "
+                 "the seed paper)", measured, *at_least(acc, 0.9, 0.75, "accuracy"),
+                 source=EXTENSION,
+                 why="the later version reports high recovery without a number comparable "
+                     "here; 0.9 is read as high")
+
+
+def _rejudge_networks(res: Result) -> Result:
+    """A kept lyu-networks result judged by the current rules, from its measured values."""
+    res.claims = [_network_claim(c[0], float(c[2].split()[0]), c[2]) for c in res.claims]
+    return res
+
+
+@register("lyu-networks", "004, later version",
+          "Reconstruction and denoising of real networks by NDL (edge recovery, denoising AUC)",
+          rejudge=lambda res: _rejudge_networks(res))
 def networks(ctx: Context) -> Result:
     from ..graphs import as_adjacency, corrupt_network
     from ..metrics import denoising_auc, edge_recovery
@@ -506,11 +653,9 @@ def networks(ctx: Context) -> Result:
             aucs.append(denoising_auc(A, noisy, R_noisy, pairs, mode))
         rows.append([name, str(A.shape[0]), str(A.nnz // 2), f"{visited:.3f}", f"{acc:.3f}",
                      f"{aucs[0]:.3f}", f"{aucs[1]:.3f}", f"{time.perf_counter() - t0:.1f}"])
-        res.claims.append(claim(f"{name}: edges recovered after binarization",
-                                "high (the paper's later version: Facebook networks)",
-                                f"{acc:.3f} ({visited:.3f} of the edges visited by the "
-                                f"{steps}-step chain)",
-                                *at_least(acc, 0.9, 0.75, "accuracy")))
+        res.claims.append(_network_claim(f"{name}: edges recovered after binarization", acc,
+                                         f"{acc:.3f} ({visited:.3f} of the edges visited by "
+                                         f"the {steps}-step chain)"))
         # the library's default beside the paper's single chain: the same number of patches
         # from 64 chains advanced together, which start spread over the network
         t1 = time.perf_counter()
@@ -518,11 +663,10 @@ def networks(ctx: Context) -> Result:
         acc_par, vis_par = edge_recovery(A, R_par), visited_share(R_par)
         par_rows.append([name, f"{visited:.3f} → {vis_par:.3f}", f"{acc:.3f} → {acc_par:.3f}",
                          f"{time.perf_counter() - t1:.1f}"])
-        res.claims.append(claim(f"{name}: edges recovered with the library's 64 reconstruction "
-                                f"chains ({steps} patches, same dictionary)",
-                                "high (the paper's later version: Facebook networks)",
-                                f"{acc_par:.3f} ({vis_par:.3f} visited)",
-                                *at_least(acc_par, 0.9, 0.75, "accuracy")))
+        res.claims.append(_network_claim(f"{name}: edges recovered with the library's 64 "
+                                         f"reconstruction chains ({steps} patches, same "
+                                         "dictionary)", acc_par,
+                                         f"{acc_par:.3f} ({vis_par:.3f} visited)"))
         if long_steps and visited < 0.9:
             t1 = time.perf_counter()
             R_long = ndl.reconstruct(A, n_steps=long_steps, n_chains=1, chain="glauber")
@@ -532,11 +676,10 @@ def networks(ctx: Context) -> Result:
                               f"{acc / max(visited, 1e-12):.3f} → "
                               f"{acc_long / max(vis_long, 1e-12):.3f}",
                               f"{time.perf_counter() - t1:.1f}"])
-            res.claims.append(claim(f"{name}: edges recovered by a chain that visits them "
-                                    f"({long_steps} steps, same dictionary)",
-                                    "high (the paper's later version: Facebook networks)",
-                                    f"{acc_long:.3f} ({vis_long:.3f} visited)",
-                                    *at_least(acc_long, 0.9, 0.75, "accuracy")))
+            res.claims.append(_network_claim(f"{name}: edges recovered by a chain that visits "
+                                             f"them ({long_steps} steps, same dictionary)",
+                                             acc_long,
+                                             f"{acc_long:.3f} ({vis_long:.3f} visited)"))
     res.tables.append((f"Reconstruction by the library's default, 64 chains advanced together "
                        f"({steps} patches in all), against the paper's one chain (same "
                        "dictionary)", ["network", "visited (1 → 64 chains)",
@@ -554,7 +697,9 @@ def networks(ctx: Context) -> Result:
                         "AUC (removed)", "time (s)"], rows))
     res.notes.append("Embedded networks are those networkx ships; with `--data-dir` and "
                      "`--scale paper`, the paper repository's BA/ER/WS networks (5000 nodes) are "
-                     "added. The paper version in seeds/ reports no denoising numbers. "
+                     "added. The seed paper reports no reconstruction or denoising numbers "
+                     "for these networks (a later version of the work does): these claims are "
+                     "counted apart, as extensions. "
                      "'visited' is the share of true edges the reconstruction chain reached: "
                      "recovery cannot exceed it, so on the 5000-node networks the paper's "
                      "50000 steps bound it, not the dictionary.")

@@ -1,4 +1,4 @@
-"""Experiments of spec 003: Poisson streaming subspace tracking with missing data (Wang and Chi)."""
+"""Experiments of Wang and Chi 2016: Poisson streaming subspace tracking with missing data."""
 
 from __future__ import annotations
 
@@ -9,7 +9,21 @@ import numpy as np
 from ..baselines import GROUSE, batch_poisson_factorization
 from ..estimators import PoissonSubspaceTracker
 from ._registry import Context, Result, pyplot, register, save_figure
-from ._verdicts import at_least, at_most, claim, count_band, judge, ordered, ratio_band
+from ._verdicts import (
+    NOT_REPRODUCED,
+    SPEC,
+    TIME_TIE,
+    at_least,
+    at_most,
+    claim,
+    count_band,
+    judge,
+    ordered,
+    ratio_band,
+)
+
+#: two normalized subspace (or frame) errors closer than this are a tie
+ERR_TIE = 0.01
 
 
 def subspace_error(D_hat, D):
@@ -22,7 +36,7 @@ def subspace_error(D_hat, D):
 
 
 def poisson_stream(n, k, m, p, rng, D=None):
-    """The synthetic recipe of spec 003 §3.2: D, a_n ~ U[0, 1], y ~ Pois(D a), mask ~ B(p)."""
+    """The synthetic recipe of §V-A: D, a_n ~ U[0, 1], y ~ Pois(D a), mask ~ B(p)."""
     D = rng.random((n, k)) if D is None else D
     Y = rng.poisson(rng.random((m, k)) @ D.T).astype(float)
     return D, np.where(rng.random(Y.shape) < p, Y, np.nan)
@@ -55,7 +69,8 @@ def _best_grouse(Y, D, k, seed):
 
 # ----------------------------------------------------------------------------- Figs. 1–3
 @register("wang-chi-synthetic", "003", "Poisson subspace tracking, full and missing data: "
-          "SA, memory-limited SA, batch and GROUSE (Figs. 1–3)")
+          "SA, memory-limited SA, batch and GROUSE (Figs. 1–3)",
+          rejudge=lambda res: _rejudge_synthetic(res))
 def synthetic(ctx: Context) -> Result:
     n, k, m = ctx.pick((100, 10, 400), (100, 10, 800), tiny=(30, 3, 60))
     rng = np.random.default_rng(ctx.seed)
@@ -97,42 +112,78 @@ def synthetic(ctx: Context) -> Result:
                 f"Subspace error against t (N={n}, K={k}, M={m}) and against time")
     res.tables.append(("Final subspace error and running time", ["p", "method", "error",
                                                                   "time (s)"], rows))
-    d_ml = max(abs(final[p]["ML"][0] - final[p]["SA"][0]) for p in final)
-    speed = final[1.0]["SA"][1] / final[1.0]["ML"][1]
-    g = {p: min(v for kk, v in final[p].items() if kk.startswith("GROUSE")) for p in final}
-    rates = sorted(final, reverse=True)
-    res.claims += [
-        claim("ML-SA close to SA", "very similar (Figs. 1–2)",
-              f"largest error difference {d_ml:.3f}",
-              *at_most(d_ml, 0.03, 0.1, "largest |error difference|")),
-        claim("SA time / ML-SA time (p = 1)", "lower complexity for ML-SA", f"{speed:.1f}×",
-              *at_least(speed, 1.5, 1.0, "SA time / ML-SA time")),
-        claim("error ordered by observation rate", "p = 1 < 0.5 < 0.1",
-              ", ".join(f"p={p}: {final[p]['ML'][0]:.3f}" for p in final),
-              *ordered([final[p]["ML"][0] for p in rates])),
-        claim("Poisson ahead of a Gaussian subspace tracker (GROUSE stands in: ReProCS, "
-              "BPFA and DMD are not implemented)",
-              "far better than the Gaussian tracker ReProCS",
-              ", ".join(f"p={p}: ML {final[p]['ML'][0]:.3f} vs GROUSE {g[p][0]:.3f}"
-                        for p in final),
-              *count_band(sum(final[p]["ML"][0] < g[p][0] for p in final), len(final), 1)),
-        claim("close to the batch algorithm at large t", "close to batch at large t",
-              ", ".join(f"p={p}: ML {final[p]['ML'][0]:.3f} vs batch {final[p]['batch'][0]:.3f}"
-                        for p in final),
-              *count_band(sum(final[p]["ML"][0] <= 1.5 * final[p]["batch"][0] for p in final),
-                          len(final), 1)),
-    ]
+    res.claims += _synthetic_claims(final)
     res.notes.append("The batch reference is multi-pass alternating minimization of the same "
-                     "Poisson objective, a substitute for Cao and Xie's method (spec §3.5). "
+                     "Poisson objective, a substitute for Cao and Xie's method. "
                      "GROUSE gets the better of two steps. ReProCS, BPFA and DMD (the "
                      "paper's other baselines) are not implemented, so no claim names them; "
-                     "'close to batch' counts a rate where ML-SA's error is ≤ 1.5× the batch "
+                     "'close to batch' counts a rate where ML-SA's error is ≤ 1.25× the batch "
                      "error. λ = 0.2, μ = 0.1.")
     return res
 
 
+def _synthetic_claims(final) -> list:
+    """Figs. 1–3's claims from ``final[p][method] = (final error, seconds)`` (methods ML, SA,
+    GROUSE…, batch)."""
+    d_ml = max(abs(final[p]["ML"][0] - final[p]["SA"][0]) for p in final)
+    speed = final[1.0]["SA"][1] / final[1.0]["ML"][1]
+    g = {p: min(v for kk, v in final[p].items() if kk.startswith("GROUSE")) for p in final}
+    rates = sorted(final, reverse=True)
+    return [
+        claim("ML-SA close to SA",
+              "\"the memory-limited SA algorithm yields a very similar performance towards "
+              "the SA algorithm\" (§V-A, Figs. 1–2)",
+              f"largest error difference {d_ml:.3f}",
+              *at_most(d_ml, 0.03, 0.1, "largest |error difference|"),
+              why=f"'very similar' read as within three tie margins ({3 * ERR_TIE:g}) of "
+                  "normalized subspace error at every rate"),
+        claim("SA time / ML-SA time (p = 1)",
+              "\"with a smaller complexity\" (§V-A; Fig. 3 plots time, no ratio)",
+              f"{speed:.1f}×", *at_least(speed, 1.5, 1 + TIME_TIE, "SA time / ML-SA time"),
+              why="a smaller complexity should show as a clearly shorter time (≥ 1.5×); "
+                  f"within {TIME_TIE:.0%} of 1 is a tie"),
+        claim("error ordered by observation rate",
+              "p = 1 < 0.5 < 0.1, read from Figs. 1–2 (the text states no order)",
+              ", ".join(f"p={p}: {final[p]['ML'][0]:.3f}" for p in final),
+              *ordered([final[p]["ML"][0] for p in rates], tie=ERR_TIE),
+              why=f"fewer observations, a larger error, in the figures; {ERR_TIE:g} is the "
+                  "tie margin of every subspace-error ordering here"),
+        claim("Poisson ahead of a Gaussian subspace tracker (GROUSE stands in: ReProCS, "
+              "BPFA and DMD are not implemented)",
+              "\"much better estimates than the ReProCS algorithm, which produces very poor "
+              "results\" (§V-A) — about ReProCS, which is not run here",
+              ", ".join(f"p={p}: ML {final[p]['ML'][0]:.3f} vs GROUSE {g[p][0]:.3f}"
+                        for p in final),
+              *count_band(sum(final[p]["ML"][0] < g[p][0] - ERR_TIE for p in final),
+                          len(final), 2), source=SPEC,
+              why="the implementation's stand-in for the paper's Gaussian baseline; ahead "
+                  f"by more than the tie margin {ERR_TIE:g} at a rate"),
+        claim("close to the batch algorithm at large t",
+              "\"yields similar performances of the batch algorithm when the data index is "
+              "large enough\" (§V-A, Figs. 1–2)",
+              ", ".join(f"p={p}: ML {final[p]['ML'][0]:.3f} vs batch {final[p]['batch'][0]:.3f}"
+                        for p in final),
+              *count_band(sum(final[p]["ML"][0] <= 1.25 * final[p]["batch"][0] + ERR_TIE
+                              for p in final), len(final), 2),
+              why="'similar' read as within 25% of the batch error (plus the tie margin) at "
+                  "a rate; the batch reference is a substitute for the paper's"),
+    ]
+
+
+def _rejudge_synthetic(res: Result) -> Result:
+    """A kept wang-chi-synthetic result judged by the current rules, from its table."""
+    final = {}
+    for p, name, err, secs in res.tables[0][2]:
+        key = "batch" if name.startswith("batch") else name
+        final.setdefault(float(p), {})[key] = (float(err), float(secs))
+    res.claims = _synthetic_claims(final)
+    res.notes = [n.replace("≤ 1.5× the batch", "≤ 1.25× the batch") for n in res.notes]
+    return res
+
+
 # ----------------------------------------------------------------------------- Figs. 4–5
-@register("wang-chi-rank", "003", "Over-specified rank (Figs. 4–5)")
+@register("wang-chi-rank", "003", "Over-specified rank (Figs. 4–5)",
+          rejudge=lambda res: _rejudge_rank(res))
 def rank(ctx: Context) -> Result:
     n, k, m = ctx.pick((100, 10, 400), (100, 10, 800), tiny=(30, 10, 60))
     methods = ("ml",) if ctx.quick else ("ml", "sa")
@@ -153,24 +204,52 @@ def rank(ctx: Context) -> Result:
                 rows.append([method.upper(), p, r, f"{e[-1]:.3f}"])
             axes[i, j].set(title=f"{method.upper()}, p = {p}", xlabel="t", yscale="log")
             axes[i, j].legend(fontsize=7)
-            res.claims.append(claim(f"{method.upper()}, p = {p}: error with ranks 10, 12, 15, 20",
-                                    "converges nicely; error increases gracefully with the rank",
-                                    ", ".join(f"{f:.3f}" for f in finals),
-                                    *at_most(max(finals) / min(finals), 2.5, 5.0,
-                                             "max/min error over the ranks")))
+            res.claims.append(_rank_claim(method.upper(), p, finals))
     save_figure(ctx, res, fig, "wang_chi_fig4_5.png",
                 "Subspace error with the rank over-specified (true K = 10)")
     res.tables.append(("Final errors", ["method", "p", "input rank", "error"], rows))
     res.notes.append("Under the paper's metric ‖P_{D̂⊥}D‖/‖D‖ a larger input rank can only "
                      "help (a larger span captures more of D), so the subspace error falls "
-                     "with the rank; the paper's 'increases gracefully' matches the rate "
-                     "error instead (spec 003 §8.2). The check is that every rank converges "
-                     "to a comparable level.")
+                     "with the rank: the paper's 'increases gracefully' cannot hold for this "
+                     "error, and the claims read not reproduced where it falls (a paper "
+                     "inconsistency, shown by the measured errors).")
+    return res
+
+
+def _rank_claim(method: str, p: float, finals) -> list:
+    """Figs. 4–5: the final errors at input ranks 10, 12, 15, 20 should rise, gracefully."""
+    verdict, band = ordered(finals, tie=ERR_TIE)
+    graceful = max(finals) / max(min(finals), 1e-300) <= 2.5
+    if verdict == "reproduced" and not graceful:
+        verdict = "partly"
+    return claim(f"{method}, p = {p}: error with ranks 10, 12, 15, 20",
+                 "\"the error increases gracefully as we increase the rank\" (§V-A, "
+                 "Figs. 4–5)", ", ".join(f"{f:.3f}" for f in finals), verdict,
+                 band + "; and max/min ≤ 2.5 for reproduced",
+                 why=f"'increases' is an order over the ranks (tie margin {ERR_TIE:g}); "
+                     "'gracefully' bounds the rise (at most 2.5× over the four ranks)")
+
+
+def _rejudge_rank(res: Result) -> Result:
+    """A kept wang-chi-rank result judged by the current rules, from its table."""
+    errs = {}
+    for method, p, _, err in res.tables[0][2]:
+        errs.setdefault((method, float(p)), []).append(float(err))
+    res.claims = [_rank_claim(m, p, v) for (m, p), v in
+                  sorted(errs.items(), key=lambda kv: (-kv[0][1], kv[0][0] != "ML"))]
+    res.notes = [n.replace("the paper's 'increases gracefully' matches the rate error "
+                           "instead (spec 003 §8.2). The check is that every rank converges "
+                           "to a comparable level.",
+                           "the paper's 'increases gracefully' cannot hold for this error, and "
+                           "the claims read not reproduced where it falls (a paper "
+                           "inconsistency, shown by the measured errors).")
+                 for n in res.notes]
     return res
 
 
 # ----------------------------------------------------------------------------- Fig. 6
-@register("wang-chi-tracking", "003", "Tracking abrupt subspace changes (Fig. 6)")
+@register("wang-chi-tracking", "003", "Tracking abrupt subspace changes (Fig. 6)",
+          rejudge=lambda res: _rejudge_tracking(res))
 def tracking(ctx: Context) -> Result:
     n, k = ctx.pick((100, 10), (100, 10), tiny=(30, 3))
     changes = ctx.pick((351, 601, 901), (701, 1201, 1801), tiny=(61, 101, 141))
@@ -206,11 +285,7 @@ def tracking(ctx: Context) -> Result:
         after = [e[i] for i in starts]
         seg_end = [e[i] for i in ends]
         rows.append([name] + [f"{a:.3f} → {b:.3f}" for a, b in zip(after, seg_end)])
-        res.claims.append(claim(f"{name}: error falls after each change",
-                                "both algorithms track the changes",
-                                "; ".join(f"{a:.3f} → {b:.3f}" for a, b in zip(after, seg_end)),
-                                *count_band(sum(b < a for a, b in zip(after, seg_end)),
-                                            len(after), 1)))
+        res.claims.append(_tracking_claim(name, after, seg_end))
     for c in changes:
         ax.axvline(c, color="r", lw=0.8)
     ax.set(xlabel="t", ylabel="subspace error", yscale="log")
@@ -219,12 +294,39 @@ def tracking(ctx: Context) -> Result:
     res.tables.append(("Error 25 samples after each change → at the end of its segment",
                        ["configuration"] + [f"segment from t={c}" for c in changes], rows))
     res.notes.append("The paper's algorithms have no forgetting (γ = 1); γ = 0.98 is this "
-                     "library's documented extension (spec §2.7).")
+                     "library's documented extension, checked apart from the paper's claims.")
+    return res
+
+
+def _tracking_claim(name: str, after, seg_end) -> list:
+    """Fig. 6: the error falls after each change (by more than the tie margin)."""
+    falls = sum(b < a - ERR_TIE for a, b in zip(after, seg_end))
+    return claim(f"{name}: error falls after each change",
+                 "\"both algorithms have successfully tracked the subspace when changes "
+                 "occur\" (§V-A, Fig. 6)" if "paper" in name else
+                 "tracks the changes (forgetting is the library's extension, not the paper's)",
+                 "; ".join(f"{a:.3f} → {b:.3f}" for a, b in zip(after, seg_end)),
+                 *count_band(falls, len(after), 2), source="paper" if "paper" in name else SPEC,
+                 why="tracking a change shows as an error that falls after it, by more than "
+                     f"the tie margin {ERR_TIE:g}, in every segment")
+
+
+def _rejudge_tracking(res: Result) -> Result:
+    """A kept wang-chi-tracking result judged by the current rules, from its table."""
+    claims = []
+    for name, *cells in res.tables[0][2]:
+        pairs = [tuple(float(x) for x in c.split(" → ")) for c in cells]
+        claims.append(_tracking_claim(name, [a for a, _ in pairs], [b for _, b in pairs]))
+    res.claims = claims
+    res.notes = [n.replace("library's documented extension (spec §2.7).",
+                           "library's documented extension, checked apart from the paper's "
+                           "claims.") for n in res.notes]
     return res
 
 
 # ----------------------------------------------------------------------------- Fig. 7
-@register("wang-chi-montecarlo", "003", "Sensitivity to the random initialization (Fig. 7)")
+@register("wang-chi-montecarlo", "003", "Sensitivity to the random initialization (Fig. 7)",
+          rejudge=lambda res: _rejudge_montecarlo(res))
 def montecarlo(ctx: Context) -> Result:
     n, k, m, runs = ctx.pick((200, 20, 400, 5), (200, 20, 800, 50), tiny=(40, 4, 60, 2))
     methods = ("ml",) if ctx.quick else ("ml", "sa")
@@ -245,13 +347,64 @@ def montecarlo(ctx: Context) -> Result:
                       for r in range(runs)]  # data and initialization redrawn each run
             mean, std = float(np.mean(finals)), float(np.std(finals))
             rows.append([method.upper(), p, runs, f"{mean:.3f}", f"{std:.3f}"])
-            res.claims.append(claim(f"{method.upper()}, p = {p}: spread over {runs} runs",
-                                    "not very sensitive to the random initialization",
-                                    f"mean {mean:.3f} ± {std:.3f}",
-                                    *at_most(std / max(mean, 1e-300), 0.2, 0.4,
-                                             "std / mean")))
+    res.claims += _montecarlo_claims(rows, n, k, runs, ctx.seed)
     res.tables.append((f"Final error over Monte-Carlo runs (N={n}, K={k}, M={m})",
                        ["method", "p", "runs", "mean", "std"], rows))
+    res.tables.append(_random_table(n, k, runs, ctx.seed))
+    return res
+
+
+def random_subspace_error(n: int, k: int, runs: int, seed: int) -> tuple[float, float]:
+    """Mean and std of the error of a random nonnegative K-dimensional subspace (entries
+    U[0, 1]) against the data's D (drawn by the same recipe): the level that shows no
+    learning at all."""
+    rng = np.random.default_rng([seed, 7919])
+    errs = [subspace_error(rng.random((n, k)), rng.random((n, k))) for _ in range(runs)]
+    return float(np.mean(errs)), float(np.std(errs))
+
+
+def _random_table(n, k, runs, seed):
+    mean, std = random_subspace_error(n, k, runs, seed)
+    return ("A random nonnegative subspace against D (no learning)", ["draws", "mean", "std"],
+            [[runs, f"{mean:.3f}", f"{std:.3f}"]])
+
+
+def _montecarlo_claims(rows, n, k, runs, seed) -> list:
+    """Fig. 7: the spread over the runs is small, and the runs learned (their error is well
+    below a random nonnegative subspace's)."""
+    rand, rand_std = random_subspace_error(n, k, runs, seed)
+    out = []
+    for method, p, _, mean, std in rows:
+        mean, std = float(mean), float(std)
+        small = std / max(mean, 1e-300) <= 0.2
+        learned = mean <= 0.5 * rand
+        some = mean < rand - 3 * rand_std
+        out.append(claim(f"{method}, p = {p}: spread over {runs} runs",
+                         "\"the overall performance is not very sensitive to the random "
+                         "initialization\" (§V-A, Fig. 7)",
+                         f"mean {mean:.3f} ± {std:.3f}; a random nonnegative subspace scores "
+                         f"{rand:.3f} ± {rand_std:.3f}",
+                         judge(small and learned, small and some),
+                         "reproduced if std/mean ≤ 0.2 and the mean ≤ half the random "
+                         "subspace's error; partly if std/mean ≤ 0.2 and the mean is below "
+                         "the random error by more than 3 of its std",
+                         why="a small spread means insensitivity only for runs that learned "
+                             "the subspace: Fig. 7's errors fall over the stream, and an error "
+                             "near a random subspace's shows no learning, however small its "
+                             "spread"))
+    return out
+
+
+def _rejudge_montecarlo(res: Result) -> Result:
+    """A kept wang-chi-montecarlo result judged by the current rules, from its table (the
+    random-subspace level is computed afresh: a few SVDs)."""
+    import re
+
+    caption, _, rows = res.tables[0]
+    n, k = (int(x) for x in re.search(r"N=(\d+), K=(\d+)", caption).groups())
+    runs = int(rows[0][2])
+    res.claims = _montecarlo_claims(rows, n, k, runs, 0)
+    res.tables = [res.tables[0], _random_table(n, k, runs, 0)]
     return res
 
 
@@ -271,7 +424,36 @@ def _video_frames(ctx):
     return 255 * frames / frames.max(), shape, "embedded synthetic video"
 
 
-@register("wang-chi-video", "003", "Poisson video recovery with missing pixels (Figs. 8–9)")
+def _video_claim(p, first, online_end, batch_err) -> list:
+    """Fig. 9: ML-SA's frame error falls over the stream towards the batch error."""
+    # reproduced: falls and closes at least half the gap to batch; partly: falls
+    closed = (first - online_end) / max(first - batch_err, 1e-300)
+    falls = online_end < first - ERR_TIE
+    return claim(f"p = {p}: ML-SA error falls towards batch",
+                 "\"the performance improves with the increase of the data stream index, and "
+                 "approaches the performance of the batch algorithm\" (§V-B, Fig. 9)",
+                 f"first 25 frames {first:.3f}, last 25 {online_end:.3f}, batch {batch_err:.3f}",
+                 judge(falls and closed >= 0.5, falls),
+                 f"reproduced if the error falls (by more than {ERR_TIE:g}) and closes ≥ half "
+                 "the gap to batch; partly if it falls",
+                 why="'improves' is a fall over the stream; 'approaches' is read as closing at "
+                     "least half of the distance to the batch error")
+
+
+def _rejudge_video(res: Result) -> Result:
+    """A kept wang-chi-video result judged by the current rules, from its table."""
+    rows = res.tables[0][2]
+    claims = []
+    for p in dict.fromkeys(r[0] for r in rows):
+        ml = next(r for r in rows if r[0] == p and r[1] == "ML")
+        batch = next(r for r in rows if r[0] == p and r[1].startswith("batch"))
+        claims.append(_video_claim(p, float(ml[2]), float(ml[3]), float(batch[3])))
+    res.claims = claims
+    return res
+
+
+@register("wang-chi-video", "003", "Poisson video recovery with missing pixels (Figs. 8–9)",
+          rejudge=lambda res: _rejudge_video(res))
 def video(ctx: Context) -> Result:
     Z, shape, src = _video_frames(ctx)
     if ctx.quick:
@@ -321,18 +503,7 @@ def video(ctx: Context) -> Result:
         ax.set(title=f"p = {p}", xlabel="frame", ylabel="relative frame error", yscale="log")
         ax.legend(fontsize=7)
         ml = next(r for r in rows if r[0] == p and r[1] == "ML")
-        online_end = float(ml[3])
-        first, batch_err = float(ml[2]), float(be.mean())
-        # reproduced: falls and closes at least half the gap to batch; partly: falls
-        closed = (first - online_end) / max(first - batch_err, 1e-300)
-        res.claims.append(claim(f"p = {p}: ML-SA error falls towards batch",
-                                "improves with the stream index and approaches batch",
-                                f"first 25 frames {ml[2]}, last 25 {online_end:.3f}, "
-                                f"batch {batch_err:.3f}",
-                                judge(online_end < first and closed >= 0.5,
-                                      online_end < first),
-                                "reproduced if the error falls and closes ≥ half the gap to "
-                                "batch; partly if it falls"))
+        res.claims.append(_video_claim(p, float(ml[2]), float(ml[3]), float(be.mean())))
     save_figure(ctx, res, fig, "wang_chi_fig9_video.png",
                 "Fig. 9: relative frame error against the frame index")
     fpath = ctx.figure_path("wang_chi_fig8_video_frames.png")
@@ -389,27 +560,62 @@ def _table_one_claims(D, intensity, terms, years, n_terms, res) -> list:
         inside = (years >= lo) & (years <= hi)
         a = intensity[:, matches[i]]
         dated.append((i, float(a[inside].mean()), float(a[~inside].mean())))
+    return _sotu_claims(hits, n_terms, dated)
+
+
+def _rejudge_sotu(res: Result) -> Result:
+    """A kept wang-chi-sotu result judged by the current rules, from its measured values
+    (matched topics, vocabulary size, intensities inside and outside their years)."""
+    import re
+
+    old = {c[0].split(" (")[0]: c[2] for c in res.claims}
+    hits = int(old["Table I topics matched automatically"].split()[0])
+    n_terms = int(old["vocabulary after removing stop words and terms seen < 20 times"]
+                  .split()[0])
+    dated = [(int(i) - 1, float(a), float(b)) for i, a, b in re.findall(
+        r"topic (\d+): ([\d.]+) inside vs ([\d.]+) outside",
+        old.get("matched topics strongest in their years", ""))]
+    res.claims = _sotu_claims(hits, n_terms, dated)
+    return res
+
+
+def _sotu_claims(hits: int, n_terms: int, dated) -> list:
+    """Table I and Fig. 10's claims: ``hits`` of Table I's four topics matched, the
+    vocabulary size, and ``dated`` = (paper topic, mean intensity inside its years, outside)
+    for the matched topics that Fig. 10 dates."""
     out = [claim("Table I topics matched automatically (≥ 2 of 4 words in a learned "
-                 "topic's top 10)", "4 example topics", f"{hits} of 4 matched",
-                 *count_band(hits, 4, 2)),
-           claim("vocabulary after removing stop words and terms seen < 20 times", "N = 2216",
-                 str(n_terms), *ratio_band(n_terms / 2216, 1.0, rel=0.1))]
+                 "topic's top 10)", "4 example topics and their top words (Table I)",
+                 f"{hits} of 4 matched", *count_band(hits, 4, 2),
+                 why="Table I's topics should be found again; two shared words of four in a "
+                     "topic's top ten identify one"),
+           claim("vocabulary after removing stop words and terms seen < 20 times",
+                 "\"yielding a V of size N = 2216\" (§V-C)",
+                 f"{n_terms} ({n_terms / 2216:.2f}× the paper's)",
+                 *ratio_band(n_terms / 2216, 1.0, rel=0.1, factor=1.5),
+                 why="the vocabulary follows from the recipe the paper states; ±10% allows "
+                     "a different tokenizer or stop list, and beyond ×1.5 of that the recipe "
+                     "is not the paper's")]
     if dated:
         ok = sum(inn > 2 * out_ for _, inn, out_ in dated)
         out.append(claim("matched topics strongest in their years (Fig. 10: after 2001, world "
-                         "wars, Philippine–American war)", "peaks at those years",
+                         "wars, Philippine–American war)",
+                         "\"its intensity strongly presents after year 2001\"; \"reaches the "
+                         "highest point\" at the world wars (§V-C, Fig. 10)",
                          "; ".join(f"topic {i + 1}: {inn:.3f} inside vs {o:.3f} outside"
                                    for i, inn, o in dated),
-                         *count_band(ok, len(dated), 1)))
+                         *count_band(ok, len(dated), 1),
+                         why="a topic that 'strongly presents' in its years is at least twice "
+                             "as intense inside them as outside"))
     else:
         out.append(claim("matched topics strongest in their years (Fig. 10)",
-                         "peaks at those years", "no Table I topic matched", "not reproduced",
-                         "needs matched topics"))
+                         "peaks at those years (§V-C, Fig. 10)", "no Table I topic matched",
+                         NOT_REPRODUCED, "needs matched topics",
+                         why="a topic not found cannot be dated"))
     return out
 
 
 @register("wang-chi-sotu", "003", "State of the Union topics and their intensity over time "
-          "(Table I, Fig. 10)")
+          "(Table I, Fig. 10)", rejudge=lambda res: _rejudge_sotu(res))
 def sotu(ctx: Context) -> Result:
     from ..datasets import find_data, load_sotu, make_topic_stream
 
@@ -429,7 +635,7 @@ def sotu(ctx: Context) -> Result:
         res.notes.append(f"Vocabulary rules measured: total count ≥ 20 gives {keep.size} "
                          f"terms, ≥ 20 documents {in_docs}, total ≥ 50 {(total >= 50).sum()}; "
                          "none gives the paper's 2216, whose tokenizer and stop list are "
-                         "unstated (spec 003 §3.4).")
+                         "unstated.")
         Y = C[:, keep].toarray().astype(float)
         terms = cv.get_feature_names_out()[keep]
         k, planted = 50, None
@@ -438,9 +644,15 @@ def sotu(ctx: Context) -> Result:
         terms = np.array(terms)
         k = 5
     method = "sa" if (not ctx.quick or not path) else "ml"
-    est = PoissonSubspaceTracker(k, method=method, lam=0.15, mu=0.1, random_state=ctx.seed)
-    A = np.array([est.update(y)[0] for y in Y])
-    D = est.components_
+
+    def fit():
+        """The codes and topics of one pass (a piece: the report and its figure are
+        assembled from it again without refitting)."""
+        est = PoissonSubspaceTracker(k, method=method, lam=0.15, mu=0.1,
+                                     random_state=ctx.seed)
+        return np.array([est.update(y)[0] for y in Y]), est.components_
+
+    A, D = ctx.memo(f"wang-chi-sotu-{method}-{k}-{Y.shape[1]}", fit)
     intensity = A / np.maximum(A.sum(axis=1, keepdims=True), 1e-12)
     order = np.argsort(-intensity.max(axis=0))[: min(8, k)]
     top = [[str(terms[i]) for i in np.argsort(-D[j])[:6]] for j in order]
@@ -450,7 +662,7 @@ def sotu(ctx: Context) -> Result:
     fig, ax = plt.subplots(figsize=(10, 3.5))
     for j in order[:4]:
         ax.plot(years, intensity[:, j], label=", ".join(top[list(order).index(j)][:3]))
-    ax.set(xlabel="year", ylabel="topic intensity a_{n,i}/Σ_i a_{n,i}")
+    ax.set(xlabel="year", ylabel=r"topic intensity $a_{n,i}\,/\,\Sigma_j\,a_{n,j}$")
     ax.legend(fontsize=7)
     save_figure(ctx, res, fig, "wang_chi_fig10_sotu.png",
                 "Fig. 10: intensity of four topics over time")
@@ -463,7 +675,9 @@ def sotu(ctx: Context) -> Result:
                                 "best correlation per planted topic: "
                                 + ", ".join(f"{b:.2f}" for b in best),
                                 *at_least(float(np.median(best)), 0.7, 0.4,
-                                          "median correlation")))
+                                          "median correlation"), source=SPEC,
+                                why="a stand-in for the paper's data: planted intensities "
+                                    "should be found again"))
     else:
         res.claims += _table_one_claims(D, intensity, terms, years, Y.shape[1], res)
     src = "State of the Union 1790–2014 (from --data-dir)" if path else \

@@ -1,4 +1,4 @@
-"""Experiments of spec 000: online NMF with general divergences (Zhao, Tan and Xu)."""
+"""Experiments of Zhao, Tan and Xu 2016: online NMF with general divergences."""
 
 from __future__ import annotations
 
@@ -23,7 +23,23 @@ from ..estimators import OnlineNMF
 from ..losses import get_loss
 from ..updates import SGD
 from ._registry import Context, Result, pyplot, register, save_figure
-from ._verdicts import NOT_MEASURED, at_least, at_most, claim, count_band, judge, ratio_band
+from ._verdicts import (
+    NOT_MEASURED,
+    TIME_TIE,
+    at_least,
+    claim,
+    common_level_shares,
+    count_band,
+    fmt_shares,
+    ratio_band,
+    speed_band,
+)
+
+FIG2 = ("\"our online algorithm OL converges significantly faster than Batch for all the "
+        "divergences\" (§VIII-D2, Fig. 2; curves, no ratio printed)")
+FAST_WHY = ("'significantly faster' read as at least 2× (Batch's time to OL's final level over "
+            f"OL's); within {TIME_TIE:.0%} of 1 is a tie. Batch is stopped at twice OL's time, "
+            "so ∞ means 'not within 2×'")
 
 LOSSES = ("is", "kl", "squared", "huber", "l1", "l2")
 HUBER_DELTA = 0.05  # in units of the data scaled to [0, 1]; the paper does not give its value
@@ -51,7 +67,7 @@ def _ol(loss, n_components, batch_size, seed, a=None, **kw):
 
 
 def _fmt_ratio(r: float) -> str:
-    return "∞ (other never reached it)" if not np.isfinite(r) else f"{r:.2f}×"
+    return "∞ (never reached it within its budget)" if not np.isfinite(r) else f"{r:.2f}×"
 
 
 # ------------------------------------------------------------------------ Fig. 2
@@ -87,12 +103,19 @@ def _earlier_method_claim(loss: str, ratio: float) -> list:
     name = EARLIER_ONLINE[loss]
     measured = f"{name} needs {_fmt_ratio(ratio)} OL's time to reach OL's final objective"
     if loss != "huber":
-        return claim(f"{loss}: OL faster than {name}", "significantly faster (Fig. 2, curves)",
-                     measured, *at_least(ratio, 2.0, 1.0, f"{name} time / OL time"))
-    verdict = judge(0.75 <= ratio <= 4 / 3, ratio > 4 / 3)
-    return claim(f"{loss}: OL as fast as {name}", "as fast as (Fig. 2, curves)", measured,
-                 verdict, f"reproduced if {name} time / OL time in [0.75, 1.33]; partly if "
-                 "above (OL ahead)")
+        return claim(f"{loss}: OL faster than {name}",
+                     "OL \"significantly faster than (for the IS and squared-ℓ2 losses) other "
+                     "state-of-the-art online NMF algorithms\" (§VIII-D2, Fig. 2)", measured,
+                     *at_least(ratio, 2.0, 1 + TIME_TIE, f"{name} time / OL time"),
+                     why="'significantly faster' read as at least 2×; within "
+                         f"{TIME_TIE:.0%} of 1 is a tie")
+    return claim(f"{loss}: OL as fast as {name}",
+                 "OL \"converges as fast as (for the Huber loss)\" the other online "
+                 "algorithm (§VIII-D2, Fig. 2)", measured,
+                 *ratio_band(ratio, 1.0, rel=1 / 3),
+                 why="'as fast as' is no direction: the ratio within a third of 1 (0.75–1.33), "
+                     "partly within ×2 of that; a method that never reaches OL's level is not "
+                     "as fast")
 
 
 @register("zhao-synthetic", "000", "Synthetic data, six divergences: OL versus Batch and "
@@ -124,11 +147,11 @@ def synthetic(ctx: Context) -> Result:
                      f"{h['time'][-1]:.1f}",
                      f"{bh['objective'][-1]:.4g}", f"{bh['time'][-1]:.1f}",
                      _fmt_ratio(speedup), other_txt])
-        res.claims.append(claim(f"{loss}: OL reaches its level faster than Batch",
-                                "OL converges significantly faster than Batch (Fig. 2, curves)",
+        res.claims.append(claim(f"{loss}: OL reaches its level faster than Batch", FIG2,
                                 f"Batch needs {_fmt_ratio(speedup)} OL's time to reach OL's "
                                 "final objective",
-                                *at_least(speedup, 2.0, 1.0, "Batch time / OL time")))
+                                *at_least(speedup, 2.0, 1 + TIME_TIE, "Batch time / OL time"),
+                                why=FAST_WHY))
         if oh is not None:
             res.claims.append(_earlier_method_claim(loss, _time_to_reach(oh, ol_final)
                                                     / h["time"][-1]))
@@ -147,8 +170,9 @@ def synthetic(ctx: Context) -> Result:
                        "Batch objective", "Batch s", "Batch time to OL level / OL time",
                        "earlier online method"], rows))
     res.notes.append("OL's curve is the paper's online metric (1/t)Σ d(v_i‖W_t h_i); Batch's is "
-                     "D(V‖WH)/N. The data are scaled to [0, 1] (scale='max', spec §5 item 1). "
-                     "The paper gives curves only, no speed-up numbers for this figure.")
+                     "D(V‖WH)/N. The data are scaled to [0, 1] (scale='max'). "
+                     "The paper gives curves only, no speed-up numbers for this figure. Batch "
+                     "is stopped at twice OL's wall time: '∞' reads 'not within 2×'.")
     return res
 
 
@@ -166,7 +190,7 @@ def sensitivity(ctx: Context) -> Result:
     fig, axes = plt.subplots(len(losses), 3, figsize=(12, 3.2 * len(losses)), squeeze=False)
     for li, loss in enumerate(losses):
         for j, (param, values) in enumerate(grids.items()):
-            finals, reach = [], []
+            finals, hists = [], []
             for v in values:
                 def run(loss=loss, param=param, v=v):
                     d = make_nmf_synthetic(n, f, k0, NOISE_FOR_LOSS[loss], random_state=ctx.seed)
@@ -178,50 +202,58 @@ def sensitivity(ctx: Context) -> Result:
                 h = ctx.memo(f"zhao-sensitivity-{loss}-{param}-{v:g}", run)
                 axes[li, j].plot(h["time"], h["objective"], label=f"{param}={v:g}")
                 finals.append(h["objective"][-1])
-                # convergence speed: share of the stream needed to come within 10% of the
-                # run's own final objective
-                hit = np.flatnonzero(h["objective"] <= 1.1 * h["objective"][-1])[0]
-                reach.append(h["n_samples"][hit] / h["n_samples"][-1])
+                hists.append(h)
             axes[li, j].set_title(f"{loss}: {param}")
             axes[li, j].set_yscale("log")
             axes[li, j].legend(fontsize=7)
-            spread = max(reach) - min(reach)
+            # convergence speed: share of the stream each run needs to reach one level
+            # common to all the runs (not each run's own final objective)
+            reach, level = common_level_shares(hists)
+            fig_no = {"batch_size": "S-1", "n_components": "S-2", "a": "S-3"}[param]
             res.claims.append(claim(f"{loss}: convergence speed across {param} ∈ {values}",
-                                    "small (or even unnoticeable) variations",
-                                    "share of the stream to reach 110% of the final "
-                                    "objective: " + ", ".join(f"{r:.2f}" for r in reach),
-                                    *at_most(spread, 0.3, 0.6, "max − min share")))
+                                    "\"the convergence speeds of OL for all the divergences "
+                                    "exhibit small (or even unnoticeable) variations across "
+                                    f"different values of τ, K and a\" (§VIII-D3, Fig. {fig_no})",
+                                    fmt_shares(reach, [f"{v:g}" for v in values], level),
+                                    *speed_band(reach, level),
+                                    why="the paper compares the curves' speed: each run's "
+                                        "share of the stream to one level all runs reach (90% "
+                                        "of the common descent, from the lowest start to the "
+                                        "highest final objective); a run whose objective "
+                                        "rises shows no convergence"))
             rows.append([loss, param, ", ".join(f"{x:.4g}" for x in finals),
                          f"{max(finals) / min(finals):.2f}"])
-            if spread > 0.3:
-                spreads.append(_sensitivity_why(loss, param, values, finals, reach))
+            if reach is None or max(reach) - min(reach) > 0.3:
+                spreads.append(_sensitivity_why(loss, param, values, hists, reach))
     save_figure(ctx, res, fig, "zhao_sensitivity.png", "Objective versus time across τ, K and a")
     if spreads:
         res.notes.append(
-            "Why the speed claims fail where they do (from the runs above): the settings do not "
-            "converge to one level, and the share of the stream is measured against each run's "
-            "own final objective, so a run that stalls high is 'converged' early and one still "
-            "descending at the end is 'converged' late. The paper compares the curves by eye on "
-            "one axis (its Figs. S-1 to S-3; ours in this section's figure). " + "; ".join(spreads)
-            + ".")
+            "Why the speed claims fail where they do (from the runs above; the paper compares "
+            "the curves by eye on one axis, its Figs. S-1 to S-3, ours in this section's "
+            "figure): " + "; ".join(spreads) + ".")
     res.tables.append(("Final objective levels (a larger K fits better; a changes the level "
                        "reached in one pass)", ["loss", "parameter", "final objectives",
                                                 "max/min"], rows))
     return res
 
 
-def _sensitivity_why(loss, param, values, finals, reach) -> str:
-    """One measured reason for a spread convergence speed: the earliest and the latest run,
-    each with its final objective, and the span of the final levels."""
+def _sensitivity_why(loss, param, values, hists, reach) -> str:
+    """One measured reason for a failed convergence-speed claim: each run's first and final
+    objective, and the earliest and latest run to the common level."""
+    ends = ", ".join(f"{param}={v:g}: {float(h['objective'][0]):.4g} → "
+                     f"{float(h['objective'][-1]):.4g}" for v, h in zip(values, hists))
+    if reach is None:
+        return (f"{loss}, {param}: no common level (first → final objective: {ends}); a run "
+                "whose objective rises shows no convergence, and runs over disjoint ranges "
+                "share no level to compare their speeds at")
     early, late = int(np.argmin(reach)), int(np.argmax(reach))
-    return (f"{loss}, {param}: {param}={values[early]:g} is within 10% of its final "
-            f"{finals[early]:.4g} after {reach[early]:.2f} of the stream, {param}="
-            f"{values[late]:g} of its final {finals[late]:.4g} only after {reach[late]:.2f}; "
-            f"the final levels span {max(finals) / min(finals):.3g}×")
+    return (f"{loss}, {param}: {param}={values[early]:g} reaches the common level after "
+            f"{reach[early]:.2f} of the stream, {param}={values[late]:g} after "
+            f"{reach[late]:.2f} (first → final objective: {ends})")
 
 
 # ------------------------------------------------------------------------ Tables V–VII
-# Table VI (a): five of OL's twenty 20 Newsgroups topics, top-8 words (spec 000 §4.4)
+# Table VI (a): five of OL's twenty 20 Newsgroups topics, top-8 words
 TABLE_SIX = {
     "space": ("nasa", "gov", "look", "usa", "test", "engineering", "space", "sun"),
     "sports": ("games", "players", "hockey", "season", "team", "fans", "league", "month"),
@@ -258,7 +290,7 @@ def _topic_corpus(ctx: Context, name: str):
 
 
 def _topic_data(ctx: Context, corpus, rng):
-    """The paper's recipe (§4.4): TF-IDF, top-1000 terms, Poisson noise at ≈ 30 dB after
+    """The paper's recipe (§VIII-E): TF-IDF, top-1000 terms, Poisson noise at ≈ 30 dB after
     replication to N ≈ 1e5 (5000 at quick scale), clipped to [0, 2 l max y]."""
     Y, keep = tfidf_paper(corpus.counts, 1000)
     lvl = 1000 * Y.sum() / max((Y**2).sum(), 1e-12)  # SNR ≈ 30 dB under Poisson noise
@@ -285,6 +317,18 @@ def _fit_topics(V, k, tau, seed, with_batch=True):
     t0 = time.perf_counter()
     batch = batch_nmf(V / ol.scale_, k, "kl", max_iter=500, tol=1e-5, random_state=seed)
     return ol, batch, t_ol, time.perf_counter() - t0
+
+
+def _kept_estimator(est):
+    """An estimator kept in a piece by an older version, given the constructor parameters
+    added since (their defaults) so that transform's parameter check passes: the added ones
+    (fit's stopping rule and warm-up) steer fit only, which the kept model has done."""
+    import inspect
+
+    for name, p in inspect.signature(type(est).__init__).parameters.items():
+        if name != "self" and p.default is not p.empty and name not in vars(est):
+            setattr(est, name, p.default)
+    return est
 
 
 def _top_words(components, terms, n=8):
@@ -318,8 +362,11 @@ def _table_six_claim(tops, batch_top) -> tuple[list, str]:
     note = (f"20 Newsgroups, Table VI's rule applied to Batch's topics on the same data: "
             f"{b_hits} of 5 matched ({'; '.join(b_found)}).")
     return claim("20 Newsgroups: Table VI's five topics matched (≥ 2 of 8 words in a learned "
-                 "topic's top 10)", "general categories: space, sports, religion, hardware, "
-                 "sale", measured, *count_band(median, 5, 3)), note
+                 "topic's top 10)", "Table VI(a): five of OL's topics, \"general\" categories "
+                 "space, sports, religion, hardware, sale (§VIII-E)", measured,
+                 *count_band(median, 5, 3),
+                 why="Table VI's topics should be found again; two shared words of eight "
+                     "identify one; the median over the initializations"), note
 
 
 @register("zhao-topics", "000", "Topic learning with KL on BBCNews and 20 Newsgroups "
@@ -335,8 +382,10 @@ def topics(ctx: Context) -> Result:
         label = {"bbc": "BBCNews", "20ng": "20 Newsgroups"}[name]
         if corpus is None:
             res.claims.append(claim(f"{label}: Batch time / OL time (Table VII)",
-                                    "306.76 s / 71.63 s = 4.28×", "20 Newsgroups not given",
-                                    NOT_MEASURED, "needs --data-dir with 20newsgroups/"))
+                                    "Table VII: 306.76 s / 71.63 s = 4.28×",
+                                    "20 Newsgroups not given",
+                                    NOT_MEASURED, "needs --data-dir with 20newsgroups/",
+                                    why="the paper's corpus is needed"))
             res.notes.append("**Fell back**: 20 Newsgroups not found under --data-dir; its half "
                              "of Tables VI–VII is not measured.")
             continue
@@ -350,7 +399,7 @@ def topics(ctx: Context) -> Result:
                 lambda i=i, V=V, k=k, tau=tau: _fit_topics(V, k, tau, ctx.seed + i,
                                                            with_batch=i < batch_inits))
             t_ol.append(a)
-            ols.append(ol)
+            ols.append(_kept_estimator(ol))
             if i < batch_inits:
                 t_b.append(b)
                 first = ol, batch
@@ -380,18 +429,24 @@ def topics(ctx: Context) -> Result:
         ratio = float(np.mean(t_b) / np.mean(t_ol))
         if name == "bbc":
             res.claims.append(claim("BBCNews topics recovered",
-                                    "5 topics exactly coincide with the ground truth",
+                                    "\"both OL and Batch are able to learn five distinct topics "
+                                    "…, and the topics learned exactly coincide with the ground "
+                                    "truth\" (§VIII-E, Table V)",
                                     f"{len(set(names))} distinct majority classes, document "
-                                    f"purity {purity:.2f}", *count_band(len(set(names)), 5, 4)))
+                                    f"purity {purity:.2f}", *count_band(len(set(names)), 5, 4),
+                                    why="five topics named by five distinct classes"))
         else:
             six, note = _table_six_claim([_top_words(o.components_, terms, 10) for o in ols],
                                          _top_words(batch.components, terms, 10))
             res.claims.append(six)
             res.notes.append(note)
         res.claims.append(claim(f"{label}: Batch time / OL time (Table VII, means)",
-                                f"{p_b} s / {p_ol} s = {p_b / p_ol:.2f}×",
+                                f"Table VII: {p_b} s / {p_ol} s = {p_b / p_ol:.2f}×",
                                 f"{np.mean(t_b):.1f} s / {np.mean(t_ol):.1f} s = {ratio:.2f}×",
-                                *ratio_band(ratio, p_b / p_ol)))
+                                *ratio_band(ratio, p_b / p_ol),
+                                why="the paper's ratio ±25% (Batch timed once here, on a "
+                                    "shared machine; MATLAB there), partly within ×2 of that "
+                                    "band; Batch must stay the slower"))
         src = f"{label} (from --data-dir)" if real else "embedded five-topic corpus (BBC stand-in)"
         res.notes.append(f"{label}: {src}; {corpus.counts.shape[0]} documents, TF-IDF, top-1000 "
                          f"terms, Poisson noise at ≈30 dB, replicated p={p} (N={V.shape[0]}), "
@@ -484,13 +539,27 @@ def huber_faces(ctx: Context) -> Result:
     res.tables.append(("Times (s), time ratios and PSNR (dB) against the clean images",
                        ["subject", "OL s", "OL-Wang s", "Batch s", "Batch/OL", "Wang/OL",
                         "PSNR noisy", "PSNR OL", "PSNR OL-Wang", "PSNR Batch"], rows))
-    b_ratio = np.mean([float(r[4][:-1]) for r in rows])
-    w_ratio = np.mean([float(r[5][:-1]) for r in rows])
+    # per-subject ratios: their median, so one run slowed by the machine cannot carry
+    # the claim (a mean would)
+    b_each = [float(r[4][:-1]) for r in rows]
+    w_each = [float(r[5][:-1]) for r in rows]
+    b_ratio, w_ratio = float(np.median(b_each)), float(np.median(w_each))
+    each = ", ".join(f"{r[0]}: {{}}" for r in rows)
     res.claims += [
-        claim("Batch time / OL time (Table VIII)", "6.68×–16.62× (mean 10.3×)",
-              f"{b_ratio:.2f}×", *ratio_band(b_ratio, 6.68, 16.62)),
-        claim("OL-Wang time / OL time (Table VIII)", "1.08×–1.37×", f"{w_ratio:.2f}×",
-              *ratio_band(w_ratio, 1.08, 1.37)),
+        claim("Batch time / OL time (Table VIII), median over subjects",
+              "\"OL … is significantly faster than Batch\" (§VIII-F); Table VIII: 666.68/"
+              "67.86, 512.49/64.35, 1270.45/76.45, 755.69/113.09 = 9.82×, 7.96×, 16.62×, 6.68×",
+              f"median {b_ratio:.2f}× (" + each.format(*(f"{x:.2f}×" for x in b_each)) + ")",
+              *ratio_band(b_ratio, 6.68, 16.62),
+              why="the paper's per-subject range ±25%, partly within ×2 of it; the median of "
+                  "the subjects' ratios (single timed runs on a shared machine)"),
+        claim("OL-Wang time / OL time (Table VIII), median over subjects",
+              "\"OL-Wang runs slightly slower than OL\" (§VIII-F); Table VIII: 73.61/67.86, "
+              "88.22/64.35, 96.11/76.45, 152.38/113.09 = 1.08×, 1.37×, 1.26×, 1.35×",
+              f"median {w_ratio:.2f}× (" + each.format(*(f"{x:.2f}×" for x in w_each)) + ")",
+              *ratio_band(w_ratio, 1.08, 1.37),
+              why="the paper's per-subject range ±25%, partly within ×2 of it, never at or "
+                  "below 1 (OL-Wang slower); the median of the subjects' ratios"),
     ]
     src = "YaleB (from --data-dir)" if path else "embedded rendered faces (Yale-B-like)"
     res.notes.append(f"Data: {src}, 64 images per subject, 30% of pixels + U(−255, 255) then "

@@ -1,5 +1,5 @@
-"""Experiments of spec 002: stochastic matrix factorization via variance reduction (Zhao,
-Haskell and Feng). The paper reports plots only (no numbers), so the claims checked here are
+"""Experiments of Zhao, Haskell and Feng 2018: stochastic matrix factorization via variance
+reduction. The paper reports plots only (no numbers), so the claims checked here are
 its qualitative ones: VR below SMM and SGD in log-suboptimality at equal passes (Fig. 1), VR's
 expressed variance at least theirs (Fig. 2), and the step-size sensitivity (Fig. S-3)."""
 
@@ -25,7 +25,21 @@ from ..datasets import (
 from ..estimators import StochasticMF
 from ..updates import default_batch_params
 from ._registry import Context, PieceMissing, Result, pyplot, register, save_figure
-from ._verdicts import NOT_MEASURED, claim, count_band, judge
+from ._verdicts import NOT_MEASURED, claim, judge, lowest
+
+#: Fig. 1 and Fig. 2 share one tie margin: values within 5% of each other are a tie (in
+#: Fig. 1 the suboptimality f − f(Ŵ), so 0.0212 in its log10; in Fig. 2 the EV, and the
+#: passes to reach an EV level)
+TIE_REL = 0.05
+LOG_TIE = float(np.log10(1 + TIE_REL))
+FIG1 = ("\"our variance-reduced framework (VR) not only converges faster than SMM and SGD, but "
+        "also find a more accurate approximate of the stationary point\" (§5.3, Fig. 1)")
+FIG1_WHY = ("the paper's 'for all the SMF algorithms and datasets': VR lowest at equal time and "
+            "at equal passes; a difference under 5% of the suboptimality (0.021 in log10) is a "
+            "tie, as in Fig. 2")
+FIG2 = ("\"VR not only recovers U faster, but also recovers a subspace that is closer to U (in "
+        "terms of EV)\" (§5.4, Fig. 2)")
+FIG2_WHY = ("VR ahead of both SMM and SGD; within 5% of each other is a tie, as in Fig. 1")
 
 METHODS = ("vr", "smm", "sgd")
 # the paper's code solver (spec §2.2) for every method's solves (StochasticMF's default too;
@@ -261,8 +275,9 @@ def suboptimality(runs, X, ref_iter, ftol: float | None = None,
 
 
 def _below_both(values: dict) -> tuple[str, str]:
-    """VR below both SMM and SGD: ``reproduced``; below one of them: ``partly``."""
-    return count_band(sum(values["vr"] <= values[m] for m in ("smm", "sgd")), 2, 1)
+    """VR below both SMM and SGD (log10-suboptimality) by more than :data:`LOG_TIE`:
+    ``reproduced``; below one and above neither: ``partly``."""
+    return lowest({m: values[m] for m in ("vr", "smm", "sgd")}, "vr", tie=LOG_TIE)
 
 
 def _inner_loop_ablation(ctx: Context, sc: dict, cache: dict, done: dict
@@ -351,8 +366,9 @@ def _panel_not_run(res: Result, axes, panel: str, whats, paper: str | list[str],
     res.missing.append(panel)
     papers = [paper] * len(whats) if isinstance(paper, str) else paper
     for what, said in zip(whats, papers, strict=True):
+        band_, _, why = band.partition(". Why: ")
         res.claims.append(claim(f"{panel}: {what}", said, "not yet run at this scale",
-                                NOT_MEASURED, band))
+                                NOT_MEASURED, band_, why=why or "the panel is not run yet"))
     for ax in np.atleast_1d(axes):
         ax.set_title(f"{panel}: not yet run", fontsize=8)
         ax.set_xticks([])
@@ -365,9 +381,12 @@ def _plot_panel(axes, runs, logs, title):
         axes[1].plot(r["history"]["time"], logs[m], color=COLORS[m], label=m.upper())
     axes[0].set_xlabel("data passes")
     axes[1].set_xlabel("time (s, evaluation excluded)")
-    for ax in axes:
+    import textwrap
+
+    wrapped = "\n".join(textwrap.wrap(title, 44))  # a long data label must not run into
+    for ax in axes:                                  # the neighbouring panel's title
         ax.set_ylabel("log10(f(W) − f(Ŵ))")
-        ax.set_title(title, fontsize=8)
+        ax.set_title(wrapped, fontsize=8)
     axes[0].legend(fontsize=7)
 
 
@@ -431,7 +450,8 @@ def fig1(ctx: Context) -> Result:
             _panel_not_run(res, ax, f"{problem.upper()} / {dname}",
                            ["VR lowest suboptimality at equal time",
                             "VR lowest suboptimality after S outer iterations"],
-                           "VR below SMM and SGD (plot)", count_band(0, 2, 1)[1])
+                           FIG1, _below_both({"vr": 0, "smm": 0, "sgd": 0})[1] + ". Why: "
+                           + FIG1_WHY)
             continue
         _plot_panel(ax, runs, logs, f"{problem.upper()} on {src}")
         final = {m: float(logs[m][-1]) for m in METHODS}
@@ -443,14 +463,14 @@ def fig1(ctx: Context) -> Result:
         t_vr = t_final["vr"]  # the others' suboptimality at VR's final algorithm time
         at_t = {m: float(np.interp(t_vr, runs[m]["history"]["time"], logs[m])) for m in METHODS}
         res.claims.append(claim(f"{problem.upper()} / {dname}: VR lowest suboptimality at "
-                                f"equal time ({t_vr:.2f} s)", "VR below SMM and SGD (plot)",
+                                f"equal time ({t_vr:.2f} s)", FIG1,
                                 "VR {vr:.2f}, SMM {smm:.2f}, SGD {sgd:.2f}".format(**at_t),
-                                *_below_both(at_t)))
+                                *_below_both(at_t), why=FIG1_WHY))
         res.claims.append(claim(f"{problem.upper()} / {dname}: VR lowest suboptimality after "
                                 f"{runs['vr']['passes'][-1]:.1f} passes",
-                                "VR below SMM and SGD (plot)",
+                                FIG1,
                                 "VR {vr:.2f}, SMM {smm:.2f}, SGD {sgd:.2f}".format(**final),
-                                *_below_both(final)))
+                                *_below_both(final), why=FIG1_WHY))
     inner_rows, inner_wins = _inner_loop_ablation(ctx, sc, cache, done)
     res.tables.append(("Final log10-suboptimality at equal passes and algorithm time (s)",
                        ["problem", "data", "f(Ŵ)", "c (VR / SGD)", "VR", "SMM", "SGD", "t VR",
@@ -495,7 +515,7 @@ def fig1(ctx: Context) -> Result:
             f"On Synth (n = {sc['synth'][0]}) each batch step of the reference solves every "
             "robust code, minutes a step on this machine, so there the reference takes at most "
             f"{sc['synth_ref_iter']} steps and also stops once {REF_WINDOW} steps lower f by at "
-            f"most {sc['synth_ref_ftol']:g}·|f| (spec §2.7: 'or until f stalls'); f(Ŵ) there is "
+            f"most {sc['synth_ref_ftol']:g}·|f| (until f stalls); f(Ŵ) there is "
             "the best f found, not a stationary value" + (f" ({took})" if took else "")
             + ". The verdicts compare the methods' f at equal passes or time and do not "
             "depend on f(Ŵ).")
@@ -555,8 +575,8 @@ def fig2(ctx: Context) -> Result:
         except PieceMissing:
             _panel_not_run(res, axes[row], f"ρ_s = {rho}",
                            ["final EV", REACH_CLAIM],
-                           ["VR ≥ SMM, SGD (plot)", "VR sooner than SMM, SGD (plot)"],
-                           count_band(0, 2, 1)[1])
+                           [FIG2, FIG2],
+                           lowest({"vr": 0, "o": 0}, "vr", tie=0)[1] + ". Why: " + FIG2_WHY)
             continue
         finals = {}
         for method in METHODS:
@@ -569,26 +589,28 @@ def fig2(ctx: Context) -> Result:
             ax.set_ylabel("EV")
             ax.set_title(f"ORPCA, Synth ρ_s = {rho}", fontsize=8)
         axes[row, 0].legend(fontsize=7)
-        beats = sum(finals["vr"] >= finals[m] - 1e-3 for m in ("smm", "sgd"))
-        res.claims.append(claim(f"ρ_s = {rho}: final EV", "VR ≥ SMM, SGD (plot)",
+        ev_tie = TIE_REL * max(finals.values())
+        verdict, band = lowest({m: -v for m, v in finals.items()}, "vr", tie=ev_tie)
+        res.claims.append(claim(f"ρ_s = {rho}: final EV", FIG2,
                                 "VR {vr:.3f}, SMM {smm:.3f}, SGD {sgd:.3f}".format(**finals)
                                 + f" (step multipliers VR {scales['vr']:g}, SGD "
-                                f"{scales['sgd']:g})", *count_band(beats, 2, 1)))
+                                f"{scales['sgd']:g})", verdict,
+                                band.replace("below", "above") + " (in EV)", why=FIG2_WHY))
         # "recovers U faster": the first evaluation at which EV reaches EV_LEVEL of the
         # best final EV (a level that no method reaches would measure no speed)
         level = EV_LEVEL * max(finals.values())
         reach = {m: _first_reach(traces[m], level) for m in METHODS}
-        sooner = _sooner(reach)
+        verdict, band = _sooner(reach)
         res.claims.append(claim(
-            f"ρ_s = {rho}: {REACH_CLAIM}", "VR sooner than SMM, SGD (plot)",
+            f"ρ_s = {rho}: {REACH_CLAIM}", FIG2,
             f"EV ≥ {level:.3f} at passes " + ", ".join(
                 f"{m.upper()} " + ("never" if not np.isfinite(p) else f"{p:.1f} ({t:.0f} s)")
-                for m, (p, t) in reach.items()), *count_band(sooner, 2, 1)))
+                for m, (p, t) in reach.items()), verdict, band, why=FIG2_WHY))
         if tune and rho != 0.1 and K > SYNTH_RANK:  # (ρ_s = 0.1's fits: Fig. 1's note)
             res.notes.append(f"ρ_s = {rho}: " + _synth_rank_note("orpca", runs, n))
     save_figure(ctx, res, fig, "zhf_fig2.png", "Fig. 2: expressed variance vs passes and time")
     res.notes.append(f"n = {n}, d = {F}, k′ = {SYNTH_RANK}, K = {K}; EV = ‖UᵀL‖²/k′ (Feng et al.'s "
-                     "form, spec §4.3); a random K-dimensional subspace scores about K/d"
+                     "form); a random K-dimensional subspace scores about K/d"
                      f" = {K / F:.3f}, and the top-K principal subspace of the corrupted data "
                      "(plain PCA, no outlier model) scores "
                      + ", ".join(f"{v:.3f} at ρ_s = {r}" for r, v in pca_ev.items()) + ".")
@@ -622,15 +644,28 @@ def _first_reach(trace: np.ndarray, level: float) -> tuple[float, float]:
     return (float(trace[hit[0], 0]), float(trace[hit[0], 1])) if hit.size else (np.inf, np.inf)
 
 
-def _sooner(reach: dict) -> int:
-    """Of SMM and SGD, how many VR reaches the EV level no later than: none if VR never
-    reaches it (a level no method reaches shows nothing)."""
-    vr = reach["vr"][0]
-    return int(sum(np.isfinite(vr) and vr <= reach[m][0] for m in ("smm", "sgd")))
+def _sooner(reach: dict) -> tuple[str, str]:
+    """VR reaches the EV level sooner (in passes) than SMM and SGD, with a tie margin of
+    :data:`TIE_REL` of VR's passes; a VR that never reaches it is behind every method that
+    does, and a level no method reaches shows nothing."""
+    passes = {m: reach[m][0] for m in ("vr", "smm", "sgd")}
+    vr = passes["vr"]
+    tie = TIE_REL * vr if np.isfinite(vr) else 0.0
+    verdict, band = lowest(passes, "vr", tie=tie)
+    if not np.isfinite(vr):
+        verdict = "not reproduced"
+    return verdict, band.replace("below", "sooner than").replace(
+        f"{tie:.3g}", f"{TIE_REL:.0%} of VR's passes") + " (in passes)"
 
 
 STEPSIZE_BAND = ("reproduced if the final f differs by ≥ 1% across η (or some η diverges); "
                  "partly if ≥ 0.1%")
+STEPSIZE_PAPER = ("\"we chose the step size η such that our method yielded the best "
+                  "(empirical) convergence rate. The plots of objective values resulting from "
+                  "other step sizes are shown in Figure S-3\" (§5.2, Fig. S-3)")
+STEPSIZE_WHY = ("the paper tunes η because the other step sizes of Fig. S-3 converge "
+                "differently; a 1% spread of the final objective is read as a visible "
+                "difference")
 
 
 @register("zhf-stepsize", "002 §4.4 Fig. S-3",
@@ -671,7 +706,7 @@ def stepsize(ctx: Context) -> Result:
             auto, runs = ctx.memo(f"zhf-stepsize-{problem}-{dname}", sweep)
         except PieceMissing:
             _panel_not_run(res, ax, f"VR-{problem.upper()}", ["final f across η"],
-                           "performance depends on η (plot)", STEPSIZE_BAND)
+                           STEPSIZE_PAPER, STEPSIZE_BAND + ". Why: " + STEPSIZE_WHY)
             continue
         f_min = min(float(h["objective"].min()) for h in runs.values())
         f_ref = f_min - 1e-9 * max(abs(f_min), 1.0)
@@ -689,10 +724,10 @@ def stepsize(ctx: Context) -> Result:
                                                                   1e-300)
         diverged = len(mults) - len(finals)
         res.claims.append(claim(f"VR-{problem.upper()}: final f across η (η̂ = {auto:.3g})",
-                                "performance depends on η (plot)",
+                                STEPSIZE_PAPER,
                                 ", ".join(f"{m:g}η̂: {v:.4g}" for m, v in finals.items())
                                 + f"; best at {best:g}η̂; {diverged} diverged",
                                 judge(gap >= 0.01 or diverged > 0, gap >= 0.001),
-                                STEPSIZE_BAND))
+                                STEPSIZE_BAND, why=STEPSIZE_WHY))
     save_figure(ctx, res, fig, "zhf_stepsize.png", "Fig. S-3: VR under five step sizes")
     return res

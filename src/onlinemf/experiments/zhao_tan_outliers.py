@@ -1,4 +1,4 @@
-"""Experiments of spec 001: online NMF with outliers (Zhao and Tan)."""
+"""Experiments of Zhao and Tan 2016: online NMF with outliers."""
 
 from __future__ import annotations
 
@@ -22,7 +22,62 @@ from ..datasets import (
 from ..estimators import OnlineRobustNMF, RobustSolver
 from ..losses import get_loss
 from ._registry import Context, Result, pyplot, register, save_figure
-from ._verdicts import at_least, at_most, claim, count_band, ratio_band
+from ._verdicts import (
+    SPEC,
+    at_least,
+    at_most,
+    claim,
+    common_level_shares,
+    count_band,
+    fmt_shares,
+    ratio_band,
+    speed_band,
+)
+
+#: two PSNRs closer than this (dB) are a tie
+PSNR_TIE = 0.5
+
+# The paper's running times (s, means over ten initializations) as (batch / online, ORPCA /
+# online) ranges: the two batch-over-online pairs BADMM/OADMM and BPGD/OPGD, and ORPCA over
+# OADMM and OPGD; the measured ratio divides the mean batch time by the mean online time.
+PAPER_TIMES = {
+    # Table I(b), setting 1 (K = 49): BADMM 1000.45, OADMM 416.68, BPGD 1134.89,
+    # OPGD 435.32, ORPCA 368.35
+    "cbcl": ("Table I(b), setting 1: BADMM/OADMM 1000.45/416.68 = 2.40, BPGD/OPGD "
+             "1134.89/435.32 = 2.61", (2.40, 2.61),
+             "Table I(b), setting 1: ORPCA 368.35 over OADMM 416.68 / OPGD 435.32 = 0.88 / "
+             "0.85", (0.846, 0.884)),
+    # Table II (YaleB subject 2): BADMM 175.52, OADMM 51.12, BPGD 212.71, OPGD 62.34,
+    # ORPCA 16.38
+    "yaleb": ("Table II: BADMM/OADMM 175.52/51.12 = 3.43, BPGD/OPGD 212.71/62.34 = 3.41",
+              (3.41, 3.43),
+              "Table II: ORPCA 16.38 over OADMM 51.12 / OPGD 62.34 = 0.32 / 0.26",
+              (0.263, 0.320)),
+    # Table III(a) (Hall): BADMM 1280.06, OADMM 172.29, BPGD 1167.95, OPGD 178.46,
+    # ORPCA 166.85
+    "hall": ("Table III(a): BADMM/OADMM 1280.06/172.29 = 7.43, BPGD/OPGD 1167.95/178.46 = "
+             "6.54", (6.54, 7.43),
+             "Table III(a): ORPCA 166.85 over OADMM 172.29 / OPGD 178.46 = 0.97 / 0.93",
+             (0.935, 0.968)),
+    # Table III(b) (Escalator): BADMM 898.47, OADMM 166.83, BPGD 867.41, OPGD 170.46,
+    # ORPCA 160.85
+    "escalator": ("Table III(b): BADMM/OADMM 898.47/166.83 = 5.39, BPGD/OPGD 867.41/170.46 = "
+                  "5.09", (5.09, 5.39),
+                  "Table III(b): ORPCA 160.85 over OADMM 166.83 / OPGD 170.46 = 0.96 / 0.94",
+                  (0.944, 0.964)),
+    # §VII-D2 on Fig. 1: "our online algorithms converge much faster than their batch
+    # counterparts"; "ORPCA converges slightly faster … (the time difference is less than
+    # 1s)": no ratio printed, read as ≥ 2× and 0.8–0.99×
+    "synthetic": ("\"our online algorithms converge much faster than their batch "
+                  "counterparts\" (§VII-D2, Fig. 1(a)); no ratio printed, read as ≥ 2×",
+                  (2.0, np.inf),
+                  "\"ORPCA converges slightly faster than our online algorithms (the time "
+                  "difference is less than 1s)\" (§VII-D2, Fig. 1(b)); read as 0.8–0.99×",
+                  (0.8, 0.99)),
+}
+TIME_WHY = ("the paper's ratios with ±25% (one timed run here on a shared machine, ten "
+            "averaged there, MATLAB against Python), and partly within ×2 of that band; the "
+            "paper's direction (batch slower, ORPCA faster) must hold")
 
 ONLINE = {"OADMM": "admm", "OPGD": "pgd", "OAPGD (accelerated)": "apgd"}
 
@@ -137,19 +192,35 @@ def _times_table(results):
     return [[m, f"{r['time']:.2f}"] for m, r in results.items()]
 
 
-def _ratio_claims(res, results, paper_batch, paper_orpca, batch_band, orpca_band, where=""):
-    """Time-ratio claims; each band is the paper's ``(lo, hi)`` ratio (±25%, see ratio_band).
+def _time_claims(times: dict, data: str, where: str = "") -> list:
+    """Time-ratio claims from ``times`` (method → seconds) against the paper's
+    :data:`PAPER_TIMES` ``[data]``; ``where`` prefixes each claim (the data set, when one
+    experiment has several)."""
+    on = np.mean([times[m] for m in ("OADMM", "OPGD")])
+    b = np.mean([times[m] for m in ("BADMM", "BPGD") if m in times])
+    if data not in PAPER_TIMES:  # a stand-in for the paper's data: its videos' range
+        return [claim(f"{where}batch time / online time (a stand-in video)",
+                      "Table III: batch 5.09–7.43× the online time on the paper's videos",
+                      f"{b / on:.2f}×", *ratio_band(b / on, 5.09, 7.43), source=SPEC,
+                      why="the embedded video stands in for Hall and Escalator: their range "
+                          "of ratios, ±25%")]
+    paper_b, band_b, paper_o, band_o = PAPER_TIMES[data]
+    out = [claim(f"{where}batch time / online time", paper_b, f"{b / on:.2f}×",
+                 *ratio_band(b / on, *band_b), why=TIME_WHY)]
+    if "ORPCA" in times:
+        o = times["ORPCA"] / on
+        out.append(claim(f"{where}ORPCA time / online time", paper_o, f"{o:.2f}×",
+                         *ratio_band(o, *band_o), why=TIME_WHY))
+    return out
 
-    ``where`` prefixes each claim (the data set, when one experiment has several).
-    """
-    on = np.mean([results[m]["time"] for m in ("OADMM", "OPGD")])
-    b = np.mean([results[m]["time"] for m in ("BADMM", "BPGD") if m in results])
-    res.claims.append(claim(f"{where}batch time / online time", paper_batch, f"{b / on:.2f}×",
-                            *ratio_band(b / on, *batch_band)))
+
+def _ratio_claims(res, results, data, where=""):
+    """:func:`_time_claims` of ``results`` into ``res``, with a note on ORPCA's time."""
+    times = {m: r["time"] for m, r in results.items()}
+    if "BADMM" not in times:
+        return
+    res.claims += _time_claims(times, data, where)
     if "ORPCA" in results:
-        o = results["ORPCA"]["time"] / on
-        res.claims.append(claim(f"{where}ORPCA time / online time", paper_orpca, f"{o:.2f}×",
-                                *ratio_band(o, *orpca_band)))
         share = results["ORPCA"].get("basis_share")
         if share is not None:
             res.notes.append(
@@ -158,6 +229,38 @@ def _ratio_claims(res, results, paper_batch, paper_orpca, batch_band, orpca_band
                 "and a sweep over the K atoms each); OADMM and OPGD update once per mini-batch "
                 "and code the batch's samples together, so what ORPCA costs against them "
                 "depends on that per-sample update, not on the projections the paper credits.")
+
+
+def _rejudge_times(res: Result, data: str | None = None) -> Result:
+    """A kept result of timed runs judged by the current rules, from its running-time tables
+    (captioned "NAME: running times (s)" for several data sets, else of ``data``)."""
+    claims = []
+    for caption, _, rows in res.tables:
+        if not caption.lower().endswith("running times (s)"):
+            continue
+        name, where = (caption.split(":")[0], caption.split(":")[0] + ": ") if ":" in caption \
+            else (data, "")
+        times = {m: float(t) for m, t in rows}
+        if "BADMM" in times:
+            claims += _time_claims(times, name, where)
+    res.claims = claims
+    return res
+
+
+def _series_styles(n: int):
+    """``n`` distinguishable line styles (colour, marker, dash), cycled without repeating a
+    combination: for figures with more series than a colour cycle has colours."""
+    import itertools
+
+    from matplotlib import colormaps
+
+    colours = colormaps["tab20"].colors
+    markers = ("o", "s", "^", "v", "D", "x", "+", "*")
+    dashes = ("-", "--", ":", "-.")
+    for i in itertools.count():
+        yield dict(color=colours[(i * 2) % 20 if i < 10 else (i * 2 + 1) % 20],
+                   marker=markers[i % len(markers)], markevery=0.2, ms=4,
+                   ls=dashes[(i // len(markers)) % len(dashes)] if n > len(markers) else "-")
 
 
 STALL = 0.01  # a run whose f̃ falls by less than 1% over the stream did not learn
@@ -248,29 +351,41 @@ def synthetic(ctx: Context) -> Result:
                         "f̂_N"], rows))
     fin = {m: float(results[m]["regret"][-1, 1]) for m in online}
     res.claims.append(claim("Fig. 1(b): ONMF fails to converge on f̂_t",
-                            "ONMF fails; the outliers keep perturbing W",
+                            "\"the ONMF algorithm fails to converge because it is unable to "
+                            "handle the outliers\" (§VII-D2, Fig. 1(b))",
                             f"final f̂: ONMF {fin['ONMF (Guan et al.)']:.4g}, OADMM "
                             f"{fin['OADMM']:.4g}, OPGD {fin['OPGD']:.4g}",
                             *at_least(fin["ONMF (Guan et al.)"] / fin["OADMM"], 2.0, 1.2,
-                                      "ONMF's final f̂ / OADMM's")))
+                                      "ONMF's final f̂ / OADMM's"),
+                            why="a method that fails to converge ends well above one that "
+                                "converges: at least twice OADMM's f̂"))
     res.claims.append(claim("Fig. 1(b): OPGD and OADMM reach almost the same f̂",
-                            "almost the same speed", f"final f̂ ratio OPGD/OADMM "
+                            "\"the convergence speeds of OADMM and OPGD are almost the "
+                            "same\" (§VII-D2, Fig. 1)", f"final f̂ ratio OPGD/OADMM "
                             f"{fin['OPGD'] / fin['OADMM']:.3f}",
-                            *ratio_band(fin["OPGD"] / fin["OADMM"], 1.0, rel=0.1)))
-    # Fig. 1a is a plot: "much faster" read as at least 2×; ORPCA "< 1 s faster" as ≈ 1×
-    _ratio_claims(res, results, "online converges much faster (Fig. 1a)", "< 1 s faster",
-                  (2.0, np.inf), (1.0, 1.0))
+                            *ratio_band(fin["OPGD"] / fin["OADMM"], 1.0, rel=0.1),
+                            why="'almost the same' read as within 10% at the end of the "
+                                "stream, partly within ×2 of that"))
+    _ratio_claims(res, results, "synthetic")
     ps = {m: r["psnr"] for m, r in results.items()}
-    res.claims.append(claim("ONMF without outliers", "fails to converge / far worse",
+    res.claims.append(claim("ONMF far worse than OADMM (PSNR)",
+                            "\"the ONMF algorithm fails to converge because it is unable to "
+                            "handle the outliers\" (§VII-D2)",
                             f"PSNR {ps['ONMF (Guan et al.)']:.1f} dB vs OADMM "
                             f"{ps['OADMM']:.1f} dB",
-                            *at_least(ps["OADMM"] - ps["ONMF (Guan et al.)"], 3.0, 0.0,
-                                      "PSNR gain of OADMM over ONMF (dB)")))
-    res.claims.append(claim("OPGD (paper's capped inner solves) vs OADMM", "almost the same",
+                            *at_least(ps["OADMM"] - ps["ONMF (Guan et al.)"], 3.0, PSNR_TIE,
+                                      "PSNR gain of OADMM over ONMF (dB)"),
+                            why="a failed fit is at least 3 dB worse; within the tie margin "
+                                f"{PSNR_TIE} dB is no difference"))
+    res.claims.append(claim("OPGD (paper's capped inner solves) vs OADMM",
+                            "\"no significant differences can be observed between our online "
+                            "algorithms\" (§VII-F)",
                             f"{ps['OPGD']:.2f} vs {ps['OADMM']:.2f} dB (accelerated "
                             f"{ps['OAPGD (accelerated)']:.2f} dB)",
                             *at_most(abs(ps["OPGD"] - ps["OADMM"]), 1.0, 2.0,
-                                     "|PSNR difference| (dB)")))
+                                     "|PSNR difference| (dB)"),
+                            why="Table I(a)'s online PSNRs differ by ≤ 0.11 dB; 1 dB allows "
+                                "another data scale"))
     if abs(ps["OPGD"] - ps["OADMM"]) > 1.0:
         res.notes.append(
             f"OPGD against OADMM: {ps['OPGD']:.2f} against {ps['OADMM']:.2f} dB, while the "
@@ -286,36 +401,53 @@ def synthetic(ctx: Context) -> Result:
     if ctx.quick:
         grids = [(p_, v[::3], s_) for p_, v, s_ in grids]
     sens = []
+    styles = _series_styles(sum(len(v) for _, v, _ in grids))  # one style per series
+    words = {"batch_size": ("Fig. 2", "\"different values of τ have very little effects on "
+                            "the convergence speeds of both our online algorithms\""),
+             "rho": ("Fig. 4", "\"the change of the convergence speed of OADMM is much less "
+                     "drastic … in less than 10s, all the OADMM algorithms (with different "
+                     "values of ρ) converge\""),
+             "kappa": ("Fig. 5", "\"similar effects of the different values of κ on the "
+                       "convergence speeds of the PGD-based algorithms\"")}
     for param, values, solver in grids:
         finals, hists = [], {}
         for v in values:
             h = ctx.memo(f"zhao-tan-synthetic-{param}-{v:g}",
                          lambda param=param, v=v, solver=solver: oadmm_like(
                              solver=solver, **{param: v}))
-            axes[1].plot(h["time"], h["objective"], lw=0.8, label=f"{solver} {param}={v:g}")
+            axes[1].plot(h["time"], h["objective"], lw=0.9, label=f"{solver} {param}={v:g}",
+                         **next(styles))
             finals.append(h["objective"][-1])
             hists[v] = h
         spread = max(finals) / min(finals)
         sens.append([f"{param} ∈ {values} ({solver})", f"{spread:.3f}"])
-        res.claims.append(claim(f"final f̃ across {param}", "little effect (Figs. 2, 4, 5)",
-                                f"max/min = {spread:.3f}",
-                                *at_most(spread, 1.1, 1.25, "max/min final f̃")))
+        shares, level = common_level_shares(list(hists.values()))
+        fig_no, quote = words[param]
+        res.claims.append(claim(f"convergence speed across {param} ({solver})",
+                                f"{quote} (§VII-D3, {fig_no})",
+                                fmt_shares(shares, [f"{param}={v:g}" for v in values], level)
+                                + f"; final f̃ max/min = {spread:.3f}",
+                                *speed_band(shares, level),
+                                why="the paper compares the curves' speed; each run's share of "
+                                    "the stream to one level all runs reach (90% of the common "
+                                    "descent), not each run's own final value"))
         if spread > 1.25:
             res.notes.append(stall_note(param, solver, hists))
     axes[1].set(xlabel="time (s)", ylabel="f̃_t", yscale="log", title="Figs. 2, 4, 5")
     # Fig. 3: K = 25 and 100 beside the canonical K — OADMM's convergence speed, read as the
-    # share of the stream it needs to come within 10% of its own final f̃
-    shares = []
-    for kk in ctx.pick((10, k, 40), (25, k, 100), tiny=(2, k, 6)):
-        h = (ctx.memo(f"zhao-tan-synthetic-K-{kk}", lambda kk=kk: oadmm_like(n_components=kk))
-             if kk != k else results["OADMM"]["history"])
-        hit = np.flatnonzero(h["objective"] <= 1.1 * h["objective"][-1])[0]
-        shares.append((kk, float(h["n_samples"][hit] / h["n_samples"][-1])))
-    spread_k = max(v for _, v in shares) - min(v for _, v in shares)
-    res.claims.append(claim("convergence speed across K (Fig. 3)", "insensitive to K",
-                            "share of the stream to reach 110% of the final f̃: "
-                            + ", ".join(f"K={kk}: {v:.2f}" for kk, v in shares),
-                            *at_most(spread_k, 0.3, 0.5, "max − min share")))
+    # share of the stream each run needs to reach one common level
+    ks = ctx.pick((10, k, 40), (25, k, 100), tiny=(2, k, 6))
+    hk = [ctx.memo(f"zhao-tan-synthetic-K-{kk}", lambda kk=kk: oadmm_like(n_components=kk))
+          if kk != k else results["OADMM"]["history"] for kk in ks]
+    shares, level = common_level_shares(hk)
+    res.claims.append(claim("convergence speed across K (Fig. 3)",
+                            "\"the convergence speeds of both our online and batch algorithms "
+                            "are insensitive to this parameter\" (§VII-D3, Fig. 3)",
+                            fmt_shares(shares, [f"K={kk}" for kk in ks], level),
+                            *speed_band(shares, level),
+                            why="the paper compares the curves' speed; each run's share of the "
+                                "stream to one level all runs reach (90% of the common "
+                                "descent)"))
     axes[1].legend(fontsize=5, ncol=2)
     save_figure(ctx, res, fig, "zhao_tan_fig1_synthetic.png",
                 "Objective versus time: online against batch, and sensitivity")
@@ -332,7 +464,7 @@ def synthetic(ctx: Context) -> Result:
         dens.append([f"({nu}, {nut})", f"{p_data:.2f}", f"{p_low:.2f}"])
     res.tables.append(("Heavier outliers (Fig. 6): PSNR of the data and of OADMM's low-rank "
                        "part", ["(ν, ν̃)", "PSNR data", "PSNR OADMM"], dens))
-    res.notes.append(f"Synthetic recipe of spec 001 §5.1 with the recommended fix σ = 1/√K° "
+    res.notes.append(f"Synthetic recipe of §VII-D1 with the fix σ = 1/√K° "
                      f"(the literal 𝒩ℋ(1/√K°) variance makes V° ≡ 1) and noise std "
                      f"{d.noise_std} (the paper's std 1 on [0, 1] data clips 60% of entries); "
                      f"F={f}, K=K°={k}, N={n}, τ=5. PSNR uses codes re-solved with W_N.")
@@ -384,8 +516,7 @@ def cbcl(ctx: Context) -> Result:
                              f"{r['time']:.2f}", paper.get(m, "—") if (k, nu) == (k_main, 0.7)
                              else "—"])
             if (k, nu) == (k_main, 0.7):
-                _ratio_claims(res, results, "2.4–2.7× (Table I)", "0.85–0.88× (Table I)",
-                              (2.4, 2.7), (0.85, 0.88))
+                _ratio_claims(res, results, "cbcl")
                 fig, axes = plt.subplots(1, 2, figsize=(11, 4))
                 for m in ("OADMM", "OPGD", "BADMM", "BPGD"):
                     h = results[m]["history"]
@@ -402,22 +533,32 @@ def cbcl(ctx: Context) -> Result:
                 save_figure(ctx, res, fig, "zhao_tan_fig10_cbcl.png",
                             "CBCL, K = 49, (ν, ν̃) = (0.7, 0.1): objectives against time")
                 ps = {m: r["psnr"] for m, r in results.items()}
-                holds = [ps["ONMF (Guan et al.)"] < ps["OADMM"],
-                         ps["OADMM"] <= max(ps["BADMM"], ps["BPGD"]) + 0.5,
-                         ps["OADMM"] > ps["ORPCA"]]
-                res.claims.append(claim("PSNR ordering", "ONMF ≪ online ≲ batch; online > ORPCA",
+                holds = [ps["ONMF (Guan et al.)"] < ps["OADMM"] - PSNR_TIE,
+                         ps["OADMM"] <= max(ps["BADMM"], ps["BPGD"]) + PSNR_TIE,
+                         ps["OADMM"] > ps["ORPCA"] + PSNR_TIE]
+                res.claims.append(claim("PSNR ordering",
+                                        "\"our online algorithms only slightly underperform "
+                                        "their batch counterparts, but slightly outperform "
+                                        "ORPCA and greatly outperform ONMF\" (§VII-F, Table "
+                                        "I(a))",
                                         ", ".join(f"{m} {v:.1f}" for m, v in ps.items()),
-                                        *count_band(sum(holds), 3, 2)))
+                                        *count_band(sum(holds), 3, 2),
+                                        why="three orderings, each beyond the tie margin "
+                                            f"{PSNR_TIE} dB (online at most that above "
+                                            "batch)"))
                 # the paper's PSNR: stored codes (eq. (48)) online, eq. (47) for batch
                 table = {m: results[m].get("psnr_stored", ps[m]) for m in paper}
                 near = sum(abs(table[m] - paper[m]) <= 1.0 for m in paper)
                 res.claims.append(claim("Table I(a) PSNRs, K = 49, setting 1, each within 1 dB",
                                         ", ".join(f"{m.split(' ')[0]} {v}"
-                                                  for m, v in paper.items()),
+                                                  for m, v in paper.items())
+                                        + " (Table I(a), setting 1)",
                                         ", ".join(f"{m.split(' ')[0]} {v:.2f}"
                                                   for m, v in table.items())
                                         + f" (the contaminated input itself: {data_psnr:.2f})",
-                                        *count_band(near, len(paper), 4)))
+                                        *count_band(near, len(paper), 4),
+                                        why="the printed PSNRs, each within 1 dB (their stds "
+                                            "are ≤ 0.19 dB)"))
                 if data_psnr > max(paper.values()):
                     res.notes.append(
                         f"Table I's PSNRs (≤ {max(paper.values())} dB) lie below the PSNR of "
@@ -437,21 +578,19 @@ def cbcl(ctx: Context) -> Result:
                 _images(plt, fpath, [list(a) for a in zip(*atom_rows)], (side, side), names)
                 res.figures.append(("Fig. 7: eight atoms per method (columns)", fpath))
 
-    def share(h):  # share of the stream OADMM needs to come within 10% of its final f̃
-        hit = np.flatnonzero(h["objective"] <= 1.1 * h["objective"][-1])[0]
-        return float(h["n_samples"][hit] / h["n_samples"][-1])
-
     for what, keys, fig_no in (("K", [(k, settings[0][0]) for k in ks], "12"),
                                ("(ν, ν̃)", [(ks[len(ks) // 2], nu) for nu, _ in settings],
                                 "15")):
         if len(keys) < 2:
             continue
-        sh = [share(oadmm[key]) for key in keys]
+        sh, level = common_level_shares([oadmm[key] for key in keys])
         res.claims.append(claim(f"CBCL: OADMM's convergence speed across {what} (Fig. {fig_no})",
-                                "same conclusions as on synthetic data (insensitive)",
-                                ", ".join(f"{key}: {v:.2f}" for key, v in zip(keys, sh)),
-                                *at_most(max(sh) - min(sh), 0.3, 0.5,
-                                         "max − min share of the stream to 110% of final f̃")))
+                                "\"the convergence speeds are insensitive to the key parameters "
+                                "(τ, K, ρ and κ)\" (§VII-D5, Section S-10)",
+                                fmt_shares(sh, [str(key) for key in keys], level),
+                                *speed_band(sh, level),
+                                why="as on the synthetic data: each run's share of the stream "
+                                    "to one level all runs reach"))
     res.tables.append(("PSNR (dB, peak 1, against the clean faces) and time (s)",
                        ["K", "(ν, ν̃)", "method", "PSNR (W_N codes)", "PSNR (stored codes, "
                         "eq. 48)", "time (s)", "paper PSNR"], rows))
@@ -464,7 +603,8 @@ def cbcl(ctx: Context) -> Result:
 
 
 # ----------------------------------------------------------------------------- Table II, Fig. 8
-@register("zhao-tan-yaleb", "001", "YaleB shadow removal (Fig. 8, Table II)")
+@register("zhao-tan-yaleb", "001", "YaleB shadow removal (Fig. 8, Table II)",
+          rejudge=lambda res: _rejudge_times(res, "yaleb"))
 def yaleb(ctx: Context) -> Result:
     path = find_data(ctx.data_dir, "yaleb_32x32", "YaleB_32x32.mat")
     if path:
@@ -482,8 +622,7 @@ def yaleb(ctx: Context) -> Result:
     results = run_methods(X, ctx.pick(49, 49, tiny=5), tau=5, seed=ctx.seed,
                           batch_iter=ctx.pick(300, 300, tiny=20))
     res = Result()
-    _ratio_claims(res, results, "BADMM/OADMM 3.4×, BPGD/OPGD 3.4× (Table II)",
-                  "0.3× (Table II)", (3.4, 3.4), (0.3, 0.3))
+    _ratio_claims(res, results, "yaleb")
     res.tables.append(("Running times (s)", ["method", "time (s)"], _times_table(results)))
     plt = pyplot()
     names = ["ONMF (Guan et al.)", "ORPCA", "OADMM", "OPGD", "BADMM", "BPGD"]
@@ -501,7 +640,8 @@ def yaleb(ctx: Context) -> Result:
 
 
 # ----------------------------------------------------------------------------- Table III, Fig. 9
-@register("zhao-tan-video", "001", "Background subtraction on video (Fig. 9, Table III)")
+@register("zhao-tan-video", "001", "Background subtraction on video (Fig. 9, Table III)",
+          rejudge=lambda res: _rejudge_times(res))
 def video(ctx: Context) -> Result:
     res = Result()
     plt = pyplot()
@@ -538,10 +678,7 @@ def video(ctx: Context) -> Result:
         results, frame = ctx.memo(f"zhao-tan-video-{name}",
                                   lambda vi=vi, name=name, frames=frames: one_video(vi, name,
                                                                                     frames))
-        paper = {"hall": ("7.2× (Table III)", "0.97×", (7.2, 7.2), (0.97, 0.97))}.get(
-            name, ("≈7×", "≈1×", (7.0, 7.0), (1.0, 1.0)))
-        if "BADMM" in results:
-            _ratio_claims(res, results, *paper, where=f"{name}: ")
+        _ratio_claims(res, results, name, where=f"{name}: ")
         res.tables.append((f"{name}: running times (s)", ["method", "time (s)"],
                            _times_table(results)))
         names = [m for m in ("OADMM", "OPGD", "BADMM", "ORPCA", "ONMF (Guan et al.)")
