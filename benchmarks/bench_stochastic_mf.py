@@ -24,7 +24,7 @@ from sklearn.datasets import load_digits
 from sklearn.decomposition import MiniBatchDictionaryLearning, MiniBatchNMF
 from threadpoolctl import threadpool_limits
 
-from onlinemf import StochasticMF
+from onlinemf import Problem, StochasticMF
 from onlinemf.metrics import evaluate
 from onlinemf.problems import make_problem
 from onlinemf.updates import default_batch_params
@@ -41,8 +41,8 @@ def load(data_dir):
 
 def ours(problem, method, X, K, passes, alpha):
     S = max(1, int(round(passes / 1.2)))
-    est = StochasticMF(problem, method, K, alpha=alpha, max_iter=S, eval_every=passes / 8,
-                       random_state=0).fit(X)
+    est = StochasticMF(Problem(problem, alpha=alpha), method, K, max_iter=S,
+                       eval_every=passes / 8, random_state=0).fit(X)
     h = est.history_
     return h["n_samples"] / X.shape[0], h["time"], h["objective"]
 

@@ -183,7 +183,7 @@ def test_stochastic_mf_on_a_dask_array_equals_in_memory(method):
 
 
 def test_stochastic_mf_refuses_bad_dask_input_by_name_and_keeps_its_state():
-    from onlinemf import StochasticMF
+    from onlinemf import Problem, StochasticMF
 
     X = np.random.default_rng(8).random((120, 10))
     est = StochasticMF("odl", "vr", 3, max_iter=1, random_state=0).fit(X)
@@ -196,7 +196,8 @@ def test_stochastic_mf_refuses_bad_dask_input_by_name_and_keeps_its_state():
         est.partial_fit(da.from_array(X[:, :8], chunks=(40, 8)))
     np.testing.assert_array_equal(est.components_, before)
     with pytest.raises(ValueError, match="quadratic='data'"):
-        StochasticMF("olrr", "vr", 3, quadratic="data").fit(da.from_array(X, chunks=(40, 10)))
+        StochasticMF(Problem("olrr", quadratic="data"), "vr", 3).fit(
+            da.from_array(X, chunks=(40, 10)))
 
 
 def test_vr_full_gradient_survives_a_worker_killed_mid_pass():

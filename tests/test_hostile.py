@@ -11,6 +11,7 @@ from onlinemf import (
     OnlineNMF,
     OnlineRobustNMF,
     PoissonSubspaceTracker,
+    Problem,
     StochasticMF,
 )
 from onlinemf.testing import same_state
@@ -84,12 +85,13 @@ def test_stochastic_mf_matrix_parameters_as_lists_or_of_the_wrong_size():
     rng = np.random.default_rng(0)
     X = rng.random((30, 3))
     L = [[1.0, -1.0, 0.0], [-1.0, 2.0, -1.0], [0.0, -1.0, 1.0]]
-    est = StochasticMF("ssodl", "smm", 2, laplacian=L, max_iter=1, random_state=0).fit(X)
+    est = StochasticMF(Problem("ssodl", laplacian=L), "smm", 2, max_iter=1, random_state=0).fit(X)
     assert np.isfinite(est.components_).all()
     with pytest.raises(ValueError, match=r"laplacian must be a \(3, 3\) matrix"):
-        StochasticMF("ssodl", "smm", 2, laplacian=[[1.0]], max_iter=1).fit(X)
+        StochasticMF(Problem("ssodl", laplacian=[[1.0]]), "smm", 2, max_iter=1).fit(X)
     with pytest.raises(ValueError, match="laplacian must be finite"):
-        StochasticMF("ssodl", "smm", 2, laplacian=np.full((3, 3), np.nan), max_iter=1).fit(X)
+        StochasticMF(Problem("ssodl", laplacian=np.full((3, 3), np.nan)), "smm", 2,
+                     max_iter=1).fit(X)
 
 
 def test_robust_nmf_without_per_sample_scaling_refuses_overflow():

@@ -46,7 +46,7 @@ CONTEXT = {
                                                             A=np.linspace(0.5, 2.0, N_FEATURES))},
     ("OnlineNMF", "loss", "is"): {"data_floor": 1e-8},
     ("OnlineNMF", "loss", "itakura-saito"): {"data_floor": 1e-8},
-    ("StochasticMF", "code_solver", "newton"): {"problem": "orpca"},
+    ("StochasticMF", "coder.solver", "newton"): {"problem": "orpca"},
     ("OnlineNMF", "coder", "admm"): {"loss": "l1"},
 }
 # options whose values select a whole method: every combination, not each value once
@@ -75,7 +75,8 @@ def _nested_options(cls):
                 for sub, values in _string_options(c):
                     for v in values:
                         if defaults[sub] != v and v not in named:
-                            yield param, f"{param}={c.__name__}({sub}={v!r})", c(**{sub: v})
+                            yield (param, f"{param}.{sub}", v,
+                                   f"{param}={c.__name__}({sub}={v!r})", c(**{sub: v}))
 
 
 def configurations():
@@ -96,8 +97,9 @@ def configurations():
                 params = {param: v, **CONTEXT.get((name, param, v), {})}
                 out.append((name, f"{param}={v}",
                             lambda make=make, params=params: clone(make()).set_params(**params)))
-        for param, label, value in _nested_options(type(base)):
-            out.append((name, label, lambda make=make, params={param: value}:
+        for param, key, v, label, value in _nested_options(type(base)):
+            params = {param: value, **CONTEXT.get((name, key, v), {})}
+            out.append((name, label, lambda make=make, params=params:
                         clone(make()).set_params(**params)))
         if product:
             for combo in itertools.product(*(options[p] for p in product)):

@@ -8,7 +8,7 @@ import pytest
 from scipy.optimize import nnls
 from sklearn.linear_model import Lasso
 
-from onlinemf import StochasticMF
+from onlinemf import Problem, SMFCoder, SMFStep, StochasticMF
 from onlinemf.baselines import batch_reference
 from onlinemf.coders import solve_codes_accurate, solve_codes_bsum, solve_codes_newton
 from onlinemf.coders._accurate import newton_applicable
@@ -393,9 +393,9 @@ def test_vr_direction_unbiased_with_the_finite_population_variance():
 
 def test_full_batch_vr_is_monotone_proximal_gradient():
     X = _data(n=50, F=10, K=3)
-    est = StochasticMF("onmf", "vr", 3, batch_size=50, inner_iter=5, max_iter=6,
-                       learning_rate=0.02, eval_every=1e-9, eval_tol=1e-9,
-                       random_state=0).fit(X)
+    est = StochasticMF("onmf", "vr", 3, batch_size=50, inner_iter=5, max_iter=6, eval_every=1e-9,
+                       random_state=0, step=SMFStep(learning_rate=0.02),
+                       coder=SMFCoder(eval_tol=1e-9)).fit(X)
     f = est.history_["objective"]
     assert len(f) > 20 and np.all(np.diff(f) <= 1e-9)
     gam = est.history_["stationarity"]
@@ -412,8 +412,8 @@ def test_vr_stationarity_falls_over_outer_iterations():
 def test_snapshot_cache_changes_solves_not_iterates():
     X = _data(n=120)
     a = StochasticMF("orpca", "vr", 4, max_iter=2, random_state=0).fit(X)
-    b = StochasticMF("orpca", "vr", 4, max_iter=2, cache_snapshot_codes=True,
-                     random_state=0).fit(X)
+    b = StochasticMF("orpca", "vr", 4, max_iter=2, random_state=0,
+                     coder=SMFCoder(cache_snapshot=True)).fit(X)
     assert np.allclose(a.components_, b.components_)
     assert b.n_solves_ < a.n_solves_
     # without the cache nothing of size n is kept
@@ -435,8 +435,8 @@ def test_ones_init_is_symmetric_and_jitter_breaks_it():
                                      "omrmd", "olrr"])
 def test_every_problem_and_method_decreases_the_objective(problem, method):
     X = _data(n=150, F=10, K=3, seed=3)
-    kw = dict(init="ones_jitter", random_state=0,
-              quadratic="data" if problem == "olrr" else None)
+    kw = dict(init="ones_jitter", random_state=0)
+    problem = Problem(problem, quadratic="data" if problem == "olrr" else None)
     est = StochasticMF(problem, method, 3, max_iter=3, **kw)
     start = StochasticMF(problem, method, 3, max_iter=1, **kw)
     start._start(start._check(X, True))  # the same initial dictionary, not yet fitted
@@ -552,17 +552,17 @@ def test_bad_input_names_the_problem_and_keeps_state():
     with pytest.raises(ValueError, match="init must have shape"):
         StochasticMF("onmf", n_components=3, init=np.ones((2, 2))).fit(X)
     with pytest.raises(FloatingPointError, match="diverged"):
-        StochasticMF("ossl", "vr", 3, learning_rate=1e300, max_iter=3).fit(X * 1e3)
+        StochasticMF("ossl", "vr", 3, max_iter=3, step=SMFStep(learning_rate=1e300)).fit(X * 1e3)
 
 
 def test_step_scale_multiplies_the_automatic_steps():
     X = _data(n=100)
     a = StochasticMF("onmf", "vr", 3, max_iter=1, random_state=0).fit(X)
-    b = StochasticMF("onmf", "vr", 3, max_iter=1, step_scale=2.0, random_state=0).fit(X)
+    b = StochasticMF("onmf", "vr", 3, max_iter=1, random_state=0, step=SMFStep(scale=2.0)).fit(X)
     assert b.learning_rate_ == pytest.approx(2 * a.learning_rate_)
     c = StochasticMF("onmf", "sgd", 3, max_iter=1, random_state=0).partial_fit(X[:20])
-    d = StochasticMF("onmf", "sgd", 3, max_iter=1, step_scale=0.5,
-                     random_state=0).partial_fit(X[:20])
+    d = StochasticMF("onmf", "sgd", 3, max_iter=1, random_state=0,
+                     step=SMFStep(scale=0.5)).partial_fit(X[:20])
     assert d.learning_rate_ == pytest.approx(0.5 * c.learning_rate_)
 
 
@@ -632,8 +632,8 @@ def test_newton_code_solver_refused_where_it_does_not_apply_state_kept():
     X = _data(n=60)
     est = StochasticMF("onmf", "vr", 3, max_iter=1, random_state=0).fit(X)
     before = est.components_.copy()
-    est.set_params(code_solver="newton")
-    with pytest.raises(ValueError, match="code_solver='newton'.*'onmf'"):
+    est.set_params(coder=SMFCoder("newton"))
+    with pytest.raises(ValueError, match="SMFCoder\\(solver='newton'\\).*'onmf'"):
         est.fit(X)
     assert np.array_equal(est.components_, before)
 
@@ -643,8 +643,8 @@ def test_newton_and_bsum_code_solvers_give_the_same_iterates_when_tight(method):
     """Both solve the same strictly convex ORPCA code problems: at a tolerance near machine
     precision the algorithm's iterates agree, so the solver changes time, not the method."""
     data, _ = make_smf_synthetic(90, 12, 2, density=0.1, magnitude=5, random_state=0)
-    fits = [StochasticMF("orpca", method, 3, alpha=0.3, max_iter=2, code_tol=1e-12,
-                         code_max_iter=200_000, code_solver=s, random_state=0).fit(data.X)
+    fits = [StochasticMF(Problem("orpca", alpha=0.3), method, 3, max_iter=2, random_state=0,
+                         coder=SMFCoder(s, tol=1e-12, max_iter=200_000)).fit(data.X)
             for s in ("bsum", "newton")]
     # (SGD's early steps are long: codes equal to ~1e-10 leave ~1e-6 in the dictionary)
     assert np.allclose(fits[0].components_, fits[1].components_, atol=1e-5)
@@ -738,3 +738,26 @@ def test_a_state_file_of_another_fit_is_refused_and_left_as_it_was(tmp_path):
     path.write_bytes(b"not a state")
     with pytest.raises(ValueError, match="cannot resume from state_file"):
         StochasticMF(**kw, state_file=str(path)).fit(X)
+
+
+def test_settings_and_nested_parameters():
+    """The problem's weights, the steps and the coder are nested parameters (clone and
+    set_params reach them); "paper" keeps the paper's m = 0.5·n^{1/3}, the default an inner
+    loop of about one pass (m·b ≈ n)."""
+    from sklearn.base import clone
+
+    X = _data(n=200, F=10, K=3, seed=1, nonneg=False)
+    est = StochasticMF(Problem("odl", alpha=0.2), "vr", 3, max_iter=1, random_state=0,
+                       coder=SMFCoder(tol=0.5))
+    params = est.get_params()
+    assert params["problem__alpha"] == 0.2 and params["coder__tol"] == 0.5
+    fitted = clone(est).set_params(problem__alpha=0.3).fit(X)
+    assert fitted.problem_.codes.alpha == 0.3
+    b, m = default_batch_params(200)
+    paper = clone(est).set_params(settings="paper").fit(X)
+    assert (paper.batch_size_, paper.inner_iter_) == (b, m)
+    assert fitted.batch_size_ == b and fitted.inner_iter_ * b >= 200 > (fitted.inner_iter_ - 1) * b
+    with pytest.raises(ValueError, match="coder: The 'tol' parameter"):
+        clone(est).set_params(coder=SMFCoder(tol=-1.0)).fit(X)
+    with pytest.raises(ValueError, match="problem: The 'alpha' parameter"):
+        clone(est).set_params(problem=Problem("odl", alpha=-1.0)).fit(X)

@@ -7,7 +7,8 @@ Orientation is scikit-learn's: ``X`` is (n_samples, n_features) and
 from . import estimators
 from .coders import CodeSolver
 from .estimators import *  # noqa: F403  (the public estimators)
+from .problems import Problem
 from .updates import SGD, Surrogate
 
 __version__ = "0.1.0"
-__all__ = [*estimators.__all__, "CodeSolver", "SGD", "Surrogate", "__version__"]
+__all__ = [*estimators.__all__, "CodeSolver", "Problem", "SGD", "Surrogate", "__version__"]

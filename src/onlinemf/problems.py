@@ -25,10 +25,13 @@ n from :meth:`SMFProblem.bind`, called when the data are known.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.utils._param_validation import Interval, StrOptions
 
+from ._params import Settings
 from ._steps import accelerated_prox_grad, spectral_lipschitz
 from .constraints import (
     group_soft_threshold,
@@ -41,7 +44,7 @@ from .constraints import (
 )
 
 __all__ = [
-    "SMFProblem", "make_problem", "PROBLEM_NAMES",
+    "Problem", "SMFProblem", "make_problem", "PROBLEM_NAMES",
     "L1Codes", "GroupL1Codes", "RidgeCodes", "UnitBallCodes", "BoxCodes", "L1Outliers",
     "UnitNormAtoms", "SimplexAtoms", "NonnegUnitNormAtoms", "FreeDictionary",
     "MaxNormDictionary", "QuadraticDictionary", "LaplacianSimplexAtoms", "path_laplacian",
@@ -430,3 +433,74 @@ def make_problem(name: str, n_features: int, *, alpha: float | None = None,
     }
     codes, dictionary, outliers = parts[name]()
     return SMFProblem(codes, dictionary, outliers, int(n_samples), name)
+
+
+class Problem(Settings):
+    """One of the eight problems of Zhao, Haskell and Feng (2018) by name, with its weights:
+    :class:`~onlinemf.StochasticMF`'s ``problem`` parameter (``problem__alpha`` and so on
+    reach the fields). It is built into an :class:`SMFProblem` when the data are known.
+
+    Parameters
+    ----------
+    name : {"odl", "ossl", "onmf", "ssodl", "orpca", "omrmd", "olrr", "ornmf"}, default="odl"
+    alpha, outlier_alpha, dict_alpha : float or None, default=None
+        Weights of φ, ϕ and ψ (see :func:`make_problem`); None: 1/√F, the paper's setting
+        (ORPCA's ψ weight follows ``alpha``).
+    code_bound, outlier_bound : float, default=1e3, inf
+        M and M′ of ORNMF (the paper does not report them; these let outliers of any size
+        fit).
+    ridge : float, default=0.0
+        κ/2‖h‖² added to ODL's lasso (assumption A4; 0 in the paper).
+    group_size : int, default=1
+        OSSL's group length.
+    laplacian : (F, F) array or sparse matrix, optional
+        SSODL's L (default: the path-graph Laplacian over the features).
+    quadratic : (F, F) array or "data", optional
+        OLRR's Q; "data" builds Q = XᵀX + λ₃I from the training data (A = I, B = I).
+    """
+
+    _parameter_constraints: dict = {
+        "name": [StrOptions(set(PROBLEM_NAMES))],
+        "alpha": [Interval(Real, 0, None, closed="left"), None],
+        "outlier_alpha": [Interval(Real, 0, None, closed="left"), None],
+        "dict_alpha": [Interval(Real, 0, None, closed="left"), None],
+        "code_bound": [Interval(Real, 0, None, closed="neither")],
+        "outlier_bound": [Interval(Real, 0, None, closed="right")],
+        "ridge": [Interval(Real, 0, None, closed="left")],
+        "group_size": [Interval(Integral, 1, None, closed="left")],
+        "laplacian": ["array-like", "sparse matrix", None],
+        "quadratic": ["array-like", StrOptions({"data"}), None],
+    }
+
+    def __init__(self, name="odl", *, alpha=None, outlier_alpha=None, dict_alpha=None,
+                 code_bound=1e3, outlier_bound=np.inf, ridge=0.0, group_size=1, laplacian=None,
+                 quadratic=None):
+        self.name = name
+        self.alpha = alpha
+        self.outlier_alpha = outlier_alpha
+        self.dict_alpha = dict_alpha
+        self.code_bound = code_bound
+        self.outlier_bound = outlier_bound
+        self.ridge = ridge
+        self.group_size = group_size
+        self.laplacian = laplacian
+        self.quadratic = quadratic
+
+    def build(self, X) -> SMFProblem:
+        """The :class:`SMFProblem` for the (n, F) training data X (X is read only for
+        ``quadratic="data"``)."""
+        n, F = X.shape
+        quadratic = self.quadratic
+        if isinstance(quadratic, str):  # "data": OLRR's Q = XᵀX + λ₃I (A = I, B = I)
+            lam3 = 1.0 / np.sqrt(F) if self.dict_alpha is None else self.dict_alpha
+            Xd = X.toarray() if hasattr(X, "toarray") else X
+            quadratic = QuadraticDictionary.from_olrr(np.asarray(Xd, float).T, lam3=lam3).Q
+        elif quadratic is not None:
+            quadratic = np.asarray(quadratic, dtype=float)
+            if quadratic.shape != (F, F):
+                raise ValueError(f"quadratic must be ({F}, {F}), got {quadratic.shape}")
+        return make_problem(self.name, F, alpha=self.alpha, outlier_alpha=self.outlier_alpha,
+                            dict_alpha=self.dict_alpha, code_bound=self.code_bound,
+                            outlier_bound=self.outlier_bound, ridge=self.ridge,
+                            group_size=self.group_size, laplacian=self.laplacian,
+                            quadratic=quadratic, n_samples=n)

@@ -318,7 +318,7 @@ def suite_smf(ctx: BenchContext) -> list[Row]:
     from sklearn.datasets import load_digits
     from sklearn.decomposition import MiniBatchDictionaryLearning
 
-    from .. import StochasticMF
+    from .. import Problem, StochasticMF
     from ..metrics import evaluate
     from ..problems import make_problem
     from ..updates import default_batch_params
@@ -338,7 +338,7 @@ def suite_smf(ctx: BenchContext) -> list[Row]:
                                               max_iter=p, random_state=0),
         X, lambda est: f(est.components_), passes)
     t_anchor, f_anchor = anchor[-1]
-    ours = restart_curve(lambda p: StochasticMF("odl", "smm", K, alpha=lam, max_iter=p,
+    ours = restart_curve(lambda p: StochasticMF(Problem("odl", alpha=lam), "smm", K, max_iter=p,
                                                 random_state=0),
                          X, lambda est: f(est.components_), passes)
     t_ours = time_to(ours, f_anchor)

@@ -6,6 +6,7 @@ from ._online_nmf import OnlineNMF
 from ._online_robust_nmf import OnlineRobustNMF
 from ._poisson_tracker import PoissonSubspaceTracker
 from ._robust_settings import Penalty, RobustSolver
+from ._smf_settings import SMFCoder, SMFStep
 from ._stochastic_mf import StochasticMF
 
 __all__ = [
@@ -16,5 +17,7 @@ __all__ = [
     "Penalty",
     "PoissonSubspaceTracker",
     "RobustSolver",
+    "SMFCoder",
+    "SMFStep",
     "StochasticMF",
 ]

@@ -78,7 +78,9 @@ class OnlineFactorizationMixin:
             setattr(self, name, settings)
 
     def _reset_history(self) -> None:
-        self._history = History(getattr(self, "n_checkpoints", HISTORY_CHECKPOINTS))
+        n = getattr(self, "n_checkpoints", None)
+        self._history = History(getattr(self, "_history_checkpoints", HISTORY_CHECKPOINTS)
+                                if n is None else n)
         self._fit_time = 0.0
         self.n_iter_ = 0
 

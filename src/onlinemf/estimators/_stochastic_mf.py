@@ -5,6 +5,7 @@ Feng (2018), "A Unified Framework for Stochastic Matrix Factorization via Varian
 
 from __future__ import annotations
 
+import math
 import os
 import time
 from numbers import Integral, Real
@@ -25,7 +26,7 @@ from ..coders import (
     solve_codes_newton_capped,
 )
 from ..metrics import evaluate
-from ..problems import PROBLEM_NAMES, QuadraticDictionary, SMFProblem, make_problem
+from ..problems import PROBLEM_NAMES, Problem, SMFProblem
 from ..updates import (
     ProxSGDSchedule,
     SMMStats,
@@ -36,6 +37,7 @@ from ..updates import (
     iter_chunks,
 )
 from ._base import OnlineFactorizationMixin, transactional
+from ._smf_settings import SMFCoder, SMFStep
 
 __all__ = ["StochasticMF", "DivergedError", "METHODS", "INITS"]
 
@@ -85,49 +87,22 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
 
     Parameters
     ----------
-    problem : {"odl", "ossl", "onmf", "ssodl", "orpca", "omrmd", "olrr", "ornmf"} or SMFProblem
+    problem : str, Problem or SMFProblem, default="odl"
+        One of the paper's eight problems by name ("odl", "ossl", "onmf", "ssodl", "orpca",
+        "omrmd", "olrr", "ornmf") at its default weights (1/√F, the paper's setting), a
+        :class:`~onlinemf.problems.Problem` with its weights, or any
+        :class:`~onlinemf.problems.SMFProblem` assembled from parts.
     method : {"vr", "smm", "sgd"}, default="vr"
     n_components : int, default=10
         K (the paper's k; it uses 49).
-    alpha, outlier_alpha, dict_alpha : float or None
-        Weights of φ, ϕ and ψ; None: 1/√F (the paper's setting; ORPCA's ψ weight follows
-        ``alpha``).
-        Ignored when ``problem`` is an SMFProblem.
-    code_bound, outlier_bound : float, default=1e3, inf
-        M and M′ of ORNMF (unreported in the paper).
-    ridge : float, default=0
-        κ/2‖h‖² added to ODL's lasso (assumption A4).
-    group_size : int, default=1
-        OSSL's group length.
-    laplacian : (F, F) array or sparse, optional
-        SSODL's L (default: path-graph Laplacian over the features).
-    quadratic : (F, F) array or "data", optional
-        OLRR's Q; "data" builds Q = XᵀX + λ₃I from the training data (A = I, B = I).
-    learning_rate : float or "auto", default="auto"
-        VR's constant η. "auto": η = 1/L̂ at every snapshot, L̂ = λ_max((1/n)Σhhᵀ) the
-        curvature of g with the codes fixed (the paper tunes η and reports no value; its
-        theory asks η = 1/(θL) with θ ≈ 2.2, see :func:`~onlinemf.updates.theta_min`).
-    step_scale : float, default=1.0
-        Multiplies the automatic steps (VR's η = step_scale/L̂, SGD's β = step_scale·β′/L̂₀):
-        the knob the paper tunes per data set.
-    sgd_beta, sgd_beta_prime : float or None
-        SGD's γ_t = β/(bt + β′). None: β′ = n and β = β′/L̂₀ (γ₀ = 1/L̂₀ on the first batch,
-        halved after one pass; the paper tunes both and reports neither).
     batch_size, inner_iter : int or None
         b and m; None: b = 0.2·n^{2/3}, m = 0.5·n^{1/3} (the paper's setting, Section 5).
     max_iter : int, default=10
         S, the number of outer iterations (VR), and the budget of SMM and SGD.
-    tau : float, default=1e-3
-        τ of the tolerance schedule.
-    code_tol : float, default=1e-2
-        c in the code tolerance ε_{s,t} = c·max(ms + t, 1)^{−(1/2+τ)}; SMM and SGD use their
-        step counter in place of ms + t. The paper's schedule has c = 1, which with the
-        scale-aware test leaves early codes barely solved and the fit ending higher, hence
-        the default; c = 1 stays available.
-    scale_tol : bool, default=False
-        Multiply ε by max(1, ‖x‖) per sample (a scale-aware test). Off by
-        default: on data with gross outliers (Synth, |r| ≤ 1000) ‖x‖ is the outliers' size
-        and the scaled test leaves the clean part unsolved.
+    step : SMFStep or None, default=None
+        The step sizes (VR's η, its scale, SGD's schedule); None: ``SMFStep()``.
+    coder : SMFCoder or None, default=None
+        The code solver, its tolerance schedule and caps; None: ``SMFCoder()``.
     output : {"last", "random"}, default="last"
         Option II or Option I of Algorithm 1.
     init : {"auto", "random_samples", "ones_jitter", "ones", "random"} or array,
@@ -137,9 +112,6 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
         first, which breaks the symmetry; "random_samples" takes K training rows projected
         onto C. "auto": "random_samples" for the non-robust problems (the fits end lower
         from them) and "ones_jitter" for the robust ones, whose samples carry the outliers.
-    cache_snapshot_codes : bool, default=False
-        Keep the snapshot codes of line 4 for line 8 (O(n(K + F)) memory, one solve fewer
-        per sampled point); off: O(KF) memory, as the paper claims.
     smm_sweeps : int, default=1
         BCD sweeps per SMM step (Mairal: one, warm-started).
     chunk_size : int, default=2048
@@ -147,33 +119,16 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
     gradient_map : callable or None
         The map used by the full-gradient pass (default: built-in ``map``); e.g. an executor's
         ``map`` to spread the chunks over workers.
-    code_max_iter : int, default=500
-        Cap on BSUM sweeps per solve (the Newton solver takes at most a tenth as many
-        iterations, and at least 50).
-    code_solver : {"bsum", "newton"}, default="bsum"
-        The solver of the algorithm's code solves (lines 4, 8 and 9 of Algorithm 1, and
-        SMM's and SGD's). "bsum" is the paper's (eqs. 5–6); "newton" is the semismooth
-        Newton method of :func:`onlinemf.coders.solve_codes_newton` for the problems with
-        ℓ1 outliers and a ridge or box code set (ORPCA, OLRR, ORNMF), stopped by BSUM's own
-        test at the same tolerance ε_{s,t}, so Theorem 2's inexactness condition holds as
-        for BSUM. It is not the default because it helps on one data set and hurts on
-        another: on Synth it ends ORPCA lower in less time, while on Extended YaleB it ends
-        VR and SGD higher (BSUM's codes, stopped early from a warm start, damp VR's first
-        long steps from the near-symmetric start; Newton's accurate codes do not).
     eval_every : float or None
         Every so many passes, evaluate f and ‖Γ‖² on the training data with accurate codes
         (time excluded) and record them in ``history_``; None: VR records its snapshot
         objective, SMM and SGD their running mini-batch loss.
-    eval_tol : float, default=1e-4
-        Code tolerance for evaluation and :meth:`transform`. Their codes are solved by
-        :func:`onlinemf.coders.solve_codes_accurate` (a semismooth Newton method for ORPCA,
-        OLRR and ORNMF, faster there than accelerated BSUM, with a
-        majorization–minimization restart for ORPCA's and OLRR's slow rows); evaluations during
-        :meth:`fit` start from the previous evaluation's codes (n × K floats kept).
     callback : callable or None
         Called at each evaluation with a dict (passes, samples, solves, time, objective,
         stationarity, components); its time is excluded.
-    n_checkpoints : int, default=200
+    settings : {"default", "paper"}, default="default"
+        "paper" keeps the paper's protocol for every setting left at None: b = 0.2·n^{2/3},
+        m = 0.5·n^{1/3}. The reproduction experiments use it.
     random_state : int, RandomState or None
     state_file : str or None
         A file in which :meth:`fit` keeps its whole state after every outer iteration (VR)
@@ -197,98 +152,69 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
     """
 
     _parameter_constraints: dict = {
-        "problem": [StrOptions(set(PROBLEM_NAMES)), SMFProblem],
+        "problem": [StrOptions(set(PROBLEM_NAMES)), Problem, SMFProblem],
         "method": [StrOptions(set(METHODS))],
         "n_components": [Interval(Integral, 1, None, closed="left")],
-        "alpha": [Interval(Real, 0, None, closed="left"), None],
-        "outlier_alpha": [Interval(Real, 0, None, closed="left"), None],
-        "dict_alpha": [Interval(Real, 0, None, closed="left"), None],
-        "code_bound": [Interval(Real, 0, None, closed="neither")],
-        "outlier_bound": [Interval(Real, 0, None, closed="right")],
-        "ridge": [Interval(Real, 0, None, closed="left")],
-        "group_size": [Interval(Integral, 1, None, closed="left")],
-        "laplacian": ["array-like", "sparse matrix", None],
-        "quadratic": ["array-like", StrOptions({"data"}), None],
-        "learning_rate": [Interval(Real, 0, None, closed="neither"), StrOptions({"auto"})],
-        "step_scale": [Interval(Real, 0, None, closed="neither")],
-        "sgd_beta": [Interval(Real, 0, None, closed="neither"), None],
-        "sgd_beta_prime": [Interval(Real, 0, None, closed="neither"), None],
         "batch_size": [Interval(Integral, 1, None, closed="left"), None],
         "inner_iter": [Interval(Integral, 1, None, closed="left"), None],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
-        "tau": [Interval(Real, 0, None, closed="neither")],
-        "code_tol": [Interval(Real, 0, None, closed="neither")],
-        "scale_tol": ["boolean"],
+        "step": [SMFStep, None],
+        "coder": [SMFCoder, None],
         "output": [StrOptions({"last", "random"})],
         "init": [StrOptions(set(INITS)), "array-like"],
-        "cache_snapshot_codes": ["boolean"],
         "smm_sweeps": [Interval(Integral, 1, None, closed="left")],
         "chunk_size": [Interval(Integral, 1, None, closed="left")],
         "gradient_map": [callable, None],
-        "code_max_iter": [Interval(Integral, 1, None, closed="left")],
-        "code_solver": [StrOptions({"bsum", "newton"})],
         "eval_every": [Interval(Real, 0, None, closed="neither"), None],
-        "eval_tol": [Interval(Real, 0, None, closed="neither")],
         "callback": [callable, None],
-        "n_checkpoints": [Interval(Integral, 0, None, closed="left")],
+        "settings": [StrOptions({"default", "paper"})],
         "random_state": ["random_state"],
         "state_file": [str, os.PathLike, None],
     }
 
-    def __init__(self, problem="odl", method="vr", n_components=10, *, alpha=None,
-                 outlier_alpha=None, dict_alpha=None, code_bound=1e3, outlier_bound=np.inf,
-                 ridge=0.0, group_size=1, laplacian=None, quadratic=None,
-                 learning_rate="auto", step_scale=1.0, sgd_beta=None, sgd_beta_prime=None,
-                 batch_size=None, inner_iter=None, max_iter=10, tau=1e-3, code_tol=1e-2,
-                 scale_tol=False, output="last",
-                 init="auto", cache_snapshot_codes=False, smm_sweeps=1,
-                 chunk_size=2048, gradient_map=None, code_max_iter=500, code_solver="bsum",
-                 eval_every=None,
-                 eval_tol=1e-4, callback=None, n_checkpoints=200, random_state=None,
+    #: checkpoints the history keeps (between this many and twice as many)
+    _history_checkpoints = 200
+
+    def __init__(self, problem="odl", method="vr", n_components=10, *, batch_size=None,
+                 inner_iter=None, max_iter=10, step=None, coder=None, output="last",
+                 init="auto", smm_sweeps=1, chunk_size=2048, gradient_map=None,
+                 eval_every=None, callback=None, settings="default", random_state=None,
                  state_file=None):
         self.problem = problem
         self.method = method
         self.n_components = n_components
-        self.alpha = alpha
-        self.outlier_alpha = outlier_alpha
-        self.dict_alpha = dict_alpha
-        self.code_bound = code_bound
-        self.outlier_bound = outlier_bound
-        self.ridge = ridge
-        self.group_size = group_size
-        self.laplacian = laplacian
-        self.quadratic = quadratic
-        self.learning_rate = learning_rate
-        self.step_scale = step_scale
-        self.sgd_beta = sgd_beta
-        self.sgd_beta_prime = sgd_beta_prime
         self.batch_size = batch_size
         self.inner_iter = inner_iter
         self.max_iter = max_iter
-        self.tau = tau
-        self.code_tol = code_tol
-        self.scale_tol = scale_tol
+        self.step = step
+        self.coder = coder
         self.output = output
         self.init = init
-        self.cache_snapshot_codes = cache_snapshot_codes
         self.smm_sweeps = smm_sweeps
         self.chunk_size = chunk_size
         self.gradient_map = gradient_map
-        self.code_max_iter = code_max_iter
-        self.code_solver = code_solver
         self.eval_every = eval_every
-        self.eval_tol = eval_tol
         self.callback = callback
-        self.n_checkpoints = n_checkpoints
+        self.settings = settings
         self.random_state = random_state
         self.state_file = state_file
+
+    def _resolve_settings(self) -> None:
+        """``_step_s`` and ``_code_s``: the step and coder settings, validated."""
+        self._settle("_step_s", (SMFStep() if self.step is None else self.step).check("step"))
+        self._settle("_code_s", (SMFCoder() if self.coder is None else self.coder)
+                     .check("coder"))
+        problem = self.problem
+        if isinstance(problem, Problem):
+            problem.check("problem")
 
     # ------------------------------------------------------------------ set-up
     def _check(self, X, reset):
         if is_dask_array(X):  # validated lazily, as one blockwise pass; never materialized
             with guarded_validation(self):
                 self._validate_params()
-                if reset and isinstance(self.quadratic, str):
+                self._resolve_settings()
+                if reset and isinstance(getattr(self.problem, "quadratic", None), str):
                     raise ValueError("quadratic='data' forms XᵀX from X in memory; give a "
                                      "NumPy array or the matrix itself")
                 n_features = None if reset else self.components_.shape[1]
@@ -296,26 +222,16 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
                 if reset:
                     self.n_features_in_ = X.shape[1]
             return X
-        return check_complete_input(self, X, reset=reset, nonnegative=False)
+        X = check_complete_input(self, X, reset=reset, nonnegative=False)
+        with guarded_validation(self):
+            self._resolve_settings()
+        return X
 
     def _make_problem(self, X) -> SMFProblem:
-        n, F = X.shape
         if isinstance(self.problem, SMFProblem):
-            return self.problem.bind(n)
-        quadratic = self.quadratic
-        if isinstance(quadratic, str):  # "data": OLRR's Q = XᵀX + λ₃I (A = I, B = I)
-            lam3 = 1.0 / np.sqrt(F) if self.dict_alpha is None else self.dict_alpha
-            Xd = X.toarray() if hasattr(X, "toarray") else X
-            quadratic = QuadraticDictionary.from_olrr(np.asarray(Xd, float).T, lam3=lam3).Q
-        elif quadratic is not None:
-            quadratic = np.asarray(quadratic, dtype=float)
-            if quadratic.shape != (F, F):
-                raise ValueError(f"quadratic must be ({F}, {F}), got {quadratic.shape}")
-        return make_problem(self.problem, F, alpha=self.alpha,
-                            outlier_alpha=self.outlier_alpha, dict_alpha=self.dict_alpha,
-                            code_bound=self.code_bound, outlier_bound=self.outlier_bound,
-                            ridge=self.ridge, group_size=self.group_size,
-                            laplacian=self.laplacian, quadratic=quadratic, n_samples=n)
+            return self.problem.bind(X.shape[0])
+        spec = Problem(self.problem) if isinstance(self.problem, str) else self.problem
+        return spec.build(X)
 
     def _initial_dictionary(self, X, problem):
         n, F = X.shape
@@ -355,7 +271,12 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
         self._rng = np.random.default_rng(rng.randint(np.iinfo(np.int32).max))
         b, m = default_batch_params(n)
         self.batch_size_ = min(self.batch_size or b, n)
-        self.inner_iter_ = self.inner_iter or m
+        if self.inner_iter:
+            self.inner_iter_ = self.inner_iter
+        elif self.settings == "paper":
+            self.inner_iter_ = m
+        else:  # an inner loop that covers about one pass: m·b ≈ n, as SVRG balances it
+            self.inner_iter_ = max(1, math.ceil(n / self.batch_size_))
         D = self._initial_dictionary(X, self.problem_)
         self.components_ = D
         self.n_components_ = self.n_components
@@ -371,8 +292,8 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
         self._reset_history()
 
     def _check_solver(self, problem):
-        if self.code_solver == "newton" and not newton_applicable(problem):
-            raise ValueError(f"code_solver='newton' needs l1 outliers and a ridge or box code "
+        if self._code_s.solver == "newton" and not newton_applicable(problem):
+            raise ValueError(f"SMFCoder(solver='newton') needs l1 outliers and a ridge or box code "
                              f"set (ORPCA, OLRR, ORNMF); problem {problem.name!r} has not; "
                              f"use 'bsum'")
 
@@ -380,12 +301,12 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
     @property
     def _solver(self):
         """The algorithm's code solver, called as :func:`solve_codes_bsum` is."""
-        return solve_codes_newton_capped if self.code_solver == "newton" else solve_codes_bsum
+        return solve_codes_newton_capped if self._code_s.solver == "newton" else solve_codes_bsum
 
     def _solve(self, D, Xb, tol, warm=None, gram=None, lipschitz=None):
         H0, R0 = (None, None) if warm is None else (warm.codes, warm.outliers)
-        res = self._solver(self.problem_, D, Xb, tol, max_iter=self.code_max_iter, H0=H0,
-                           R0=R0, scale_tol=self.scale_tol, gram=gram, lipschitz=lipschitz)
+        res = self._solver(self.problem_, D, Xb, tol, max_iter=self._code_s.max_iter, H0=H0,
+                           R0=R0, scale_tol=self._code_s.scale_tol, gram=gram, lipschitz=lipschitz)
         self.n_solves_ += Xb.shape[0]
         return res
 
@@ -400,7 +321,7 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
         n = X.shape[0]
         passes = self.n_solves_ / n
         if self.eval_every is None:
-            if fit_obj is not None and self.n_checkpoints:
+            if fit_obj is not None:
                 self._history.record(self.n_solves_, self._fit_time, fit_obj,
                                      samples=self.n_samples_drawn_)
             return
@@ -410,14 +331,12 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
         # each evaluation starts from the previous one's codes (n × K floats, in-memory X):
         # a nearby dictionary's codes save much of the accurate solves' time
         ev = evaluate(self.problem_, self.components_, X, eta=self._eval_eta(),
-                      tol=self.eval_tol, max_iter=max(self.code_max_iter, 3000),
-                      chunk_size=self.chunk_size, scale_tol=self.scale_tol,
+                      tol=self._code_s.eval_tol, max_iter=max(self._code_s.max_iter, 3000),
+                      chunk_size=self.chunk_size, scale_tol=self._code_s.scale_tol,
                       codes0=self._eval_codes, keep_codes=True)
         self._eval_codes = ev["codes"]
-        if self.n_checkpoints:
-            self._history.record(self.n_solves_, self._fit_time, ev["objective"],
-                                 samples=self.n_samples_drawn_,
-                                 stationarity=ev["stationarity"])
+        self._history.record(self.n_solves_, self._fit_time, ev["objective"],
+                             samples=self.n_samples_drawn_, stationarity=ev["stationarity"])
         if self.callback is not None:
             self.callback({"passes": passes, "samples": self.n_samples_drawn_,
                            "solves": self.n_solves_, "time": self._fit_time,
@@ -425,8 +344,8 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
                            "components": self.components_.copy()})
 
     def _eval_eta(self):
-        if isinstance(self.learning_rate, Real):
-            return float(self.learning_rate)
+        if isinstance(self._step_s.learning_rate, Real):
+            return float(self._step_s.learning_rate)
         return self.learning_rate_ or 1.0
 
     def _keep_iterate(self, D):
@@ -448,15 +367,15 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
         s = self.n_iter_
         t0 = time.perf_counter()
         D0 = self.components_.astype(float)
-        tol = self.code_tol * code_tolerance(m * s, self.tau)
+        tol = self._code_s.tol * code_tolerance(m * s, self._code_s.tau)
         snap, terms = VRSnapshot.take(
-            P, D0, X, tol, chunk_size=self.chunk_size, max_iter=self.code_max_iter,
-            map_fn=self.gradient_map or map, cache_codes=self.cache_snapshot_codes,
+            P, D0, X, tol, chunk_size=self.chunk_size, max_iter=self._code_s.max_iter,
+            map_fn=self.gradient_map or map, cache_codes=self._code_s.cache_snapshot,
             solve=lambda D, Xc, tol, gram, lip: self._solve(D, Xc, tol, gram=gram,
                                                             lipschitz=lip),
-            step_scale=self.step_scale, learning_rate=self.learning_rate,
+            step_scale=self._step_s.scale, learning_rate=self._step_s.learning_rate,
             solver=self._solver)
-        if not self.cache_snapshot_codes:
+        if not self._code_s.cache_snapshot:
             self.n_solves_ += n
         eta = self.learning_rate_ = snap.eta
         self._fit_time += time.perf_counter() - t0
@@ -471,9 +390,9 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
                 rows = self._rng.choice(n, size=b, replace=False)
                 self.n_samples_drawn_ += b
                 Xb = dense_batch(X, rows)[0].astype(float)
-                D, solves = snap.step(P, D, Xb, rows,
-                                      self.code_tol * code_tolerance(m * s + t, self.tau),
-                                      max_iter=self.code_max_iter, scale_tol=self.scale_tol,
+                c = self._code_s
+                D, solves = snap.step(P, D, Xb, rows, c.tol * code_tolerance(m * s + t, c.tau),
+                                      max_iter=c.max_iter, scale_tol=c.scale_tol,
                                       solver=self._solver)
                 self.n_solves_ += solves
             _check_finite(D, f"StochasticMF(method='vr') diverged with learning_rate={eta:g}"
@@ -489,7 +408,7 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
         t1 = time.perf_counter()
         P = self.problem_
         D = self.components_.astype(float)
-        res = self._solve(D, Xb, self.code_tol * code_tolerance(self.n_steps_, self.tau))
+        res = self._solve(D, Xb, self._code_s.tol * code_tolerance(self.n_steps_, self._code_s.tau))
         b = Xb.shape[0]
         loss = float(P.sample_losses(Xb, D, res.codes, res.outliers).mean())
         self._running_loss = loss if self._running_loss is None else (
@@ -507,9 +426,10 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
                 self._sgd = ProxSGDSchedule.first(res.codes)
             D, self.learning_rate_ = self._sgd.step(
                 P, D, V, steps_done=self.n_steps_, batch=b, n_samples=X.shape[0],
-                beta=self.sgd_beta, beta_prime=self.sgd_beta_prime, scale=self.step_scale)
+                beta=self._step_s.sgd_beta, beta_prime=self._step_s.sgd_beta_prime,
+                scale=self._step_s.scale)
         _check_finite(D, f"StochasticMF(method={self.method!r}) diverged; use a smaller "
-                         "step (sgd_beta)")
+                         "step (SMFStep(sgd_beta=...))")
         self.components_ = D
         self.n_steps_ += 1
         self._keep_iterate(D)
@@ -519,7 +439,7 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
     def _budget_steps(self, n):
         """SMM/SGD steps spending the solves of ``max_iter`` VR outer iterations."""
         b, m = self.batch_size_, self.inner_iter_
-        per_epoch = n + (m - 1) * (b if self.cache_snapshot_codes else 2 * b)
+        per_epoch = n + (m - 1) * (b if self._code_s.cache_snapshot else 2 * b)
         return max(1, int(np.ceil(self.max_iter * per_epoch / b)))
 
     # ------------------------------------------------------------------ public API
@@ -594,9 +514,10 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
         X = self._check(X, False)
         Hs, Rs = [], []
         for Xc in iter_chunks(X, self.chunk_size):
+            c = self._code_s
             res = solve_codes_accurate(self.problem_, self.components_.astype(float), Xc,
-                                       self.eval_tol, max_iter=max(self.code_max_iter, 3000),
-                                       scale_tol=self.scale_tol)
+                                       c.eval_tol, max_iter=max(c.max_iter, 3000),
+                                       scale_tol=c.scale_tol)
             Hs.append(res.codes)
             Rs.append(res.outliers)
         H = np.vstack(Hs) if Hs else np.zeros((0, self.n_components_))
@@ -626,8 +547,8 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
         check_is_fitted(self, "components_")
         X = self._check(X, False)
         P = self.problem_.bind(X.shape[0])
-        return evaluate(P, self.components_.astype(float), X, tol=self.eval_tol,
-                        chunk_size=self.chunk_size, scale_tol=self.scale_tol)["objective"]
+        return evaluate(P, self.components_.astype(float), X, tol=self._code_s.eval_tol,
+                        chunk_size=self.chunk_size, scale_tol=self._code_s.scale_tol)["objective"]
 
     def score(self, X, y=None):
         """Minus the objective f(D) on X."""

@@ -22,7 +22,7 @@ from ..datasets import (
     make_smf_synthetic,
     render_faces,
 )
-from ..estimators import StochasticMF
+from ..estimators import SMFCoder, SMFStep, StochasticMF
 from ..updates import default_batch_params
 from ._registry import Context, PieceMissing, Result, pyplot, register, save_figure
 from ._verdicts import NOT_MEASURED, claim, judge, lowest
@@ -145,9 +145,9 @@ def tuned_scale(problem, method, X, K, S, seed, grid=STEP_GRID, limits=STEP_LIMI
 
     def fit_f(scale, piece):
         try:
-            est = StochasticMF(problem, method, K, max_iter=S, step_scale=scale,
-                               code_solver=SOLVER, state_file=state(piece),
-                               random_state=seed, **kw).fit(X)
+            est = StochasticMF(problem, method, K, max_iter=S, state_file=state(piece),
+                               random_state=seed, step=SMFStep(scale=scale),
+                               coder=SMFCoder(SOLVER), settings="paper", **kw).fit(X)
             f = est.objective(X)
             return f if np.isfinite(f) else np.inf
         except FloatingPointError:
@@ -241,9 +241,10 @@ def run_methods(problem, X, K, S, eval_every, seed, tune=True, limits=STEP_LIMIT
             path = state(piece)
             snaps = _Snapshots(path) if snapshots else None
             est = StochasticMF(problem, method, K, max_iter=S, eval_every=eval_every,
-                               code_solver=SOLVER, state_file=path,
-                               step_scale=scale, random_state=seed,
-                               callback=snaps.keep if snapshots else None, **kw).fit(X)
+                               state_file=path, random_state=seed,
+                               callback=snaps.keep if snapshots else None,
+                               step=SMFStep(scale=scale), coder=SMFCoder(SOLVER),
+                               settings="paper", **kw).fit(X)
             out = dict(history=est.history_, components=est.components_.astype(float),
                        problem=est.problem_, passes=est.history_["n_samples"] / X.shape[0],
                        scale=scale)
@@ -686,14 +687,15 @@ def stepsize(ctx: Context) -> Result:
 
         def sweep(problem=problem, X=X, dname=dname):
             """η̂ and VR's history per step multiplier (diverged ones left out)."""
-            auto = StochasticMF(problem, "vr", sc["K"], max_iter=1, code_solver=SOLVER,
-                                random_state=ctx.seed).fit(X).learning_rate_
+            auto = StochasticMF(problem, "vr", sc["K"], max_iter=1, random_state=ctx.seed,
+                                coder=SMFCoder(SOLVER), settings="paper").fit(X).learning_rate_
             def one(mult, piece):
                 try:
                     return StochasticMF(problem, "vr", sc["K"], max_iter=sc["S"],
-                                        code_solver=SOLVER, state_file=ctx.state_file(piece),
-                                        learning_rate=auto * mult, eval_every=sc["eval_every"],
-                                        random_state=ctx.seed).fit(X).history_
+                                        state_file=ctx.state_file(piece),
+                                        eval_every=sc["eval_every"], random_state=ctx.seed,
+                                        step=SMFStep(learning_rate=auto * mult),
+                                        coder=SMFCoder(SOLVER), settings="paper").fit(X).history_
                 except FloatingPointError:
                     return None
 
