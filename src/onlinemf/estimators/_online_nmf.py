@@ -140,9 +140,9 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
         exactly ``max_iter`` passes. Stopping at ``max_iter`` emits a ``ConvergenceWarning``.
     shuffle : bool, default=True
         Randomly permute the samples in each pass of :meth:`fit` (Section VIII-B).
-    code_step : {"auto", "paper", "spg", "armijo", "lipschitz", "polyak", "fista", "bb", \
-"mu", "exact", "admm"}, default="auto"
-        Step rule of the code solver. "paper": 1/L for squared and Huber, Polyak for ℓ1,
+    code_step : str, default="auto"
+        Step rule of the code solver: "auto", "paper", "spg", "armijo", "lipschitz",
+        "polyak", "fista", "bb", "mu", "exact" or "admm". "paper": 1/L for squared and Huber, Polyak for ℓ1,
         Armijo otherwise. "auto": in the online steps, the multiplicative update "mu" for KL,
         IS and β and the exact line search "exact" for the squared loss (no objective
         evaluations); the spectral projected gradient "spg" for the other smooth losses and

@@ -129,7 +129,7 @@ class OnlineRobustNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin,
     components_ : ndarray (n_components, n_features)
     lam_ : float
     stats_ : SurrogateStats
-        A_, B_ and c_ of the surrogate, sample averages.
+        ``A_``, ``B_`` and ``c_`` of the surrogate, sample averages.
     n_samples_seen_, n_steps_ : int
     n_iter_ : int
         Passes of :meth:`fit` (one stopped mid-pass counts), plus one per :meth:`partial_fit`.
