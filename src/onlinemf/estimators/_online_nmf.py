@@ -142,11 +142,12 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
         Randomly permute the samples in each pass of :meth:`fit` (Section VIII-B).
     code_step : str, default="auto"
         Step rule of the code solver: "auto", "paper", "spg", "armijo", "lipschitz",
-        "polyak", "fista", "bb", "mu", "exact" or "admm". "paper": 1/L for squared and Huber, Polyak for ℓ1,
-        Armijo otherwise. "auto": in the online steps, the multiplicative update "mu" for KL,
-        IS and β and the exact line search "exact" for the squared loss (no objective
-        evaluations); the spectral projected gradient "spg" for the other smooth losses and
-        in ``transform`` and ``score``, whose codes are an answer; ADMM for ℓ1 and ℓ2.
+        "polyak", "fista", "bb", "mu", "exact" or "admm". "paper": 1/L for squared and
+        Huber, Polyak for ℓ1, Armijo otherwise. "auto": in the online steps, the
+        multiplicative update "mu" for KL, IS and β and the exact line search "exact" for
+        the squared loss (no objective evaluations); the spectral projected gradient "spg"
+        for the other smooth losses and in ``transform`` and ``score``, whose codes are an
+        answer; ADMM for ℓ1 and ℓ2.
     code_max_iter : int or "auto", default="auto"
         Iteration cap per sample. "auto": :data:`MU_CODE_MAX_ITER` with "mu", and
         :data:`QUADRATIC_CODE_MAX_ITER` for the squared loss in the online steps, because
