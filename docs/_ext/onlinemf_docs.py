@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+import textwrap
 from collections import Counter
 from pathlib import Path
 
@@ -138,22 +139,34 @@ class BenchTableDirective(Directive):
         env = self.state.document.settings.env
         data = _bench(env)
         rows = data["rows"]
+        suites = list(dict.fromkeys(r["suite"] for r in rows))
         out = [nodes.paragraph(text=(
-            f"{len(rows)} comparisons, {'quick' if data.get('quick') else 'full'} sizes; "
+            f"{len(rows)} comparisons in the suites {', '.join(suites)}, "
+            f"{'quick' if data.get('quick') else 'full'} sizes; "
             f"this machine's float64 GEMM rate on one thread: "
             f"{data['gemm_flops'] / 1e9:.1f} GFlop/s."))]
-        for suite in dict.fromkeys(r["suite"] for r in rows):
+        for suite in suites:
+            mine = [r for r in rows if r["suite"] == suite]
             sec = _section(self.state.document, f"Suite {suite}", f"bench-{suite}")
             sec += _table(
-                ["case", "ours", "anchor", "anchor s", "ours s to anchor's value", "ratio",
-                 "metric", "anchor value", "ours at anchor's time", "peak MB ours / anchor",
-                 "note"],
-                [[r["case"], r["ours"], r["anchor"], _fmt(r["anchor_time"]),
-                  _fmt(r["ours_time"]), _fmt(r["ratio"]), r["metric"],
-                  _fmt(r["anchor_value"]), _fmt(r["ours_value"]),
-                  f"{_fmt(r['peak_mb_ours'])} / {_fmt(r['peak_mb_anchor'])}", r["note"]]
-                 for r in rows if r["suite"] == suite],
-                widths=[18, 10, 12, 6, 7, 6, 8, 7, 7, 8, 25], classes=("bench-table",))
+                ["case", "ours / anchor", "metric", "anchor's final value (its time, s)",
+                 "our time to that value, s (ratio)", "ours at the anchor's time",
+                 "peak MB ours / anchor"],
+                [[r["case"], f"{r['ours']} / {r['anchor']}", r["metric"],
+                  f"{_fmt(r['anchor_value'])} ({_fmt(r['anchor_time'])})",
+                  f"{_fmt(r['ours_time'])} ({_fmt(r['ratio'])})", _fmt(r["ours_value"]),
+                  f"{_fmt(r['peak_mb_ours'])} / {_fmt(r['peak_mb_anchor'])}"]
+                 for r in mine], widths=[22, 22, 12, 12, 12, 10, 10],
+                classes=("bench-table",))
+            notes = nodes.bullet_list()
+            for r in mine:
+                if r["note"]:
+                    item = nodes.list_item()
+                    item += nodes.paragraph("", "", nodes.emphasis(text=r["case"] + ": "),
+                                            nodes.Text(r["note"]))
+                    notes += item
+            if len(notes):
+                sec += notes
             out.append(sec)
         return out
 
@@ -170,16 +183,18 @@ def _draw_bench(app):
                 if isinstance(r["ratio"], float) and math.isfinite(r["ratio"])]
     suites = list(dict.fromkeys(r["suite"] for r in rows))
     colours = plt.get_cmap("tab10")
-    fig, ax = plt.subplots(figsize=(9, 0.32 * len(rows) + 1.2), layout="constrained")
+    fig, ax = plt.subplots(figsize=(10, 0.45 * len(rows) + 1.3), layout="constrained")
     y = range(len(rows))[::-1]
     ax.barh(list(y), [r["ratio"] for r in rows],
             color=[colours(suites.index(r["suite"])) for r in rows])
-    ax.set_yticks(list(y), [f"{r['suite']}: {r['case']}"[:60] for r in rows], fontsize=8)
+    labels = [textwrap.shorten(r["case"], 48, placeholder="…") for r in rows]
+    ax.set_yticks(list(y), labels, fontsize=9)
     ax.axvline(1.0, color="black", lw=1)
     ax.set_xscale("log")
     ax.set_xlabel("our time to the anchor's final value / the anchor's time  (< 1: faster)")
     handles = [plt.Rectangle((0, 0), 1, 1, color=colours(i)) for i in range(len(suites))]
-    ax.legend(handles, suites, title="suite", loc="lower right", fontsize=8)
+    ax.legend(handles, suites, title="suite", loc="upper left", bbox_to_anchor=(1.01, 1),
+              fontsize=9)
     out = Path(app.srcdir) / GENERATED
     out.mkdir(exist_ok=True)
     fig.savefig(out / "bench_ratios.png", dpi=110)
