@@ -1,12 +1,16 @@
-# Two commands set everything up on a fresh machine with Python 3.10+ and make:
+# Three commands set everything up on a fresh machine with Python 3.10+ and make:
 #   make demo   -> create .venv, install, run every experiment at quick scale (report in out/)
 #   make test   -> create .venv, install, run ruff and the whole test suite
+#   make docs   -> create .venv, install with the docs extra, build the site into docs/_build/html
+#                  (warnings are errors, internal references checked, the gallery executed)
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+DOCS_STAMP := $(VENV)/.docs-installed
+SPHINXOPTS ?= -n -W --keep-going
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test docs lint bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -20,6 +24,14 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/python -m pytest
+
+$(DOCS_STAMP): $(STAMP) pyproject.toml
+	$(BIN)/python -m pip install --quiet -e ".[docs]"
+	touch $(DOCS_STAMP)
+
+docs: $(DOCS_STAMP)
+	$(BIN)/sphinx-build -b html $(SPHINXOPTS) docs docs/_build/html
+	@echo "The site is in docs/_build/html/index.html"
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks
@@ -35,4 +47,4 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_convergence.py --quick --data-dir ../shared/data --out bench_out
 
 clean:
-	rm -rf $(VENV) out .pytest_cache
+	rm -rf $(VENV) out .pytest_cache docs/_build docs/generated docs/gallery docs/gen_modules docs/_generated

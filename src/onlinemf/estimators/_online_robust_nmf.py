@@ -116,7 +116,7 @@ class OnlineRobustNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin,
     solver_ : RobustSolver
         The solver's settings, κ resolved.
     stats_ : SurrogateStats
-        A_, B_ and c_ of the surrogate, sample averages.
+        ``A_``, ``B_`` and ``c_`` of the surrogate, sample averages.
     n_samples_seen_, n_steps_ : int
     n_iter_ : int
         Passes of :meth:`fit` (one stopped mid-pass counts), plus one per :meth:`partial_fit`.
