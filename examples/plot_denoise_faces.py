@@ -8,39 +8,20 @@ and its outliers are the corruption (Zhao and Tan 2017, Section VII-D: CBCL face
 uniform outliers on a fraction of the pixels).
 """
 
-import os
-from pathlib import Path
 
 import matplotlib.pyplot as plt
 import numpy as np
 import scipy.io
 
 from onlinemf import OnlineRobustNMF
-from onlinemf.datasets import render_faces
-
-
-# data_path(...) finds a file of the papers' data sets under $ONLINEMF_DATA_DIR, else under
-# ../shared/data beside the repository, and returns None when it is absent.
-# sphinx_gallery_start_ignore
-def data_path(*parts):
-    """A file of the papers' data sets: under $ONLINEMF_DATA_DIR, else ../shared/data beside
-    the repository; None when absent."""
-    root = os.environ.get("ONLINEMF_DATA_DIR")
-    if root is None:
-        # this file's folder (the gallery builder runs examples from there)
-        here = Path(__file__).resolve().parent if "__file__" in globals() else Path.cwd()
-        root = here.parent.parent / "shared" / "data"
-    path = Path(root, *parts)
-    return path if path.exists() else None
-# sphinx_gallery_end_ignore
-
+from onlinemf.datasets import find_papers_data, render_faces
 
 # %%
 # The faces
 # ---------
 # The CBCL database: 2429 faces of 19 × 19 pixels in [0, 1], one face per column of ``M``.
 # Without it, faces rendered under varying light (shipped with onlinemf) stand in.
-cbcl = data_path("cbcl_face", "CBCL_Face.mat")
+cbcl = find_papers_data("cbcl_face", "CBCL_Face.mat")
 if cbcl is not None:
     M = scipy.io.loadmat(cbcl)["M"]
     shape = (19, 19)

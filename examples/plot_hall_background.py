@@ -8,38 +8,19 @@ and returns the moving foreground as its outliers (Zhao and Tan 2017, Section VI
 airport hall sequence of Li et al. 2004).
 """
 
-import os
-from pathlib import Path
 
 import matplotlib.pyplot as plt
 import numpy as np
 
 from onlinemf import OnlineRobustNMF
-from onlinemf.datasets import make_video
-
-
-# data_path(...) finds a file of the papers' data sets under $ONLINEMF_DATA_DIR, else under
-# ../shared/data beside the repository, and returns None when it is absent.
-# sphinx_gallery_start_ignore
-def data_path(*parts):
-    """A file of the papers' data sets: under $ONLINEMF_DATA_DIR, else ../shared/data beside
-    the repository; None when absent."""
-    root = os.environ.get("ONLINEMF_DATA_DIR")
-    if root is None:
-        # this file's folder (the gallery builder runs examples from there)
-        here = Path(__file__).resolve().parent if "__file__" in globals() else Path.cwd()
-        root = here.parent.parent / "shared" / "data"
-    path = Path(root, *parts)
-    return path if path.exists() else None
-# sphinx_gallery_end_ignore
-
+from onlinemf.datasets import find_papers_data, make_video
 
 # %%
 # The video
 # ---------
 # 200 grey frames of 144 × 176 pixels, halved to 72 × 88 to keep this example fast. Without
 # the data folder, a synthetic video of blocks moving over a textured background stands in.
-hall = data_path("hall", "hall1-200_decoded_gray_uint8.npz")
+hall = find_papers_data("hall", "hall1-200_decoded_gray_uint8.npz")
 if hall is not None:
     frames = np.load(hall)["frames"].astype(float) / 255.0          # (200, 144, 176)
     frames = frames.reshape(200, 72, 2, 88, 2).mean(axis=(2, 4))   # 2 × 2 pixel averages

@@ -9,31 +9,13 @@ word adjacency network of Mark Twain's *Adventures of Huckleberry Finn*: 211 fun
 weighted by how often one follows another, the network of the paper's Figure 1.
 """
 
-import os
-from pathlib import Path
 
 import matplotlib.pyplot as plt
 import networkx as nx
 import numpy as np
 
 from onlinemf import NetworkDictionaryLearning
-
-
-# data_path(...) finds a file of the papers' data sets under $ONLINEMF_DATA_DIR, else under
-# ../shared/data beside the repository, and returns None when it is absent.
-# sphinx_gallery_start_ignore
-def data_path(*parts):
-    """A file of the papers' data sets: under $ONLINEMF_DATA_DIR, else ../shared/data beside
-    the repository; None when absent."""
-    root = os.environ.get("ONLINEMF_DATA_DIR")
-    if root is None:
-        # this file's folder (the gallery builder runs examples from there)
-        here = Path(__file__).resolve().parent if "__file__" in globals() else Path.cwd()
-        root = here.parent.parent / "shared" / "data"
-    path = Path(root, *parts)
-    return path if path.exists() else None
-# sphinx_gallery_end_ignore
-
+from onlinemf.datasets import find_papers_data
 
 # %%
 # The network
@@ -41,7 +23,7 @@ def data_path(*parts):
 # A dense 211 × 211 matrix of co-occurrence counts, symmetrized here. Without the data
 # folder, the co-appearance network of the characters of *Les Misérables* (shipped with
 # networkx) stands in.
-wan = data_path("wan", "twain_1.txt")
+wan = find_papers_data("wan", "twain_1.txt")
 if wan is not None:
     A = np.loadtxt(wan)
     G = nx.from_numpy_array(A + A.T)

@@ -13,37 +13,18 @@ weigh most in each topic.
 # --------
 # ``bbc.mtx`` holds terms × documents counts; an estimator wants documents as rows. Without
 # the data folder, a planted five-topic corpus that ships with onlinemf stands in for it.
-import os
-from pathlib import Path
 
 import matplotlib.pyplot as plt
 import numpy as np
 import scipy.io
 
 from onlinemf import OnlineNMF
-from onlinemf.datasets import make_topic_corpus, tfidf_paper
+from onlinemf.datasets import find_papers_data, make_topic_corpus, tfidf_paper
 
-
-# data_path(...) finds a file of the papers' data sets under $ONLINEMF_DATA_DIR, else under
-# ../shared/data beside the repository, and returns None when it is absent.
-# sphinx_gallery_start_ignore
-def data_path(*parts):
-    """A file of the papers' data sets: under $ONLINEMF_DATA_DIR, else ../shared/data beside
-    the repository; None when absent."""
-    root = os.environ.get("ONLINEMF_DATA_DIR")
-    if root is None:
-        # this file's folder (the gallery builder runs examples from there)
-        here = Path(__file__).resolve().parent if "__file__" in globals() else Path.cwd()
-        root = here.parent.parent / "shared" / "data"
-    path = Path(root, *parts)
-    return path if path.exists() else None
-# sphinx_gallery_end_ignore
-
-
-bbc = data_path("bbc", "bbc.mtx")
+bbc = find_papers_data("bbc", "bbc.mtx")
 if bbc is not None:
     counts = scipy.io.mmread(bbc).T.tocsr()                      # documents × terms
-    terms = data_path("bbc", "bbc.terms").read_text().split()
+    terms = find_papers_data("bbc", "bbc.terms").read_text().split()
     print(f"BBC News: {counts.shape[0]} documents, {counts.shape[1]} terms")
 else:
     corpus = make_topic_corpus(n_documents=1000, random_state=0)

@@ -10,38 +10,19 @@ Haskell and Feng 2018), Mairal et al.'s stochastic majorization-minimization
 in the paper's Figure 1.
 """
 
-import os
-from pathlib import Path
 
 import matplotlib.pyplot as plt
 import numpy as np
 import scipy.io
 
 from onlinemf import StochasticMF
-from onlinemf.datasets import render_faces
-
-
-# data_path(...) finds a file of the papers' data sets under $ONLINEMF_DATA_DIR, else under
-# ../shared/data beside the repository, and returns None when it is absent.
-# sphinx_gallery_start_ignore
-def data_path(*parts):
-    """A file of the papers' data sets: under $ONLINEMF_DATA_DIR, else ../shared/data beside
-    the repository; None when absent."""
-    root = os.environ.get("ONLINEMF_DATA_DIR")
-    if root is None:
-        # this file's folder (the gallery builder runs examples from there)
-        here = Path(__file__).resolve().parent if "__file__" in globals() else Path.cwd()
-        root = here.parent.parent / "shared" / "data"
-    path = Path(root, *parts)
-    return path if path.exists() else None
-# sphinx_gallery_end_ignore
-
+from onlinemf.datasets import find_papers_data, render_faces
 
 # %%
 # The data
 # --------
 # The CBCL faces (2429 images of 19 × 19 pixels), or rendered faces when they are absent.
-cbcl = data_path("cbcl_face", "CBCL_Face.mat")
+cbcl = find_papers_data("cbcl_face", "CBCL_Face.mat")
 if cbcl is not None:
     X = scipy.io.loadmat(cbcl)["M"].T.copy()                     # (2429, 361)
     print(f"CBCL: {X.shape[0]} faces of {X.shape[1]} pixels")

@@ -162,3 +162,21 @@ def test_as_corpus_checks_its_parts():
         as_corpus(np.ones((3, 2)), ["a", "b", "c"])
     with pytest.raises(ValueError, match="2 labels for 3 documents"):
         as_corpus(np.ones((3, 2)), ["a", "b"], [0, 1])
+
+
+def test_find_papers_data_reads_the_environment_then_walks_up(tmp_path, monkeypatch):
+    from onlinemf.datasets import find_papers_data
+
+    data = tmp_path / "shared" / "data" / "bbc"
+    data.mkdir(parents=True)
+    (data / "bbc.mtx").write_text("x")
+    deep = tmp_path / "repo" / "examples"
+    deep.mkdir(parents=True)
+    monkeypatch.delenv("ONLINEMF_DATA_DIR", raising=False)
+    monkeypatch.chdir(deep)
+    assert find_papers_data("bbc", "bbc.mtx") == data / "bbc.mtx"
+    assert find_papers_data("bbc", "absent.mtx") is None
+    other = tmp_path / "elsewhere"
+    other.mkdir()
+    monkeypatch.setenv("ONLINEMF_DATA_DIR", str(other))
+    assert find_papers_data("bbc", "bbc.mtx") is None

@@ -2,6 +2,7 @@
 and overflowing input is refused by name before it turns into inf or NaN mid-step."""
 
 import copy
+import warnings
 
 import numpy as np
 import pytest
@@ -103,3 +104,17 @@ def test_robust_nmf_without_per_sample_scaling_refuses_overflow():
     with pytest.raises(ValueError, match="overflow"):
         est.score(X * 1e300)
     assert same_state(est.__dict__, before)
+
+
+@pytest.mark.parametrize("make", [lambda: OnlineNMF(8, max_iter=1),
+                                  lambda: OnlineRobustNMF(8, max_iter=1),
+                                  lambda: PoissonSubspaceTracker(8)])
+def test_more_components_than_features_warns_the_same_way(make):
+    """The nonnegative factorizations and the subspace tracker warn alike when K > F (a
+    dictionary learner's overcomplete dictionary is its design, and does not warn)."""
+    X = np.random.default_rng(0).random((40, 5)) + 0.1
+    with pytest.warns(UserWarning, match="n_components=8 exceeds the 5 features"):
+        make().fit(X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        OnlineDictionaryLearning(8, max_iter=1, max_no_improvement=None).fit(X)

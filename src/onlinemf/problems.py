@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from numbers import Integral, Real
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -317,9 +318,9 @@ class SMFProblem:
     outliers), dictionary part, and the number of samples n in the finite sum (for the
     penalties that the paper scales by 1/n)."""
 
-    codes: object
-    dictionary: object
-    outliers: object | None = None
+    codes: Any
+    dictionary: Any
+    outliers: Any = None
     n_samples: int = 1
     name: str = "custom"
 
@@ -438,13 +439,15 @@ def make_problem(name: str, n_features: int, *, alpha: float | None = None,
 class Problem(Settings):
     """One of the eight problems of Zhao, Haskell and Feng (2018) by name, with its weights:
     :class:`~onlinemf.StochasticMF`'s ``problem`` parameter (``problem__alpha`` and so on
-    reach the fields). It is built into an :class:`SMFProblem` when the data are known.
+    reach the fields). It is built into an :class:`~onlinemf.problems.SMFProblem` when the
+    data are known.
 
     Parameters
     ----------
     name : {"odl", "ossl", "onmf", "ssodl", "orpca", "omrmd", "olrr", "ornmf"}, default="odl"
     alpha, outlier_alpha, dict_alpha : float or None, default=None
-        Weights of φ, ϕ and ψ (see :func:`make_problem`); None: 1/√F, the paper's setting
+        Weights of φ, ϕ and ψ (see :func:`~onlinemf.problems.make_problem`); None: 1/√F, the
+        paper's setting
         (ORPCA's ψ weight follows ``alpha``).
     code_bound, outlier_bound : float, default=1e3, inf
         M and M′ of ORNMF (the paper does not report them; these let outliers of any size
@@ -487,8 +490,8 @@ class Problem(Settings):
         self.quadratic = quadratic
 
     def build(self, X) -> SMFProblem:
-        """The :class:`SMFProblem` for the (n, F) training data X (X is read only for
-        ``quadratic="data"``)."""
+        """The :class:`~onlinemf.problems.SMFProblem` for the (n, F) training data X (X is read
+        only for ``quadratic="data"``)."""
         n, F = X.shape
         quadratic = self.quadratic
         if isinstance(quadratic, str):  # "data": OLRR's Q = XᵀX + λ₃I (A = I, B = I)

@@ -10,6 +10,7 @@ corpus, ``DESCR``); ``load_video`` and ``load_mnist`` return None when the files
 from ._embedded import (
     as_corpus,
     find_data,
+    find_papers_data,
     load_20newsgroups,
     load_bbc,
     load_sotu,
@@ -24,7 +25,8 @@ from ._outliers import contaminate, load_cbcl, load_video, make_outlier_syntheti
 from ._smf import expressed_variance, load_mnist, make_smf_synthetic
 from ._synthetic import NOISE_FOR_LOSS, SyntheticNMF, make_nmf_synthetic
 
-__all__ = ["NOISE_FOR_LOSS", "as_corpus", "SyntheticNMF", "find_data", "load_20newsgroups",
+__all__ = ["NOISE_FOR_LOSS", "as_corpus", "SyntheticNMF", "find_data", "find_papers_data",
+           "load_20newsgroups",
            "load_bbc", "load_sotu",
            "load_yaleb", "make_nmf_synthetic", "make_smf_synthetic", "load_mnist",
            "expressed_variance", "make_topic_corpus", "make_topic_stream",

@@ -10,6 +10,7 @@ for a corpus, and ``DESCR``.
 from __future__ import annotations
 
 import os
+import pathlib
 from collections.abc import Sequence
 
 import numpy as np
@@ -241,6 +242,29 @@ def find_data(data_dir: str | None, *parts: str) -> str | None:
         if os.path.exists(path):
             return path
     return None
+
+
+def find_papers_data(*parts: str) -> pathlib.Path | None:
+    """Path of a file of the papers' data sets, or None when it is absent.
+
+    The data sets' folder is ``$ONLINEMF_DATA_DIR`` when that is set, else the first
+    ``shared/data`` folder found beside the working directory or one of its parents (a
+    checkout next to the papers' data finds it from its own folders).
+    """
+    root = os.environ.get("ONLINEMF_DATA_DIR")
+    if root is None:
+        here = os.path.abspath(os.getcwd())
+        while True:
+            candidate = os.path.join(here, "shared", "data")
+            if os.path.isdir(candidate):
+                root = candidate
+                break
+            parent = os.path.dirname(here)
+            if parent == here:
+                return None
+            here = parent
+    path = find_data(root, *parts)
+    return None if path is None else pathlib.Path(path)
 
 
 def make_topic_stream(n_years: int = 150, doc_length: int = 2000, random_state=0):

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import copy
 import functools
+import warnings
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
@@ -67,6 +70,22 @@ class OnlineFactorizationMixin:
     """Shared parts of the online estimators: the bounded objective history, the algorithm's
     own wall time (evaluation excluded), completed passes, and the scikit-learn tags of a
     nonnegative factorization that accepts sparse input and preserves float32."""
+
+    # what the shared loop reads from the estimator that mixes it in
+    max_iter: int
+    tol: float
+    max_no_improvement: int | None
+    verbose: int
+    partial_fit: Callable[..., Any]
+
+    def _warn_more_components_than_features(self, n_features: int) -> None:
+        """Warn when K > F: a nonnegative factorization (or a subspace) with more components
+        than features has more atoms than it can tell apart, so some are redundant."""
+        k = getattr(self, "n_components", None)
+        if k is not None and k > n_features:
+            warnings.warn(f"{type(self).__name__}: n_components={k} exceeds the {n_features} "
+                          "features; some components will be redundant (choose "
+                          f"n_components <= {n_features})", UserWarning, stacklevel=4)
 
     def _settle(self, name: str, settings) -> None:
         """Keep the resolved settings object ``name`` unless ``settings`` differ from it, so
@@ -151,7 +170,7 @@ class OnlineFactorizationMixin:
         """One pass of :meth:`_stream_dask_rows` whose steps are ``rows_step(rows, monitor)``,
         ended (no further block read) once one of them returns True; returns whether one did.
         ``stream`` goes to :meth:`_stream_dask_rows` (``rng``, ``buffer_blocks``, ``check``)."""
-        stopped = []
+        stopped: list[bool] = []
 
         def step(rows):
             if not stopped and rows_step(rows, monitor):

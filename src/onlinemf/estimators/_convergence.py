@@ -52,8 +52,8 @@ class ConvergenceMonitor:
         self.max_iter = max_iter
         self.verbose = verbose
         self.name = name
-        self.smoothed = None
-        self.best = None
+        self.smoothed: float | None = None
+        self.best: float | None = None
         self.stalled = 0
         self.converged = False
         self.n_passes = 0

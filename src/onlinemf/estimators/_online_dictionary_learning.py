@@ -208,9 +208,9 @@ class OnlineDictionaryLearning(OnlineFactorizationMixin, ClassNamePrefixFeatures
         return nonneg_lasso(self.components_, Xb, self.alpha, self.code_l2, tol=self.code_tol,
                             max_iter=self.code_max_iter)
 
-    def relaxed_tolerance(self, t: int, n_rows: int) -> float:
-        """K·σ_min(D)²/(r·b·log(t + 1)²), the rule (152) at step t with log(t + 1) for log t
-        (defined at t = 1)."""
+    def relaxed_tolerance(self, t: int, n_rows: int) -> tuple[float, float]:
+        """(K·σ_min(D)²/(r·b·log(t + 1)²), σ_min(D)): the rule (152) at step t with
+        log(t + 1) for log t (defined at t = 1), and the singular value it rests on."""
         D = self.components_.astype(float)
         smin = _smallest_singular_value(D) if D.shape[0] <= D.shape[1] else 0.0
         r = D.shape[0]

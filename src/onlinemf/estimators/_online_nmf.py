@@ -91,13 +91,13 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
         "hellinger", "huber", "l1", "l2", or a :class:`onlinemf.losses.Loss` carrying its
         parameters, e.g. ``get_loss("huber", delta=0.05)`` (δ in units of the scaled data).
     dictionary_update : {"auto", "sgd", "surrogate"}, SGD or Surrogate, default="auto"
-        "sgd" (or :class:`~onlinemf.SGD` with its settings) is the paper's projected SGD with
-        η_t = a/(τt + b). :class:`~onlinemf.Surrogate` minimizes a running surrogate of all
-        mini-batches: block coordinate descent for the squared loss, multiplicative updates
-        for KL, IS and β ("surrogate" is ``Surrogate(warmup=0)``, from the first step). "auto"
-        is ``Surrogate()`` where the loss has one (with an SGD warm-up on sparse text) and SGD
-        otherwise, because the paper's step, tuned for about 10⁵ samples, misjudges smaller
-        data.
+        "sgd" (or :class:`~onlinemf.updates.SGD` with its settings) is the paper's projected
+        SGD with η_t = a/(τt + b). :class:`~onlinemf.updates.Surrogate` minimizes a running
+        surrogate of all mini-batches: block coordinate descent for the squared loss,
+        multiplicative updates for KL, IS and β ("surrogate" is ``Surrogate(warmup=0)``, from
+        the first step). "auto" is ``Surrogate()`` where the loss has one (with an SGD
+        warm-up on sparse text) and SGD otherwise, because the paper's step, tuned for about
+        10⁵ samples, misjudges smaller data.
     init : {"auto", "random", "samples", "nndsvd"}, default="auto"
         W₀: i.i.d. U(0, 1) projected onto C (the paper's), K jittered rows of the first data
         seen, or NNDSVDa (Boutsidis and Gallopoulos 2008) on its first 4096 rows. "auto":
@@ -111,7 +111,7 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
     coder : str or CodeSolver, default="auto"
         How the codes are solved: a step rule's name ("auto", "paper", "spg", "mu", "exact",
         "armijo", "lipschitz", "polyak", "fista", "bb", "admm") or a
-        :class:`~onlinemf.CodeSolver` with its caps, tolerances, the code box and a Tikhonov
+        :class:`~onlinemf.coders.CodeSolver` with its caps, tolerances, the code box and a Tikhonov
         weight. "auto" uses steps that need no objective evaluations in the online steps.
     scale : "max", float or None, default="max"
         Divide the data by their largest entry (of the first data seen), by a number, or not
@@ -438,6 +438,7 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
 
     # ------------------------------------------------------------------ state
     def _initialize(self, n_features, dtype, loss, scale, X=None, mask=None):
+        self._warn_more_components_than_features(n_features)
         rng = check_random_state(self.random_state)
         self._rng = np.random.default_rng(rng.randint(np.iinfo(np.int32).max))
         D0 = self._rng.random((self.n_components, n_features))

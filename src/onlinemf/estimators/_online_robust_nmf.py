@@ -266,6 +266,7 @@ class OnlineRobustNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin,
                      .check("penalty"))
 
     def _initialize(self, X):
+        self._warn_more_components_than_features(X.shape[1])
         rng = check_random_state(self.random_state)
         self._rng = np.random.default_rng(rng.randint(np.iinfo(np.int32).max))
         n_features = X.shape[1]
@@ -343,7 +344,7 @@ class OnlineRobustNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin,
 
     def _dask_batch_size(self, X) -> int:
         k = self.n_components
-        return (self.batch_size if isinstance(self.batch_size, Integral) else 5
+        return (int(self.batch_size) if isinstance(self.batch_size, Integral) else 5
                 if self._paper_batch() else
                 auto_batch_size(k, X.shape[1], work=2e5, low=2 * k))
 

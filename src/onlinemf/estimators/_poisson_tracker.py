@@ -141,6 +141,7 @@ class PoissonSubspaceTracker(OnlineFactorizationMixin, ClassNamePrefixFeaturesOu
     def _initialize(self, Y, mask, level=None):
         """Start from U[0, 1] atoms scaled to the mean observed count ``level`` (of Y unless
         given: a dask array's is one reduction over all its blocks)."""
+        self._warn_more_components_than_features(Y.shape[1])
         rng = check_random_state(self.random_state)
         self._rng = np.random.default_rng(rng.randint(np.iinfo(np.int32).max))
         if level is None:

@@ -237,7 +237,7 @@ def save_figure(ctx: Context, res: Result, fig, name: str, caption: str, dpi: in
 
 def register(name: str, spec: str, title: str, rejudge=None):
     """Decorator registering ``func(ctx) -> Result`` under ``name`` (``spec``: the number of
-    its seed paper first; ``rejudge``: see :attr:`Experiment.rejudge`)."""
+    its seed paper first; ``rejudge``: see the ``rejudge`` field of ``Experiment``)."""
 
     def deco(func):
         if name in REGISTRY:
