@@ -488,3 +488,32 @@ def test_model_file_commands_warn_that_models_are_pickles(capsys):
             main([command, "--help"])
         out = " ".join(capsys.readouterr().out.split())
         assert "pickles" in out and "sources you trust" in out, command
+
+
+def test_a_checkpoint_of_another_format_is_refused_by_name(tmp_path, rng, capsys):
+    """A checkpoint records its format and the version that wrote it; a resume from one of
+    another format (here: the layout before formats were recorded) fails with a message
+    naming both, and changes nothing."""
+    import pickle
+
+    from onlinemf._state_file import STATE_FORMAT
+    from onlinemf._version import __version__
+
+    data = tmp_path / "X.npy"
+    np.save(data, rng.random((200, 6)))
+    ckpt, model = tmp_path / "c.ckpt", tmp_path / "m.pkl"
+    common = [str(data), "-k", "2", "--passes", "1", "--batch-size", "20", "--model", str(model),
+              "--checkpoint", str(ckpt)]
+    assert main(["fit", *common]) == 0
+    with open(ckpt, "rb") as fh:
+        kept = pickle.load(fh)
+    assert kept["format"] == STATE_FORMAT and kept["version"] == __version__
+    old = {k: v for k, v in kept.items() if k not in ("format", "version")}
+    with open(ckpt, "wb") as fh:
+        pickle.dump(old, fh)
+    before = ckpt.read_bytes()
+    model.unlink()
+    assert main(["fit", *common, "--resume"]) == 2
+    err = capsys.readouterr().err
+    assert "format 0" in err and f"format {STATE_FORMAT}" in err
+    assert ckpt.read_bytes() == before and not model.exists()

@@ -712,7 +712,7 @@ def test_an_interrupted_fit_resumes_from_its_state_file_to_the_same_result(
     assert not hasattr(est, "components_")  # the failed call left the estimator unfitted
     import pickle
     with open(path, "rb") as fh:
-        kept = pickle.load(fh)[1]
+        kept = pickle.load(fh)["state"]
     assert 0 < kept["n_solves_"] < whole.n_solves_  # the file holds a fit midway
     est.set_params(callback=None).fit(X)  # resumes
     assert not (tmp_path / "fit.state").exists()  # removed once the fit ends
@@ -764,3 +764,26 @@ def test_settings_and_nested_parameters():
         clone(est).set_params(coder=SMFCoder(tol=-1.0)).fit(X)
     with pytest.raises(ValueError, match="problem: The 'alpha' parameter"):
         clone(est).set_params(problem=Problem("odl", alpha=-1.0)).fit(X)
+
+
+def test_a_state_file_of_another_format_is_refused_by_name(tmp_path):
+    """A state file records its format and the writing version; one in the earlier layout
+    (a bare (key, state) pair) is refused with both named, and left as it was."""
+    import pickle
+
+    from onlinemf._state_file import STATE_FORMAT
+
+    X = _data(n=90, F=10)
+    path = tmp_path / "fit.state"
+    kw = dict(problem="onmf", n_components=3, max_iter=3, eval_every=0.3, random_state=5)
+    with pytest.raises(_Stop):
+        StochasticMF(**kw, state_file=str(path), callback=_stop_at(4.5)).fit(X)
+    with open(path, "rb") as fh:
+        kept = pickle.load(fh)
+    assert kept["format"] == STATE_FORMAT
+    with open(path, "wb") as fh:
+        pickle.dump((kept["key"], kept["state"]), fh)
+    before = path.read_bytes()
+    with pytest.raises(ValueError, match=f"format 0.*reads format {STATE_FORMAT}"):
+        StochasticMF(**kw, state_file=str(path)).fit(X)
+    assert path.read_bytes() == before

@@ -5,10 +5,10 @@ Orientation is scikit-learn's: ``X`` is (n_samples, n_features) and
 """
 
 from . import estimators
+from ._version import __version__
 from .coders import CodeSolver
 from .estimators import *  # noqa: F403  (the public estimators)
 from .problems import Problem
 from .updates import SGD, Surrogate
 
-__version__ = "0.1.0"
 __all__ = [*estimators.__all__, "CodeSolver", "Problem", "SGD", "Surrogate", "__version__"]

@@ -11,8 +11,14 @@ import joblib
 
 from ._dask import is_dask_array
 from ._io import write_atomic
+from ._version import __version__
 
-__all__ = ["data_key", "state_key", "load_state", "save_state", "write_state", "remove_state"]
+__all__ = ["data_key", "state_key", "load_state", "save_state", "write_state", "remove_state",
+           "STATE_FORMAT", "check_format"]
+
+#: the layout of a state file (and of the command line's checkpoints): a file of another
+#: layout is refused by name rather than misread
+STATE_FORMAT = 1
 
 # parameters that do not change what a fit computes: a resumed fit may differ in them
 _NOT_IN_KEY = ("callback", "gradient_map", "state_file")
@@ -42,10 +48,12 @@ def load_state(path: str, key: str) -> dict | None:
         return None
     try:
         with open(path, "rb") as fh:
-            kept_key, state = pickle.load(fh)
+            kept = pickle.load(fh)
     except Exception as exc:
         raise ValueError(f"cannot resume from state_file {path!r}: {exc}; delete it to start "
                          "afresh") from None
+    check_format(kept, f"state_file {path!r}")
+    kept_key, state = kept["key"], kept["state"]
     if kept_key != key:
         raise ValueError(f"state_file {path!r} was written by a fit on other data or with "
                          "other parameters; delete it or pass another path")
@@ -59,8 +67,20 @@ def save_state(path: str, key: str, est, params) -> None:
 
 def write_state(path: str, key: str, state: dict) -> None:
     """Write ``state`` under ``key`` (atomically), for :func:`load_state`."""
-    write_atomic(path, lambda fh: pickle.dump((key, state), fh,
-                                              protocol=pickle.HIGHEST_PROTOCOL))
+    record = {"format": STATE_FORMAT, "version": __version__, "key": key, "state": state}
+    write_atomic(path, lambda fh: pickle.dump(record, fh, protocol=pickle.HIGHEST_PROTOCOL))
+
+
+def check_format(kept, what: str) -> None:
+    """Refuse a kept state (a state file's or a checkpoint's record) of another layout than
+    :data:`STATE_FORMAT`, naming the version that wrote it."""
+    found = kept.get("format") if isinstance(kept, dict) else None
+    if found != STATE_FORMAT:
+        wrote = kept.get("version", "an unknown version") if isinstance(kept, dict) else \
+            "an earlier version"
+        raise ValueError(f"{what} was written by onlinemf {wrote} in format "
+                         f"{found if found is not None else 0}; onlinemf {__version__} reads "
+                         f"format {STATE_FORMAT}: delete it to start afresh")
 
 
 def remove_state(path: str) -> None:

@@ -440,16 +440,23 @@ def _scheduler(args):
 
 
 def _checkpointed_fit(est, X, args):
+
     """``max_iter`` shuffled passes of ``partial_fit`` in chunks of ``checkpoint_every``
     mini-batches, the whole state (estimator, pass, position, order, random generator)
     written atomically after each chunk when ``--checkpoint`` is given; ``--resume`` continues
-    from it. A resumed run computes exactly the steps an uninterrupted one does."""
+    from it. A resumed run computes exactly the steps an uninterrupted one does. The
+    checkpoint records its format and the version that wrote it; one of another format is
+    refused by name."""
+    from ._state_file import STATE_FORMAT, check_format
+    from ._version import __version__
+
     n = X.shape[0]
     state = None
     if args.resume and os.path.exists(args.checkpoint):
         try:
             with open(args.checkpoint, "rb") as fh:
                 state = pickle.load(fh)
+            check_format(state, "the checkpoint")
             if state.get("n_samples") != n or state.get("params") != est.get_params():
                 raise ValueError("it was written for other data or other parameters")
         except Exception as exc:
@@ -465,7 +472,8 @@ def _checkpointed_fit(est, X, args):
         scale = est.scale if est.scale != "max" else (top if top > 0 else 1.0)
         bs = est.batch_size_for(X, in_fit=True)
         rng = np.random.default_rng(args.random_state)
-        state = {"params": est.get_params(), "n_samples": n, "pass": 0, "pos": 0,
+        state = {"format": STATE_FORMAT, "version": __version__,
+                 "params": est.get_params(), "n_samples": n, "pass": 0, "pos": 0,
                  "rng": rng, "order": rng.permutation(n),
                  "estimator": type(est)(**{**est.get_params(), "scale": scale,
                                            "batch_size": int(bs)})}
