@@ -5,13 +5,14 @@ import pytest
 from sklearn.utils.estimator_checks import check_estimator
 
 from onlinemf import (
+    NetworkDictionaryLearning,
     OnlineDictionaryLearning,
     OnlineNMF,
     OnlineRobustNMF,
     PoissonSubspaceTracker,
     StochasticMF,
 )
-from onlinemf.testing import check_online_estimator
+from onlinemf.testing import check_graph_estimator, check_online_estimator
 
 # name -> (factory, waivers); the waivers are the estimators' documented design
 # (OnlineNMF's scale="max" is, by design, the max of X in fit and of the first chunk in
@@ -66,3 +67,18 @@ def test_scikit_learn_estimator_checks(name):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SkipTestWarning)
         check_estimator(REGISTRY[name][0]())
+
+
+@pytest.mark.parametrize("chain", ["glauber", "pivot"])
+def test_network_dictionary_learning_checks(chain):
+    """NetworkDictionaryLearning is fitted on a network and draws its own samples, so the
+    streaming checks do not apply; the checks for a network's estimator do."""
+    import networkx as nx
+
+    G = nx.karate_club_graph()
+    for u, v in G.edges():
+        G[u][v]["weight"] = 1.0 + (u + v) % 3
+    check_graph_estimator(lambda: NetworkDictionaryLearning(4, motif_size=4, n_iter=20,
+                                                            batch_size=10, chain=chain,
+                                                            random_state=0),
+                          G, nx.empty_graph(5))

@@ -4,7 +4,8 @@ for bit, a rejected call changes nothing, the caller's arrays are never modified
 seeded runs are identical, and the state does not grow with the stream.
 
 Each check takes a factory (no argument → a fresh estimator) and data, and raises
-``AssertionError`` naming what failed. :func:`check_online_estimator` runs them all.
+``AssertionError`` naming what failed. :func:`check_online_estimator` runs them all;
+:func:`check_graph_estimator` runs those that apply to an estimator fitted on a network.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import numpy as np
 
 __all__ = ["same_state", "check_stream_equals_fit", "check_pickle_resume",
            "check_rejected_call_changes_nothing", "check_no_aliasing", "check_seeded_runs",
-           "check_bounded_state", "check_online_estimator"]
+           "check_bounded_state", "check_online_estimator", "check_graph_estimator"]
 
 
 def same_state(a, b) -> bool:
@@ -127,3 +128,36 @@ def check_online_estimator(make: Callable, X, *, stream_equals_fit: bool = True,
     check_seeded_runs(make, X)
     if bounded_state:
         check_bounded_state(make, X)
+
+
+def _graph_snapshot(G) -> tuple:
+    """What a caller's graph holds: its nodes, and its edges with their data."""
+    return (sorted(G.nodes()), sorted((min(u, v), max(u, v), sorted(d.items()))
+                                      for u, v, d in G.edges(data=True)))
+
+
+def check_graph_estimator(make: Callable, G, bad) -> None:
+    """The checks that apply to an estimator fitted on a network (NetworkDictionaryLearning,
+    whose samples are drawn by its own Markov chain): seeded fits are identical, the caller's
+    graph is never modified, a pickled model reconstructs as the original does, and a fit
+    refused for the invalid network ``bad`` leaves a fitted model as it was."""
+    import copy
+
+    before = _graph_snapshot(G)
+    a, b = make().fit(G), make().fit(G)
+    np.testing.assert_array_equal(a.components_, b.components_, err_msg="seeded runs differ")
+    assert _graph_snapshot(G) == before, "the caller's graph was modified"
+    c = pickle.loads(pickle.dumps(a))
+    ra = a.reconstruct(G, n_steps=200, random_state=0)
+    rc = c.reconstruct(G, n_steps=200, random_state=0)
+    np.testing.assert_array_equal(ra.toarray(), rc.toarray(),
+                                  err_msg="a pickled model reconstructs differently")
+    assert _graph_snapshot(G) == before, "reconstruct modified the caller's graph"
+    state = copy.deepcopy(vars(a))
+    try:
+        a.fit(bad)
+    except ValueError:
+        pass
+    else:
+        raise AssertionError("an invalid network was accepted")
+    assert same_state(vars(a), state), "a rejected fit changed the state"
