@@ -670,7 +670,7 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
 
     def _stream_dask(self, X, batch_size, rng, monitor=None) -> bool:
         """The online steps over a dask array, one row block (or a buffer of
-        ``dask_buffer_blocks``) in memory at a time; mini-batches run across block edges, so
+        ``int(shuffle)`` blocks) in memory at a time; mini-batches run across block edges, so
         the steps are those of the same rows in memory, in the same order. True if
         ``monitor`` stopped them."""
         return self._stream_dask_until(
@@ -764,7 +764,7 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
 
 
 def code_step_for(code_step: str, loss: Loss, learning: bool = True) -> str:
-    """The coder's step rule for an estimator's ``code_step`` setting and loss: under "auto",
+    """The coder's step rule for a ``CodeSolver.step`` setting and loss: under "auto",
     the multiplicative update for the online steps of the β-divergences and the exact line
     search for those of the squared loss, the spectral projected gradient for the other
     smooth losses (and for coding with a fitted model), ADMM for ℓ1 and ℓ2 (whose
