@@ -1,13 +1,16 @@
 """StochasticMF's variance reduction at its defaults against SMM and SGD at equal data passes.
 
 For each problem (ODL, ONMF, ORPCA at small scale, the recipes of Zhao, Haskell and Feng
-2018) and seed, the three methods run at their defaults for the same budget of per-sample
-solves (``StochasticMF`` gives SMM and SGD VR's budget), and the ratio
+2018; ``odl-cbcl``: ODL on the CBCL faces in [0, 1], found by
+:func:`onlinemf.datasets.find_papers_data`) and seed, the three methods run at their
+defaults for the same budget of per-sample solves (``StochasticMF`` gives SMM and SGD VR's
+budget), and the ratio
 f(VR) / min(f(SMM), f(SGD)) of the exact objectives is reported with each method's passes and
 wall time; ``--paper`` runs VR with the paper's protocol (``settings="paper"``) instead, as the
 ablation. Prints one line per run and a summary (median and worst ratio per problem).
 
-    python benchmarks/bench_vr_defaults.py [--seeds 6] [--paper] [--problems odl onmf orpca]
+    python benchmarks/bench_vr_defaults.py [--seeds 6] [--paper] [--problems odl onmf orpca
+                                           odl-cbcl]
 """
 
 from __future__ import annotations
@@ -19,12 +22,17 @@ import warnings
 import numpy as np
 
 from onlinemf import StochasticMF
-from onlinemf.datasets import make_smf_synthetic
+from onlinemf.datasets import find_papers_data, load_cbcl, make_smf_synthetic
 
 
 def planted(problem: str, seed: int, n: int = 6000, F: int = 64, rank: int = 10):
-    """Centred planted rank-10 data (ODL), nonnegative planted data (ONMF), or the Synth
-    recipe with 10% outliers at a small scale (ORPCA)."""
+    """Centred planted rank-10 data (ODL), nonnegative planted data (ONMF), the Synth
+    recipe with 10% outliers at a small scale (ORPCA), or the CBCL faces (``odl-cbcl``)."""
+    if problem == "odl-cbcl":
+        path = find_papers_data("cbcl_face", "CBCL_Face.mat")
+        if path is None:
+            raise SystemExit("odl-cbcl needs the CBCL faces (set ONLINEMF_DATA_DIR)")
+        return load_cbcl(str(path)).data
     rng = np.random.default_rng(seed)
     if problem == "odl":
         X = rng.standard_normal((n, rank)) @ rng.standard_normal((rank, F))
@@ -41,7 +49,8 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, default=6)
     ap.add_argument("--paper", action="store_true", help="VR with the paper's m, b and step")
-    ap.add_argument("--problems", nargs="+", default=["odl", "onmf", "orpca"])
+    ap.add_argument("--problems", nargs="+", default=["odl", "onmf", "orpca"],
+                    choices=["odl", "onmf", "orpca", "odl-cbcl"])
     ap.add_argument("--n-components", type=int, default=20)
     args = ap.parse_args(argv)
     warnings.filterwarnings("ignore")
@@ -54,8 +63,8 @@ def main(argv=None):
             for method in ("vr", "smm", "sgd"):
                 kw = {"settings": "paper"} if args.paper else {}
                 t0 = time.perf_counter()
-                est = StochasticMF(problem, method, args.n_components, random_state=seed,
-                                   **kw).fit(X)
+                est = StochasticMF(problem.split("-")[0], method, args.n_components,
+                                   random_state=seed, **kw).fit(X)
                 seconds = time.perf_counter() - t0
                 out[method] = (est.objective(X), est.n_solves_ / X.shape[0], seconds)
             ratio = out["vr"][0] / min(out["smm"][0], out["sgd"][0])
