@@ -34,3 +34,24 @@ def test_unknown_suite_is_refused():
     assert "nmf" in SUITES
     with pytest.raises(ValueError, match="unknown benchmark suite"):
         run_benchmarks(["nope"], quick=True)
+
+
+def test_loglog_slope_recovers_the_exponent():
+    from onlinemf.benchmarking._scale import loglog_slope
+
+    x = np.array([2e4, 5e4, 1.5e5, 4e5])
+    assert loglog_slope(x, 3.0 * x) == pytest.approx(1.0)
+    assert loglog_slope(x, 0.1 * x**1.5) == pytest.approx(1.5)
+    assert "scale" in SUITES
+
+
+def test_auto_batch_size_takes_at_least_k_rows():
+    from onlinemf.estimators._online_nmf import auto_batch_size
+
+    # the work rule alone gives 16 rows at K = 400, F = 1000; a step's O(K²F) dictionary
+    # work needs K rows to cost O(K·F) a row
+    assert auto_batch_size(400, 1000) == 400
+    assert auto_batch_size(20, 1000) == 30  # the work rule binds below K² F = 6·10⁵
+    assert auto_batch_size(2000, 10) == 2000
+    est = OnlineNMF(60, random_state=0).fit(np.random.default_rng(0).random((300, 200)))
+    assert est.batch_size_ == 60

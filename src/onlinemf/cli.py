@@ -821,7 +821,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.set_defaults(func=_cmd_reproduce)
 
     b = sub.add_parser("bench", help="every estimator against its anchors, in one run")
-    b.add_argument("suites", nargs="*", help="nmf, topics, sparse, robust, smf, ndl (all)")
+    b.add_argument("suites", nargs="*",
+                   help="nmf, topics, sparse, robust, smf, ndl, scale, stream (all)")
     b.add_argument("--quick", action="store_true", help="smaller data (minutes)")
     b.add_argument("--data-dir", default=None,
                    help="folder with the real data sets (20newsgroups/ for the text cases)")

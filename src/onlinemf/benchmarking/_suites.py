@@ -399,5 +399,20 @@ def suite_ndl(ctx: BenchContext) -> list[Row]:
     return rows
 
 
+def suite_scale(ctx: BenchContext) -> list[Row]:
+    """Cost against K and F (see :func:`onlinemf.benchmarking._scale.suite_scale`)."""
+    from ._scale import suite_scale as run
+
+    return run(ctx)
+
+
+def suite_stream(ctx: BenchContext) -> list[Row]:
+    """Streams never held whole (see :func:`onlinemf.benchmarking._stream.suite_stream`)."""
+    from ._stream import suite_stream as run
+
+    return run(ctx)
+
+
 SUITE_FUNCTIONS = {"nmf": suite_nmf, "topics": suite_topics, "sparse": suite_sparse,
-                   "robust": suite_robust, "smf": suite_smf, "ndl": suite_ndl}
+                   "robust": suite_robust, "smf": suite_smf, "ndl": suite_ndl,
+                   "scale": suite_scale, "stream": suite_stream}

@@ -105,9 +105,9 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
         "samples" with the surrogate, "random" otherwise and under ``settings="paper"``.
     batch_size : int, "auto" or "paper", default="auto"
         τ. "auto" (:func:`auto_batch_size`) makes the vectorized work of a step dominate its
-        fixed Python cost. "paper" is the paper's 10⁻⁴N in :meth:`fit` and 10 in
-        :meth:`partial_fit`, where N is unknown; it is what "auto" means under
-        ``settings="paper"``.
+        fixed Python cost, with at least K rows so that a pass costs O(N·K·F) at any K.
+        "paper" is the paper's 10⁻⁴N in :meth:`fit` and 10 in :meth:`partial_fit`, where N is
+        unknown; it is what "auto" means under ``settings="paper"``.
     coder : str or CodeSolver, default="auto"
         How the codes are solved: a step rule's name ("auto", "paper", "spg", "mu", "exact",
         "armijo", "lipschitz", "polyak", "fista", "bb", "admm") or a
@@ -785,12 +785,13 @@ def code_step_for(code_step: str, loss: Loss, learning: bool = True) -> str:
 def auto_batch_size(n_components: int, n_features: float, work: float = 6e5,
                     low: int = 16, high: int = 512) -> int:
     """Rows per mini-batch so that one step's vectorized work (∝ rows·K·F) dominates its
-    fixed Python cost: ``work / (K·F)`` clipped to [low, high].
+    fixed Python cost: ``work / (K·F)`` clipped to [low, high], and at least K.
 
     Smaller batches pay the per-step cost more often, larger ones take fewer dictionary steps
-    per pass; the default ``work`` sits where the per-sample cost stops falling.
+    per pass; the default ``work`` sits where the per-sample cost stops falling. The floor of
+    K rows keeps the cost of a pass linear in K·F: each step also pays O(K²F) for the
+    dictionary (its Gram matrix, the block-coordinate sweep), which K rows spread to O(K·F) a
+    row, the cost of coding one.
     """
     rows = work / max(n_components * n_features, 1)
-    return int(min(max(round(rows), low), high))
-
-
+    return max(int(min(max(round(rows), low), high)), int(n_components))
