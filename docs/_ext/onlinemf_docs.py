@@ -2,9 +2,10 @@
 
 ``.. claims:: PAPER`` renders the reproduction verdicts of one paper from
 ``reports/paper/claims.csv`` (written by ``onlinemf reproduce``), one table per experiment;
-``.. bench-table::`` renders the JSON that ``onlinemf bench --out DIR`` writes
-(``DIR/bench.json``), and a chart of its time ratios is drawn into ``_generated/`` when the
-build starts. Nothing here is committed output: change the CSV or the JSON and rebuild.
+``.. bench-table::`` renders the JSON files that ``onlinemf bench --out DIR`` writes
+(``DIR/bench.json``; the configuration lists them, one suite's rows per file at most), and a
+chart of their time ratios is drawn into ``_generated/`` when the build starts. Nothing here
+is committed output: change the CSV or the JSON and rebuild.
 """
 
 from __future__ import annotations
@@ -123,11 +124,20 @@ def _fmt(v) -> str:
     return "—" if v is None else str(v)
 
 
-def _bench(env) -> dict:
-    path = Path(env.config.onlinemf_bench_json)
-    env.note_dependency(str(path))
-    with open(path, encoding="utf-8") as fh:
-        return json.load(fh)
+def _bench_files(paths) -> list[dict]:
+    """The JSON of each listed ``onlinemf bench`` run."""
+    out = []
+    for path in [paths] if isinstance(paths, str) else paths:
+        with open(path, encoding="utf-8") as fh:
+            out.append(json.load(fh))
+    return out
+
+
+def _bench(env) -> list[dict]:
+    paths = env.config.onlinemf_bench_json
+    for path in [paths] if isinstance(paths, str) else paths:
+        env.note_dependency(str(path))
+    return _bench_files(paths)
 
 
 class BenchTableDirective(Directive):
@@ -137,14 +147,14 @@ class BenchTableDirective(Directive):
 
     def run(self):
         env = self.state.document.settings.env
-        data = _bench(env)
-        rows = data["rows"]
+        runs = _bench(env)
+        rows = [r for data in runs for r in data["rows"]]
         suites = list(dict.fromkeys(r["suite"] for r in rows))
-        out = [nodes.paragraph(text=(
-            f"{len(rows)} comparisons in the suites {', '.join(suites)}, "
-            f"{'quick' if data.get('quick') else 'full'} sizes; "
-            f"this machine's float64 GEMM rate on one thread: "
-            f"{data['gemm_flops'] / 1e9:.1f} GFlop/s."))]
+        sizes = "; ".join(
+            f"{', '.join(dict.fromkeys(r['suite'] for r in data['rows']))}: "
+            f"{'quick' if data.get('quick') else 'full'} sizes, one-thread float64 GEMM "
+            f"{data['gemm_flops'] / 1e9:.1f} GFlop/s" for data in runs)
+        out = [nodes.paragraph(text=f"{len(rows)} comparisons from {len(runs)} runs ({sizes}).")]
         for suite in suites:
             mine = [r for r in rows if r["suite"] == suite]
             sec = _section(self.state.document, f"Suite {suite}", f"bench-{suite}")
@@ -178,9 +188,8 @@ def _draw_bench(app):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    with open(app.config.onlinemf_bench_json, encoding="utf-8") as fh:
-        rows = [r for r in json.load(fh)["rows"]
-                if isinstance(r["ratio"], float) and math.isfinite(r["ratio"])]
+    rows = [r for data in _bench_files(app.config.onlinemf_bench_json) for r in data["rows"]
+            if isinstance(r["ratio"], float) and math.isfinite(r["ratio"])]
     suites = list(dict.fromkeys(r["suite"] for r in rows))
     colours = plt.get_cmap("tab10")
     fig, ax = plt.subplots(figsize=(10, 0.45 * len(rows) + 1.3), layout="constrained")
