@@ -309,15 +309,7 @@ class SVRGUpdate:
         lip0 = spectral_lipschitz(gram0)
         codes = None
         if self.cache_codes:  # keep line 4's codes for line 8 (O(n(K + F)) memory)
-            parts, Hs, Rs = [], [], []
-            for Xc in iter_chunks(X, self.chunk_size):
-                res = self.solve(D0, Xc, tol, gram0, lip0)
-                parts.append(chunk_terms(self.problem, D0, Xc, 0.0,
-                                         codes=(res.codes, res.outliers)))
-                Hs.append(res.codes)
-                Rs.append(res.outliers)
-            terms = sum(parts[1:], parts[0])
-            codes = (np.vstack(Hs), None if Rs[0] is None else np.vstack(Rs))
+            terms, codes = self._cached_terms(D0, X, tol, gram0, lip0)
         else:
             terms = full_gradient(self.problem, D0, X, tol, chunk_size=self.chunk_size,
                                   max_iter=self.max_iter, map_fn=self.map_fn,
@@ -325,6 +317,18 @@ class SVRGUpdate:
         eta = (self.step_scale / terms.curvature if self.learning_rate == "auto"
                else float(self.learning_rate))
         return VRSnapshot(D0, terms.mean_grad, gram0, lip0, eta, codes, terms.loss)
+
+    def _cached_terms(self, D0, X, tol, gram0, lip0):
+        """The snapshot's :class:`GradientTerms` chunk by chunk with ``solve``, and the codes
+        (H, R) of every row kept."""
+        parts, Hs, Rs = [], [], []
+        for Xc in iter_chunks(X, self.chunk_size):
+            res = self.solve(D0, Xc, tol, gram0, lip0)
+            parts.append(chunk_terms(self.problem, D0, Xc, 0.0, codes=(res.codes, res.outliers)))
+            Hs.append(res.codes)
+            Rs.append(res.outliers)
+        terms = sum(parts[1:], parts[0])
+        return terms, (np.vstack(Hs), None if Rs[0] is None else np.vstack(Rs))
 
     def update(self, state: VRSnapshot, components, Xb=None, rows=None, tol: float = 0.0):
         """Lines 8–11 on the mini-batch ``Xb`` (rows ``rows`` of X): the variance-reduced
