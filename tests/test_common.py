@@ -82,3 +82,37 @@ def test_network_dictionary_learning_checks(chain):
                                                             batch_size=10, chain=chain,
                                                             random_state=0),
                           G, nx.empty_graph(5))
+
+
+class _LeakyState:
+    """A stand-in estimator whose rule state keeps the caller's X (aliasing) and is written
+    in place by the next call (not a value): the checks must catch both."""
+
+    def __init__(self, in_place=False):
+        self.in_place = in_place
+
+    def fit(self, X):
+        return self.partial_fit(X)
+
+    def partial_fit(self, X):
+        from onlinemf.updates import SurrogateState
+
+        if self.in_place and hasattr(self, "state_"):
+            self.state_.n_samples_seen.fill(X.shape[0])
+            return self
+        self.components_ = np.ones((2, X.shape[1]))
+        self.state_ = SurrogateState(None, 0, X if not self.in_place else np.zeros(1))
+        return self
+
+    def transform(self, X):
+        return X[:, :2]
+
+
+def test_the_checks_read_the_state_object():
+    from onlinemf.testing import check_no_aliasing, check_state_is_immutable
+
+    X = np.random.default_rng(0).random((10, 3))
+    with pytest.raises(AssertionError, match=r"state_\.n_samples_seen aliases"):
+        check_no_aliasing(_LeakyState, X)
+    with pytest.raises(AssertionError, match="changed the previous state_ in place"):
+        check_state_is_immutable(lambda: _LeakyState(in_place=True), X)

@@ -54,10 +54,10 @@ def test_overflowing_or_bad_input_is_refused_with_state_unchanged(name):
 def test_a_call_failing_mid_stream_restores_the_state(name, monkeypatch):
     """A failure after some mini-batches of a call have updated the model (here a solver
     forced to raise on its third use) leaves the state of before the call."""
-    import onlinemf.estimators._online_dictionary_learning as odl
     import onlinemf.estimators._online_nmf as onmf
     import onlinemf.estimators._online_robust_nmf as ornmf
     import onlinemf.estimators._poisson_tracker as pt
+    import onlinemf.updates._surrogate as surrogate_rules
 
     rng = np.random.default_rng(1)
     X = rng.random((80, 8))
@@ -65,7 +65,7 @@ def test_a_call_failing_mid_stream_restores_the_state(name, monkeypatch):
     before = copy.deepcopy(est.__dict__)
     module, attr = {"OnlineNMF": (onmf, "solve_codes"),
                     "OnlineRobustNMF": (ornmf, "solve_codes_outliers"),
-                    "OnlineDictionaryLearning": (odl, "bcd_dictionary"),
+                    "OnlineDictionaryLearning": (surrogate_rules, "bcd_dictionary"),
                     "PoissonSubspaceTracker": (pt, "solve_codes")}[name]
     real, calls = getattr(module, attr), []
 

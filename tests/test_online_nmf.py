@@ -286,7 +286,7 @@ def test_rejected_parameters_and_loss_parameters_leave_state_unchanged():
             est.partial_fit(X)
         est.set_params(batch_size=10, loss="squared", coder="auto", dictionary_update="auto")
     np.testing.assert_array_equal(est.components_, before["components_"])
-    assert est.n_steps_ == before["_state"].n_steps
+    assert est.n_steps_ == before["state_"].n_steps
     for params in ({"beta": np.nan}, {"beta": np.inf}):
         with pytest.raises(ValueError, match="finite"):
             get_loss("beta", **params)

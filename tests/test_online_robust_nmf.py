@@ -12,8 +12,12 @@ from onlinemf.constraints import (
     project_nonneg_l2_ball,
     soft_threshold,
 )
-from onlinemf.updates import SurrogateStats, solve_surrogate_dictionary
+from onlinemf.updates import OutlierSurrogateUpdate, solve_surrogate_dictionary
 
+
+def _empty_stats():
+    """The zero statistics of OnlineRobustNMF's rule for K = 5 atoms of F = 64 features."""
+    return OutlierSurrogateUpdate(project_nonneg_l2_ball).init(np.zeros((5, 64))).stats
 
 def _planted(rng, n=600, f=64, k=5, density=0.1):
     W = np.abs(rng.normal(size=(k, f)))
@@ -112,13 +116,14 @@ def test_pgd_codes_and_dictionary_monotone(rng):
         cur = outlier_loss(X, H, D, r.outliers, lam).sum()
         assert cur <= prev + 1e-12
         prev = cur
-    stats = SurrogateStats.zeros(5, 64).add(X, H, r.outliers, lam)
+    rule = OutlierSurrogateUpdate(project_nonneg_l2_ball, lam)
+    stats = rule.accumulate(_empty_stats(), X, H, r.outliers)
     W = project_nonneg_l2_ball(rng.random((5, 64)))
-    prev = stats.surrogate(W)
+    prev = rule.surrogate(stats, W)
     for _ in range(50):
-        W, _ = solve_surrogate_dictionary(W, stats, project_nonneg_l2_ball, solver="pgd",
-                                          max_iter=1, tol=0)
-        cur = stats.surrogate(W)
+        W, _ = solve_surrogate_dictionary(W, *stats.sums[:2], project_nonneg_l2_ball,
+                                          solver="pgd", max_iter=1, tol=0)
+        cur = rule.surrogate(stats, W)
         assert cur <= prev + 1e-12
         prev = cur
 
@@ -127,15 +132,17 @@ def test_dictionary_solvers_agree_and_are_stationary(rng):
     _, X, _ = _planted(rng, n=200)
     D0 = project_nonneg_l2_ball(rng.random((5, 64)))
     res = solve_codes_outliers(D0, X, 0.125)
-    stats = SurrogateStats.zeros(5, 64).add(X, res.codes, res.outliers, 0.125)
-    sols = {s: solve_surrogate_dictionary(D0, stats, project_nonneg_l2_ball, solver=s,
+    rule = OutlierSurrogateUpdate(project_nonneg_l2_ball, 0.125)
+    stats = rule.accumulate(_empty_stats(), X, res.codes, res.outliers)
+    A, B, _ = stats.sums
+    sols = {s: solve_surrogate_dictionary(D0, A, B, project_nonneg_l2_ball, solver=s,
                                           max_iter=20000, tol=1e-15)[0]
             for s in ("pgd", "apgd", "admm")}
-    vals = {s: stats.surrogate(W) for s, W in sols.items()}
+    vals = {s: rule.surrogate(stats, W) for s, W in sols.items()}
     assert max(vals.values()) - min(vals.values()) < 1e-7 * abs(min(vals.values()))
     W = sols["apgd"]
-    step = 1.0 / np.linalg.eigvalsh(stats.A)[-1]
-    resid = np.linalg.norm(W - project_nonneg_l2_ball(W - step * (stats.A @ W - stats.B)))
+    step = 1.0 / np.linalg.eigvalsh(A)[-1]
+    resid = np.linalg.norm(W - project_nonneg_l2_ball(W - step * (A @ W - B)))
     assert resid < 1e-6
 
 
@@ -144,24 +151,27 @@ def test_statistics_are_exact_averages_and_batch_invariant(rng):
     D = project_nonneg_l2_ball(rng.random((5, 64)))
     res = solve_codes_outliers(D, X, 0.125)
     H, R = res.codes, res.outliers
-    one = SurrogateStats.zeros(5, 64)
+    rule = OutlierSurrogateUpdate(project_nonneg_l2_ball, 0.125)
+    one = _empty_stats()
     for i in range(30):  # τ = 1, Algorithm 1
-        one = one.add(X[i:i + 1], H[i:i + 1], R[i:i + 1], 0.125)
-    batched = SurrogateStats.zeros(5, 64)
+        one = rule.accumulate(one, X[i:i + 1], H[i:i + 1], R[i:i + 1])
+    batched = _empty_stats()
     for i in range(0, 30, 10):
-        batched = batched.add(X[i:i + 10], H[i:i + 10], R[i:i + 10], 0.125)
-    np.testing.assert_allclose(one.A, H.T @ H / 30)
-    np.testing.assert_allclose(one.B, H.T @ (X - R) / 30)
-    np.testing.assert_allclose(batched.A, one.A)
-    np.testing.assert_allclose(batched.B, one.B)
-    assert np.allclose(one.A, one.A.T) and np.linalg.eigvalsh(one.A).min() > -1e-12
+        batched = rule.accumulate(batched, X[i:i + 10], H[i:i + 10], R[i:i + 10])
+    A1, B1, _ = one.sums
+    np.testing.assert_allclose(A1, H.T @ H / 30)
+    np.testing.assert_allclose(B1, H.T @ (X - R) / 30)
+    np.testing.assert_allclose(batched.sums[0], A1)
+    np.testing.assert_allclose(batched.sums[1], B1)
+    assert np.allclose(A1, A1.T) and np.linalg.eigvalsh(A1).min() > -1e-12
     # f̃(W) from the statistics equals the direct average of eq. (11), for any W
     W = project_nonneg_l2_ball(rng.random((5, 64)))
     direct = outlier_loss(X, H, W, R, 0.125).mean()
-    np.testing.assert_allclose(one.surrogate(W), direct)
+    np.testing.assert_allclose(rule.surrogate(one, W), direct)
     # averaged statistics: the ADMM dictionary step does not depend on τ (its ρ is unchanged)
-    Wa = solve_surrogate_dictionary(W, one, project_nonneg_l2_ball, solver="admm")[0]
-    Wb = solve_surrogate_dictionary(W, batched, project_nonneg_l2_ball, solver="admm")[0]
+    Wa = solve_surrogate_dictionary(W, *one.sums[:2], project_nonneg_l2_ball, solver="admm")[0]
+    Wb = solve_surrogate_dictionary(W, *batched.sums[:2], project_nonneg_l2_ball,
+                                    solver="admm")[0]
     np.testing.assert_allclose(Wa, Wb, atol=1e-10)
 
 
@@ -173,7 +183,7 @@ def test_surrogate_majorizes_the_empirical_loss(rng):
         # f_t(W): every (h, r) re-solved for W with a converging solver
         res = solve_codes_outliers(W, Xs, est.lam_, solver="admm", max_iter=3000, tol=1e-13)
         f_t = outlier_loss(Xs, res.codes, W, res.outliers, est.lam_).mean()
-        assert est.stats_.surrogate(W) >= f_t - 1e-7
+        assert est.surrogate_objective(W) >= f_t - 1e-7
 
 
 @pytest.mark.parametrize("solver", ["admm", "pgd", "apgd"])

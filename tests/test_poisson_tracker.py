@@ -194,7 +194,7 @@ def test_sa_subspace_minimizes_its_objective_at_high_intensity(rng):
     D = rng.random((n, k))
     Y = rng.poisson((rng.random((m, k)) * 80) @ D.T).astype(float)
     est = PoissonSubspaceTracker(k, method="sa", lam=0.2, random_state=0).partial_fit(Y)
-    A = np.array(est._hist_a)
+    A = np.array(est.state_.codes)
     P = np.ones_like(Y)
     f_hat, _ = _sa_objective(est.components_.T, A, Y, P, 0.2)
     res = minimize(lambda v: _sa_objective(v.reshape(n, k), A, Y, P, 0.2), est.components_.T

@@ -106,7 +106,7 @@ def test_bcd_step_minimizes_the_quadratic_and_scales_atoms_into_the_box(gain):
     rule = BCDSurrogateUpdate(decay=1.0, max_sweeps=500, nominal_batch=b)
     D1, state = rule.update(rule.init(D), D, H, X)
     A0, B0 = H.T @ H / b, H.T @ X / b
-    A, B = state.stats.A, state.stats.B
+    A, B, _ = state.stats.sums
     m = np.sqrt(np.diagonal(A) / np.diagonal(A0))
     assert np.all(D1 >= 0) and np.all(D1 <= 1)
     if gain == 1.0:
@@ -347,9 +347,9 @@ def test_sgd_warmup_hands_the_stream_to_the_surrogate_after_its_rows():
     est = OnlineNMF(6, loss="kl", dictionary_update=Surrogate(warmup=250), batch_size=100,
                     random_state=0)
     est.partial_fit(X[:200])
-    assert isinstance(est._state, SGDState) and est._warming_up
+    assert isinstance(est.state_, SGDState) and est._warming_up
     est.partial_fit(X[200:400])  # steps at 200 (SGD: 200 < 250), then at 300 the surrogate
-    assert isinstance(est._state, SurrogateState) and not est._warming_up
+    assert isinstance(est.state_, SurrogateState) and not est._warming_up
     assert (est.n_steps_, est.n_samples_seen_) == (4, 400)
     est.partial_fit(X[400:])
     assert np.isfinite(est.components_).all() and est.components_.max() <= 1.0
@@ -363,7 +363,7 @@ def test_sgd_warmup_hands_the_stream_to_the_surrogate_after_its_rows():
     # the warm-up starts from NNDSVD (its first steps are SGD's); zero rows: from samples
     nowarm = OnlineNMF(6, loss="kl", dictionary_update=Surrogate(warmup=0),
                        random_state=0).partial_fit(X)
-    assert isinstance(nowarm._state, SurrogateState) and not nowarm._warming_up
+    assert isinstance(nowarm.state_, SurrogateState) and not nowarm._warming_up
 
 
 def test_sgd_warmup_then_surrogate_ends_below_either_alone_on_topics():

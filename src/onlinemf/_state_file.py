@@ -17,8 +17,9 @@ __all__ = ["data_key", "state_key", "load_state", "save_state", "write_state", "
            "STATE_FORMAT", "check_format"]
 
 #: the layout of a state file (and of the command line's checkpoints): a file of another
-#: layout is refused by name rather than misread
-STATE_FORMAT = 1
+#: layout is refused by name rather than misread (2: each estimator keeps its update rule's
+#: state in one immutable ``state_`` object)
+STATE_FORMAT = 2
 
 # parameters that do not change what a fit computes: a resumed fit may differ in them
 _NOT_IN_KEY = ("callback", "gradient_map", "state_file")

@@ -1,7 +1,9 @@
 """Checks every onlinemf estimator must pass (like scikit-learn's ``estimator_checks``):
 a streamed ``partial_fit`` equals ``fit`` without shuffling, a pickled estimator resumes bit
-for bit, a rejected call changes nothing, the caller's arrays are never modified or aliased,
-seeded runs are identical, and the state does not grow with the stream.
+for bit, a rejected call changes nothing, the caller's arrays are never modified or aliased
+(by a fitted array or one inside the update rule's state ``state_``), the rule's state is an
+immutable value that a later call replaces rather than changes, seeded runs are identical, and
+the state does not grow with the stream.
 
 Each check takes a factory (no argument → a fresh estimator) and data, and raises
 ``AssertionError`` naming what failed. :func:`check_online_estimator` runs them all;
@@ -16,7 +18,8 @@ from collections.abc import Callable
 import numpy as np
 
 __all__ = ["same_state", "check_stream_equals_fit", "check_pickle_resume",
-           "check_rejected_call_changes_nothing", "check_no_aliasing", "check_seeded_runs",
+           "check_rejected_call_changes_nothing", "check_no_aliasing", "check_state_is_immutable",
+           "check_seeded_runs",
            "check_bounded_state", "check_online_estimator", "check_graph_estimator"]
 
 
@@ -38,8 +41,24 @@ def same_state(a, b) -> bool:
     return a == b
 
 
+def _arrays_in(name: str, value, depth: int = 0):
+    """(path, array) for ``value`` and every array inside it: the fields of a dataclass or
+    object (such as a rule's state and its running statistics), tuples and lists."""
+    if isinstance(value, np.ndarray):
+        yield name, value
+    elif depth < 6 and isinstance(value, (tuple, list)):
+        for i, v in enumerate(value):
+            yield from _arrays_in(f"{name}[{i}]", v, depth + 1)
+    elif depth < 6 and hasattr(value, "__dataclass_fields__"):
+        for field in value.__dataclass_fields__:
+            yield from _arrays_in(f"{name}.{field}", getattr(value, field), depth + 1)
+
+
 def _fitted_arrays(est) -> dict:
-    return {k: v for k, v in vars(est).items() if k.endswith("_") and isinstance(v, np.ndarray)}
+    """Every fitted array, those inside the fitted attributes (the rule's ``state_``)
+    included, by path (``state_.stats.sums[1]``)."""
+    return {path: arr for k, v in vars(est).items() if k.endswith("_")
+            for path, arr in _arrays_in(k, v)}
 
 
 def check_stream_equals_fit(make: Callable, X) -> None:
@@ -98,6 +117,22 @@ def check_no_aliasing(make: Callable, X) -> None:
         assert not np.shares_memory(arr, X), f"{name} aliases the caller's X"
 
 
+def check_state_is_immutable(make: Callable, X) -> None:
+    """The update rule's state ``state_`` is a value: a later call replaces it and leaves the
+    old one, arrays included, as it was (so a failed call can restore it by reference)."""
+    import copy
+
+    half = X.shape[0] // 2
+    est = make().partial_fit(X[:half])
+    old = vars(est).get("state_")
+    if old is None:
+        return  # no rule state kept between calls (VR's snapshot lasts one outer iteration)
+    frozen = copy.deepcopy(old)
+    est.partial_fit(X[half:])
+    assert same_state(old, frozen), "a call changed the previous state_ in place"
+    assert vars(est).get("state_") is not old, "a call did not replace state_"
+
+
 def check_seeded_runs(make: Callable, X) -> None:
     """The same random_state gives the same model."""
     np.testing.assert_array_equal(make().fit(X).components_, make().fit(X).components_,
@@ -125,6 +160,7 @@ def check_online_estimator(make: Callable, X, *, stream_equals_fit: bool = True,
     check_pickle_resume(make, X)
     check_rejected_call_changes_nothing(make, X)
     check_no_aliasing(make, X)
+    check_state_is_immutable(make, X)
     check_seeded_runs(make, X)
     if bounded_state:
         check_bounded_state(make, X)

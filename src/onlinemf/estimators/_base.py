@@ -18,23 +18,47 @@ from ._convergence import ConvergenceMonitor
 
 __all__ = ["OnlineFactorizationMixin", "one_blas_thread", "transactional"]
 
-# lists that only ever grow by appending arrays that are never modified in place: a shallow
-# copy restores them (a deep copy would cost O(stream) per call)
 #: checkpoints a history keeps (between this many and twice as many) where the estimator
 #: has no ``n_checkpoints`` parameter
 HISTORY_CHECKPOINTS = 50
 
-_APPEND_ONLY = ("_buffer", "_hist_a", "_hist_y", "_hist_p")
+# lists that only ever grow by appending items that are never modified in place: a shallow
+# copy restores them (a deep copy would cost O(stream) per call)
+_APPEND_ONLY = ("_buffer",)
+# values that cannot change: kept by reference
+_IMMUTABLE = (type(None), bool, int, float, complex, str, bytes, np.generic, frozenset)
+
+
+def _kept(name: str, value):
+    """What restores attribute ``name`` after a failed call: the value itself where the call
+    cannot change it (an immutable value, a frozen dataclass such as a rule's state, or an
+    array: the estimators replace their arrays and never write into them), a shallow copy of
+    an append-only list, a deep copy otherwise (the random generator, the history, ...)."""
+    if name in _APPEND_ONLY:
+        return list(value)
+    if isinstance(value, (_IMMUTABLE, np.ndarray)) or _is_frozen_value(value):
+        return value
+    return copy.deepcopy(value)
+
+
+def _is_frozen_value(value) -> bool:
+    """A frozen dataclass instance (rule states, settings of rules), or a tuple of such
+    values."""
+    if isinstance(value, tuple):
+        return all(isinstance(v, (_IMMUTABLE, np.ndarray)) or _is_frozen_value(v)
+                   for v in value)
+    params = getattr(type(value), "__dataclass_params__", None)
+    return params is not None and params.frozen and not isinstance(value, type)
 
 
 def transactional(method):
     """Run ``method`` so that, if it raises, the estimator's whole state is as before the
-    call: a rejected or failed call changes nothing."""
+    call: a rejected or failed call changes nothing. Only what a call may change is copied
+    (see ``_kept``): the rule's state is immutable, so keeping a reference to it is enough."""
 
     @functools.wraps(method)
     def wrapper(self, *args, **kwargs):
-        saved = {k: (list(v) if k in _APPEND_ONLY else copy.deepcopy(v))
-                 for k, v in self.__dict__.items()}
+        saved = {k: _kept(k, v) for k, v in self.__dict__.items()}
         try:
             return method(self, *args, **kwargs)
         except BaseException:

@@ -18,7 +18,7 @@ from .._validation import check_complete_input, dense_batch
 from ..coders import solve_codes_bsum
 from ..constraints import project_nonneg_l2_ball
 from ..problems import L1Codes, NonnegUnitNormAtoms, SMFProblem
-from ..updates import WeightedStats, bcd_dictionary
+from ..updates import OMFSurrogateUpdate
 from ._base import OnlineFactorizationMixin, one_blas_thread, transactional
 
 __all__ = ["OnlineDictionaryLearning", "nonneg_lasso"]
@@ -108,15 +108,18 @@ class OnlineDictionaryLearning(OnlineFactorizationMixin, ClassNamePrefixFeatures
     Attributes
     ----------
     components_ : ndarray (n_components, n_features)
-    stats_ : WeightedStats
-        The update rule's state: the sufficient statistics A, B, the surrogate's constant c
-        (the weighted mean of (‖X_t‖² + λ‖H_t‖₁)/b) and the step count.
+    state_ : SurrogateState
+        The update rule's immutable state: the sufficient statistics (``stats_``) and the
+        step and sample counts.
+    stats_ : RunningAverage
+        ``state_.stats``: A, B and the surrogate's constant c (the weighted mean of
+        (‖X_t‖² + λ‖H_t‖₁)/b).
     A_, B_, C_ : ndarray, ndarray, float
-        ``stats_.A``, ``stats_.B`` and ``stats_.c``: with them the surrogate f̂_t
-        (:meth:`surrogate_loss`).
+        The three statistics: with them the surrogate f̂_t (:meth:`surrogate_loss`).
     code_sums_ : ndarray (n_components,)
         Total of every atom's codes over the stream (the importance of NDL).
     n_steps_ : int
+        Read from ``state_``.
     n_iter_ : int
         Passes of :meth:`fit` (one stopped mid-pass counts), plus one per :meth:`partial_fit`.
     converged_ : bool
@@ -198,10 +201,14 @@ class OnlineDictionaryLearning(OnlineFactorizationMixin, ClassNamePrefixFeatures
         k, f = self.n_components, X.shape[1]
         self.components_ = project_nonneg_l2_ball(self._rng.random((k, f))).astype(X.dtype)
         self.n_components_ = k
-        self.stats_ = WeightedStats.zeros(k, f)
+        self.state_ = self._rule().init(self.components_)
         self.code_sums_ = np.zeros(k)
-        self.n_steps_ = 0
         self._reset_history()
+
+    def _rule(self) -> OMFSurrogateUpdate:
+        """The dictionary update rule with the current settings."""
+        return OMFSurrogateUpdate(_project_atom, self.alpha, self.beta, self.dict_l2,
+                                  self.dict_max_sweeps, self.dict_tol)
 
     def _codes(self, Xb):
         """argmin_{H ≥ 0} ‖X − HD‖² + λ‖H‖₁ + (κ₂/2)‖H‖² per row (:func:`nonneg_lasso`)."""
@@ -239,19 +246,30 @@ class OnlineDictionaryLearning(OnlineFactorizationMixin, ClassNamePrefixFeatures
         return H
 
     @property
+    def stats_(self):
+        """The surrogate's statistics (``state_.stats``)."""
+        check_is_fitted(self, "components_")
+        return self.state_.stats
+
+    @property
+    def n_steps_(self) -> int:
+        check_is_fitted(self, "components_")
+        return self.state_.n_steps
+
+    @property
     def A_(self) -> np.ndarray:
-        """Σ-statistic A of the surrogate (``stats_.A``)."""
-        return self.stats_.A
+        """Σ-statistic A of the surrogate (K, K)."""
+        return self.stats_.sums[0]
 
     @property
     def B_(self) -> np.ndarray:
-        """Σ-statistic B of the surrogate (``stats_.B``)."""
-        return self.stats_.B
+        """Σ-statistic B of the surrogate (K, F)."""
+        return self.stats_.sums[1]
 
     @property
     def C_(self) -> float:
-        """The surrogate's constant (``stats_.c``)."""
-        return self.stats_.c
+        """The surrogate's constant c."""
+        return self.stats_.sums[2]
 
     def surrogate(self, D=None) -> float:
         """ĝ_t(D) = ½tr(Dᵀ(A + κ₁I)D) − tr(DᵀB) at D (default: the current dictionary)."""
@@ -303,16 +321,12 @@ class OnlineDictionaryLearning(OnlineFactorizationMixin, ClassNamePrefixFeatures
         R = Xb - H @ self.components_
         f = float((np.einsum("ij,ij->", R, R) + self.alpha * H.sum()) / max(Xb.shape[0], 1))
         self.code_sums_ = self.code_sums_ + H.sum(axis=0)
-        self.n_steps_ += 1
         b = Xb.shape[0]
-        self.stats_ = self.stats_.add(H, Xb, self.alpha, self.beta)  # the rule's state
-        A = self.A_ + self.dict_l2 * np.eye(self.A_.shape[0])
-        D, _ = bcd_dictionary(self.components_.astype(float), A, self.B_, _project_atom,
-                              max_sweeps=self.dict_max_sweeps, tol=self.dict_tol)
-        self.components_ = D.astype(self.components_.dtype)
+        self.components_, self.state_ = self._rule().update(self.state_, self.components_, H,
+                                                            Xb)
         self._fit_time += time.perf_counter() - t0
-        if self._history.due(self.n_steps_):
-            self._history.record(self.n_steps_ * b, self._fit_time, self.surrogate())
+        if self._history.due(self.state_.n_steps):
+            self._history.record(self.state_.n_steps * b, self._fit_time, self.surrogate())
         return f
 
     @transactional

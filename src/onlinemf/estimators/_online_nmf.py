@@ -151,6 +151,10 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
     components_ : ndarray of shape (n_components, n_features)
         The dictionary D = Wᵀ, entries in [0, 1].
     n_components_, n_steps_, n_samples_seen_, n_features_in_ : int
+        ``n_steps_`` and ``n_samples_seen_`` are read from ``state_``.
+    state_ : SGDState or SurrogateState
+        The dictionary update rule's immutable state (its statistics and counts): a pickled
+        estimator resumes exactly from it and ``components_``.
     loss_ : Loss
     coder_ : CodeSolver
         The online steps' code solver, every "auto" resolved.
@@ -461,7 +465,7 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
         self.n_components_ = self.n_components
         self.loss_ = loss
         self.scale_ = scale
-        self._state = self._update_rule().init(self.components_)
+        self.state_ = self._update_rule().init(self.components_)
         self._reset_history()
         self._loss_sum = 0.0
         self.n_code_iter_ = 0
@@ -524,12 +528,12 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
     @property
     def n_steps_(self) -> int:
         check_is_fitted(self, "components_")
-        return self._state.n_steps
+        return self.state_.n_steps
 
     @property
     def n_samples_seen_(self) -> int:
         check_is_fitted(self, "components_")
-        return self._state.n_samples_seen
+        return self.state_.n_samples_seen
 
     # ------------------------------------------------------------------ the online step
     def _losses(self, Xb, Mb, H, D) -> np.ndarray:
@@ -547,10 +551,10 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
         H = coded.codes
         self.n_code_iter_ += int(coded.n_iter.sum())
         if isinstance(rule, BCDSurrogateUpdate):
-            D_new, state = rule.update(self._state, D, H, Xb, Mb)
+            D_new, state = rule.update(self.state_, D, H, Xb, Mb)
         elif isinstance(rule, MultiplicativeSurrogateUpdate):
             HtP, HtQ = self.loss_.mu_products(Xb, H, D, Mb)
-            D_new, state = rule.update(self._state, D, HtP, HtQ, Xb.shape[0])
+            D_new, state = rule.update(self.state_, D, HtP, HtQ, Xb.shape[0])
         else:
             if isinstance(Xb, SparseRows):
                 grad = self.loss_.sparse_dictionary_grad(Xb, H, D)
@@ -560,10 +564,10 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
             def batch_loss(C):
                 return float(self._losses(Xb, Mb, H, C).sum())
 
-            D_new, state = rule.update(self._state, D, grad, Xb.shape[0],
+            D_new, state = rule.update(self.state_, D, grad, Xb.shape[0],
                                        batch_loss if self._sgd.safeguard else None)
         self.components_ = D_new.astype(D.dtype, copy=False)
-        self._state = state
+        self.state_ = state
         self._fit_time += time.perf_counter() - t0
         # each sample's loss at its codes under W_{t−1}: the coder's final objective, less
         # the optional Tikhonov term (no second pass over the batch)
@@ -585,16 +589,16 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
 
     def _objective_now(self) -> float:
         if self.history == "online":
-            return self._loss_sum / max(self._state.n_samples_seen, 1)
+            return self._loss_sum / max(self.state_.n_samples_seen, 1)
         total = sum(float(self._losses(x, m, h, self.components_).sum())
                     for x, m, h in self._buffer)
-        return total / max(self._state.n_samples_seen, 1)
+        return total / max(self.state_.n_samples_seen, 1)
 
     def _end_warmup(self):
         """Hand the stream from the SGD warm-up to the surrogate update, whose statistics
         start here (the step and sample counts carry on)."""
         self._warming_up = False
-        self._state = anchored_state(self._update_rule(), self.components_, self._state)
+        self.state_ = anchored_state(self._update_rule(), self.components_, self.state_)
 
     def _run(self, X, mask, order, batch_size, monitor=None) -> bool:
         """The online steps over the rows ``order`` of X; True if ``monitor`` (fit's
@@ -602,7 +606,7 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
         rule = self._update_rule(batch_size)
         sparse = self._sparse_batches(X, mask)
         for start in range(0, order.size, batch_size):
-            if self._warming_up and self._state.n_samples_seen >= self._warmup:
+            if self._warming_up and self.state_.n_samples_seen >= self._warmup:
                 self._end_warmup()
                 rule = self._update_rule(batch_size)
             rows = order[start:start + batch_size]

@@ -21,7 +21,7 @@ from ..constraints import (
     project_nonneg_l2_ball,
     project_nonnegative,
 )
-from ..updates import SurrogateStats, solve_surrogate_dictionary
+from ..updates import OutlierSurrogateUpdate
 from ._base import OnlineFactorizationMixin, one_blas_thread, transactional
 from ._online_nmf import auto_batch_size
 from ._robust_settings import ROBUST_METHODS, Penalty, RobustSolver
@@ -115,9 +115,13 @@ class OnlineRobustNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin,
     lam_ : float
     solver_ : RobustSolver
         The solver's settings, κ resolved.
-    stats_ : SurrogateStats
-        ``A_``, ``B_`` and ``c_`` of the surrogate, sample averages.
+    state_ : SurrogateState
+        The update rule's immutable state: the surrogate's statistics A, B and c (sample
+        averages, a :class:`~onlinemf.updates.RunningAverage`) and the counts.
+    stats_ : RunningAverage
+        ``state_.stats``.
     n_samples_seen_, n_steps_ : int
+        Read from ``state_``.
     n_iter_ : int
         Passes of :meth:`fit` (one stopped mid-pass counts), plus one per :meth:`partial_fit`.
     converged_ : bool
@@ -283,19 +287,38 @@ class OnlineRobustNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin,
         D0 = self._rng.random((self.n_components, n_features))
         self.components_ = self._project(D0).astype(X.dtype)
         self.n_components_ = self.n_components
-        self.stats_ = SurrogateStats.zeros(self.n_components, n_features, X.dtype)
-        self.n_steps_ = 0
+        self.state_ = self._rule().init(self.components_)
         self._reset_history()
+
+    def _rule(self) -> OutlierSurrogateUpdate:
+        """The dictionary update rule with the current settings."""
+        sol = self._solver
+        return OutlierSurrogateUpdate(
+            self._project, self.lam_, solver=ROBUST_METHODS[sol.method][1],
+            max_iter=sol.dict_max_iter, tol=sol.dict_tol, kappa=sol.kappa, rho=sol.rho,
+            w_l1=self._penalty.w_l1, w_l2=self._penalty.w_l2)
+
+    @property
+    def stats_(self):
+        """The surrogate's statistics (``state_.stats``)."""
+        check_is_fitted(self, "components_")
+        return self.state_.stats
 
     @property
     def n_samples_seen_(self) -> int:
         check_is_fitted(self, "components_")
-        return self.stats_.n
+        return self.state_.n_samples_seen
 
-    def surrogate_objective(self) -> float:
-        """f̃_t(W_t) = ½⟨DDᵀ, A⟩ − ⟨D, B⟩ + c (eq. (11)), exact from the statistics."""
+    @property
+    def n_steps_(self) -> int:
         check_is_fitted(self, "components_")
-        return self.stats_.surrogate(self.components_, self._penalty.w_l1, self._penalty.w_l2)
+        return self.state_.n_steps
+
+    def surrogate_objective(self, D=None) -> float:
+        """f̃_t(D) = ½⟨DDᵀ, A⟩ − ⟨D, B⟩ + c (eq. (11)) at D (default: W_t), exact from the
+        statistics."""
+        check_is_fitted(self, "components_")
+        return self._rule().surrogate(self.state_.stats, self.components_ if D is None else D)
 
     def _step(self, Xb, rows=None) -> float:
         """One ONMFO step; returns the batch's mean objective ℓ̃ at its codes and outliers
@@ -305,17 +328,12 @@ class OnlineRobustNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin,
         Xs = Xb / s
         res = self._code(Xs, self.components_)
         f = float(self._losses(Xs, res).mean())
-        self.stats_ = self.stats_.add(Xs, res.codes, res.outliers, self.lam_)
-        sol = self._solver
-        D, _ = solve_surrogate_dictionary(
-            self.components_, self.stats_, self._project, solver=ROBUST_METHODS[sol.method][1],
-            max_iter=sol.dict_max_iter, tol=sol.dict_tol, kappa=sol.kappa, rho=sol.rho,
-            w_l1=self._penalty.w_l1, w_l2=self._penalty.w_l2)
-        self.components_ = D.astype(self.components_.dtype, copy=False)
-        self.n_steps_ += 1
+        self.components_, self.state_ = self._rule().update(self.state_, self.components_, Xs,
+                                                            res.codes, res.outliers)
         self._fit_time += time.perf_counter() - t0
-        if self._history.due(self.n_steps_):
-            self._history.record(self.stats_.n, self._fit_time, self.surrogate_objective())
+        if self._history.due(self.state_.n_steps):
+            self._history.record(self.state_.n_samples_seen, self._fit_time,
+                                 self.surrogate_objective())
         if self.callback is not None:
             self.callback({"rows": rows, "codes": res.codes * s, "components": self.components_,
                            "time": self._fit_time})

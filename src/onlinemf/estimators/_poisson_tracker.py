@@ -17,7 +17,7 @@ from .._dask import dask_nanmean, is_dask_array, iter_row_blocks
 from .._validation import check_magnitude, check_stream_input, dense_batch, guarded_validation
 from ..coders import solve_codes
 from ..losses import KLDivergence
-from ..updates import PoissonStats
+from ..updates import PoissonMemoryLimitedUpdate, PoissonSAUpdate
 from ._base import OnlineFactorizationMixin, one_blas_thread, transactional
 
 __all__ = ["PoissonSubspaceTracker"]
@@ -80,8 +80,10 @@ class PoissonSubspaceTracker(OnlineFactorizationMixin, ClassNamePrefixFeaturesOu
     n_iter_ : int
         Calls of :meth:`partial_fit` (and :meth:`update`); :meth:`fit` tracks X in one pass,
         in time order, as the algorithm is sequential by definition.
-    stats_ : PoissonStats
-        The memory-limited rule's state (``method="ml"``): S, B, R and the total weight.
+    state_ : SurrogateState or PoissonHistory
+        The update rule's immutable state: the memory-limited rule's statistics S, B, R
+        (``method="ml"``), or the samples the SA rule refits on (``method="sa"``), and the
+        counts.
 
     Examples
     --------
@@ -152,16 +154,25 @@ class PoissonSubspaceTracker(OnlineFactorizationMixin, ClassNamePrefixFeaturesOu
         D0 = self._rng.random((n, k)) * np.sqrt(max(level, 1e-12) / k)
         self.components_ = D0.T.copy()
         self.n_components_ = k
-        self.stats_ = PoissonStats.zeros(n, k)
-        self._hist_a, self._hist_y, self._hist_p = [], [], []
-        self._t = 0
+        self.state_ = self._rule().init(self.components_)
         self._loss_sum = 0.0
         self._reset_history()
+
+    def _rule(self):
+        """The update rule of ``method`` with the current settings."""
+        if self.method == "ml":
+            return PoissonMemoryLimitedUpdate(self.lam, self.forget, self.row_solver)
+        return PoissonSAUpdate(self.lam, self.forget, self.window)
 
     @property
     def n_samples_seen_(self) -> int:
         check_is_fitted(self, "components_")
-        return self._t
+        return self.state_.n_samples_seen
+
+    def _sa_rows(self, Ah, Yh, P, D, h_l2):
+        """The SA rule's row problems: the KL codes of the columns of ``Yh`` on ``Ah``."""
+        return solve_codes(_KL, Ah, Yh, P, step="bb", init=D, lower=0.0, upper=np.inf,
+                           h_l2=h_l2, max_iter=self.sa_max_iter, tol=1e-6, f_tol=0.0).codes
 
     def _code(self, y, p, random_start=True):
         """â for a batch of rows (codes depend on D only; rows are independent). Fitting starts
@@ -181,32 +192,16 @@ class PoissonSubspaceTracker(OnlineFactorizationMixin, ClassNamePrefixFeaturesOu
                                           None if p is None else p[None])[0])
         pf = np.ones_like(y) if p is None else p.astype(float)
         py = pf * np.where(pf > 0, y, 0.0)
-        g = self.forget
-        self._t += 1
-        D = self.components_.T
         if self.method == "ml":  # the memory-limited rule: state, then its step
-            self.stats_ = self.stats_.add(pf, py, a, g)
-            D = self.stats_.rows(self.lam, D, solver=self.row_solver)
+            self.components_, self.state_ = self._rule().update(self.state_, self.components_,
+                                                                pf, py, a)
         else:
-            self._hist_a.append(a)
-            self._hist_y.append(py)
-            self._hist_p.append(pf > 0)
-            if self.window is not None and len(self._hist_a) > self.window:
-                del self._hist_a[0], self._hist_y[0], self._hist_p[0]
-            A = np.array(self._hist_a)  # (t, K): the "dictionary" of the row problems
-            m = len(self._hist_a)
-            w = g ** np.arange(m - 1, -1, -1.0)
-            # rows of D as samples: Σ_n w_n p(dᵀa_n − y log dᵀa_n) + λ Σ_n w_n ‖d‖² (eq. (12))
-            Yh = np.array(self._hist_y).T * w
-            Ah = A * w[:, None] if g < 1 else A
-            # weights enter the KL form through (w y, w a): d(w y ‖ w z) = w d(y ‖ z)
-            D = solve_codes(_KL, Ah.T, Yh, np.array(self._hist_p).T, step="bb", init=D,
-                            lower=0.0, upper=np.inf, h_l2=2.0 * self.lam * w.sum(),
-                            max_iter=self.sa_max_iter, tol=1e-6, f_tol=0.0).codes
-        self.components_ = D.T.copy()
+            self.components_, self.state_ = self._rule().update(
+                self.state_, self.components_, pf, py, a, self._sa_rows)
         self._fit_time += time.perf_counter() - t0
-        if self._history.due(self._t):
-            self._history.record(self._t, self._fit_time, self._loss_sum / self._t)
+        t = self.state_.n_samples_seen
+        if self._history.due(t):
+            self._history.record(t, self._fit_time, self._loss_sum / t)
         return a
 
     # ------------------------------------------------------------------ public API

@@ -28,9 +28,9 @@ from ..coders import (
 from ..metrics import evaluate
 from ..problems import PROBLEM_NAMES, Problem, SMFProblem
 from ..updates import (
-    ProxSGDSchedule,
-    SMMStats,
-    VRSnapshot,
+    ProxSGDUpdate,
+    SMMUpdate,
+    SVRGUpdate,
     code_tolerance,
     danskin_gradient_sum,
     default_batch_params,
@@ -148,6 +148,9 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
     learning_rate_ : float (last η used by VR; γ of the last SGD step)
     n_solves_ : int
         Per-sample subproblem solves (1 pass = n solves).
+    state_ : SurrogateState, ProxSGDState or None
+        The SMM or SGD rule's immutable state (its sums, or its schedule's curvature and
+        steps); None for VR, whose snapshot lasts one outer iteration.
     n_samples_drawn_ : int
     """
 
@@ -284,7 +287,7 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
         self.n_samples_drawn_ = 0
         self.n_steps_ = 0
         self.learning_rate_ = None
-        self._smm = self._sgd = None  # the SMM / SGD rules' states
+        self.state_ = None  # the SMM / SGD rule's state, from the first mini-batch
         self._running_loss = None
         self._next_eval = 0.0
         self._eval_codes = None  # the last evaluation's codes: the next one's start
@@ -368,33 +371,26 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
         t0 = time.perf_counter()
         D0 = self.components_.astype(float)
         tol = self._code_s.tol * code_tolerance(m * s, self._code_s.tau)
-        snap, terms = VRSnapshot.take(
-            P, D0, X, tol, chunk_size=self.chunk_size, max_iter=self._code_s.max_iter,
-            map_fn=self.gradient_map or map, cache_codes=self._code_s.cache_snapshot,
-            solve=lambda D, Xc, tol, gram, lip: self._solve(D, Xc, tol, gram=gram,
-                                                            lipschitz=lip),
-            step_scale=self._step_s.scale, learning_rate=self._step_s.learning_rate,
-            solver=self._solver)
+        rule = self._vr_rule()
+        snap = rule.init(D0, X, tol)
         if not self._code_s.cache_snapshot:
             self.n_solves_ += n
         eta = self.learning_rate_ = snap.eta
         self._fit_time += time.perf_counter() - t0
-        self._checkpoint(X, terms.loss / n + P.psi(D0))
+        self._checkpoint(X, snap.loss / n + P.psi(D0))
         D = D0
         for t in range(m):
             t1 = time.perf_counter()
             self._keep_iterate(D)
             if t == 0:  # W^{s,0} = snapshot: lines 8 and 9 coincide, the correction cancels
-                D = P.prox_dictionary(D - eta * snap.grad, eta)
+                D, snap = rule.update(snap, D)
             else:
                 rows = self._rng.choice(n, size=b, replace=False)
                 self.n_samples_drawn_ += b
                 Xb = dense_batch(X, rows)[0].astype(float)
                 c = self._code_s
-                D, solves = snap.step(P, D, Xb, rows, c.tol * code_tolerance(m * s + t, c.tau),
-                                      max_iter=c.max_iter, scale_tol=c.scale_tol,
-                                      solver=self._solver)
-                self.n_solves_ += solves
+                D, snap = rule.update(snap, D, Xb, rows, c.tol * code_tolerance(m * s + t, c.tau))
+                self.n_solves_ += snap.last_solves
             _check_finite(D, f"StochasticMF(method='vr') diverged with learning_rate={eta:g}"
                              "; use a smaller step")
             self.components_ = D
@@ -402,6 +398,18 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
             self._fit_time += time.perf_counter() - t1
             self._checkpoint(X)
         self.n_iter_ += 1
+
+    def _vr_rule(self) -> SVRGUpdate:
+        """The SVRG rule with the current settings (its snapshot lives for one outer
+        iteration)."""
+        c = self._code_s
+        return SVRGUpdate(
+            self.problem_, chunk_size=self.chunk_size, max_iter=c.max_iter,
+            map_fn=self.gradient_map or map, cache_codes=c.cache_snapshot,
+            solve=lambda D, Xc, tol, gram, lip: self._solve(D, Xc, tol, gram=gram,
+                                                            lipschitz=lip),
+            step_scale=self._step_s.scale, learning_rate=self._step_s.learning_rate,
+            solver=self._solver, scale_tol=c.scale_tol)
 
     # ------------------------------------------------------------------ SMM and SGD
     def _stochastic_step(self, X, Xb):
@@ -414,20 +422,19 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
         self._running_loss = loss if self._running_loss is None else (
             0.9 * self._running_loss + 0.1 * loss)
         if self.method == "smm":
-            H = res.codes
             target = Xb if res.outliers is None else Xb - res.outliers
-            if self._smm is None:
-                self._smm = SMMStats.zeros(*D.shape)
-            self._smm = self._smm.add(H, target)  # the rule's state, then its step
-            D = self._smm.step(P, D, sweeps=self.smm_sweeps)
+            rule = SMMUpdate(P, self.smm_sweeps)
+            if self.state_ is None:
+                self.state_ = rule.init(D)
+            D, self.state_ = rule.update(self.state_, D, res.codes, target)
         else:
             V = danskin_gradient_sum(D, Xb, res.codes, res.outliers) / b
-            if self._sgd is None:  # the rule's state, from the first mini-batch
-                self._sgd = ProxSGDSchedule.first(res.codes)
-            D, self.learning_rate_ = self._sgd.step(
-                P, D, V, steps_done=self.n_steps_, batch=b, n_samples=X.shape[0],
-                beta=self._step_s.sgd_beta, beta_prime=self._step_s.sgd_beta_prime,
-                scale=self._step_s.scale)
+            rule = ProxSGDUpdate(P, X.shape[0], self._step_s.sgd_beta,
+                                 self._step_s.sgd_beta_prime, self._step_s.scale)
+            if self.state_ is None:  # the rule's state, from the first mini-batch
+                self.state_ = rule.init(D, res.codes, self.n_steps_)
+            D, self.state_ = rule.update(self.state_, D, V, b)
+            self.learning_rate_ = self.state_.step_size
         _check_finite(D, f"StochasticMF(method={self.method!r}) diverged; use a smaller "
                          "step (SMFStep(sgd_beta=...))")
         self.components_ = D

@@ -4,7 +4,8 @@ projected SGD is :mod:`onlinemf.updates._sgd`).
 
 * squared loss: the quadratic surrogate ½⟨DDᵀ, A⟩ − ⟨D, B⟩ of Mairal et al. (2010) with
   A = Σ w HᵀH, B = Σ w HᵀX, minimized over the box by block coordinate descent
-  (:func:`bcd_dictionary`, the statistics are :class:`WeightedStats`);
+  (:func:`bcd_dictionary`, the statistics a :class:`RunningAverage` with
+  :class:`PowerWeights`);
 * β-divergences: the auxiliary function of the multiplicative update (Févotte and Idier 2011)
   with its numerator and denominator accumulated over the stream (Lefèvre, Bach and Févotte
   2011), whose minimizer is their ratio.
@@ -22,9 +23,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..constraints import project_dictionary_box
-from ._surrogate import WeightedStats, bcd_dictionary
+from ._running import PowerWeights, RunningAverage, SurrogateState
+from ._surrogate import batch_terms, bcd_dictionary
 
-__all__ = ["SurrogateState", "BCDSurrogateUpdate", "MultiplicativeSurrogateUpdate",
+__all__ = ["BCDSurrogateUpdate", "MultiplicativeSurrogateUpdate",
            "anchored_state", "batch_weight", "rescale_into_box"]
 
 _TINY = 1e-300
@@ -49,16 +51,7 @@ def anchored_state(rule, components: np.ndarray, counts) -> SurrogateState:
                           counts.n_samples_seen)
 
 
-@dataclass(frozen=True)
-class SurrogateState:
-    """State of a surrogate rule: its statistics and the step and sample counts."""
-
-    stats: object
-    n_steps: int = 0
-    n_samples_seen: int = 0
-
-
-def rescale_into_box(D: np.ndarray, stats: WeightedStats) -> tuple[np.ndarray, WeightedStats]:
+def rescale_into_box(D: np.ndarray, stats: RunningAverage) -> tuple[np.ndarray, RunningAverage]:
     """Each atom d_j with max d_j = m_j > 1 divided by m_j, and the statistics changed with
     it (A_jk ← m_j m_k A_jk, B_j ← m_j B_j): the surrogate ½tr(DᵀAD) − tr(DᵀB) is the same
     function of the product of codes and dictionary, the atom is back in the box [0, 1], and
@@ -68,8 +61,8 @@ def rescale_into_box(D: np.ndarray, stats: WeightedStats) -> tuple[np.ndarray, W
     m = np.maximum(D.max(axis=1, initial=0.0), 1.0)
     if np.all(m == 1.0):
         return D, stats
-    return D / m[:, None], WeightedStats(stats.A * np.outer(m, m), stats.B * m[:, None],
-                                         stats.c, stats.t)
+    A, B, c = stats.sums
+    return D / m[:, None], stats.with_sums(A * np.outer(m, m), B * m[:, None], c)
 
 
 @dataclass(frozen=True)
@@ -90,9 +83,13 @@ class BCDSurrogateUpdate:
     def init(self, components: np.ndarray, anchored: bool = False) -> SurrogateState:
         """Empty statistics, or (``anchored``) statistics that the first batch fills at the
         current dictionary's fixed point (see :func:`anchored_state`)."""
-        return SurrogateState(None if anchored else WeightedStats.zeros(*components.shape))
+        k, f = components.shape
+        return SurrogateState(None if anchored else RunningAverage.zeros(
+            ((k, k), (k, f), ()), PowerWeights(self.decay)))
 
     def update(self, state: SurrogateState, components, H, X, mask=None):
+        """One step on the batch X (b, F) (dense with its ``mask``, or CSR rows) with its
+        codes H."""
         if mask is not None:
             X = np.where(mask, X, H @ components)
         b = X.shape[0]
@@ -100,13 +97,14 @@ class BCDSurrogateUpdate:
         past = state.stats
         if past is None:  # anchored: A = HᵀH/b and B = A·D, whose minimizer is D itself
             A = (H.T @ H) / b
-            past = WeightedStats(A, A @ components.astype(float, copy=False))
-        stats = past.add(H, X, 0.0, self.decay, weight=w)
+            past = RunningAverage((A, A @ components.astype(float, copy=False), 0.0),
+                                  PowerWeights(self.decay))
+        stats = past.add(*batch_terms(H, X, 0.0), n_rows=b, weight=w)
         # each atom nonnegative (exact per-atom minimization), then scaled into the box with
         # the statistics (see ``rescale_into_box``), then the whole dictionary onto C: the
         # floor ε on the sum over atoms of each feature couples the atoms, and it only acts
         # where every atom is zero at a feature
-        D, _ = bcd_dictionary(components, stats.A, stats.B, lambda d: np.maximum(d, 0.0),
+        D, _ = bcd_dictionary(components, stats.sums[0], stats.sums[1], _nonnegative,
                               max_sweeps=self.max_sweeps)
         D, stats = rescale_into_box(D, stats)
         D = project_dictionary_box(D, self.eps)
@@ -114,20 +112,15 @@ class BCDSurrogateUpdate:
                 SurrogateState(stats, state.n_steps + 1, state.n_samples_seen + X.shape[0]))
 
 
-@dataclass(frozen=True)
-class MultiplicativeStats:
-    """Running numerator and denominator of the multiplicative update, in the γ-linearized
-    units: the dictionary is (num / den)^γ."""
-
-    num: np.ndarray
-    den: np.ndarray
-    t: int = 0
+def _nonnegative(d):
+    return np.maximum(d, 0.0)
 
 
 @dataclass(frozen=True)
 class MultiplicativeSurrogateUpdate:
     """β-divergences: num ← (1 − w)num + w D^{1/γ} ⊙ HᵀP / b, den ← (1 − w)den + w HᵀQ / b,
-    D ← (num / den)^γ, with (HᵀP, HᵀQ) from :meth:`onlinemf.losses.Loss.mu_products`.
+    D ← (num / den)^γ, with (HᵀP, HᵀQ) from :meth:`onlinemf.losses.Loss.mu_products`. The
+    statistics (num, den) are a :class:`RunningAverage` in the γ-linearized units.
 
     The box keeps atoms at most 1: an atom whose largest entry c exceeds 1 is divided by c and
     its statistics rescaled so that the ratio follows (the codes absorb the factor, as they
@@ -144,10 +137,15 @@ class MultiplicativeSurrogateUpdate:
         current dictionary's fixed point (see :func:`anchored_state`)."""
         if anchored:
             return SurrogateState(None)
-        z = np.zeros_like(components, dtype=float)
-        return SurrogateState(MultiplicativeStats(z, z.copy()))
+        return SurrogateState(RunningAverage.zeros((components.shape, components.shape),
+                                                   self._weights()))
+
+    def _weights(self) -> PowerWeights:
+        return PowerWeights(self.decay, scale_first=True)
 
     def update(self, state: SurrogateState, components, HtP, HtQ, n_batch: int):
+        """One step on a batch of ``n_batch`` rows whose multiplicative-update products are
+        (HᵀP, HᵀQ) (K, F)."""
         g = self.gamma
         w = batch_weight(state.n_samples_seen + n_batch, n_batch, self.nominal_batch,
                          self.decay)
@@ -155,10 +153,9 @@ class MultiplicativeSurrogateUpdate:
         st = state.stats
         if st is None:  # anchored: den = HᵀQ/b and num = D^(1/γ) ⊙ den, whose ratio is D
             den0 = HtQ / n_batch
-            st = MultiplicativeStats(Dg * den0, den0)
-        t = st.t + 1
-        num = (1 - w) * st.num + (w / n_batch) * (Dg * HtP)
-        den = (1 - w) * st.den + (w / n_batch) * HtQ
+            st = RunningAverage((Dg * den0, den0), self._weights())
+        st = st.add(Dg * HtP, HtQ, n_rows=n_batch, weight=w)
+        num, den = st.sums
         used = den > _TINY
         R = np.where(used, num / np.where(used, den, 1.0), Dg)
         D = R if g == 1.0 else R ** g
@@ -168,5 +165,5 @@ class MultiplicativeSurrogateUpdate:
         if g != 1.0:
             num = num * c[:, None] ** (1.0 - 1.0 / g)
         D = project_dictionary_box(D, self.eps).astype(components.dtype, copy=False)
-        return D, SurrogateState(MultiplicativeStats(num, den, t), state.n_steps + 1,
+        return D, SurrogateState(st.with_sums(num, den), state.n_steps + 1,
                                  state.n_samples_seen + n_batch)

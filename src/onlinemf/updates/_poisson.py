@@ -1,7 +1,7 @@
 """Row solvers of Poisson subspace tracking (Wang and Chi 2016, "Stochastic Approximation and
 Memory-Limited Subspace Tracking for Poisson Streaming Data", arXiv:1612.02425): the
-memory-limited and full SA dictionary rows, and the memory-limited rule's statistics as an
-immutable state."""
+row solvers, and the memory-limited and full SA rules, each an immutable state plus a pure
+step."""
 
 from __future__ import annotations
 
@@ -9,7 +9,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["PoissonStats", "poisson_row_objective", "solve_poisson_rows", "log_jensen_gap"]
+from ._running import RunningAverage, SampleMean, SurrogateState
+
+__all__ = ["PoissonMemoryLimitedUpdate", "PoissonSAUpdate", "PoissonHistory",
+           "poisson_row_objective", "solve_poisson_rows", "log_jensen_gap"]
 
 
 def poisson_row_objective(D, S, beta, R, lam):
@@ -129,30 +132,93 @@ def log_jensen_gap(a, b):
 
 
 @dataclass(frozen=True)
-class PoissonStats:
-    """The memory-limited SA rule's statistics (Wang and Chi 2016, Algorithms 2–3) as weighted
-    means: S = Σ w_t p_t a_tᵀ, B = Σ w_t p_t y_t, R = Σ w_t (p_t y_t) a_tᵀ divided by the total
-    weight W = Σ γ^{T−t} (r normalized too: the row argmin is invariant to its scale, and the
-    means stay O(1)). :meth:`add` returns the next state; :meth:`rows` is the rule's step."""
+class PoissonMemoryLimitedUpdate:
+    """The memory-limited SA rule (Wang and Chi 2016, Algorithms 2–3): the statistics
+    S = Σ w_t p_t a_tᵀ, B = Σ w_t p_t y_t, R = Σ w_t (p_t y_t) a_tᵀ as weighted means over the
+    stream, the past discounted by γ = ``forget`` per sample (a :class:`RunningAverage` with
+    :class:`SampleMean`; r normalized too: the row argmin is invariant to its scale, and the
+    means stay O(1)), then every row of D solved (:func:`solve_poisson_rows`).
 
-    S: np.ndarray
-    B: np.ndarray
-    R: np.ndarray
-    W: float = 0.0
+    Parameters
+    ----------
+    lam : float
+        λ of the row problems.
+    forget : float
+        γ in (0, 1].
+    solver : {"exact", "pgd"}
+        The row solver.
+    """
 
-    @classmethod
-    def zeros(cls, n_features: int, n_components: int) -> PoissonStats:
-        return cls(np.zeros((n_features, n_components)), np.zeros(n_features),
-                   np.zeros((n_features, n_components)), 0.0)
+    lam: float = 0.2
+    forget: float = 1.0
+    solver: str = "exact"
 
-    def add(self, p: np.ndarray, py: np.ndarray, a: np.ndarray, forget: float) -> PoissonStats:
-        """The statistics after one more sample: observed mask ``p`` (as floats), masked
-        counts ``py`` and code ``a``, with the past discounted by ``forget`` (γ)."""
-        old = forget * self.W
-        W = old + 1.0
-        return PoissonStats((old * self.S + np.outer(p, a)) / W, (old * self.B + py) / W,
-                            (old * self.R + np.outer(py, a)) / W, W)
+    def init(self, components: np.ndarray) -> SurrogateState:
+        k, n = components.shape
+        return SurrogateState(RunningAverage.zeros(((n, k), (n,), (n, k)),
+                                                   SampleMean(self.forget)))
 
-    def rows(self, lam: float, D_prev: np.ndarray, solver: str = "exact") -> np.ndarray:
-        """The next dictionary (F, K): every row's problem solved (:func:`solve_poisson_rows`)."""
-        return solve_poisson_rows(self.S, self.B, self.R, lam, D_prev, solver=solver)
+    def update(self, state: SurrogateState, components, p, py, a):
+        """One time step: the observed mask ``p`` (as floats), the masked counts ``py`` (F,)
+        and the sample's code ``a`` (K,); ``components`` is D̂ᵀ (K, F)."""
+        stats = state.stats.add(np.outer(p, a), py, np.outer(py, a), n_rows=1)
+        S, B, R = stats.sums
+        D = solve_poisson_rows(S, B, R, self.lam, components.T, solver=self.solver)
+        return D.T.copy(), SurrogateState(stats, state.n_steps + 1, state.n_samples_seen + 1)
+
+
+@dataclass(frozen=True)
+class PoissonHistory:
+    """State of :class:`PoissonSAUpdate`: the codes, masked counts and masks of the samples
+    kept (all of them, or the last ``window``), oldest first, and the samples seen."""
+
+    codes: tuple = ()
+    counts: tuple = ()
+    masks: tuple = ()
+    n_steps: int = 0
+    n_samples_seen: int = 0
+
+
+@dataclass(frozen=True)
+class PoissonSAUpdate:
+    """The stochastic approximation rule (Wang and Chi 2016, Algorithm 1): D refit on every
+    sample kept, each row of D a weighted Poisson regression on the kept codes (eq. (12)):
+    Σ_n w_n p_n(dᵀa_n − y_n log dᵀa_n) + λ Σ_n w_n ‖d‖², w_n = γ^(age of sample n).
+
+    The row problems are solved by the caller's ``solve_rows(A, Y, P, D0, l2)``: the KL codes
+    of the columns of Y (F, m) and mask P on the "dictionary" A (K, m), from D0 (F, K), with
+    the Tikhonov weight ``l2``; it returns the rows (F, K).
+
+    Parameters
+    ----------
+    lam : float
+        λ of eq. (12).
+    forget : float
+        γ in (0, 1].
+    window : int or None
+        Keep only the last ``window`` samples (bounded memory; not in the paper).
+    """
+
+    lam: float = 0.2
+    forget: float = 1.0
+    window: int | None = None
+
+    def init(self, components: np.ndarray) -> PoissonHistory:
+        return PoissonHistory()
+
+    def update(self, state: PoissonHistory, components, p, py, a, solve_rows):
+        """One time step (as :meth:`PoissonMemoryLimitedUpdate.update`), D refit by
+        ``solve_rows`` on the kept samples."""
+        keep = slice(None) if self.window is None else slice(-self.window, None)
+        codes = (state.codes + (a,))[keep]
+        counts = (state.counts + (py,))[keep]
+        masks = (state.masks + (p > 0,))[keep]
+        A = np.array(codes)  # (m, K): the "dictionary" of the row problems
+        w = self.forget ** np.arange(len(codes) - 1, -1, -1.0)
+        # rows of D as samples: Σ_n w_n p(dᵀa_n − y log dᵀa_n) + λ Σ_n w_n ‖d‖² (eq. (12));
+        # weights enter the KL form through (w y, w a): d(w y ‖ w z) = w d(y ‖ z)
+        Yh = np.array(counts).T * w
+        Ah = A * w[:, None] if self.forget < 1 else A
+        D = solve_rows(Ah.T, Yh, np.array(masks).T, components.T, 2.0 * self.lam * w.sum())
+        return D.T.copy(), PoissonHistory(codes, counts, masks, state.n_steps + 1,
+                                          state.n_samples_seen + 1)

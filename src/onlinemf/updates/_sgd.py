@@ -1,6 +1,6 @@
 """Projected stochastic gradient on the dictionary with a Robbins–Monro step (Zhao, Tan and Xu
 2016, "Online Nonnegative Matrix Factorization with General Divergences", arXiv:1608.00075,
-Algorithm 1): explicit state plus a step."""
+Algorithm 1): an immutable state plus a pure step."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ class RobbinsMonroSchedule:
         return self.a / (n_seen + self.b)
 
 
-@dataclass
+@dataclass(frozen=True)
 class SGDState:
     """State of :class:`ProjectedSGDUpdate`: mini-batch steps taken and samples seen."""
 
@@ -70,6 +70,7 @@ class ProjectedSGDUpdate:
     max_halvings: int = 20
 
     def init(self, components: np.ndarray) -> SGDState:
+        """No steps taken, no samples seen."""
         return SGDState()
 
     def update(

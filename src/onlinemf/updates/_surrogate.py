@@ -1,64 +1,31 @@
 """Surrogate minimization from sufficient statistics (Zhao and Tan 2016, "Online Nonnegative
 Matrix Factorization with Outliers", arXiv:1604.02634; Lyu, Needell and Balzano 2020, "Online
 Matrix Factorization for Markovian Data and Applications to Network Dictionary Learning",
-arXiv:1911.01931): the statistics as an immutable value, and the dictionary solves (PGD,
-accelerated PGD, ADMM, block coordinate descent over the atoms)."""
+arXiv:1911.01931): the dictionary solves (PGD, accelerated PGD, ADMM, block coordinate descent
+over the atoms) and the two rules built on them, each an immutable state of running averages
+(:class:`~onlinemf.updates.RunningAverage`) plus a pure step."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
 from .._steps import nesterov_momentum, safe_cho_factor, spectral_lipschitz
+from ._running import PowerWeights, RunningAverage, SampleMean, SurrogateState
 
-__all__ = ["WeightedStats", "SurrogateStats", "DICT_SOLVERS", "solve_surrogate_dictionary",
-           "bcd_dictionary"]
-
-
-@dataclass
-class SurrogateStats:
-    """Sufficient statistics of the surrogate f̃_t (Zhao and Tan 2016, eqs. (11)–(12)).
-
-    In scikit-learn orientation: A = mean of h hᵀ (K×K), B = mean of h (v − r)ᵀ (K×F) and
-    c = mean of ½‖v − r‖² + λ‖r‖₁, so that f̃_t(D) = ½⟨DDᵀ, A⟩ − ⟨D, B⟩ + c exactly. They are
-    sample averages (a mini-batch convention the paper leaves open: it reduces to Algorithm 1
-    at τ = 1 and keeps the ADMM penalty's effect independent of τ).
-    """
-
-    A: np.ndarray
-    B: np.ndarray
-    c: float = 0.0
-    n: int = 0
-
-    @classmethod
-    def zeros(cls, n_components: int, n_features: int, dtype=float) -> SurrogateStats:
-        return cls(np.zeros((n_components, n_components), dtype),
-                   np.zeros((n_components, n_features), dtype))
-
-    def add(self, X, H, R, lam: float) -> SurrogateStats:
-        """Statistics after a batch of samples X with codes H and outliers R (new object)."""
-        b = X.shape[0]
-        m = self.n + b
-        E = X - R
-        c_batch = 0.5 * float(np.einsum("ij,ij->", E, E)) + lam * float(np.abs(R).sum())
-        return SurrogateStats((self.n * self.A + H.T @ H) / m, (self.n * self.B + H.T @ E) / m,
-                              (self.n * self.c + c_batch) / m, m)
-
-    def surrogate(self, D, w_l1: float = 0.0, w_l2: float = 0.0) -> float:
-        """f̃_t(D) (with the dictionary regularizers of Zhao and Tan 2016, Section VI-B, added
-        once, outside the average)."""
-        val = 0.5 * float(np.sum((D @ D.T) * self.A)) - float(np.sum(D * self.B)) + self.c
-        return val + w_l1 * float(np.abs(D).sum()) + 0.5 * w_l2 * float(np.sum(D * D))
+__all__ = ["DICT_SOLVERS", "solve_surrogate_dictionary", "bcd_dictionary", "batch_terms",
+           "OutlierSurrogateUpdate", "OMFSurrogateUpdate"]
 
 
 DICT_SOLVERS = ("pgd", "apgd", "admm")
 
 
-def solve_surrogate_dictionary(D0, stats: SurrogateStats, project, *, solver="admm",
-                               max_iter=200, tol=1e-4, kappa=0.7, rho=1.0, w_l1=0.0,
-                               w_l2=0.0):
-    """min_{D ∈ C} ½⟨DDᵀ, A⟩ − ⟨D, B⟩ (+ w_l1‖D‖₁ + (w_l2/2)‖D‖²), warm-started at D0.
+def solve_surrogate_dictionary(D0, A, B, project, *, solver="admm", max_iter=200, tol=1e-4,
+                               kappa=0.7, rho=1.0, w_l1=0.0, w_l2=0.0):
+    """min_{D ∈ C} ½⟨DDᵀ, A⟩ − ⟨D, B⟩ (+ w_l1‖D‖₁ + (w_l2/2)‖D‖²), warm-started at D0, for
+    the statistics A (K, K) and B (K, F) of a running average.
 
     ``"pgd"``: eq. (21) with η̃ = κ/‖A‖_F; ``"apgd"``: its accelerated form (step 1/‖A‖₂, with
     adaptive restart); ``"admm"``: eqs. (33)–(35) with penalty ρ, returning the feasible copy.
@@ -71,9 +38,9 @@ def solve_surrogate_dictionary(D0, stats: SurrogateStats, project, *, solver="ad
     """
     if solver not in DICT_SOLVERS:
         raise ValueError(f"unknown dictionary solver {solver!r}; choose one of {DICT_SOLVERS}")
-    k = stats.A.shape[0]
-    A = stats.A + w_l2 * np.eye(k)
-    B = stats.B - w_l1  # D ≥ 0 on every set used here, so ‖D‖₁ = ⟨1, D⟩
+    k = A.shape[0]
+    A = A + w_l2 * np.eye(k)
+    B = B - w_l1  # D ≥ 0 on every set used here, so ‖D‖₁ = ⟨1, D⟩
 
     def p(D):
         return 0.5 * float(np.sum((D @ D.T) * A)) - float(np.sum(D * B))
@@ -154,36 +121,114 @@ def bcd_dictionary(D0, A, B, project, *, max_sweeps=10, tol=1e-6):
     return D, sweeps
 
 
+def batch_terms(H: np.ndarray, X, lam: float) -> tuple:
+    """(HᵀH, HᵀX, ‖X‖² + λ‖H‖₁) of a batch X (dense, or CSR rows with ``transpose_times``)
+    with nonnegative codes H: the sums that the squared loss's surrogate averages."""
+    if hasattr(X, "transpose_times"):  # CSR rows: HᵀX and ‖X‖² from the nonzeros
+        HtX, sq = X.transpose_times(X.data, H), float(X.squared_norms().sum())
+    else:
+        Xf = X.astype(float, copy=False)
+        HtX, sq = H.T @ X, float(np.vdot(Xf, Xf))
+    return H.T @ H, HtX, sq + lam * float(H.sum())
+
+
 @dataclass(frozen=True)
-class WeightedStats:
-    """Online matrix factorization's statistics with weights w_t = t^(−β) (β = 1 gives the
-    1/t running means of Lyu, Needell and Balzano 2020, the case their theory covers):
-    A = (1 − w)A + w HᵀH/b, B = (1 − w)B + w HᵀX/b and the constant c of the surrogate,
-    c = (1 − w)c + w(‖X‖² + λ‖H‖₁)/b. With β = 1 they are running means over the stream.
-    :meth:`add` returns the next state; the dictionary step is :func:`bcd_dictionary`."""
+class OutlierSurrogateUpdate:
+    """Online NMF with outliers (Zhao and Tan 2016, Algorithm 1): the sample means
+    A = mean of h hᵀ (K×K), B = mean of h (v − r)ᵀ (K×F) and c = mean of ½‖v − r‖² + λ‖r‖₁,
+    so that the surrogate f̃_t(D) = ½⟨DDᵀ, A⟩ − ⟨D, B⟩ + c exactly, then D minimizing it over
+    C by PGD, accelerated PGD or ADMM (:func:`solve_surrogate_dictionary`).
 
-    A: np.ndarray
-    B: np.ndarray
-    c: float = 0.0
-    t: int = 0
+    Sample means rather than sums (a mini-batch convention the paper leaves open): they reduce
+    to Algorithm 1 at τ = 1 and keep the ADMM penalty's effect independent of τ.
 
-    @classmethod
-    def zeros(cls, n_components: int, n_features: int) -> WeightedStats:
-        return cls(np.zeros((n_components, n_components)), np.zeros((n_components, n_features)))
+    Parameters
+    ----------
+    project : callable
+        Π_C on the whole dictionary.
+    lam : float
+        λ, the outliers' ℓ1 weight (in the constant c).
+    solver, max_iter, tol, kappa, rho, w_l1, w_l2
+        The dictionary solve's settings (:func:`solve_surrogate_dictionary`).
+    """
 
-    def add(self, H: np.ndarray, X, lam: float, beta: float,
-            weight: float | None = None) -> WeightedStats:
-        """The statistics after a batch X (dense, or CSR rows with ``transpose_times``), with
-        the weight t^(−β), or ``weight`` if given."""
-        t = self.t + 1
-        w = t ** (-beta) if weight is None else weight
-        b = X.shape[0]
-        if hasattr(X, "transpose_times"):  # CSR rows: HᵀX and ‖X‖² from the nonzeros
-            HtX, sq = X.transpose_times(X.data, H), float(X.squared_norms().sum())
-        else:
-            Xf = X.astype(float, copy=False)
-            HtX, sq = H.T @ X, float(np.vdot(Xf, Xf))
-        c = sq + lam * float(H.sum())
-        return WeightedStats((1 - w) * self.A + w * (H.T @ H) / b,
-                             (1 - w) * self.B + w * HtX / b,
-                             (1 - w) * self.c + w * c / b, t)
+    project: Callable
+    lam: float = 0.0
+    solver: str = "admm"
+    max_iter: int = 200
+    tol: float = 1e-4
+    kappa: float = 0.7
+    rho: float = 1.0
+    w_l1: float = 0.0
+    w_l2: float = 0.0
+
+    def init(self, components: np.ndarray) -> SurrogateState:
+        k, f = components.shape
+        return SurrogateState(RunningAverage.zeros(((k, k), (k, f), ()), SampleMean(),
+                                                   components.dtype))
+
+    def accumulate(self, stats: RunningAverage, X, H, R) -> RunningAverage:
+        """The statistics after the batch X (b, F) with its codes H and outliers R."""
+        E = X - R
+        c_batch = 0.5 * float(np.einsum("ij,ij->", E, E)) + self.lam * float(np.abs(R).sum())
+        return stats.add(H.T @ H, H.T @ E, c_batch, n_rows=X.shape[0])
+
+    def update(self, state: SurrogateState, components, X, H, R):
+        """One step on the scaled batch X (b, F) with its codes H and outliers R."""
+        stats = self.accumulate(state.stats, X, H, R)
+        A, B, _ = stats.sums
+        D, _ = solve_surrogate_dictionary(
+            components, A, B, self.project, solver=self.solver, max_iter=self.max_iter,
+            tol=self.tol, kappa=self.kappa, rho=self.rho, w_l1=self.w_l1, w_l2=self.w_l2)
+        return (D.astype(components.dtype, copy=False),
+                SurrogateState(stats, state.n_steps + 1, stats.n))
+
+    def surrogate(self, stats: RunningAverage, D) -> float:
+        """f̃_t(D) from the statistics (with the dictionary regularizers of Zhao and Tan 2016,
+        Section VI-B, added once, outside the average)."""
+        A, B, c = stats.sums
+        val = 0.5 * float(np.sum((D @ D.T) * A)) - float(np.sum(D * B)) + c
+        return val + self.w_l1 * float(np.abs(D).sum()) + 0.5 * self.w_l2 * float(np.sum(D * D))
+
+
+@dataclass(frozen=True)
+class OMFSurrogateUpdate:
+    """Online matrix factorization's step (Mairal et al. 2010; Lyu, Needell and Balzano 2020,
+    Algorithm 1): A = (1 − w)A + w HᵀH/b, B = (1 − w)B + w HᵀX/b and the surrogate's constant
+    c = (1 − w)c + w(‖X‖² + λ‖H‖₁)/b with w_t = t^(−β) (β = 1: running means, the case the
+    theory covers), then block coordinate descent over the atoms on A + κ₁I and B.
+
+    Parameters
+    ----------
+    project_atom : callable
+        Π onto one atom's set.
+    alpha : float
+        λ, the codes' ℓ1 weight (in c).
+    beta : float
+        β of the weights.
+    dict_l2 : float
+        κ₁, a ridge on the dictionary step.
+    max_sweeps, tol
+        The BCD's settings (:func:`bcd_dictionary`).
+    """
+
+    project_atom: Callable
+    alpha: float = 1.0
+    beta: float = 1.0
+    dict_l2: float = 0.0
+    max_sweeps: int = 10
+    tol: float = 1e-6
+
+    def init(self, components: np.ndarray) -> SurrogateState:
+        k, f = components.shape
+        return SurrogateState(RunningAverage.zeros(((k, k), (k, f), ()), PowerWeights(self.beta)))
+
+    def update(self, state: SurrogateState, components, H, X):
+        """One step on the batch X (b, F) with its codes H."""
+        stats = state.stats.add(*batch_terms(H, X, self.alpha), n_rows=X.shape[0])
+        A, B, _ = stats.sums
+        A = A + self.dict_l2 * np.eye(A.shape[0])
+        D, _ = bcd_dictionary(components.astype(float), A, B, self.project_atom,
+                              max_sweeps=self.max_sweeps, tol=self.tol)
+        return (D.astype(components.dtype),
+                SurrogateState(stats, state.n_steps + 1, state.n_samples_seen + X.shape[0]))

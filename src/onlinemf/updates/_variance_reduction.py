@@ -10,7 +10,8 @@ eq. (7) is ∇_D ℓ(x, D) = h*ᵀ(h*D + r* − x)."""
 from __future__ import annotations
 
 import operator
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from functools import partial, reduce
 
 import numpy as np
@@ -18,9 +19,11 @@ import numpy as np
 from .._dask import is_dask_array, map_reduce_blocks
 from .._steps import accelerated_prox_grad, spectral_lipschitz
 from ..coders import solve_codes_bsum
+from ._running import CumulativeSums, RunningAverage, SurrogateState
 from ._surrogate import bcd_dictionary
 
-__all__ = ["VRSnapshot", "ProxSGDSchedule", "SMMStats", "GradientTerms", "sampling_factor",
+__all__ = ["VRSnapshot", "SVRGUpdate", "ProxSGDState", "ProxSGDUpdate", "SMMUpdate",
+           "GradientTerms", "sampling_factor",
            "default_batch_params", "theta_min", "theoretical_step_size", "code_tolerance",
            "iter_chunks", "chunk_terms", "residual", "danskin_gradient_sum", "full_gradient",
            "vr_direction", "smm_dictionary"]
@@ -222,32 +225,39 @@ def smm_dictionary(problem, D, A, B, *, sweeps: int = 1, tol: float = 0.0,
 
 
 @dataclass(frozen=True)
-class SMMStats:
-    """The SMM baseline's state (Algorithm S-2 of Zhao, Haskell and Feng 2018): A = Σ HᵀH,
-    B = Σ Hᵀ(X − R) and the samples seen; :meth:`add` returns the next state and :meth:`step`
-    is the dictionary step (:func:`smm_dictionary` on the normalized statistics)."""
+class SMMUpdate:
+    """The SMM baseline's rule (Algorithm S-2 of Zhao, Haskell and Feng 2018): the sums
+    A = Σ HᵀH and B = Σ Hᵀ(X − R) (a :class:`RunningAverage` with :class:`CumulativeSums`),
+    then :func:`smm_dictionary` on their means.
 
-    A: np.ndarray
-    B: np.ndarray
-    seen: int = 0
+    Parameters
+    ----------
+    problem : SMFProblem
+    sweeps : int
+        BCD sweeps per step where the dictionary's set is atom-separable.
+    """
 
-    @classmethod
-    def zeros(cls, n_components: int, n_features: int) -> SMMStats:
-        return cls(np.zeros((n_components, n_components)), np.zeros((n_components, n_features)))
+    problem: object
+    sweeps: int = 1
 
-    def add(self, H: np.ndarray, target: np.ndarray) -> SMMStats:
-        return SMMStats(self.A + H.T @ H, self.B + H.T @ target, self.seen + H.shape[0])
+    def init(self, components: np.ndarray) -> SurrogateState:
+        k, f = components.shape
+        return SurrogateState(RunningAverage.zeros(((k, k), (k, f)), CumulativeSums()))
 
-    def step(self, problem, D: np.ndarray, sweeps: int = 1) -> np.ndarray:
-        return smm_dictionary(problem, D, self.A / self.seen, self.B / self.seen, sweeps=sweeps)
+    def update(self, state: SurrogateState, components, H, target):
+        """One step on a batch's codes H (b, K) and its target X − R (b, F)."""
+        stats = state.stats.add(H.T @ H, H.T @ target, n_rows=H.shape[0])
+        A, B = stats.mean()
+        D = smm_dictionary(self.problem, components, A, B, sweeps=self.sweeps)
+        return D, SurrogateState(stats, state.n_steps + 1, stats.n)
 
 
 @dataclass(frozen=True)
 class VRSnapshot:
     """The state of one SVRG outer iteration (Algorithm 1, lines 3–5): the snapshot D0, its
-    full gradient ∇g(D0), its Gram matrix and Lipschitz bound, the step η, and optionally the
-    snapshot codes of every sample (line 4's, kept for line 8). :meth:`take` computes it in one
-    pass (map-reduce for a dask array); :meth:`step` is lines 8–11 on a mini-batch."""
+    full gradient ∇g(D0) and mean loss, its Gram matrix and Lipschitz bound, the step η,
+    optionally the snapshot codes of every sample (line 4's, kept for line 8), and the
+    per-sample solves of the last inner step."""
 
     D0: np.ndarray
     grad: np.ndarray
@@ -255,60 +265,129 @@ class VRSnapshot:
     lipschitz0: float
     eta: float
     codes: tuple | None = None
-
-    @classmethod
-    def take(cls, problem, D0, X, tol, *, chunk_size=2048, max_iter=500, map_fn=map,
-             cache_codes=False, solve=None, step_scale=1.0, learning_rate="auto",
-             solver=solve_codes_bsum):
-        """(the snapshot, its :class:`GradientTerms`). ``solve(D0, Xc, tol, gram, lipschitz)``
-        codes a chunk when the codes are cached (the estimator's solver); ``solver`` codes the
-        chunks of the full-gradient pass otherwise."""
-        gram0 = D0 @ D0.T
-        lip0 = spectral_lipschitz(gram0)
-        codes = None
-        if cache_codes:  # keep line 4's codes for line 8 (O(n(K + F)) memory)
-            parts, Hs, Rs = [], [], []
-            for Xc in iter_chunks(X, chunk_size):
-                res = solve(D0, Xc, tol, gram0, lip0)
-                parts.append(chunk_terms(problem, D0, Xc, 0.0, codes=(res.codes, res.outliers)))
-                Hs.append(res.codes)
-                Rs.append(res.outliers)
-            terms = sum(parts[1:], parts[0])
-            codes = (np.vstack(Hs), None if Rs[0] is None else np.vstack(Rs))
-        else:
-            terms = full_gradient(problem, D0, X, tol, chunk_size=chunk_size,
-                                  max_iter=max_iter, map_fn=map_fn, solver=solver)
-        eta = (step_scale / terms.curvature if learning_rate == "auto"
-               else float(learning_rate))
-        return cls(D0, terms.mean_grad, gram0, lip0, eta, codes), terms
-
-    def step(self, problem, D, Xb, rows, tol, *, max_iter=500, scale_tol=False,
-             solver=solve_codes_bsum):
-        """Lines 8–11 on the mini-batch ``Xb`` (rows ``rows``): the variance-reduced direction
-        and the proximal step. Returns (D_next, per-sample solves spent)."""
-        snap = None if self.codes is None else (
-            self.codes[0][rows], None if self.codes[1] is None else self.codes[1][rows])
-        V, solves = vr_direction(problem, D, self.D0, Xb, self.grad, tol, snapshot=snap,
-                                 max_iter=max_iter, scale_tol=scale_tol, gram0=self.gram0,
-                                 lipschitz0=self.lipschitz0, solver=solver)
-        return problem.prox_dictionary(D - self.eta * V, self.eta), solves
+    loss: float = float("nan")
+    last_solves: int = 0
 
 
 @dataclass(frozen=True)
-class ProxSGDSchedule:
-    """The SGD baseline's rule (Algorithm S-3 of Zhao, Haskell and Feng 2018): proximal steps
-    with γ_t = β/(b·t + β′), β′ = n unless given and β = c·β′/L̂₀ unless given, L̂₀ =
-    λ_max(HᵀH)/b of the first mini-batch's codes (the state)."""
+class SVRGUpdate:
+    """Variance-reduced stochastic MF (Algorithm 1 of Zhao, Haskell and Feng 2018):
+    :meth:`init` takes the snapshot (lines 3–5, one pass over X, map-reduce for a dask
+    array); :meth:`update` is one inner step (lines 8–11) on a mini-batch.
+
+    Parameters
+    ----------
+    problem : SMFProblem
+    chunk_size, max_iter, map_fn
+        The full-gradient pass's chunks, code caps and map (:func:`full_gradient`).
+    cache_codes : bool
+        Keep line 4's codes for line 8 (O(n(K + F)) memory); they are then solved by
+        ``solve(D0, Xc, tol, gram, lipschitz)`` (the estimator's solver).
+    step_scale, learning_rate
+        η = step_scale / L̂ under ``learning_rate="auto"``, else ``learning_rate``.
+    solver : callable
+        The code solver (called as :func:`onlinemf.coders.solve_codes_bsum`).
+    scale_tol : bool
+        Scale the code tolerance by the sample's norm.
+    """
+
+    problem: object
+    chunk_size: int = 2048
+    max_iter: int = 500
+    map_fn: Callable = map
+    cache_codes: bool = False
+    solve: Callable | None = None
+    step_scale: float = 1.0
+    learning_rate: object = "auto"
+    solver: Callable = solve_codes_bsum
+    scale_tol: bool = False
+
+    def init(self, components: np.ndarray, X, tol: float) -> VRSnapshot:
+        """The snapshot at ``components`` over all rows of X, codes to ``tol``."""
+        D0 = components
+        gram0 = D0 @ D0.T
+        lip0 = spectral_lipschitz(gram0)
+        codes = None
+        if self.cache_codes:  # keep line 4's codes for line 8 (O(n(K + F)) memory)
+            terms, codes = self._cached_terms(D0, X, tol, gram0, lip0)
+        else:
+            terms = full_gradient(self.problem, D0, X, tol, chunk_size=self.chunk_size,
+                                  max_iter=self.max_iter, map_fn=self.map_fn,
+                                  solver=self.solver)
+        eta = (self.step_scale / terms.curvature if self.learning_rate == "auto"
+               else float(self.learning_rate))
+        return VRSnapshot(D0, terms.mean_grad, gram0, lip0, eta, codes, terms.loss)
+
+    def _cached_terms(self, D0, X, tol, gram0, lip0):
+        """The snapshot's :class:`GradientTerms` chunk by chunk with ``solve``, and the codes
+        (H, R) of every row kept."""
+        parts, Hs, Rs = [], [], []
+        for Xc in iter_chunks(X, self.chunk_size):
+            res = self.solve(D0, Xc, tol, gram0, lip0)
+            parts.append(chunk_terms(self.problem, D0, Xc, 0.0, codes=(res.codes, res.outliers)))
+            Hs.append(res.codes)
+            Rs.append(res.outliers)
+        terms = sum(parts[1:], parts[0])
+        return terms, (np.vstack(Hs), None if Rs[0] is None else np.vstack(Rs))
+
+    def update(self, state: VRSnapshot, components, Xb=None, rows=None, tol: float = 0.0):
+        """Lines 8–11 on the mini-batch ``Xb`` (rows ``rows`` of X): the variance-reduced
+        direction and the proximal step; without a batch, the step along the snapshot's full
+        gradient (the first inner step, where lines 8 and 9 coincide and the correction
+        cancels). The new state's ``last_solves`` are the per-sample solves spent."""
+        if Xb is None:
+            D = self.problem.prox_dictionary(components - state.eta * state.grad, state.eta)
+            return D, replace(state, last_solves=0)
+        snap = None if state.codes is None else (
+            state.codes[0][rows], None if state.codes[1] is None else state.codes[1][rows])
+        V, solves = vr_direction(self.problem, components, state.D0, Xb, state.grad, tol,
+                                 snapshot=snap, max_iter=self.max_iter,
+                                 scale_tol=self.scale_tol, gram0=state.gram0,
+                                 lipschitz0=state.lipschitz0, solver=self.solver)
+        D = self.problem.prox_dictionary(components - state.eta * V, state.eta)
+        return D, replace(state, last_solves=solves)
+
+
+@dataclass(frozen=True)
+class ProxSGDState:
+    """State of :class:`ProxSGDUpdate`: L̂₀ of the first mini-batch, the steps taken and the
+    last step γ."""
 
     curvature: float
+    n_steps: int = 0
+    step_size: float = float("nan")
 
-    @classmethod
-    def first(cls, codes: np.ndarray) -> ProxSGDSchedule:
-        return cls(spectral_lipschitz(codes.T @ codes / codes.shape[0]))
 
-    def step(self, problem, D, grad, *, steps_done: int, batch: int, n_samples: int,
-             beta=None, beta_prime=None, scale: float = 1.0):
-        """(D_next, γ): one proximal step along ``grad``."""
-        bp = beta_prime or float(n_samples)
-        gamma = (beta or scale * bp / self.curvature) / (batch * steps_done + bp)
-        return problem.prox_dictionary(D - gamma * grad, gamma), gamma
+@dataclass(frozen=True)
+class ProxSGDUpdate:
+    """The SGD baseline's rule (Algorithm S-3 of Zhao, Haskell and Feng 2018): proximal steps
+    with γ_t = β/(b·t + β′), β′ = n unless given and β = c·β′/L̂₀ unless given, L̂₀ =
+    λ_max(HᵀH)/b of the first mini-batch's codes.
+
+    Parameters
+    ----------
+    problem : SMFProblem
+    n_samples : int
+        n, the default β′.
+    beta, beta_prime : float or None
+    scale : float
+        c.
+    """
+
+    problem: object
+    n_samples: int = 1
+    beta: float | None = None
+    beta_prime: float | None = None
+    scale: float = 1.0
+
+    def init(self, components: np.ndarray, codes: np.ndarray, n_steps: int = 0) -> ProxSGDState:
+        """L̂₀ from the first mini-batch's ``codes``; the step count starts at ``n_steps``."""
+        return ProxSGDState(spectral_lipschitz(codes.T @ codes / codes.shape[0]), n_steps)
+
+    def update(self, state: ProxSGDState, components, grad, batch: int):
+        """One proximal step along ``grad`` (the mean gradient of a batch of ``batch``
+        rows)."""
+        bp = self.beta_prime or float(self.n_samples)
+        gamma = (self.beta or self.scale * bp / state.curvature) / (batch * state.n_steps + bp)
+        D = self.problem.prox_dictionary(components - gamma * grad, gamma)
+        return D, ProxSGDState(state.curvature, state.n_steps + 1, gamma)
