@@ -31,7 +31,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._bsum import TOL_FLOOR, BSUMResult, solve_codes_bsum, spectral_lipschitz
+from ._bsum import TOL_FLOOR, solve_codes_bsum, spectral_lipschitz
+from ._result import CodeResult
 
 __all__ = ["newton_applicable", "solve_codes_accurate", "solve_codes_newton",
            "solve_codes_newton_capped"]
@@ -52,7 +53,7 @@ def newton_applicable(problem) -> bool:
 
 
 def solve_codes_accurate(problem, D, X, tol: float, *, max_iter: int = 3000, H0=None,
-                         gram=None, lipschitz=None, scale_tol: bool = False) -> BSUMResult:
+                         gram=None, lipschitz=None, scale_tol: bool = False) -> CodeResult:
     """Tightly solved codes: :func:`solve_codes_newton` where :func:`newton_applicable`
     (ORPCA, OLRR, ORNMF, whose ill-conditioned dictionaries leave accelerated BSUM slower
     and, at its sweep cap, at a higher objective), else accelerated BSUM (the non-robust
@@ -69,7 +70,7 @@ def solve_codes_accurate(problem, D, X, tol: float, *, max_iter: int = 3000, H0=
 
 
 def solve_codes_newton_capped(problem, D, X, tol: float, *, max_iter: int = 500,
-                              **kwargs) -> BSUMResult:
+                              **kwargs) -> CodeResult:
     """:func:`solve_codes_newton` with ``max_iter`` read as a cap on BSUM sweeps: at most
     max(50, max_iter // 10) Newton iterations (each costs about ten sweeps: a K×K solve per
     sample and a line search). Called as :func:`solve_codes_bsum` is, so either serves as
@@ -81,7 +82,7 @@ def solve_codes_newton(problem, D, X, tol: float, *, max_iter: int = 100, H0=Non
                        gram=None, lipschitz=None, scale_tol: bool = False,
                        armijo: float = 1e-4, max_backtracks: int = 30,
                        mm_after: int = 15, mm_steps: int = 10,
-                       mm_first_inliers: float = 1.5) -> BSUMResult:
+                       mm_first_inliers: float = 1.5) -> CodeResult:
     """min_{h ∈ H, r ∈ R} ½‖x − hD − r‖² + φ(h) + ϕ(r) for every row x of X, accurately.
 
     Stops a sample by BSUM's test, max(L′‖h⁺ − h‖, ‖r⁺ − r‖) ≤ max(tol, 1e-10)
@@ -115,6 +116,12 @@ def solve_codes_newton(problem, D, X, tol: float, *, max_iter: int = 100, H0=Non
         with fewer quadratic pieces than about K, D diag(w) Dᵀ is (nearly) singular and the
         Newton model poor from the start. A cold start (h = 0) leaves nearly every entry
         outside the threshold whatever the dictionary, so it waits for ``mm_after``.
+
+    Returns
+    -------
+    CodeResult
+        Codes, outliers r*(h), each sample's Newton iterations (its last one the test it
+        met) and whether it stopped before ``max_iter``; no objective.
     """
     box = _code_box(problem.codes)
     if problem.outliers is None or box is None:
@@ -147,6 +154,8 @@ def solve_codes_newton(problem, D, X, tol: float, *, max_iter: int = 100, H0=Non
     mm = (mm_steps > 0 and np.isinf(outl.bound) and np.isinf(lo) and np.isinf(hi)
           and ridge > 0)
     act = np.arange(n)
+    n_iter = np.zeros(n, dtype=np.int64)
+    converged = np.zeros(n, dtype=bool)
     if mm and H0 is not None:
         few = (np.abs(X - H @ D) <= outl.alpha).sum(axis=1) < mm_first_inliers * K
         if few.any():
@@ -166,6 +175,8 @@ def solve_codes_newton(problem, D, X, tol: float, *, max_iter: int = 100, H0=Non
                             np.linalg.norm(Rp - Ra, axis=1))
         done = change <= thr[act]
         R[act] = Ra
+        n_iter[act[done]] = it
+        converged[act[done]] = True
         if done.all():
             break
         keep = ~done
@@ -217,7 +228,8 @@ def solve_codes_newton(problem, D, X, tol: float, *, max_iter: int = 100, H0=Non
         H[act] = Hn
     else:  # the cap: report r* at the final codes
         R[act] = parts(H[act], X[act])[0]
-    return BSUMResult(H, R, it)
+        n_iter[act] = it
+    return CodeResult(H, n_iter, converged, outliers=R)
 
 
 def _huber_mm_steps(D, X, H, alpha: float, ridge: float, steps: int,

@@ -22,15 +22,14 @@ below ``tol`` (1e-3) or ``max_iter`` (50) iterations.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 from scipy.linalg import cho_solve
 
 from .._steps import nesterov_momentum, safe_cho_factor, spectral_norm_sq
 from ..constraints import group_shrink, outlier_step, soft_threshold
+from ._result import CodeResult
 
-__all__ = ["OUTLIER_SOLVERS", "OutlierCodeResult", "outlier_loss", "solve_codes_outliers"]
+__all__ = ["OUTLIER_SOLVERS", "outlier_loss", "solve_codes_outliers"]
 
 OUTLIER_SOLVERS = ("pgd", "fista", "admm")
 _TINY = 1e-300
@@ -54,15 +53,6 @@ def outlier_loss(X, H, D, R, lam, h_l1=0.0, h_l2=0.0, h_group=0.0, group_size=1
     return f
 
 
-@dataclass
-class OutlierCodeResult:
-    """Codes (n, K), outliers (n, F), and the iterations run."""
-
-    codes: np.ndarray
-    outliers: np.ndarray
-    n_iter: int
-
-
 def solve_codes_outliers(
     components: np.ndarray,
     X: np.ndarray,
@@ -81,7 +71,7 @@ def solve_codes_outliers(
     stopping: str = "batch",
     h_group: float = 0.0,
     group_size: int = 1,
-) -> OutlierCodeResult:
+) -> CodeResult:
     """Solve problem (9) for every row of ``X`` with the dictionary ``components`` (K, F).
 
     Parameters
@@ -115,6 +105,13 @@ def solve_codes_outliers(
         mini-batch as one problem), or to each sample's own objective, freezing each sample
         once it has converged; then each row's result does not depend on the other rows of
         the batch.
+
+    Returns
+    -------
+    CodeResult
+        Codes (n, K), outliers (n, F), the iterations each sample ran (the batch's count for
+        every sample with ``stopping="batch"``) and whether it met the stopping rule before
+        ``max_iter``; no objective.
     """
     if solver not in OUTLIER_SOLVERS:
         raise ValueError(f"unknown solver {solver!r}; choose one of {OUTLIER_SOLVERS}")
@@ -127,21 +124,29 @@ def solve_codes_outliers(
         return f if per_sample else float(f.sum())
 
     def finished(prev_, cur_):
-        """Apply the stopping rule; in per-sample mode, freeze the rows that have settled."""
+        """Apply the stopping rule; in per-sample mode, freeze the rows that have settled.
+        Counts the iteration of every sample that was running."""
+        n_iter[active] += 1
         done = np.abs(prev_ - cur_) <= tol * (np.abs(prev_) + _TINY)
         if per_sample:
             np.logical_and(active, ~done, out=active)
             return not active.any()
+        if done:
+            active[:] = False
         return bool(done)
+
+    def result(H_, R_):
+        return CodeResult(H_, n_iter, ~active, outliers=R_)
     D = components
     n, k = X.shape[0], D.shape[0]
     H = np.zeros((n, k), dtype=X.dtype) if init is None else np.maximum(init, 0).astype(X.dtype)
     R = outlier_step(X - H @ D, lam, bound, nonneg_outliers)
     prev = objective(H, R)
-    if n == 0:
-        return OutlierCodeResult(H, R, 0)
     it = 0
     active = np.ones(n, dtype=bool)
+    n_iter = np.zeros(n, dtype=np.int64)
+    if n == 0:
+        return result(H, R)
     if solver in ("pgd", "fista"):
         L = spectral_norm_sq(D) + h_l2
         eta = (kappa if solver == "pgd" else 1.0) / max(L, _TINY)
@@ -179,7 +184,7 @@ def solve_codes_outliers(
             prev = cur
             if stop:
                 break
-        return OutlierCodeResult(H, R, it)
+        return result(H, R)
 
     # ADMM, eqs. (25)–(30), rows as samples: h is a row vector, (DDᵀ + ρI) symmetric.
     # (DDᵀ + ρI)⁻¹ once per call: K is small and ρ > 0 bounds its condition number by
@@ -209,4 +214,4 @@ def solve_codes_outliers(
         prev = cur
         if stop:
             break
-    return OutlierCodeResult(U, Q, it)
+    return result(U, Q)

@@ -15,7 +15,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._dask import dask_nanmean, is_dask_array, iter_row_blocks
 from .._validation import check_magnitude, check_stream_input, dense_batch, guarded_validation
-from ..coders import solve_codes
+from ..coders import CodeSolver
 from ..losses import KLDivergence
 from ..updates import PoissonStats
 from ._base import OnlineFactorizationMixin, one_blas_thread, transactional
@@ -167,9 +167,10 @@ class PoissonSubspaceTracker(OnlineFactorizationMixin, ClassNamePrefixFeaturesOu
         """â for a batch of rows (codes depend on D only; rows are independent). Fitting starts
         from U[0, 1] (the paper); ``transform`` from the deterministic scale-matched point."""
         init = self._rng.random((y.shape[0], self.n_components_)) if random_start else None
-        return solve_codes(_KL, self.components_, y, p, step="bb", init=init, lower=0.0,
-                           upper=np.inf, h_l2=2.0 * self.mu, max_iter=self.code_max_iter,
-                           tol=self.code_tol, f_tol=0.0).codes
+        coder = CodeSolver("bb", lower=0.0, upper=np.inf, l2=2.0 * self.mu,
+                           max_iter=self.code_max_iter, tol=self.code_tol, f_tol=0.0,
+                           start="best")
+        return coder.solve(_KL, self.components_, y, p, init=init).codes
 
     def _step(self, y, p):
         """One time step on a single count vector y (n_features,) with observed mask p."""
@@ -200,9 +201,9 @@ class PoissonSubspaceTracker(OnlineFactorizationMixin, ClassNamePrefixFeaturesOu
             Yh = np.array(self._hist_y).T * w
             Ah = A * w[:, None] if g < 1 else A
             # weights enter the KL form through (w y, w a): d(w y ‖ w z) = w d(y ‖ z)
-            D = solve_codes(_KL, Ah.T, Yh, np.array(self._hist_p).T, step="bb", init=D,
-                            lower=0.0, upper=np.inf, h_l2=2.0 * self.lam * w.sum(),
-                            max_iter=self.sa_max_iter, tol=1e-6, f_tol=0.0).codes
+            coder = CodeSolver("bb", lower=0.0, upper=np.inf, l2=2.0 * self.lam * w.sum(),
+                               max_iter=self.sa_max_iter, tol=1e-6, f_tol=0.0, start="best")
+            D = coder.solve(_KL, Ah.T, Yh, np.array(self._hist_p).T, init=D).codes
         self.components_ = D.T.copy()
         self._fit_time += time.perf_counter() - t0
         if self._history.due(self._t):
