@@ -161,6 +161,9 @@ class CodeSolver(Settings):
     def solve(self, loss, D, X, mask=None, init=None) -> CodeResult:
         """The codes of every row of ``X``: min_{h ∈ [lower, upper]^K} d(x ‖ hD) + (l2/2)‖h‖².
 
+        Any "auto" setting is first settled as for codes that are an answer
+        (:meth:`resolved`); the step rule then runs from the start ``init`` or ``start``.
+
         Parameters
         ----------
         loss : Loss
@@ -179,9 +182,6 @@ class CodeSolver(Settings):
         CodeResult
             Codes, per-sample iterations and convergence, and each sample's objective at
             its codes (None when no iteration ran).
-
-        Any "auto" setting is first settled as for codes that are an answer
-        (:meth:`resolved`).
         """
         settled = self.step in STEP_RULES and "auto" not in (self.max_iter, self.f_tol,
                                                              self.start)
