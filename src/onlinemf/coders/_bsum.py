@@ -51,7 +51,6 @@ def solve_codes_bsum(problem, D, X, tol: float, *, max_iter: int = 500, H0=None,
     K = D.shape[0]
     G = D @ D.T if gram is None else gram
     L = spectral_lipschitz(G) if lipschitz is None else lipschitz
-    step = 1.0 / L
     H = np.zeros((n, K)) if H0 is None else np.array(H0, dtype=float, copy=True)
     robust = problem.outliers is not None
     R = None
@@ -62,10 +61,18 @@ def solve_codes_bsum(problem, D, X, tol: float, *, max_iter: int = 500, H0=None,
     thr = np.full(n, max(tol, TOL_FLOOR))
     if scale_tol:
         thr = thr * np.maximum(1.0, np.linalg.norm(X, axis=1))
-    act = np.arange(n)
-    it = 0
     if accelerate:
         return _accelerated(problem, D, X, XDt, G, L, H, thr, max_iter)
+    return _plain(problem, D, X, XDt, G, L, H, R, thr, max_iter)
+
+
+def _plain(problem, D, X, XDt, G, L, H, R, thr, max_iter) -> CodeResult:
+    """BSUM's sweeps (eqs. 5–6) on the rows still running, each row stopping on its own."""
+    n = X.shape[0]
+    robust = R is not None
+    step = 1.0 / L
+    act = np.arange(n)
+    it = 0
     # the rows still running are kept in a compacted block, gathered again only once a
     # quarter of the block has stopped (a gather copies the block's (rows, F) arrays, which
     # cost more than the few extra rows' sweeps); a stopped row's result is written when it
