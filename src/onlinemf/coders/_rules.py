@@ -414,26 +414,45 @@ def _spg_step(prob, H, f0, f_ref, G, alpha, lower, upper, gamma, live, y0=None,
     if ok.all():
         return (P, fn, failed, None if y is None else prob.grad(P, model=y),
                 y if prob.sparse else None)
-    Hn = P
     pend = np.flatnonzero(~ok)
-    sub = prob.subset(pend)
     if prob.gram:
-        # a quadratic objective: its exact minimizer along d, in closed form (the
-        # interpolation below would reach it after one trial, but rows whose minimizer lies
-        # below λ/10 would then crawl down by tenths, one objective evaluation per tenth)
-        dp = d[pend]
-        curv = np.einsum("ij,ij->i", dp @ prob.G, dp)
-        if prob.h_l2:
-            curv = curv + prob.h_l2 * np.einsum("ij,ij->i", dp, dp)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            lam = np.where(curv > 0, np.clip(-gd[pend] / curv, 0.0, 1.0), 1.0)
-        Ht = H[pend] + lam[:, None] * dp
-        ft = sub.value(Ht)
-        good = np.isfinite(ft) & (ft <= f_ref[pend] + gamma * lam * gd[pend])
-        Hn[pend[good]], fn[pend[good]] = Ht[good], ft[good]
-        failed[pend[~good]] = True
-        Hn[pend[~good]], fn[pend[~good]] = H[pend[~good]], f0[pend[~good]]
-        return Hn, fn, failed, None, None
+        return _spg_exact_search(prob, H, f0, f_ref, d, gd, P, fn, gamma, pend)
+    return _spg_backtrack(prob, H, f0, f_ref, d, gd, P, fn, gamma, pend, y0, y,
+                          max_backtracks)
+
+
+def _spg_exact_search(prob, H, f0, f_ref, d, gd, P, fn, gamma, pend):
+    """The rows ``pend`` of a quadratic objective (Gram form) whose projected point P failed
+    the test: the exact minimizer along d, in closed form (the interpolation of
+    :func:`_spg_backtrack` would reach it after one trial, but rows whose minimizer lies
+    below λ/10 would then crawl down by tenths, one objective evaluation per tenth); a row
+    failing the test there keeps H. Returns as :func:`_spg_step`."""
+    Hn = P
+    failed = np.zeros(H.shape[0], dtype=bool)
+    sub = prob.subset(pend)
+    dp = d[pend]
+    curv = np.einsum("ij,ij->i", dp @ prob.G, dp)
+    if prob.h_l2:
+        curv = curv + prob.h_l2 * np.einsum("ij,ij->i", dp, dp)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lam = np.where(curv > 0, np.clip(-gd[pend] / curv, 0.0, 1.0), 1.0)
+    Ht = H[pend] + lam[:, None] * dp
+    ft = sub.value(Ht)
+    good = np.isfinite(ft) & (ft <= f_ref[pend] + gamma * lam * gd[pend])
+    Hn[pend[good]], fn[pend[good]] = Ht[good], ft[good]
+    failed[pend[~good]] = True
+    Hn[pend[~good]], fn[pend[~good]] = H[pend[~good]], f0[pend[~good]]
+    return Hn, fn, failed, None, None
+
+
+def _spg_backtrack(prob, H, f0, f_ref, d, gd, P, fn, gamma, pend, y0, y, max_backtracks):
+    """Backtracking H + λd on the rows ``pend`` whose projected point P failed the test, λ
+    by safeguarded quadratic interpolation; rows with no accepted λ keep H and are failed.
+    On a sparse batch (``y0``, ``y``: the models at H and P) the trials' models are
+    interpolated. Returns as :func:`_spg_step`."""
+    Hn = P
+    failed = np.zeros(H.shape[0], dtype=bool)
+    sub = prob.subset(pend)
     start = pend
     lam = np.ones(H.shape[0], dtype=H.dtype)
     f_try = fn.copy()
