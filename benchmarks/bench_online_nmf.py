@@ -28,7 +28,7 @@ from threadpoolctl import threadpool_limits
 
 from onlinemf import OnlineNMF
 from onlinemf.benchmarking import restart_curve
-from onlinemf.coders import solve_codes
+from onlinemf.coders import CodeSolver
 from onlinemf.datasets import make_nmf_synthetic, make_topic_corpus, render_faces
 from onlinemf.losses import get_loss
 
@@ -49,8 +49,8 @@ def evaluate(loss, components, X):
     D = np.asarray(components, dtype=float)
     D = D / max(D.max(), 1e-300)  # any positive rescaling; the codes absorb it
     step = "fista" if loss.name == "squared" else "armijo"
-    H = solve_codes(loss, D, X, step=step, lower=0.0 if loss.name != "is" else 1e-8,
-                    max_iter=200, tol=1e-6, f_tol=1e-8).codes
+    H = CodeSolver(step, lower=0.0 if loss.name != "is" else 1e-8, max_iter=200, tol=1e-6,
+                   f_tol=1e-8, start="best").solve(loss, D, X).codes
     return float(loss.value(X, H @ D).mean())
 
 

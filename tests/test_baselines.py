@@ -147,7 +147,7 @@ def test_ol_wang_denoises_salted_faces():
     the salt-and-pepper noise (with the former fixed step 0.05 it stayed below the noisy
     input's PSNR)."""
     from onlinemf.baselines import OnlineHuberSGD
-    from onlinemf.coders import solve_codes
+    from onlinemf.coders import CodeSolver
     from onlinemf.datasets import render_faces
     from onlinemf.losses import get_loss
 
@@ -160,7 +160,8 @@ def test_ol_wang_denoises_salted_faces():
     V = np.tile(noisy, (5, 1))[rng.permutation(5 * 64)]
     est = OnlineHuberSGD(20, 10, delta=0.05, random_state=0).fit(V)
     D = est.components_
-    H = solve_codes(get_loss("huber", delta=0.05), D, noisy, lower=0.0).codes
+    H = CodeSolver("paper", lower=0.0, max_iter=100, f_tol=1e-6, start="best").solve(
+        get_loss("huber", delta=0.05), D, noisy).codes
 
     def psnr(a):
         return 10 * np.log10(1.0 / np.mean((np.clip(a, 0, 1) - clean) ** 2))

@@ -5,13 +5,22 @@ from scipy.optimize import linprog, nnls
 
 from onlinemf._steps import accelerated_prox_grad, nesterov_momentum
 from onlinemf.coders import (
+    STEP_RULES,
+    CodeSolver,
     bb_step,
     initial_codes,
-    solve_codes,
     spectral_lipschitz,
     spectral_norm_sq,
 )
 from onlinemf.losses import HuberLoss, KLDivergence, L1Loss, get_loss
+
+
+def _solve(loss, D, X, mask=None, *, step="paper", init=None, max_iter=100, f_tol=1e-6,
+           start="best", **settings):
+    """``CodeSolver(...).solve`` with the settings these tests were written against unless
+    given: the loss's own rule of the paper, 100 iterations, f_tol 1e-6, the better start."""
+    coder = CodeSolver(step, max_iter=max_iter, f_tol=f_tol, start=start, **settings)
+    return coder.solve(loss, D, X, mask, init=init)
 
 
 def _problem(rng, n=30, k=5, f=40, noise=0.05):
@@ -23,11 +32,11 @@ def _problem(rng, n=30, k=5, f=40, noise=0.05):
 
 def _track(loss, D, X, step, iters, **kw):
     """Objective after 0..iters iterations (warm restarts of one-iteration solves)."""
-    res = solve_codes(loss, D, X, step=step, max_iter=0, **kw)
+    res = _solve(loss, D, X, step=step, max_iter=0, **kw)
     vals = [loss.value(X, res.codes @ D)]
     H = res.codes
     for _ in range(iters):
-        H = solve_codes(loss, D, X, step=step, init=H, max_iter=1, tol=0, f_tol=0,
+        H = _solve(loss, D, X, step=step, init=H, max_iter=1, tol=0, f_tol=0,
                         armijo_init="one", **kw).codes
         vals.append(loss.value(X, H @ D))
     return np.array(vals)
@@ -46,10 +55,10 @@ def test_projected_armijo_monotone(rng, name):
 @pytest.mark.parametrize("step", ["lipschitz", "fista"])
 def test_constant_step_monotone(rng, loss, step):
     D, X = _problem(rng)
-    res = solve_codes(loss, D, X, step=step, max_iter=0)
+    res = _solve(loss, D, X, step=step, max_iter=0)
     H, prev = res.codes, loss.value(X, res.codes @ D)
     for _ in range(40):
-        H = solve_codes(loss, D, X, step=step, init=H, max_iter=1, tol=0, f_tol=0).codes
+        H = _solve(loss, D, X, step=step, init=H, max_iter=1, tol=0, f_tol=0).codes
         cur = loss.value(X, H @ D)
         assert np.all(cur <= prev + 1e-12)
         prev = cur
@@ -58,7 +67,7 @@ def test_constant_step_monotone(rng, loss, step):
 @pytest.mark.parametrize("step", ["lipschitz", "fista", "armijo", "spg", "bb", "exact"])
 def test_squared_matches_scipy_nnls(rng, step):
     D, X = _problem(rng, n=10)
-    res = solve_codes(get_loss("squared"), D, X, step=step, lower=0.0, max_iter=5000,
+    res = _solve(get_loss("squared"), D, X, step=step, lower=0.0, max_iter=5000,
                       tol=1e-12, f_tol=1e-15)
     for x, h in zip(X, res.codes, strict=True):
         ref, _ = nnls(D.T, x)
@@ -74,16 +83,16 @@ def test_squared_least_squares_start_and_exact_line_search(rng):
     D, _ = _problem(rng, n=1)
     H_true = rng.uniform(0.5, 2.0, size=(6, D.shape[0]))
     X = H_true @ D
-    res = solve_codes(get_loss("squared"), D, X, step="spg", lower=0.0, max_iter=1)
+    res = _solve(get_loss("squared"), D, X, step="spg", lower=0.0, max_iter=1)
     np.testing.assert_allclose(res.codes, H_true, rtol=1e-7)
     # correlated atoms (rows of positive data): the hard case for projected gradients
     D2 = np.abs(rng.normal(size=(8, 30))) + 2.0
     X2 = np.abs(rng.normal(size=(40, 30)))
     sq = get_loss("squared")
-    start = solve_codes(sq, D2, X2, lower=0.0, max_iter=0).codes  # the scale-matched start
-    first = solve_codes(sq, D2, X2, step="spg", lower=0.0, max_iter=1, tol=0, f_tol=0).codes
+    start = _solve(sq, D2, X2, lower=0.0, max_iter=0).codes  # the scale-matched start
+    first = _solve(sq, D2, X2, step="spg", lower=0.0, max_iter=1, tol=0, f_tol=0).codes
     assert np.all(sq.value(X2, first @ D2) <= sq.value(X2, start @ D2) + 1e-12)
-    res = solve_codes(sq, D2, X2, step="spg", lower=0.0, max_iter=3000, tol=1e-12, f_tol=1e-15)
+    res = _solve(sq, D2, X2, step="spg", lower=0.0, max_iter=3000, tol=1e-12, f_tol=1e-15)
     ref = np.array([nnls(D2.T, x)[1] ** 2 / 2 for x in X2])
     np.testing.assert_allclose(sq.value(X2, res.codes @ D2), ref, rtol=1e-6, atol=1e-10)
 
@@ -98,28 +107,28 @@ def test_exact_line_search_is_monotone_and_tracks_its_objective(rng):
     D = np.abs(rng.normal(size=(8, 30))) + 2.0  # correlated atoms: projections bind
     X = np.abs(rng.normal(size=(40, 30)))
     X[X < 0.5] = 0.0
-    prev = solve_codes(sq, D, X, step="exact", lower=0.0, max_iter=0).codes
+    prev = _solve(sq, D, X, step="exact", lower=0.0, max_iter=0).codes
     prev_f = sq.value(X, prev @ D)
-    H = solve_codes(sq, D, X, step="exact", lower=0.0, max_iter=1, tol=0, f_tol=0)
+    H = _solve(sq, D, X, step="exact", lower=0.0, max_iter=1, tol=0, f_tol=0)
     for it in range(2, 30):
-        res = solve_codes(sq, D, X, step="exact", lower=0.0, max_iter=it, tol=0, f_tol=0)
+        res = _solve(sq, D, X, step="exact", lower=0.0, max_iter=it, tol=0, f_tol=0)
         f = sq.value(X, res.codes @ D)
         np.testing.assert_allclose(res.objective, f, rtol=1e-9, atol=1e-12)
         assert np.all(f <= prev_f + 1e-12) and np.all(res.codes >= 0.0)
         prev_f = f
-    spg = solve_codes(sq, D, X, step="spg", lower=0.0, max_iter=1, tol=0, f_tol=0)
+    spg = _solve(sq, D, X, step="spg", lower=0.0, max_iter=1, tol=0, f_tol=0)
     assert np.all(H.objective <= spg.objective + 1e-12)
-    sparse = solve_codes(sq, D, sp.csr_matrix(X), step="exact", lower=0.0, max_iter=5)
-    dense = solve_codes(sq, D, X, step="exact", lower=0.0, max_iter=5)
+    sparse = _solve(sq, D, sp.csr_matrix(X), step="exact", lower=0.0, max_iter=5)
+    dense = _solve(sq, D, X, step="exact", lower=0.0, max_iter=5)
     np.testing.assert_allclose(sparse.codes, dense.codes, rtol=1e-10, atol=1e-12)
-    ridge = solve_codes(sq, D, X, step="exact", lower=0.0, max_iter=3000, tol=1e-13,
-                        f_tol=0, h_l2=0.5)
-    ref = solve_codes(sq, D, X, step="spg", lower=0.0, max_iter=3000, tol=1e-13, f_tol=0,
-                      h_l2=0.5)
+    ridge = _solve(sq, D, X, step="exact", lower=0.0, max_iter=3000, tol=1e-13,
+                        f_tol=0, l2=0.5)
+    ref = _solve(sq, D, X, step="spg", lower=0.0, max_iter=3000, tol=1e-13, f_tol=0,
+                      l2=0.5)
     np.testing.assert_allclose(ridge.objective, ref.objective, rtol=1e-8)
     mask = rng.random(X.shape) > 0.2
-    a = solve_codes(sq, D, X, mask, step="exact", lower=0.0, max_iter=4)
-    b = solve_codes(sq, D, X, mask, step="spg", lower=0.0, max_iter=4)
+    a = _solve(sq, D, X, mask, step="exact", lower=0.0, max_iter=4)
+    b = _solve(sq, D, X, mask, step="spg", lower=0.0, max_iter=4)
     np.testing.assert_array_equal(a.codes, b.codes)
 
 
@@ -132,19 +141,19 @@ def test_least_squares_start_is_exact_on_planted_interior_codes(rng, name):
     H_true = rng.uniform(0.5, 2.0, size=(6, D.shape[0]))
     X = H_true @ D
     loss = get_loss(name)
-    best = solve_codes(loss, D, X, step="spg", max_iter=1, tol=0, f_tol=0)
+    best = _solve(loss, D, X, step="spg", max_iter=1, tol=0, f_tol=0)
     np.testing.assert_allclose(best.codes, H_true, rtol=1e-6)
-    const = solve_codes(loss, D, X, step="spg", max_iter=1, tol=0, f_tol=0, start="constant")
+    const = _solve(loss, D, X, step="spg", max_iter=1, tol=0, f_tol=0, start="constant")
     assert np.abs(const.codes - H_true).max() > 1e-2
     with pytest.raises(ValueError, match="start"):
-        solve_codes(loss, D, X, start="zeros")
+        _solve(loss, D, X, start="zeros")
 
 
 @pytest.mark.parametrize("step", ["armijo", "spg"])
 def test_kkt_residual_small_for_smooth_losses(rng, step):
     D, X = _problem(rng)
     for loss in (KLDivergence(), get_loss("is"), get_loss("hellinger")):
-        res = solve_codes(loss, D, X, step=step, max_iter=2000, tol=1e-10, f_tol=1e-14)
+        res = _solve(loss, D, X, step=step, max_iter=2000, tol=1e-10, f_tol=1e-14)
         H = res.codes
         G = loss.grad(X, H @ D) @ D.T
         pg = np.linalg.norm(H - np.clip(H - G, 1e-8, 1e8), axis=1)
@@ -155,7 +164,7 @@ def test_kkt_residual_small_for_smooth_losses(rng, step):
 def test_polyak_reaches_lp_optimum(rng):
     D, X = _problem(rng, n=5, k=3, f=15, noise=0.3)
     loss = L1Loss()
-    res = solve_codes(loss, D, X, step="polyak", max_iter=3000, lower=0.0, polyak_delta=0.01)
+    res = _solve(loss, D, X, step="polyak", max_iter=3000, lower=0.0, polyak_delta=0.01)
     k, f = D.shape
     for x, h in zip(X, res.codes, strict=True):
         # min Σ t  s.t.  −t ≤ x − Dᵀh ≤ t, h ≥ 0
@@ -167,24 +176,11 @@ def test_polyak_reaches_lp_optimum(rng):
         assert val <= lp.fun + 0.01 + 0.02 * lp.fun
 
 
-@pytest.mark.parametrize("step", ["armijo", "lipschitz", "polyak", "fista"])
-def test_batch_equals_loop_over_samples(rng, step):
-    D, X = _problem(rng, n=12)
-    loss = L1Loss() if step == "polyak" else KLDivergence()
-    if step in ("lipschitz", "fista"):
-        loss = get_loss("huber", delta=0.1)
-    batch = solve_codes(loss, D, X, step=step, max_iter=50)
-    for i in range(X.shape[0]):
-        one = solve_codes(loss, D, X[i:i + 1], step=step, max_iter=50)
-        np.testing.assert_allclose(one.codes[0], batch.codes[i], rtol=1e-10, atol=1e-14)
-        assert one.n_iter[0] == batch.n_iter[i]
-
-
 def test_literal_armijo_runs_and_stays_in_box(rng):
     D, X = _problem(rng)
-    res = solve_codes(get_loss("is"), D, X, step="armijo", armijo="literal", max_iter=50)
+    res = _solve(get_loss("is"), D, X, step="armijo", armijo="literal", max_iter=50)
     assert res.codes.min() >= 1e-8 and np.isfinite(res.codes).all()
-    v0 = get_loss("is").value(X, solve_codes(get_loss("is"), D, X, max_iter=0).codes @ D)
+    v0 = get_loss("is").value(X, _solve(get_loss("is"), D, X, max_iter=0).codes @ D)
     assert get_loss("is").value(X, res.codes @ D).mean() < v0.mean()
 
 
@@ -192,8 +188,8 @@ def test_masked_codes_ignore_missing(rng):
     D, X = _problem(rng, n=8)
     mask = rng.random(X.shape) > 0.3
     Xn = np.where(mask, X, 1e6)  # garbage where missing
-    a = solve_codes(KLDivergence(), D, Xn, mask, max_iter=100).codes
-    b = solve_codes(KLDivergence(), D, np.where(mask, X, -5.0), mask, max_iter=100).codes
+    a = _solve(KLDivergence(), D, Xn, mask, max_iter=100).codes
+    b = _solve(KLDivergence(), D, np.where(mask, X, -5.0), mask, max_iter=100).codes
     np.testing.assert_allclose(a, b)
 
 
@@ -259,9 +255,9 @@ def test_accelerated_prox_grad_solves_nnls_and_stops_on_request(rng):
 def test_bad_step_rejected(rng):
     D, X = _problem(rng)
     with pytest.raises(ValueError, match="code step"):
-        solve_codes(KLDivergence(), D, X, step="newton")
+        _solve(KLDivergence(), D, X, step="newton")
     with pytest.raises(ValueError, match="curvature"):
-        solve_codes(KLDivergence(), D, X, step="lipschitz")
+        _solve(KLDivergence(), D, X, step="lipschitz")
 
 
 def test_bb_step_monotone_and_optimal_for_poisson_codes(rng):
@@ -272,7 +268,7 @@ def test_bb_step_monotone_and_optimal_for_poisson_codes(rng):
     Y = rng.poisson(rng.uniform(0.5, 3.0, size=(6, 4)) @ D).astype(float)
     mu = 0.1
     loss = KLDivergence()
-    res = solve_codes(loss, D, Y, step="bb", lower=0.0, h_l2=2 * mu, max_iter=3000,
+    res = _solve(loss, D, Y, step="bb", lower=0.0, l2=2 * mu, max_iter=3000,
                       tol=1e-12, f_tol=1e-15)
     for y, a in zip(Y, res.codes, strict=True):
         def g(v, y=y):
@@ -282,7 +278,7 @@ def test_bb_step_monotone_and_optimal_for_poisson_codes(rng):
         ref = minimize(g, np.ones(4), jac=True, bounds=[(0, None)] * 4, method="L-BFGS-B",
                        options={"ftol": 1e-15, "gtol": 1e-12, "maxiter": 5000})
         np.testing.assert_allclose(a, ref.x, atol=1e-5)
-    vals = _track(loss, D, Y, "bb", 30, lower=0.0, h_l2=0.2)
+    vals = _track(loss, D, Y, "bb", 30, lower=0.0, l2=0.2)
     assert np.all(np.diff(vals, axis=0) <= 1e-12 * np.abs(vals[:-1]) + 1e-15)
 
 
@@ -291,9 +287,9 @@ def test_spg_batch_equals_loop_over_samples(rng, name):
     """Per-sample steps, memories and stopping: the batch solve is a loop of single solves."""
     loss = get_loss(name, **({"beta": 1.5} if name == "beta" else {}))
     D, X = _problem(rng, n=12)
-    batch = solve_codes(loss, D, X, step="spg", bb_step0=0.05)
+    batch = _solve(loss, D, X, step="spg", bb_step0=0.05)
     for i in range(X.shape[0]):
-        one = solve_codes(loss, D, X[i:i + 1], step="spg", bb_step0=0.05)
+        one = _solve(loss, D, X[i:i + 1], step="spg", bb_step0=0.05)
         np.testing.assert_allclose(batch.codes[i], one.codes[0], rtol=1e-8, atol=1e-12)
         assert batch.n_iter[i] == one.n_iter[0]
 
@@ -303,11 +299,11 @@ def test_spg_never_above_its_reference_and_lower_than_start(rng):
     reference) and the final objective below the start's."""
     loss = KLDivergence()
     D, X = _problem(rng)
-    start = solve_codes(loss, D, X, step="spg", max_iter=0).codes
+    start = _solve(loss, D, X, step="spg", max_iter=0).codes
     f0 = loss.value(X, start @ D)
     H = start
     for _ in range(30):
-        H = solve_codes(loss, D, X, step="spg", init=H, max_iter=1, tol=0, f_tol=0).codes
+        H = _solve(loss, D, X, step="spg", init=H, max_iter=1, tol=0, f_tol=0).codes
         assert np.all(loss.value(X, H @ D) <= f0 + 1e-12)
     assert np.all(loss.value(X, H @ D) < f0)
 
@@ -338,13 +334,13 @@ def test_sparse_batch_same_iterates_as_dense(rng, name, step):
     # from the same start (the squared loss's default least-squares start solves some rows
     # exactly, and with f_tol = 0 roundoff alone would then decide when they stop)
     H0 = initial_codes(D, X)
-    dense = solve_codes(loss, D, X, step=step, max_iter=8, tol=0, f_tol=0, init=H0)
-    sparse = solve_codes(loss, D, sp.csr_matrix(X), step=step, max_iter=8, tol=0, f_tol=0,
+    dense = _solve(loss, D, X, step=step, max_iter=8, tol=0, f_tol=0, init=H0)
+    sparse = _solve(loss, D, sp.csr_matrix(X), step=step, max_iter=8, tol=0, f_tol=0,
                          init=H0)
     np.testing.assert_allclose(sparse.codes, dense.codes, rtol=1e-6, atol=1e-10)
     np.testing.assert_array_equal(sparse.n_iter, dense.n_iter)
-    dense = solve_codes(loss, D, X, step=step, max_iter=8)
-    sparse = solve_codes(loss, D, sp.csr_matrix(X), step=step, max_iter=8)
+    dense = _solve(loss, D, X, step=step, max_iter=8)
+    sparse = _solve(loss, D, sp.csr_matrix(X), step=step, max_iter=8)
     np.testing.assert_allclose(sparse.codes, dense.codes, rtol=1e-6, atol=1e-10)
 
 
@@ -357,7 +353,7 @@ def test_float32_stays_float32(rng, step, sparse):
     D, X = D.astype(np.float32), X.astype(np.float32)
     loss = get_loss("kl" if step != "lipschitz" else "squared")
     Xin = sp.csr_matrix(X) if sparse else X
-    res = solve_codes(loss, D, Xin, step=step, max_iter=20)
+    res = _solve(loss, D, Xin, step=step, max_iter=20)
     assert res.codes.dtype == np.float32
     assert bb_step(X[:, :3], X[:, :3], np.ones(X.shape[0], np.float32)).dtype == np.float32
 
@@ -380,7 +376,7 @@ def test_reported_objective_is_the_objective_at_the_codes(rng, name, step, form)
         mask = rng.random(X.shape) < 0.7
     Xin = sp.csr_matrix(X) if form == "sparse" else X
     m = 0.1
-    res = solve_codes(loss, D, Xin, mask, step=step, max_iter=15, h_l2=m)
+    res = _solve(loss, D, Xin, mask, step=step, max_iter=15, l2=m)
     H = res.codes
     expected = loss.value(X, H @ D, mask) + 0.5 * m * np.einsum("ij,ij->i", H, H)
     np.testing.assert_allclose(res.objective, expected, rtol=1e-9, atol=1e-9)
@@ -391,7 +387,7 @@ def test_value_and_gradient_from_a_shared_model_equal_the_separate_ones(kind):
     """The spectral step forms hD once for the value at the trial point and reuses it for the
     gradient there (the next iteration's): both must equal their stand-alone forms."""
 
-    from onlinemf.coders._divergence import _Problem
+    from onlinemf.coders._problem import CodeProblem as _Problem
 
     rng = np.random.default_rng(7)
     X = rng.gamma(0.5, 1.0, size=(12, 9)) * (rng.random((12, 9)) < 0.5)
@@ -415,10 +411,10 @@ def test_spg_rows_are_solved_independently_of_the_batch():
     D = rng.random((4, 15)) + 0.05
     loss = get_loss("kl")
     kw = dict(step="spg", max_iter=300, tol=1e-6, f_tol=1e-9, bb_step0=1e-3)
-    res = solve_codes(loss, D, X, **kw)
+    res = _solve(loss, D, X, **kw)
     assert len(set(res.n_iter.tolist())) > 3
     for i in range(0, 40, 7):
-        alone = solve_codes(loss, D, X[i:i + 1], **kw)
+        alone = _solve(loss, D, X[i:i + 1], **kw)
         assert np.allclose(res.codes[i], alone.codes[0], rtol=1e-6, atol=1e-9)
 
 
@@ -427,7 +423,8 @@ def test_spg_backtracking_interpolates_the_model_exactly():
     and at the projected point (hD is linear in h): the model and gradient returned for the
     accepted point equal the ones formed from scratch there, and failed rows keep h."""
 
-    from onlinemf.coders._divergence import _Problem, _spg_step
+    from onlinemf.coders._problem import CodeProblem as _Problem
+    from onlinemf.coders._rules import _spg_step
 
     rng = np.random.default_rng(11)
     X = sp.csr_matrix(rng.gamma(0.5, 1.0, size=(30, 12)) * (rng.random((30, 12)) < 0.4))
@@ -510,7 +507,7 @@ def test_mu_codes_match_their_definition_and_decrease(rng, name, form):
     Xin = sp.csr_matrix(X) if form == "sparse" else X
     m = 0.05
     H0 = initial_codes(D, X, mask)
-    res = solve_codes(loss, D, Xin, mask, step="mu", init=H0, max_iter=6, tol=0, h_l2=m)
+    res = _solve(loss, D, Xin, mask, step="mu", init=H0, max_iter=6, tol=0, l2=m)
     np.testing.assert_allclose(res.codes, _mu_reference(loss, D, X, mask, H0, m, 6),
                                rtol=1e-9)
     assert np.all(res.n_iter == 6)
@@ -521,7 +518,7 @@ def test_mu_codes_match_their_definition_and_decrease(rng, name, form):
     np.testing.assert_allclose(res.objective, objective(res.codes), rtol=1e-9)
     prev, H = objective(H0), H0
     for _ in range(25):
-        H = solve_codes(loss, D, Xin, mask, step="mu", init=H, max_iter=1, tol=0, h_l2=m).codes
+        H = _solve(loss, D, Xin, mask, step="mu", init=H, max_iter=1, tol=0, l2=m).codes
         cur = objective(H)
         assert np.all(cur <= prev * (1 + 1e-12))
         prev = cur
@@ -534,17 +531,17 @@ def test_mu_codes_reach_the_optimum_and_stop_per_sample(rng):
     beta-divergences only."""
     D, X = _problem(rng, n=12)
     loss = get_loss("is")
-    ref = solve_codes(loss, D, X, step="spg", max_iter=5000, tol=1e-12, f_tol=1e-15)
-    mu = solve_codes(loss, D, X, step="mu", max_iter=20000, tol=1e-10)
+    ref = _solve(loss, D, X, step="spg", max_iter=5000, tol=1e-12, f_tol=1e-15)
+    mu = _solve(loss, D, X, step="mu", max_iter=20000, tol=1e-10)
     np.testing.assert_allclose(mu.objective, ref.objective, rtol=1e-6)
-    short = solve_codes(loss, D, X, step="mu", max_iter=5000, tol=1e-3)
+    short = _solve(loss, D, X, step="mu", max_iter=5000, tol=1e-3)
     assert short.converged.all() and short.n_iter.min() < short.n_iter.max() < 5000
     for i in (0, 5):
-        one = solve_codes(loss, D, X[i:i + 1], step="mu", max_iter=5000, tol=1e-3)
+        one = _solve(loss, D, X[i:i + 1], step="mu", max_iter=5000, tol=1e-3)
         np.testing.assert_allclose(one.codes[0], short.codes[i], rtol=1e-10)
         assert one.n_iter[0] == short.n_iter[i]
     with pytest.raises(ValueError, match="beta-divergence"):
-        solve_codes(get_loss("hellinger"), D, X, step="mu")
+        _solve(get_loss("hellinger"), D, X, step="mu")
 
 
 # -- ADMM codes for the non-smooth losses --------------------------------------------------
@@ -564,7 +561,7 @@ def test_admm_codes_reach_the_least_absolute_deviations_minimum():
     X = H_true @ D
     out = rng.random(X.shape) < 0.2
     X[out] += rng.uniform(0.0, 2.0, size=out.sum())  # outliers
-    res = solve_codes(get_loss("l1"), D, X, step="admm", lower=0.0, upper=1e8,
+    res = _solve(get_loss("l1"), D, X, step="admm", lower=0.0, upper=1e8,
                       max_iter=2000, tol=1e-9)
     ours = np.abs(X - res.codes @ D).sum(axis=1)
     exact = np.array([_lad_by_linprog(D, x) for x in X])
@@ -578,7 +575,7 @@ def test_admm_codes_for_l2_are_nonnegative_least_squares():
     rng = np.random.default_rng(1)
     D = rng.random((3, 12))
     X = rng.random((10, 12))
-    res = solve_codes(get_loss("l2"), D, X, step="admm", lower=0.0, upper=1e8,
+    res = _solve(get_loss("l2"), D, X, step="admm", lower=0.0, upper=1e8,
                       max_iter=3000, tol=1e-10)
     for x, h in zip(X, res.codes):
         h_star, r_star = nnls(D.T, x)
@@ -592,17 +589,103 @@ def test_admm_batch_equals_a_loop_over_single_samples_and_ignores_missing_entrie
     mask = rng.random(X.shape) > 0.3
     loss = get_loss("l1")
     kw = dict(step="admm", lower=1e-8, upper=1e8, max_iter=300, tol=1e-6)
-    batch = solve_codes(loss, D, X, mask, **kw)
+    batch = _solve(loss, D, X, mask, **kw)
     for i in range(X.shape[0]):
-        one = solve_codes(loss, D, X[i:i + 1], mask[i:i + 1], **kw)
+        one = _solve(loss, D, X[i:i + 1], mask[i:i + 1], **kw)
         np.testing.assert_allclose(one.codes[0], batch.codes[i], rtol=1e-12, atol=1e-14)
         assert one.n_iter[0] == batch.n_iter[i]
     # a missing entry's value does not matter
     Xm = np.where(mask, X, 1e6)
-    np.testing.assert_allclose(solve_codes(loss, D, Xm, mask, **kw).codes, batch.codes)
+    np.testing.assert_allclose(_solve(loss, D, Xm, mask, **kw).codes, batch.codes)
 
 
 def test_admm_is_refused_for_a_loss_without_a_proximal_map():
     D = np.ones((2, 3))
     with pytest.raises(ValueError, match="proximal map"):
-        solve_codes(get_loss("kl"), D, np.ones((2, 3)), step="admm")
+        _solve(get_loss("kl"), D, np.ones((2, 3)), step="admm")
+
+
+# -- every step rule through the one driver -----------------------------------------------
+#: rule case -> (the coder's settings, the loss, the batch forms the rule takes)
+RULE_CASES = {
+    "spg": (dict(step="spg", bb_step0=0.05), "kl", ("dense", "mask", "sparse")),
+    "armijo": (dict(step="armijo"), "kl", ("dense", "mask", "sparse")),
+    "armijo-literal": (dict(step="armijo", armijo="literal"), "is", ("dense", "mask")),
+    "lipschitz": (dict(step="lipschitz"), "huber", ("dense", "mask")),
+    "polyak": (dict(step="polyak"), "l1", ("dense", "mask")),
+    "fista": (dict(step="fista"), "squared", ("dense", "mask", "sparse")),
+    "bb": (dict(step="bb", bb_step0=0.05), "kl", ("dense", "mask", "sparse")),
+    "mu": (dict(step="mu"), "kl", ("dense", "mask", "sparse")),
+    "exact": (dict(step="exact"), "squared", ("dense", "sparse")),
+    "admm": (dict(step="admm"), "l1", ("dense", "mask", "sparse")),
+}
+
+
+def _rule_batch(rng, name, form, n=12):
+    """A batch for a rule case: dense, with a mask, or CSR (a third of the entries 0)."""
+    D, X = _problem(rng, n=n)
+    mask = rng.random(X.shape) > 0.25 if form == "mask" else None
+    if form == "sparse":
+        X[X < np.quantile(X, 0.3)] = 0.0
+        return D, X, sp.csr_matrix(X), mask
+    return D, X, X, mask
+
+
+def test_rule_cases_cover_every_step_rule():
+    assert {s["step"] for s, _, _ in RULE_CASES.values()} == set(STEP_RULES)
+
+
+@pytest.mark.parametrize("case,form", [(c, f) for c, (_, _, forms) in RULE_CASES.items()
+                                       for f in forms])
+def test_every_rule_batch_equals_a_loop_over_single_samples(case, form):
+    """The driver keeps each row's step state, count, stopping and codes its own: the batch
+    result is, row by row, the result of the row alone (the stopping tolerances make rows
+    stop at different iterations, so the working set shrinks mid-solve)."""
+    settings, name, _ = RULE_CASES[case]
+    rng = np.random.default_rng(3)
+    D, _, Xin, mask = _rule_batch(rng, name, form)
+    loss = get_loss(name, **({"delta": 0.1} if name == "huber" else {}))
+    coder = CodeSolver(**settings, max_iter=300, tol=1e-4, f_tol=1e-7, start="best")
+    batch = coder.solve(loss, D, Xin, mask)
+    assert batch.n_iter.min() >= 1
+    for i in range(Xin.shape[0]):
+        one = coder.solve(loss, D, Xin[i:i + 1], None if mask is None else mask[i:i + 1])
+        np.testing.assert_allclose(one.codes[0], batch.codes[i], rtol=1e-10, atol=1e-14)
+        np.testing.assert_allclose(one.objective[0], batch.objective[i], rtol=1e-10)
+        assert one.n_iter[0] == batch.n_iter[i]
+        assert one.converged[0] == batch.converged[i]
+
+
+#: rule case -> the smooth loss its KKT test runs on. Not here: Polyak's step, whose ℓ1
+#: loss is not smooth (its optimum is checked against a linear program above), and the
+#: literal Armijo listing, whose test on the unprojected point rejects the steps that would
+#: move a code along an active bound, so it stalls there instead of converging
+KKT_LOSSES = {"spg": "kl", "armijo": "kl", "lipschitz": "squared", "fista": "squared",
+              "bb": "kl", "mu": "kl", "exact": "squared", "admm": "l2"}
+
+
+@pytest.mark.parametrize("case", list(KKT_LOSSES))
+def test_every_rule_meets_the_kkt_conditions_of_the_box(case):
+    """Run to convergence on a small smooth problem, every rule's codes are stationary for
+    min_{h ∈ [ℓ, u]^K} d(x ‖ hD) + (m/2)‖h‖²: the projected gradient h − Π(h − ∇f(h)), which
+    vanishes exactly at the box's KKT points, is small against the gradient at the start."""
+    settings = RULE_CASES[case][0]
+    rng = np.random.default_rng(5)
+    D = rng.uniform(0.0, 1.0, size=(3, 15))
+    H_true = rng.uniform(0.1, 1.0, size=(6, 3))
+    H_true[rng.random(H_true.shape) < 0.4] = 0.0  # codes at the bound: active constraints
+    X = H_true @ D * (1 + 0.3 * rng.uniform(-1, 1, size=(6, 15))) + 0.02
+    loss, m, lower, upper = get_loss(KKT_LOSSES[case]), 0.05, 1e-8, 1e8
+    coder = CodeSolver(**settings, max_iter=20000, tol=1e-12, f_tol=0.0, l2=m, start="best")
+    res = coder.solve(loss, D, X)
+
+    def gradient(H):
+        return loss.grad(X, H @ D) @ D.T + m * H
+
+    H = res.codes
+    pg = np.linalg.norm(H - np.clip(H - gradient(H), lower, upper), axis=1)
+    H0 = initial_codes(D, X)
+    scale = np.linalg.norm(gradient(H0), axis=1)
+    assert np.all(pg <= 1e-5 * scale), (pg / scale).max()
+    assert np.all(H >= lower) and np.all(H <= upper)
+    assert np.any(H == lower)  # a bound is active at the solution

@@ -121,12 +121,12 @@ def test_a_dask_fit_stops_by_the_same_rule(name):
 
 
 def test_a_failed_fit_does_not_warn(monkeypatch):
-    import onlinemf.estimators._online_nmf as mod
+    from onlinemf.coders import CodeSolver
 
     def broken(*args, **kwargs):
         raise FloatingPointError("forced")
 
-    monkeypatch.setattr(mod, "solve_codes", broken)
+    monkeypatch.setattr(CodeSolver, "solve", broken)
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
         with pytest.raises(FloatingPointError):

@@ -63,10 +63,10 @@ def test_a_call_failing_mid_stream_restores_the_state(name, monkeypatch):
     X = rng.random((80, 8))
     est = ESTIMATORS[name]().partial_fit(X)
     before = copy.deepcopy(est.__dict__)
-    module, attr = {"OnlineNMF": (onmf, "solve_codes"),
+    module, attr = {"OnlineNMF": (onmf.CodeSolver, "solve"),
                     "OnlineRobustNMF": (ornmf, "solve_codes_outliers"),
                     "OnlineDictionaryLearning": (surrogate_rules, "bcd_dictionary"),
-                    "PoissonSubspaceTracker": (pt, "solve_codes")}[name]
+                    "PoissonSubspaceTracker": (pt.CodeSolver, "solve")}[name]
     real, calls = getattr(module, attr), []
 
     def flaky(*args, **kwargs):

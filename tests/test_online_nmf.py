@@ -301,7 +301,7 @@ def test_online_learning_calls_run_on_one_blas_thread(blas):
     thread only spins, and on a loaded machine costs 1.6–3.4×) and restore it afterwards."""
     import onlinemf.estimators._online_nmf as mod
 
-    seen = blas.spy(mod, "solve_codes")
+    seen = blas.spy(mod.CodeSolver, "solve")
     before = blas.threads()
     X = _small()
     OnlineNMF(n_components=3, batch_size=20, random_state=0).partial_fit(X)
@@ -372,13 +372,13 @@ def test_auto_codes_multiplicative_while_learning_spectral_when_answering(monkey
     assert mod.code_step_for("auto", get_loss("l1")) == "admm"
     assert mod.code_step_for("auto", get_loss("l2"), learning=False) == "admm"
     assert mod.code_step_for("paper", get_loss("l1")) == "polyak"
-    seen, real = [], mod.solve_codes
+    seen, real = [], mod.CodeSolver.solve
 
-    def spy(*args, **kwargs):
-        seen.append(kwargs)
-        return real(*args, **kwargs)
+    def spy(coder, *args, **kwargs):
+        seen.append(coder.get_params())
+        return real(coder, *args, **kwargs)
 
-    monkeypatch.setattr(mod, "solve_codes", spy)
+    monkeypatch.setattr(mod.CodeSolver, "solve", spy)
     X = _small()
     est = OnlineNMF(4, loss="kl", batch_size=20, random_state=0).fit(X)
     assert {c["step"] for c in seen} == {"mu"}
@@ -388,17 +388,18 @@ def test_auto_codes_multiplicative_while_learning_spectral_when_answering(monkey
     assert {c["step"] for c in seen} == {"spg"}
     # the answer's codes are better than the learning steps' capped multiplicative ones, and
     # within 1e-3 of the converged optimum
-    monkeypatch.setattr(mod, "solve_codes", real)
+    monkeypatch.setattr(mod.CodeSolver, "solve", real)
     loss, D = get_loss("kl"), est.components_
     for _, Xb, _, Hb in est._coded_chunks(*est._check_X(X, None, reset=False)[:2]):
         f_answer = loss.value(Xb, Hb @ D).mean()
-        f_mu = real(loss, D, Xb, step="mu", max_iter=mod.MU_CODE_MAX_ITER).objective.mean()
-        f_opt = real(loss, D, Xb, step="spg", max_iter=5000, tol=1e-10, f_tol=1e-14
-                     ).objective.mean()
+        f_mu = mod.CodeSolver("mu", max_iter=mod.MU_CODE_MAX_ITER, f_tol=1e-6).solve(
+            loss, D, Xb).objective.mean()
+        f_opt = mod.CodeSolver("spg", max_iter=5000, tol=1e-10, f_tol=1e-14).solve(
+            loss, D, Xb).objective.mean()
         assert f_opt <= f_answer <= min(f_mu, f_opt * (1 + 1e-3))
     # the squared loss: 3 exact-line-search iterations in the online steps, 100 spectral
     # ones when answering
-    monkeypatch.setattr(mod, "solve_codes", spy)
+    monkeypatch.setattr(mod.CodeSolver, "solve", spy)
     seen.clear()
     sq = OnlineNMF(4, batch_size=20, random_state=0).fit(X)
     assert {(c["step"], c["max_iter"]) for c in seen} == {("exact", mod.QUADRATIC_CODE_MAX_ITER)}

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..coders import solve_codes
+from ..coders import CodeSolver
 from ..losses import KLDivergence
 
 __all__ = ["batch_poisson_factorization", "GROUSE"]
@@ -41,11 +41,11 @@ def batch_poisson_factorization(Y, n_components, mask=None, *, lam=0.2, mu=0.1, 
     D = rng.random((n, n_components)) * np.sqrt(max(level, 1e-12) / n_components)
     A = rng.random((m, n_components))
     for _ in range(n_iter):
-        A = solve_codes(_KL, D.T, Yf, P, step="bb", init=A, lower=0.0, upper=np.inf,
-                        h_l2=2 * mu, max_iter=inner_iter, tol=1e-7, f_tol=0.0).codes
-        D = solve_codes(_KL, A.T, Yf.T, None if P is None else P.T, step="bb", init=D,
-                        lower=0.0, upper=np.inf, h_l2=2 * lam * m, max_iter=inner_iter,
-                        tol=1e-7, f_tol=0.0).codes
+        A = CodeSolver("bb", lower=0.0, upper=np.inf, l2=2 * mu, max_iter=inner_iter,
+                       tol=1e-7, f_tol=0.0, start="best").solve(_KL, D.T, Yf, P, init=A).codes
+        D = CodeSolver("bb", lower=0.0, upper=np.inf, l2=2 * lam * m, max_iter=inner_iter,
+                       tol=1e-7, f_tol=0.0, start="best").solve(
+            _KL, A.T, Yf.T, None if P is None else P.T, init=D).codes
     return D, A
 
 

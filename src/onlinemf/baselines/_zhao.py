@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._history import History
-from ..coders import solve_codes, spectral_norm_sq
+from ..coders import CodeSolver, spectral_norm_sq
 from ..constraints import project_dictionary_box
 from ..losses import Y_FLOOR, Loss, get_loss
 
@@ -275,7 +275,8 @@ class RobustSANMF(_OnlineBaseline):
 
     def _step(self, Xb, t):
         D = self.components_
-        H = solve_codes(get_loss("squared"), D, Xb, step="fista", lower=0.0, max_iter=50).codes
+        H = CodeSolver("fista", lower=0.0, max_iter=50, f_tol=1e-6, start="best").solve(
+            get_loss("squared"), D, Xb).codes
         G = H.T @ (H @ D - Xb) / Xb.shape[0]
         if self._gamma is None:
             L = max(spectral_norm_sq(H) / Xb.shape[0], _TINY)

@@ -89,15 +89,15 @@ def _nmf_cases(ctx: BenchContext):
 def _neutral_score(loss, X_eval):
     """Mean divergence of the evaluation rows from their best reconstruction with a given
     dictionary (codes re-solved accurately, the same solver for every method)."""
-    from ..coders import solve_codes
+    from ..coders import CodeSolver
 
     lower = 1e-8 if loss.positive_data else 0.0
 
     def score(components):
         D = np.asarray(components, dtype=float)
         D = D / max(float(D.max()), 1e-300)  # any positive rescaling: codes absorb it
-        H = solve_codes(loss, D, X_eval, step="spg", lower=lower, max_iter=300, tol=1e-6,
-                        f_tol=1e-9).codes
+        H = CodeSolver("spg", lower=lower, max_iter=300, tol=1e-6, f_tol=1e-9,
+                       start="best").solve(loss, D, X_eval).codes
         if sp.issparse(X_eval):
             return float(loss.sparse_value(X_eval, H, D).mean())
         return float(loss.value(X_eval, H @ D).mean())

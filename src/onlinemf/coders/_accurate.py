@@ -31,7 +31,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._bsum import TOL_FLOOR, BSUMResult, solve_codes_bsum, spectral_lipschitz
+from ._bsum import TOL_FLOOR, solve_codes_bsum, spectral_lipschitz
+from ._result import CodeResult
 
 __all__ = ["newton_applicable", "solve_codes_accurate", "solve_codes_newton",
            "solve_codes_newton_capped"]
@@ -52,7 +53,7 @@ def newton_applicable(problem) -> bool:
 
 
 def solve_codes_accurate(problem, D, X, tol: float, *, max_iter: int = 3000, H0=None,
-                         gram=None, lipschitz=None, scale_tol: bool = False) -> BSUMResult:
+                         gram=None, lipschitz=None, scale_tol: bool = False) -> CodeResult:
     """Tightly solved codes: :func:`solve_codes_newton` where :func:`newton_applicable`
     (ORPCA, OLRR, ORNMF, whose ill-conditioned dictionaries leave accelerated BSUM slower
     and, at its sweep cap, at a higher objective), else accelerated BSUM (the non-robust
@@ -69,7 +70,7 @@ def solve_codes_accurate(problem, D, X, tol: float, *, max_iter: int = 3000, H0=
 
 
 def solve_codes_newton_capped(problem, D, X, tol: float, *, max_iter: int = 500,
-                              **kwargs) -> BSUMResult:
+                              **kwargs) -> CodeResult:
     """:func:`solve_codes_newton` with ``max_iter`` read as a cap on BSUM sweeps: at most
     max(50, max_iter // 10) Newton iterations (each costs about ten sweeps: a K×K solve per
     sample and a line search). Called as :func:`solve_codes_bsum` is, so either serves as
@@ -81,7 +82,7 @@ def solve_codes_newton(problem, D, X, tol: float, *, max_iter: int = 100, H0=Non
                        gram=None, lipschitz=None, scale_tol: bool = False,
                        armijo: float = 1e-4, max_backtracks: int = 30,
                        mm_after: int = 15, mm_steps: int = 10,
-                       mm_first_inliers: float = 1.5) -> BSUMResult:
+                       mm_first_inliers: float = 1.5) -> CodeResult:
     """min_{h ∈ H, r ∈ R} ½‖x − hD − r‖² + φ(h) + ϕ(r) for every row x of X, accurately.
 
     Stops a sample by BSUM's test, max(L′‖h⁺ − h‖, ‖r⁺ − r‖) ≤ max(tol, 1e-10)
@@ -115,6 +116,12 @@ def solve_codes_newton(problem, D, X, tol: float, *, max_iter: int = 100, H0=Non
         with fewer quadratic pieces than about K, D diag(w) Dᵀ is (nearly) singular and the
         Newton model poor from the start. A cold start (h = 0) leaves nearly every entry
         outside the threshold whatever the dictionary, so it waits for ``mm_after``.
+
+    Returns
+    -------
+    CodeResult
+        Codes, outliers r*(h), each sample's Newton iterations (its last one the test it
+        met) and whether it stopped before ``max_iter``; no objective.
     """
     box = _code_box(problem.codes)
     if problem.outliers is None or box is None:
@@ -132,7 +139,6 @@ def solve_codes_newton(problem, D, X, tol: float, *, max_iter: int = 100, H0=Non
     if scale_tol:
         thr = thr * np.maximum(1.0, np.linalg.norm(X, axis=1))
     outl = problem.outliers
-    eye = np.eye(K)
 
     def parts(Hs, Xs):
         """r*(h), the residual x − hD − r* and F(h) per row."""
@@ -147,6 +153,8 @@ def solve_codes_newton(problem, D, X, tol: float, *, max_iter: int = 100, H0=Non
     mm = (mm_steps > 0 and np.isinf(outl.bound) and np.isinf(lo) and np.isinf(hi)
           and ridge > 0)
     act = np.arange(n)
+    n_iter = np.zeros(n, dtype=np.int64)
+    converged = np.zeros(n, dtype=bool)
     if mm and H0 is not None:
         few = (np.abs(X - H @ D) <= outl.alpha).sum(axis=1) < mm_first_inliers * K
         if few.any():
@@ -166,58 +174,78 @@ def solve_codes_newton(problem, D, X, tol: float, *, max_iter: int = 100, H0=Non
                             np.linalg.norm(Rp - Ra, axis=1))
         done = change <= thr[act]
         R[act] = Ra
+        n_iter[act[done]] = it
+        converged[act[done]] = True
         if done.all():
             break
         keep = ~done
         act, Xa, Ha, Ra, f, g, Hp, fp = (v[keep] for v in (act, Xa, Ha, Ra, f, g, Hp, fp))
-        # the Newton step on the free coordinates
-        # Bertsekas's ε-active set: coordinates within ε of a bound that the gradient pushes
-        # against are held (without the ε, coordinates just above a bound take Newton steps
-        # the projection cuts to nothing, and the method crawls)
-        eps = np.minimum(np.linalg.norm(Ha - np.clip(Ha - g, lo, hi), axis=1), 0.1)[:, None]
-        held = ((Ha <= lo + eps) & (g > 0)) | ((Ha >= hi - eps) & (g < 0))
-        w = (Ra == 0) | (np.abs(Ra) >= outl.bound)
-        A = _weighted_gram(D, w, G)
-        free = (~held).astype(float)
-        # Levenberg–Marquardt damping μ = ‖reduced gradient‖ / max(1, ‖h‖): without a ridge
-        # (ORNMF) and with redundant atoms, D diag(w) Dᵀ is nearly singular and the plain
-        # Newton step is huge along its null directions; the damping vanishes at the
-        # solution, so the local convergence stays fast. Divided by ‖h‖ it is a curvature
-        # (g scales as D diag(w) Dᵀ h) and does not grow with the codes' scale: undivided, it
-        # caps each step near unit length, however large the codes
-        mu = reg + np.linalg.norm(g * free, axis=1) / np.maximum(
-            1.0, np.linalg.norm(Ha, axis=1))
-        A += mu[:, None, None] * eye
-        A *= free[:, :, None] * free[:, None, :]
-        A[:, np.arange(K), np.arange(K)] += 1.0 - free
-        step = -np.linalg.solve(A, (g * free)[:, :, None])[:, :, 0]
-        # the held coordinates head for the bound they are pushed against (a positive
-        # diagonal scaling of their gradient, as Bertsekas allows): held at their value
-        # instead, a code just above 0 moves only by the proximal-gradient fallback, and on
-        # sparse codes over redundant atoms (ORNMF) the method crawls at its pace
-        step += np.where(held, np.where(g > 0, lo, hi) - Ha, 0.0)
-        # backtracking along the projection arc (Armijo), per row
-        Hn = Hp  # the proximal-gradient step where no Newton trial is accepted
-        t = np.ones(act.size)
-        pend = np.arange(act.size)
-        for _ in range(max_backtracks):
-            Ht = np.clip(Ha[pend] + t[pend, None] * step[pend], lo, hi)
-            _, _, ft = parts(Ht, Xa[pend])
-            slope = np.einsum("ij,ij->i", g[pend], Ht - Ha[pend])
-            # near the solution the predicted decrease falls below the rounding of f: compare
-            # within a few ulps, or the search would halve t on noise
-            noise = 16 * np.finfo(float).eps * np.maximum(np.abs(f[pend]), 1.0)
-            ok = ((ft <= f[pend] + armijo * slope + noise) & (slope < 0)
-                  & (ft <= fp[pend] + noise))
-            Hn[pend[ok]] = Ht[ok]
-            pend = pend[~ok]
-            if not pend.size:
-                break
-            t[pend] *= 0.5
+        # the Newton step on the free coordinates, backtracked along the projection arc
+        step = _newton_step(D, G, Ha, g, Ra, outl, lo, hi, reg)
+        Hn = _arc_search(parts, Ha, Xa, step, g, f, Hp, fp, lo, hi, armijo, max_backtracks)
         H[act] = Hn
     else:  # the cap: report r* at the final codes
         R[act] = parts(H[act], X[act])[0]
-    return BSUMResult(H, R, it)
+        n_iter[act] = it
+    return CodeResult(H, n_iter, converged, outliers=R)
+
+
+def _newton_step(D, G, Ha, g, Ra, outl, lo, hi, reg):
+    """The projected Newton step of each row (Bertsekas): the Newton system on the free
+    coordinates, with the generalized Hessian D diag(w) Dᵀ (w_f = 1 where r*_f is constant)
+    and Levenberg–Marquardt damping, and the held coordinates sent to their bound."""
+    K = D.shape[0]
+    eye = np.eye(K)
+    # Bertsekas's ε-active set: coordinates within ε of a bound that the gradient pushes
+    # against are held (without the ε, coordinates just above a bound take Newton steps
+    # the projection cuts to nothing, and the method crawls)
+    eps = np.minimum(np.linalg.norm(Ha - np.clip(Ha - g, lo, hi), axis=1), 0.1)[:, None]
+    held = ((Ha <= lo + eps) & (g > 0)) | ((Ha >= hi - eps) & (g < 0))
+    w = (Ra == 0) | (np.abs(Ra) >= outl.bound)
+    A = _weighted_gram(D, w, G)
+    free = (~held).astype(float)
+    # Levenberg–Marquardt damping μ = ‖reduced gradient‖ / max(1, ‖h‖): without a ridge
+    # (ORNMF) and with redundant atoms, D diag(w) Dᵀ is nearly singular and the plain
+    # Newton step is huge along its null directions; the damping vanishes at the
+    # solution, so the local convergence stays fast. Divided by ‖h‖ it is a curvature
+    # (g scales as D diag(w) Dᵀ h) and does not grow with the codes' scale: undivided, it
+    # caps each step near unit length, however large the codes
+    mu = reg + np.linalg.norm(g * free, axis=1) / np.maximum(
+        1.0, np.linalg.norm(Ha, axis=1))
+    A += mu[:, None, None] * eye
+    A *= free[:, :, None] * free[:, None, :]
+    A[:, np.arange(K), np.arange(K)] += 1.0 - free
+    step = -np.linalg.solve(A, (g * free)[:, :, None])[:, :, 0]
+    # the held coordinates head for the bound they are pushed against (a positive
+    # diagonal scaling of their gradient, as Bertsekas allows): held at their value
+    # instead, a code just above 0 moves only by the proximal-gradient fallback, and on
+    # sparse codes over redundant atoms (ORNMF) the method crawls at its pace
+    step += np.where(held, np.where(g > 0, lo, hi) - Ha, 0.0)
+    return step
+
+
+def _arc_search(parts, Ha, Xa, step, g, f, Hp, fp, lo, hi, armijo, max_backtracks):
+    """Backtracking along the projection arc (Armijo), per row: the first of t = 1, ½, …
+    whose projected point decreases F enough and does no worse than the proximal-gradient
+    point ``Hp`` (value ``fp``), else ``Hp``."""
+    Hn = Hp  # the proximal-gradient step where no Newton trial is accepted
+    t = np.ones(Ha.shape[0])
+    pend = np.arange(Ha.shape[0])
+    for _ in range(max_backtracks):
+        Ht = np.clip(Ha[pend] + t[pend, None] * step[pend], lo, hi)
+        _, _, ft = parts(Ht, Xa[pend])
+        slope = np.einsum("ij,ij->i", g[pend], Ht - Ha[pend])
+        # near the solution the predicted decrease falls below the rounding of f: compare
+        # within a few ulps, or the search would halve t on noise
+        noise = 16 * np.finfo(float).eps * np.maximum(np.abs(f[pend]), 1.0)
+        ok = ((ft <= f[pend] + armijo * slope + noise) & (slope < 0)
+              & (ft <= fp[pend] + noise))
+        Hn[pend[ok]] = Ht[ok]
+        pend = pend[~ok]
+        if not pend.size:
+            break
+        t[pend] *= 0.5
+    return Hn
 
 
 def _huber_mm_steps(D, X, H, alpha: float, ridge: float, steps: int,

@@ -4,29 +4,19 @@ Stochastic Matrix Factorization via Variance Reduction", arXiv:1705.10679, eqs. 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from .._steps import nesterov_momentum, spectral_lipschitz
+from ._result import CodeResult
 
-__all__ = ["BSUMResult", "solve_codes_bsum"]
+__all__ = ["solve_codes_bsum"]
 
 TOL_FLOOR = 1e-10
 
 
-@dataclass
-class BSUMResult:
-    """Codes (n, K), outliers (n, F) or None, and the number of sweeps of the slowest sample."""
-
-    codes: np.ndarray
-    outliers: np.ndarray | None
-    n_iter: int
-
-
 def solve_codes_bsum(problem, D, X, tol: float, *, max_iter: int = 500, H0=None, R0=None,
                      scale_tol: bool = False, gram=None, lipschitz=None,
-                     accelerate: bool = False) -> BSUMResult:
+                     accelerate: bool = False) -> CodeResult:
     """min_{h ∈ H, r ∈ R} ½‖x − hD − r‖² + φ(h) + ϕ(r) for every row x of X, by BSUM.
 
     One sweep is one proximal-gradient step in h (step 1/L′, L′ = ‖D‖₂²; eq. 5) followed by
@@ -50,12 +40,17 @@ def solve_codes_bsum(problem, D, X, tol: float, *, max_iter: int = 500, H0=None,
         whose gradient is (hD + r*(h) − x)Dᵀ, Lipschitz with L′), so the acceleration is
         sound; the stopping test is then taken at the extrapolated point. Off by default
         (the paper's plain BSUM); the accurate solves of evaluation use it.
+
+    Returns
+    -------
+    CodeResult
+        Codes (n, K), outliers (n, F) (None for a problem without them), the sweeps of each
+        sample and whether it stopped before ``max_iter``; no objective.
     """
     n = X.shape[0]
     K = D.shape[0]
     G = D @ D.T if gram is None else gram
     L = spectral_lipschitz(G) if lipschitz is None else lipschitz
-    step = 1.0 / L
     H = np.zeros((n, K)) if H0 is None else np.array(H0, dtype=float, copy=True)
     robust = problem.outliers is not None
     R = None
@@ -66,10 +61,18 @@ def solve_codes_bsum(problem, D, X, tol: float, *, max_iter: int = 500, H0=None,
     thr = np.full(n, max(tol, TOL_FLOOR))
     if scale_tol:
         thr = thr * np.maximum(1.0, np.linalg.norm(X, axis=1))
-    act = np.arange(n)
-    it = 0
     if accelerate:
         return _accelerated(problem, D, X, XDt, G, L, H, thr, max_iter)
+    return _plain(problem, D, X, XDt, G, L, H, R, thr, max_iter)
+
+
+def _plain(problem, D, X, XDt, G, L, H, R, thr, max_iter) -> CodeResult:
+    """BSUM's sweeps (eqs. 5–6) on the rows still running, each row stopping on its own."""
+    n = X.shape[0]
+    robust = R is not None
+    step = 1.0 / L
+    act = np.arange(n)
+    it = 0
     # the rows still running are kept in a compacted block, gathered again only once a
     # quarter of the block has stopped (a gather copies the block's (rows, F) arrays, which
     # cost more than the few extra rows' sweeps); a stopped row's result is written when it
@@ -79,6 +82,8 @@ def solve_codes_bsum(problem, D, X, tol: float, *, max_iter: int = 500, H0=None,
     running = np.ones(n, dtype=bool)
     n_running = n
     Dt = D.T
+    n_iter = np.zeros(n, dtype=np.int64)
+    converged = np.zeros(n, dtype=bool)
     for it in range(1, max_iter + 1):
         grad = Ha @ G - XDta
         if robust:
@@ -97,6 +102,8 @@ def solve_codes_bsum(problem, D, X, tol: float, *, max_iter: int = 500, H0=None,
         if not stops.any():
             continue
         H[act[stops]] = Ha[stops]
+        n_iter[act[stops]] = it
+        converged[act[stops]] = True
         if robust:
             R[act[stops]] = Ra[stops]
         running &= ~stops
@@ -110,12 +117,13 @@ def solve_codes_bsum(problem, D, X, tol: float, *, max_iter: int = 500, H0=None,
             running = np.ones(act.size, dtype=bool)
     else:
         H[act[running]] = Ha[running]
+        n_iter[act[running]] = it
         if robust:
             R[act[running]] = Ra[running]
-    return BSUMResult(H, R, it)
+    return CodeResult(H, n_iter, converged, outliers=R)
 
 
-def _accelerated(problem, D, X, XDt, G, L, H, thr, max_iter) -> BSUMResult:
+def _accelerated(problem, D, X, XDt, G, L, H, thr, max_iter) -> CodeResult:
     """FISTA on h for the envelope min_r (BSUM with extrapolation). The products hD are
     carried along (the extrapolated point's yD is the same combination of them), so a sweep
     costs two products with D; r*(h) is formed once at the end."""
@@ -126,8 +134,10 @@ def _accelerated(problem, D, X, XDt, G, L, H, thr, max_iter) -> BSUMResult:
     Y, YD = H.copy(), (HD.copy() if robust else None)
     theta = np.ones(n)
     act = np.arange(n)
+    n_iter = np.zeros(n, dtype=np.int64)
     it = 0
     for it in range(1, max_iter + 1):
+        n_iter[act] += 1
         full = act.size == n
         Ya = Y if full else Y[act]
         grad = Ya @ G - (XDt if full else XDt[act])
@@ -151,4 +161,6 @@ def _accelerated(problem, D, X, XDt, G, L, H, thr, max_iter) -> BSUMResult:
         if act.size == 0:
             break
     R = problem.outliers.prox(X - HD) if robust else None
-    return BSUMResult(H, R, it)
+    converged = np.ones(n, dtype=bool)
+    converged[act] = False
+    return CodeResult(H, n_iter, converged, outliers=R)

@@ -28,7 +28,13 @@ from .._dask import (
 )
 from .._sparse import SparseRows, as_sparse_rows
 from .._validation import check_magnitude, check_stream_input, dense_batch, guarded_validation
-from ..coders import CODE_STEPS, CodeSolver, solve_codes
+from ..coders import (
+    CODE_STEPS,
+    MU_CODE_MAX_ITER,
+    QUADRATIC_CODE_MAX_ITER,
+    CodeSolver,
+    code_step_for,
+)
 from ..constraints import project_dictionary_box
 from ..losses import LOSS_NAMES, Loss, get_loss
 from ..updates import (
@@ -55,15 +61,6 @@ NNDSVD_ROWS = 4096
 #: (``Surrogate(warmup="auto")``): long enough for SGD to settle the topics the surrogate then keeps
 SGD_WARMUP_ROWS = 10000
 
-#: Iterations of the multiplicative code update per online step (``CodeSolver(max_iter="auto")``)
-MU_CODE_MAX_ITER = 20
-
-#: Code iterations per online step for the squared loss (``CodeSolver(max_iter="auto")``): after the
-#: least-squares start, three projected steps leave codes a stochastic step can use, and the
-#: time saved buys more passes
-QUADRATIC_CODE_MAX_ITER = 3
-
-
 class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
                 BaseEstimator):
     r"""Online NMF with a general divergence (Algorithm 1 of Zhao, Tan and Xu, faster defaults).
@@ -77,7 +74,7 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
 
     where C = {0 ≤ w ≤ 1, every row of W summing to ≥ ε} and H = [ε′, U]^K keep Wh ≥ εε′ > 0.
     Each mini-batch codes h_i ∈ argmin_{h ∈ H} d(v_i ‖ W_{t−1} h) by projected gradient
-    descent (Algorithm 2, :func:`onlinemf.coders.solve_codes`), then takes the paper's
+    descent (Algorithm 2, :meth:`onlinemf.coders.CodeSolver.solve`), then takes the paper's
     projected SGD step W_t = Π_C(W_{t−1} − η_t Σ_i r_i h_iᵀ), r_i = ∇_y d(v_i ‖ W_{t−1} h_i),
     η_t = a / (τt + b) (eq. (11)), or, by default for the squared loss and β-divergences,
     minimizes a running surrogate of all mini-batches so far, which needs no step size.
@@ -296,31 +293,17 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
             safeguard=(not paper) if sgd.safeguard == "auto" else bool(sgd.safeguard)))
         self._settle("_surrogate", clone(du) if isinstance(du, Surrogate) else None)
 
-    def _coder_kwargs(self, learning: bool = True, loss: Loss | None = None) -> dict:
-        """The code solver's settings: for the online steps (``learning``), or for
-        ``transform`` and ``score``, which code with the accurate spectral step under "auto"
-        (the multiplicative step's capped codes serve a stochastic step, not an answer)."""
-        c, user = self._code, self._code_step()
-        loss = self.loss_ if loss is None else loss
-        step = code_step_for(user, loss, learning)
-        max_iter = c.max_iter
-        if max_iter == "auto":
-            max_iter = (MU_CODE_MAX_ITER if step == "mu" else
-                        QUADRATIC_CODE_MAX_ITER if learning and loss.quadratic
-                        and user == "auto" else 100)
-        return dict(step=step, lower=c.lower, upper=c.upper, max_iter=max_iter, tol=c.tol,
-                    f_tol=(c.f_tol if c.f_tol != "auto" else 1e-4 if user == "auto" else 1e-6),
-                    h_l2=c.l2, armijo=c.armijo, polyak_delta=c.polyak_delta,
-                    # the paper's steps start from the scale-matched constant codes
-                    # (Algorithm 2 leaves the starting point free)
-                    start="constant" if user == "paper" else "best")
+    def _coder(self, learning: bool = True, loss: Loss | None = None) -> CodeSolver:
+        """The code solver with every "auto" resolved: for the online steps (``learning``),
+        or for ``transform`` and ``score``, which code with the accurate spectral step under
+        "auto" (the multiplicative step's capped codes serve a stochastic step, not an
+        answer)."""
+        return self._code.resolved(self.loss_ if loss is None else loss, learning,
+                                   step=self._code_step())
 
     def _resolved_coder(self, loss: Loss) -> CodeSolver:
         """The online steps' :class:`CodeSolver` with every "auto" resolved (``coder_``)."""
-        kw = self._coder_kwargs(loss=loss)
-        return CodeSolver(kw["step"], max_iter=kw["max_iter"], tol=kw["tol"], f_tol=kw["f_tol"],
-                          armijo=kw["armijo"], polyak_delta=kw["polyak_delta"],
-                          lower=kw["lower"], upper=kw["upper"], l2=kw["h_l2"])
+        return self._coder(loss=loss)
 
     def _update_kind(self, loss: Loss) -> str:
         """"sgd", "bcd" or "mu": the dictionary step for this loss and setting (after any
@@ -547,7 +530,7 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
         loss at its codes under the dictionary before the step)."""
         t0 = time.perf_counter()
         D = self.components_
-        coded = solve_codes(self.loss_, D, Xb, Mb, **self._coder_kwargs())
+        coded = self._coder().solve(self.loss_, D, Xb, Mb)
         H = coded.codes
         self.n_code_iter_ += int(coded.n_iter.sum())
         if isinstance(rule, BCDSurrogateUpdate):
@@ -622,8 +605,8 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
         for start in range(0, X.shape[0], chunk):
             rows = np.arange(start, min(start + chunk, X.shape[0]))
             Xb, Mb = self._prepare_batch(X, rows, mask, sparse)
-            yield rows, Xb, Mb, solve_codes(self.loss_, self.components_, Xb, Mb,
-                                            **self._coder_kwargs(learning=False)).codes
+            yield rows, Xb, Mb, self._coder(learning=False).solve(
+                self.loss_, self.components_, Xb, Mb).codes
 
     # ------------------------------------------------------------------ public API
     @transactional
@@ -765,25 +748,6 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True  # NaN marks missing entries
         return tags
-
-
-def code_step_for(code_step: str, loss: Loss, learning: bool = True) -> str:
-    """The coder's step rule for a ``CodeSolver.step`` setting and loss: under "auto",
-    the multiplicative update for the online steps of the β-divergences and the exact line
-    search for those of the squared loss, the spectral projected gradient for the other
-    smooth losses (and for coding with a fitted model), ADMM for ℓ1 and ℓ2 (whose
-    subgradient rules stall far from the minimum at affordable caps)."""
-    if code_step == "paper":
-        return loss.default_step
-    if code_step == "auto":
-        if learning and loss.majorized_mu:
-            return "mu"
-        if learning and loss.quadratic:
-            return "exact"
-        if loss.smooth:
-            return "spg"
-        return "admm" if loss.residual_prox_available else loss.default_step
-    return code_step
 
 
 def auto_batch_size(n_components: int, n_features: float, work: float = 6e5,

@@ -15,7 +15,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._dask import dask_nanmean, is_dask_array, iter_row_blocks
 from .._validation import check_magnitude, check_stream_input, dense_batch, guarded_validation
-from ..coders import solve_codes
+from ..coders import CodeSolver
 from ..losses import KLDivergence
 from ..updates import PoissonMemoryLimitedUpdate, PoissonSAUpdate
 from ._base import OnlineFactorizationMixin, one_blas_thread, transactional
@@ -171,16 +171,18 @@ class PoissonSubspaceTracker(OnlineFactorizationMixin, ClassNamePrefixFeaturesOu
 
     def _sa_rows(self, Ah, Yh, P, D, h_l2):
         """The SA rule's row problems: the KL codes of the columns of ``Yh`` on ``Ah``."""
-        return solve_codes(_KL, Ah, Yh, P, step="bb", init=D, lower=0.0, upper=np.inf,
-                           h_l2=h_l2, max_iter=self.sa_max_iter, tol=1e-6, f_tol=0.0).codes
+        coder = CodeSolver("bb", lower=0.0, upper=np.inf, l2=h_l2, max_iter=self.sa_max_iter,
+                           tol=1e-6, f_tol=0.0, start="best")
+        return coder.solve(_KL, Ah, Yh, P, init=D).codes
 
     def _code(self, y, p, random_start=True):
         """â for a batch of rows (codes depend on D only; rows are independent). Fitting starts
         from U[0, 1] (the paper); ``transform`` from the deterministic scale-matched point."""
         init = self._rng.random((y.shape[0], self.n_components_)) if random_start else None
-        return solve_codes(_KL, self.components_, y, p, step="bb", init=init, lower=0.0,
-                           upper=np.inf, h_l2=2.0 * self.mu, max_iter=self.code_max_iter,
-                           tol=self.code_tol, f_tol=0.0).codes
+        coder = CodeSolver("bb", lower=0.0, upper=np.inf, l2=2.0 * self.mu,
+                           max_iter=self.code_max_iter, tol=self.code_tol, f_tol=0.0,
+                           start="best")
+        return coder.solve(_KL, self.components_, y, p, init=init).codes
 
     def _step(self, y, p):
         """One time step on a single count vector y (n_features,) with observed mask p."""

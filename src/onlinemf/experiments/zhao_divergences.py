@@ -504,11 +504,13 @@ def huber_faces(ctx: Context) -> Result:
         t0 = time.perf_counter()
         batch = batch_nmf(V / 255.0, k, ol.loss_, max_iter=300, tol=1e-5, random_state=ctx.seed)
         t_batch = time.perf_counter() - t0
-        from ..coders import solve_codes
+        from ..coders import CodeSolver
 
         recon = {"OL": ol.inverse_transform(ol.transform(noisy))}
         for name, D in (("OL-Wang", wang.components_), ("Batch", batch.components)):
-            Hn = solve_codes(ol.loss_, D, noisy / 255.0, lower=0.0).codes
+            # the loss's own rule of the paper (Section V-C), from the better start
+            Hn = CodeSolver("paper", lower=0.0, max_iter=100, f_tol=1e-6, start="best").solve(
+                ol.loss_, D, noisy / 255.0).codes
             recon[name] = 255.0 * Hn @ D
 
         def psnr(a, b):

@@ -8,7 +8,7 @@ import time
 import numpy as np
 
 from ..baselines import ORPCA, RobustSANMF, batch_robust_nmf
-from ..coders import solve_codes
+from ..coders import CodeSolver
 from ..datasets import (
     contaminate,
     find_data,
@@ -181,7 +181,8 @@ def run_methods(X, k, *, tau, seed, batch_iter, which=("online", "batch", "other
         t = time.perf_counter() - t0
         D = onmf.output_components()
         # no outlier term: plain nonnegative least squares codes
-        H = solve_codes(get_loss("squared"), D, X, step="fista", lower=0.0, max_iter=200).codes
+        H = CodeSolver("fista", lower=0.0, max_iter=200, f_tol=1e-6, start="best").solve(
+            get_loss("squared"), D, X).codes
         out["ONMF (Guan et al.)"] = dict(time=t, low=H @ D, outliers=None, atoms=D,
                                          history=None)
         keep("ONMF (Guan et al.)", tracker)
