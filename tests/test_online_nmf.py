@@ -310,23 +310,6 @@ def test_online_learning_calls_run_on_one_blas_thread(blas):
     assert blas.threads() == before
 
 
-def test_large_learning_products_keep_the_process_threads(blas):
-    """With K²·F at the threading threshold, the steps run on the process's BLAS threads
-    (the products gain from them) and small ones on one."""
-    from onlinemf.estimators._base import THREADED_WORK
-
-    seen = blas.spy(OnlineNMF, "_step")
-    before = blas.threads()
-    k = 150
-    f = int(np.ceil(THREADED_WORK / k**2))
-    X = np.random.default_rng(0).random((k + 10, f))
-    OnlineNMF(k, max_iter=1, random_state=0).fit(X)
-    assert seen and min(seen) == before
-    seen.clear()
-    OnlineNMF(3, max_iter=1, random_state=0).fit(X[:, :50])
-    assert seen and max(seen) == 1
-
-
 def test_auto_surrogate_decay_per_update_rule():
     """decay "auto": 0.5 for the squared loss's exact statistics, 0.3 for the
     multiplicative update's (which hold the dictionary they were added with); a number is

@@ -76,36 +76,17 @@ def _blas_controller() -> ThreadpoolController:
     return ThreadpoolController()
 
 
-#: a learning call keeps the process's BLAS threads when K²·F (the multiply-adds of a step's
-#: dictionary products, a batch being at least K rows) reaches this; below it, one thread
-THREADED_WORK = 2e7
-
-
-def _threaded(estimator, X) -> bool:
-    """Whether a learning call of ``estimator`` on ``X`` has products large enough for
-    several BLAS threads to pay (see :data:`THREADED_WORK`)."""
-    k = getattr(estimator, "n_components", None)
-    shape = getattr(X, "shape", None)
-    if not isinstance(k, int) or shape is None or len(shape) != 2:
-        return False
-    return float(k) * k * shape[1] >= THREADED_WORK
-
-
 def one_blas_thread(method):
-    """Run a learning call (``fit``, ``partial_fit``) with one BLAS thread unless its
-    products are large (:func:`_threaded`). Small products — a mini-batch of a few rows
-    against a dictionary of a few dozen atoms — run as fast or faster on one thread, and beside
-    busy processes more threads spin on busy cores and take much longer; the products of many
-    components over many features gain from the machine's threads. Calls that code a whole
-    data set at once (``transform``, ``score``) keep the process's setting."""
+    """Run ``method`` with one BLAS thread: for the online learning calls, whose products are
+    mini-batch sized: on an idle machine one thread is as fast or faster at those sizes (the
+    ``scale`` benchmark's K and F), and beside busy processes more threads spin on busy cores
+    and take much longer. Calls that code a whole data set at once
+    (``transform``, ``score``) keep the process's setting."""
 
     @functools.wraps(method)
-    def wrapper(self, *args, **kwargs):
-        X = args[0] if args else kwargs.get("X", kwargs.get("G"))
-        if _threaded(self, X):
-            return method(self, *args, **kwargs)
+    def wrapper(*args, **kwargs):
         with _blas_controller().limit(limits=1, user_api="blas"):
-            return method(self, *args, **kwargs)
+            return method(*args, **kwargs)
 
     return wrapper
 
