@@ -13,6 +13,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from ..graphs import (
+    EdgeCoverSampler,
     GlauberChain,
     ParallelGlauberChains,
     ParallelPivotChains,
@@ -75,10 +76,15 @@ class NetworkDictionaryLearning(BaseEstimator):
         max(A): the network is learned as A/max(A).
     """
 
-    auto_patches_per_node = 256  # reconstruct(n_steps="auto"): max(50000, 256·n) patches
+    auto_patches_per_node = 256  # chains: reconstruct(n_steps="auto") is max(50000, 256·n)
+    auto_cover_passes = 1  # edge cover: max(50000, passes · edges)
 
-    def auto_patches(self, n_nodes: int) -> int:
-        """The patches of ``reconstruct(n_steps="auto")`` for a network of ``n_nodes``."""
+    def auto_patches(self, n_nodes: int, n_edges: int | None = None) -> int:
+        """The patches of ``reconstruct(n_steps="auto")``: with the edge-cover sampler
+        (``n_edges`` anchors, one per edge), ``auto_cover_passes`` passes over the edges, at
+        least the paper's 50000; with a chain, max(50000, 256·n) for ``n_nodes``."""
+        if n_edges is not None:
+            return max(50_000, self.auto_cover_passes * n_edges)
         return max(50_000, self.auto_patches_per_node * n_nodes)
 
     _parameter_constraints: dict = {
@@ -185,8 +191,11 @@ class NetworkDictionaryLearning(BaseEstimator):
         Parameters
         ----------
         n_steps : int or "auto", default="auto"
-            Patches in all. "auto" is max(50000, 256·n) for n nodes (``auto_patches_per_node``):
-            the score of a pair is an average over the patches that cover it, so the patches
+            Patches in all. With the edge-cover sampler, "auto" is one pass over the edges
+            (``auto_cover_passes``), at least the paper's 50000: every edge is then in a patch,
+            and an edge's score is a mean over its patches, so it does not depend on how often
+            it was visited. With a chain, "auto" is max(50000, 256·n) for n nodes
+            (``auto_patches_per_node``): a chain covers a pair only by chance, so the patches
             needed grow with the network. 50000 is the paper's count, which its 211-node WAN
             still gets.
         code_tol : float, default=1e-3
@@ -204,14 +213,18 @@ class NetworkDictionaryLearning(BaseEstimator):
         n_chains : int or None
             Independent chains advanced together (:class:`ParallelPivotChains`,
             :class:`ParallelGlauberChains`), ``n_steps`` patches in all; None is 64. 1 is the
-            paper's single chain.
-        chain : {"pivot", "glauber"} or None
-            The sampler of the reconstruction. None is the pivot chain when the motif is a
-            directed tree rooted at node 0 (paths and stars), as in the authors' code (Glauber
-            to learn, pivot to reconstruct), else the Glauber chain. The pivot redraws the
-            whole map at every step, so its patches are nearly independent and the
-            reconstruction denoises better. The paper (Glauber only) is
-            ``chain="glauber", n_chains=1``, which the reproduction experiments pass.
+            paper's single chain. The edge-cover sampler has no chains and ignores it.
+        chain : {"cover", "pivot", "glauber"} or None
+            The sampler of the reconstruction. None is "cover" when the motif is a directed
+            tree rooted at node 0 (paths and stars), else the Glauber chain. "cover"
+            (:class:`~onlinemf.graphs.EdgeCoverSampler`) anchors the motif's first edge on
+            every edge of the network in turn and draws the rest of the homomorphism from its
+            exact conditional, so every edge is scored after one pass; a chain, pivot or
+            Glauber, visits an edge in proportion to the homomorphisms through it, which on a
+            heavy-tailed network leaves edges unvisited after many more patches. "pivot" with
+            64 chains is the authors' code (Glauber to learn, pivot to reconstruct); the paper
+            (Glauber only) is ``chain="glauber", n_chains=1``, which the reproduction
+            experiments pass.
         """
         check_is_fitted(self, "components_")
         auto = isinstance(n_steps, str) and n_steps == "auto"
@@ -226,19 +239,24 @@ class NetworkDictionaryLearning(BaseEstimator):
             raise ValueError(f"code_tol must be a finite number > 0, got {code_tol!r}")
         A, top = self._normalized(G)
         n, k = A.shape[0], self.motif_.shape[0]
-        if auto:
-            n_steps = self.auto_patches(n)
         if n_chains is None:
             n_chains = 64
         if not (isinstance(n_chains, Integral) and n_chains >= 1):
             raise ValueError(f"n_chains must be a positive integer, got {n_chains!r}")
         if chain is None:
-            chain = "pivot" if _is_rooted_tree(self.motif_) else "glauber"
-        if chain not in ("pivot", "glauber"):
-            raise ValueError(f"unknown chain {chain!r}; use 'glauber' or 'pivot'")
+            chain = "cover" if _is_rooted_tree(self.motif_) else "glauber"
+        if chain not in ("cover", "pivot", "glauber"):
+            raise ValueError(f"unknown chain {chain!r}; use 'cover', 'glauber' or 'pivot'")
         seed = self.reconstruct_seed_ if random_state is None else random_state
         seed = np.random.default_rng(seed).integers(2**31)
-        chain = self._sampler(A / top, chain, n_chains, seed)
+        if chain == "cover":
+            chain = EdgeCoverSampler(A / top, self.motif_, random_state=seed)
+            if auto:
+                n_steps = self.auto_patches(n, chain.n_anchors)
+        else:
+            chain = self._sampler(A / top, chain, n_chains, seed)
+            if auto:
+                n_steps = self.auto_patches(n)
         a_idx, b_idx = np.meshgrid(np.arange(k), np.arange(k), indexing="ij")
         keep = np.ones(k * k, dtype=bool)
         if omit_motif_edges:
@@ -267,36 +285,67 @@ def _is_rooted_tree(F) -> bool:
 class _EntrySums:
     """Sums and counts of values landing on the entries (r, c) of an n×n matrix, chunk by
     chunk. Up to ``dense_max`` entries (n ≤ 2048: 32 MB an array) they go into two dense
-    arrays by ``np.bincount`` (no sort); above, into sparse matrices, whose memory follows the
-    entries visited rather than n². Either way memory does not grow with the number of
-    chunks."""
+    arrays by ``np.bincount`` (no sort). Above, the chunks' (entry, value) pairs are buffered
+    and merged into sorted unique entries with their sums and counts whenever the buffer
+    outgrows ``merge_min`` and the merged entries, so memory is O(entries visited + chunk),
+    not n² nor the number of chunks, and each pair is sorted O(log) times over the run."""
 
     dense_max = 2048 * 2048
+    merge_min = 1 << 22
 
-    def __init__(self, n: int):
+    def __init__(self, n: int, dense: bool | None = None):
         self.n = n
-        if n * n <= self.dense_max:
+        self.dense = n * n <= self.dense_max if dense is None else dense
+        if self.dense:
             self.total, self.count = np.zeros(n * n), np.zeros(n * n)
         else:
-            self.total, self.count = sp.csr_matrix((n, n)), sp.csr_matrix((n, n))
+            self.keys = np.empty(0, dtype=np.int64)
+            self.total, self.count = np.empty(0), np.empty(0)
+            self._buffer, self._buffered = [], 0
 
     def add(self, r, c, values):
         n = self.n
-        if isinstance(self.total, np.ndarray):
-            flat = r.astype(np.int64) * n + c
+        flat = r.astype(np.int64) * n + c
+        if self.dense:
             self.total += np.bincount(flat, weights=values, minlength=n * n)
             self.count += np.bincount(flat, minlength=n * n)
-        else:
-            self.total = self.total + sp.csr_matrix((values, (r, c)), shape=(n, n))
-            self.count = self.count + sp.csr_matrix((np.ones(r.size), (r, c)), shape=(n, n))
+            return
+        self._buffer.append((flat, np.asarray(values, dtype=float)))
+        self._buffered += flat.size
+        if self._buffered >= max(self.merge_min, self.keys.size):
+            self._merge()
+
+    def _merge(self):
+        if not self._buffer:
+            return
+        keys = np.concatenate([self.keys] + [f for f, _ in self._buffer])
+        vals = np.concatenate([self.total] + [v for _, v in self._buffer])
+        cnts = np.concatenate([self.count] + [np.ones(f.size) for f, _ in self._buffer])
+        order = np.argsort(keys, kind="stable")
+        keys = keys[order]
+        first = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
+        self.keys = keys[first]
+        self.total = np.add.reduceat(vals[order], first)
+        self.count = np.add.reduceat(cnts[order], first)
+        self._buffer, self._buffered = [], 0
+
+    @property
+    def stored(self) -> int:
+        """Entries held now (merged and buffered): the accumulation's memory in pairs."""
+        if self.dense:
+            return self.total.size
+        return self.keys.size + self._buffered
 
     def result(self):
         """(sums, counts) as CSR matrices."""
-        if isinstance(self.total, np.ndarray):
-            n = self.n
+        n = self.n
+        if self.dense:
             return (sp.csr_matrix(self.total.reshape(n, n)),
                     sp.csr_matrix(self.count.reshape(n, n)))
-        return self.total, self.count
+        self._merge()
+        r, c = np.divmod(self.keys, n)
+        return (sp.csr_matrix((self.total, (r, c)), shape=(n, n)),
+                sp.csr_matrix((self.count, (r, c)), shape=(n, n)))
 
 
 def _advance(chain, n_states):
