@@ -292,7 +292,8 @@ def test_ndl_with_the_pivot_chain_reconstructs_karate():
 
 def test_reconstruction_samples_by_edge_cover_for_tree_motifs_else_the_learning_chain():
     """chain=None: the edge-cover sampler for a rooted tree (paths, two-armed paths, stars),
-    the learning chain otherwise (a triangle)."""
+    pivot chains for one with the motif's edges left out, the learning chain otherwise (a
+    triangle)."""
     from onlinemf.estimators._network_dictionary_learning import _is_rooted_tree
 
     triangle = np.array([[0, 1, 1], [0, 0, 1], [0, 0, 0]], float)
@@ -309,6 +310,9 @@ def test_reconstruction_samples_by_edge_cover_for_tree_motifs_else_the_learning_
         if expected == "cover":
             assert (default != est.reconstruct(G, n_steps=300, random_state=1,
                                                chain=other)).nnz > 0
+            # leaving the motif's edges out (denoising), the default is the pivot chains
+            kw = {"n_steps": 300, "random_state": 1, "omit_motif_edges": True}
+            assert (est.reconstruct(G, **kw) != est.reconstruct(G, chain="pivot", **kw)).nnz == 0
 
 
 @pytest.mark.parametrize("mode", ["add", "remove"])

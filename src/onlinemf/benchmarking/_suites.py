@@ -392,7 +392,7 @@ def suite_ndl(ctx: BenchContext) -> list[Row]:
             t = t_fit + time.perf_counter() - t0
             auc = denoising_auc(A, noisy, R, pairs, "add")
             rows.append(Row("ndl", f"{name}, +10% edges", f"NDL fit + {n_steps} patches"
-                            + (f" ({ndl.auto_patches(A.shape[0], noisy.nnz // 2)})"
+                            + (f" ({ndl.auto_patches(A.shape[0])})"
                                if n_steps == "auto" else ""),
                             "common neighbours", t_cn, t, float("nan"), auc_cn, auc,
                             metric="edge AUC (higher is better)"))

@@ -216,7 +216,10 @@ class NetworkDictionaryLearning(BaseEstimator):
             paper's single chain. The edge-cover sampler has no chains and ignores it.
         chain : {"cover", "pivot", "glauber"} or None
             The sampler of the reconstruction. None is "cover" when the motif is a directed
-            tree rooted at node 0 (paths and stars), else the Glauber chain. "cover"
+            tree rooted at node 0 (paths and stars), "pivot" for such a motif with
+            ``omit_motif_edges`` (denoising scores an edge only where a patch holds it off the
+            motif's edges, which anchoring the motif on it does not give), else the Glauber
+            chain. "cover"
             (:class:`~onlinemf.graphs.EdgeCoverSampler`) anchors the motif's first edge on
             every edge of the network in turn and draws the rest of the homomorphism from its
             exact conditional, so every edge is scored after one pass; a chain, pivot or
@@ -244,7 +247,7 @@ class NetworkDictionaryLearning(BaseEstimator):
         if not (isinstance(n_chains, Integral) and n_chains >= 1):
             raise ValueError(f"n_chains must be a positive integer, got {n_chains!r}")
         if chain is None:
-            chain = "cover" if _is_rooted_tree(self.motif_) else "glauber"
+            chain = _default_reconstruction_sampler(self.motif_, omit_motif_edges)
         if chain not in ("cover", "pivot", "glauber"):
             raise ValueError(f"unknown chain {chain!r}; use 'cover', 'glauber' or 'pivot'")
         seed = self.reconstruct_seed_ if random_state is None else random_state
@@ -273,6 +276,16 @@ class NetworkDictionaryLearning(BaseEstimator):
         return sp.csr_matrix(total.multiply(count.power(-1)) * top)
 
 
+def _default_reconstruction_sampler(F, omit_motif_edges: bool) -> str:
+    """``reconstruct(chain=None)``: the edge cover for a rooted tree motif; pivot chains for
+    one when the motif's own edges are left out (an edge is then scored only where a patch
+    holds it off the motif's edges, which anchoring the motif on it does not give); the
+    Glauber chain for any other motif."""
+    if not _is_rooted_tree(F):
+        return "glauber"
+    return "pivot" if omit_motif_edges else "cover"
+
+
 def _is_rooted_tree(F) -> bool:
     """Whether the pivot chain can sample the motif (a directed tree rooted at node 0)."""
     try:
@@ -286,12 +299,13 @@ class _EntrySums:
     """Sums and counts of values landing on the entries (r, c) of an n×n matrix, chunk by
     chunk. Up to ``dense_max`` entries (n ≤ 2048: 32 MB an array) they go into two dense
     arrays by ``np.bincount`` (no sort). Above, the chunks' (entry, value) pairs are buffered
-    and merged into sorted unique entries with their sums and counts whenever the buffer
-    outgrows ``merge_min`` and the merged entries, so memory is O(entries visited + chunk),
-    not n² nor the number of chunks, and each pair is sorted O(log) times over the run."""
+    and folded into sorted unique entries with their sums and counts whenever the buffer
+    outgrows ``merge_min`` and a quarter of the entries held, so memory is O(entries visited
+    + merge_min), not n² nor the number of chunks; each pair is sorted once, with its
+    buffer, and the held entries are only copied."""
 
     dense_max = 2048 * 2048
-    merge_min = 1 << 22
+    merge_min = 1 << 21
 
     def __init__(self, n: int, dense: bool | None = None):
         self.n = n
@@ -312,21 +326,31 @@ class _EntrySums:
             return
         self._buffer.append((flat, np.asarray(values, dtype=float)))
         self._buffered += flat.size
-        if self._buffered >= max(self.merge_min, self.keys.size):
+        if self._buffered >= max(self.merge_min, self.keys.size // 4):
             self._merge()
 
     def _merge(self):
+        """Fold the buffer into the sorted unique entries: sort and reduce the buffer alone,
+        then add its entries already held and insert the new ones (O(buffer log buffer +
+        held), so the held entries are never sorted again)."""
         if not self._buffer:
             return
-        keys = np.concatenate([self.keys] + [f for f, _ in self._buffer])
-        vals = np.concatenate([self.total] + [v for _, v in self._buffer])
-        cnts = np.concatenate([self.count] + [np.ones(f.size) for f, _ in self._buffer])
-        order = np.argsort(keys, kind="stable")
+        keys = np.concatenate([f for f, _ in self._buffer])
+        vals = np.concatenate([v for _, v in self._buffer])
+        order = _sort_order(keys, self.n)
         keys = keys[order]
         first = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
-        self.keys = keys[first]
-        self.total = np.add.reduceat(vals[order], first)
-        self.count = np.add.reduceat(cnts[order], first)
+        keys, vals = keys[first], np.add.reduceat(vals[order], first)
+        cnts = np.diff(np.r_[first, order.size]).astype(float)
+        pos = np.searchsorted(self.keys, keys)
+        held = pos < self.keys.size
+        held[held] = self.keys[pos[held]] == keys[held]
+        self.total[pos[held]] += vals[held]
+        self.count[pos[held]] += cnts[held]
+        new, at = ~held, pos[~held]
+        self.keys = np.insert(self.keys, at, keys[new])
+        self.total = np.insert(self.total, at, vals[new])
+        self.count = np.insert(self.count, at, cnts[new])
         self._buffer, self._buffered = [], 0
 
     @property
@@ -346,6 +370,17 @@ class _EntrySums:
         r, c = np.divmod(self.keys, n)
         return (sp.csr_matrix((self.total, (r, c)), shape=(n, n)),
                 sp.csr_matrix((self.count, (r, c)), shape=(n, n)))
+
+
+def _sort_order(keys: np.ndarray, n: int) -> np.ndarray:
+    """The order sorting the entry keys r·n + c: for n < 2¹⁶, two stable sorts of 16-bit
+    integers (numpy sorts those by radix, in linear time: columns, then rows), else one
+    comparison sort."""
+    if n >= 1 << 16:
+        return np.argsort(keys)
+    rows, cols = np.divmod(keys, n)
+    order = np.argsort(cols.astype(np.uint16), kind="stable")
+    return order[np.argsort(rows.astype(np.uint16)[order], kind="stable")]
 
 
 def _advance(chain, n_states):
