@@ -131,6 +131,21 @@ class NetworkDictionaryLearning(BaseEstimator):
                     ParallelPivotChains(A, F, n_chains, lazy=self.lazy, random_state=seed))
         raise ValueError(f"unknown chain {chain!r}; use 'glauber' or 'pivot'")
 
+    def _reconstruction_sampler(self, A, chain, n_chains, seed, omit_motif_edges, n_steps):
+        """The reconstruction's sampler on the normalized network A and its patch count
+        (``n_steps``, or the "auto" count of that sampler)."""
+        if chain is None:
+            chain = _default_reconstruction_sampler(self.motif_, omit_motif_edges)
+        if chain not in ("cover", "pivot", "glauber"):
+            raise ValueError(f"unknown chain {chain!r}; use 'cover', 'glauber' or 'pivot'")
+        if chain == "cover":
+            sampler = EdgeCoverSampler(A, self.motif_, random_state=seed)
+            auto = self.auto_patches(A.shape[0], sampler.n_anchors)
+        else:
+            sampler = self._sampler(A, chain, 64 if n_chains is None else n_chains, seed)
+            auto = self.auto_patches(A.shape[0])
+        return sampler, auto if isinstance(n_steps, str) else n_steps
+
     def _motif(self):
         if isinstance(self.motif, str):
             if self.motif == "path":
@@ -230,36 +245,13 @@ class NetworkDictionaryLearning(BaseEstimator):
             experiments pass.
         """
         check_is_fitted(self, "components_")
-        auto = isinstance(n_steps, str) and n_steps == "auto"
-        if not auto and not (isinstance(n_steps, Integral) and n_steps >= 1):
-            raise ValueError(f"n_steps must be a positive integer or 'auto', got {n_steps!r}")
-        if not (isinstance(chunk, Integral) and chunk >= 1):
-            raise ValueError(f"chunk must be a positive integer, got {chunk!r}")
-        if not (isinstance(alpha, Real) and np.isfinite(alpha) and alpha >= 0):
-            raise ValueError(f"alpha (the codes' l1 weight) must be a finite number >= 0, got "
-                             f"{alpha!r}")
-        if not (isinstance(code_tol, Real) and np.isfinite(code_tol) and code_tol > 0):
-            raise ValueError(f"code_tol must be a finite number > 0, got {code_tol!r}")
+        _check_reconstruct_args(n_steps, chunk, alpha, code_tol, n_chains)
         A, top = self._normalized(G)
         n, k = A.shape[0], self.motif_.shape[0]
-        if n_chains is None:
-            n_chains = 64
-        if not (isinstance(n_chains, Integral) and n_chains >= 1):
-            raise ValueError(f"n_chains must be a positive integer, got {n_chains!r}")
-        if chain is None:
-            chain = _default_reconstruction_sampler(self.motif_, omit_motif_edges)
-        if chain not in ("cover", "pivot", "glauber"):
-            raise ValueError(f"unknown chain {chain!r}; use 'cover', 'glauber' or 'pivot'")
         seed = self.reconstruct_seed_ if random_state is None else random_state
         seed = np.random.default_rng(seed).integers(2**31)
-        if chain == "cover":
-            chain = EdgeCoverSampler(A / top, self.motif_, random_state=seed)
-            if auto:
-                n_steps = self.auto_patches(n, chain.n_anchors)
-        else:
-            chain = self._sampler(A / top, chain, n_chains, seed)
-            if auto:
-                n_steps = self.auto_patches(n)
+        chain, n_steps = self._reconstruction_sampler(A / top, chain, n_chains, seed,
+                                                      omit_motif_edges, n_steps)
         a_idx, b_idx = np.meshgrid(np.arange(k), np.arange(k), indexing="ij")
         keep = np.ones(k * k, dtype=bool)
         if omit_motif_edges:
@@ -274,6 +266,22 @@ class NetworkDictionaryLearning(BaseEstimator):
         # the mean over the covering patches; a visited entry whose mean is 0 stays implicit
         total, count = acc.result()
         return sp.csr_matrix(total.multiply(count.power(-1)) * top)
+
+
+def _check_reconstruct_args(n_steps, chunk, alpha, code_tol, n_chains):
+    """Refuse, by name, the arguments of ``reconstruct`` that are out of range."""
+    auto = isinstance(n_steps, str) and n_steps == "auto"
+    if not auto and not (isinstance(n_steps, Integral) and n_steps >= 1):
+        raise ValueError(f"n_steps must be a positive integer or 'auto', got {n_steps!r}")
+    if not (isinstance(chunk, Integral) and chunk >= 1):
+        raise ValueError(f"chunk must be a positive integer, got {chunk!r}")
+    if not (isinstance(alpha, Real) and np.isfinite(alpha) and alpha >= 0):
+        raise ValueError(f"alpha (the codes' l1 weight) must be a finite number >= 0, got "
+                         f"{alpha!r}")
+    if not (isinstance(code_tol, Real) and np.isfinite(code_tol) and code_tol > 0):
+        raise ValueError(f"code_tol must be a finite number > 0, got {code_tol!r}")
+    if n_chains is not None and not (isinstance(n_chains, Integral) and n_chains >= 1):
+        raise ValueError(f"n_chains must be a positive integer, got {n_chains!r}")
 
 
 def _default_reconstruction_sampler(F, omit_motif_edges: bool) -> str:
