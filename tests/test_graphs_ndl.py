@@ -531,3 +531,18 @@ def test_sparse_entry_sums_hold_the_visited_entries_and_one_buffer():
     assert worst <= sparse.merge_min
     for got, want in zip(sparse.result(), dense.result()):
         np.testing.assert_allclose(got.toarray(), want.toarray(), rtol=1e-12)
+
+
+def test_edge_cover_on_a_directed_network_anchors_on_every_arc():
+    """A directed network's arcs are anchors one by one (an arc and its reverse are two);
+    the motif's edges follow the arcs' direction, and a node without a way down is copied."""
+    from onlinemf.graphs import EdgeCoverSampler
+
+    A = sp.csr_matrix(np.array([[0, 2, 0, 0], [1, 0, 3, 0], [0, 0, 0, 1], [0, 0, 0, 0.]]))
+    s = EdgeCoverSampler(A, path_motif(2, 0), random_state=0)
+    assert s.n_anchors == A.nnz
+    states = s.sample_patches(4 * A.nnz)[0]
+    dense = A.toarray()
+    assert {tuple(p) for p in states[:, :2].tolist()} == set(zip(*A.nonzero()))
+    for x in states:
+        assert dense[x[1], x[2]] > 0 or (x[2] == x[1] and not dense[x[1]].any())
