@@ -194,11 +194,11 @@ class NetworkDictionaryLearning(BaseEstimator):
     @one_blas_thread
     def reconstruct(self, G, n_steps="auto", alpha=0.0, chunk=1000, code_tol=1e-3,
                     random_state=None, omit_motif_edges=False, n_chains=None, chain=None):
-        """Reconstruct G: run a fresh chain for ``n_steps``, code each patch with the learned
+        """Reconstruct G: draw ``n_steps`` fresh patches (``chain``), code each with the learned
         dictionary (min ‖p − hD‖² + α‖h‖₁ over h ≥ 0; α = 0 is nonnegative least squares, the
         authors use 0.2 for the WAN), and average every entry over the patches that cover it
         (the reconstruction of Lyu, Needell and Balzano 2020). Returns a weighted adjacency
-        (CSR) in the units of G; entries the chain never visited are 0.
+        (CSR) in the units of G; entries no patch covered are 0.
 
         The entry sums and counts are accumulated chunk by chunk (``chunk`` patches at a
         time), so memory is O(entries visited + chunk·k²), not O(n_steps·k²).
@@ -234,10 +234,10 @@ class NetworkDictionaryLearning(BaseEstimator):
             tree rooted at node 0 (paths and stars), "pivot" for such a motif with
             ``omit_motif_edges`` (denoising scores an edge only where a patch holds it off the
             motif's edges, which anchoring the motif on it does not give), else the Glauber
-            chain. "cover"
-            (:class:`~onlinemf.graphs.EdgeCoverSampler`) anchors the motif's first edge on
-            every edge of the network in turn and draws the rest of the homomorphism from its
-            exact conditional, so every edge is scored after one pass; a chain, pivot or
+            chain. "cover" (:class:`~onlinemf.graphs.EdgeCoverSampler`) anchors the motif's
+            first edge on every edge of the network in turn and draws the rest of the
+            homomorphism from its exact conditional, so every edge is scored after one pass;
+            a chain, pivot or
             Glauber, visits an edge in proportion to the homomorphisms through it, which on a
             heavy-tailed network leaves edges unvisited after many more patches. "pivot" with
             64 chains is the authors' code (Glauber to learn, pivot to reconstruct); the paper
