@@ -323,7 +323,8 @@ class _EntrySums:
         else:
             self.keys = np.empty(0, dtype=np.int64)
             self.total, self.count = np.empty(0), np.empty(0)
-            self._buffer, self._buffered = [], 0
+            self._buffer: list[tuple[np.ndarray, np.ndarray]] = []
+            self._buffered = 0
 
     def add(self, r, c, values):
         n = self.n
