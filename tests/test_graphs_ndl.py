@@ -290,25 +290,29 @@ def test_ndl_with_the_pivot_chain_reconstructs_karate():
     assert roc_auc_score(A[iu] > 0, one[iu]) > 0.85
 
 
-def test_reconstruction_samples_by_pivot_chains_for_tree_motifs_else_the_learning_chain():
-    """chain=None: pivot chains for a rooted tree (paths, two-armed paths, stars), the
-    learning chain otherwise (a triangle)."""
+def test_reconstruction_samples_by_edge_cover_for_tree_motifs_else_the_learning_chain():
+    """chain=None: the edge-cover sampler for a rooted tree (paths, two-armed paths, stars),
+    pivot chains for one with the motif's edges left out, the learning chain otherwise (a
+    triangle)."""
     from onlinemf.estimators._network_dictionary_learning import _is_rooted_tree
 
     triangle = np.array([[0, 1, 1], [0, 0, 1], [0, 0, 0]], float)
     assert _is_rooted_tree(path_motif(5, 0)) and _is_rooted_tree(path_motif(2, 2))
     assert not _is_rooted_tree(triangle)
     G = nx.karate_club_graph()
-    for motif, expected in [("path", "pivot"), (triangle, "glauber")]:
+    for motif, expected in [("path", "cover"), (triangle, "glauber")]:
         est = NetworkDictionaryLearning(4, 5, motif=motif, n_iter=5, batch_size=20,
                                         random_state=0).fit(G)
         default = est.reconstruct(G, n_steps=300, random_state=1)
-        other = {"pivot": "glauber", "glauber": "pivot"}[expected]
+        other = {"cover": "pivot", "glauber": "pivot"}[expected]
         same = est.reconstruct(G, n_steps=300, random_state=1, chain=expected)
         assert (default != same).nnz == 0
-        if expected == "pivot":
+        if expected == "cover":
             assert (default != est.reconstruct(G, n_steps=300, random_state=1,
                                                chain=other)).nnz > 0
+            # leaving the motif's edges out (denoising), the default is the pivot chains
+            kw = {"n_steps": 300, "random_state": 1, "omit_motif_edges": True}
+            assert (est.reconstruct(G, **kw) != est.reconstruct(G, chain="pivot", **kw)).nnz == 0
 
 
 @pytest.mark.parametrize("mode", ["add", "remove"])
@@ -416,15 +420,129 @@ def test_ndl_runs_its_small_products_on_one_blas_thread(blas):
 
 
 def test_auto_reconstruction_length_follows_the_network_size():
-    """n_steps="auto" is max(50000, 256·n) patches: the paper's 50000 on a small network
-    (the same reconstruction as asking for it), more on a larger one; other strings fail."""
+    """n_steps="auto" is, for a chain, max(50000, 256·n) patches, and for the edge cover
+    max(50000, passes · edges): the paper's 50000 on a small network (the same
+    reconstruction as asking for it), more on a larger one; other strings fail."""
     G = nx.karate_club_graph()
     est = NetworkDictionaryLearning(4, 4, n_iter=5, batch_size=20, random_state=0).fit(G)
-    auto = est.reconstruct(G, random_state=3)
-    assert (auto != est.reconstruct(G, n_steps=50_000, random_state=3)).nnz == 0
+    auto = est.reconstruct(G, random_state=3, chain="pivot")
+    assert (auto != est.reconstruct(G, n_steps=50_000, random_state=3, chain="pivot")).nnz == 0
     est.auto_patches_per_node = 2000  # 34 nodes → 68000 patches
-    longer = est.reconstruct(G, random_state=3)
-    assert (longer != est.reconstruct(G, n_steps=68_000, random_state=3)).nnz == 0
+    longer = est.reconstruct(G, random_state=3, chain="pivot")
+    assert (longer != est.reconstruct(G, n_steps=68_000, random_state=3,
+                                      chain="pivot")).nnz == 0
     assert (longer != auto).nnz > 0
+    cover = est.reconstruct(G, random_state=3)
+    assert (cover != est.reconstruct(G, n_steps=50_000, random_state=3)).nnz == 0
+    est.auto_cover_passes = 1000  # 78 edges → 78000 patches
+    assert (est.reconstruct(G, random_state=3)
+            != est.reconstruct(G, n_steps=78_000, random_state=3)).nnz == 0
     with pytest.raises(ValueError, match="n_steps"):
         est.reconstruct(G, n_steps="many")
+
+
+def _all_pairs_auc(A, R):
+    """AUC of the pair scores (mean of both orientations) over all pairs i < j, a pair the
+    reconstruction never visited scoring 0."""
+    n = A.shape[0]
+    iu = np.triu_indices(n, 1)
+    S = R.toarray()
+    return roc_auc_score(A.toarray()[iu] > 0, (S + S.T)[iu])
+
+
+@pytest.mark.parametrize("motif", [path_motif(4, 0), path_motif(1, 2), star_motif(4)])
+def test_edge_cover_visits_every_edge_once_a_pass_with_homomorphisms(motif):
+    """A pass of as many patches as anchors puts every edge of the network under the motif's
+    first edge exactly once (each undirected edge in one orientation); every state is a
+    homomorphism and its patch indexes the graph; the stream does not depend on the cut."""
+    from onlinemf.graphs import EdgeCoverSampler
+
+    G = nx.barabasi_albert_graph(60, 3, seed=1)
+    A = as_adjacency(G)
+    s = EdgeCoverSampler(A, motif, random_state=0)
+    assert s.n_anchors == G.number_of_edges()
+    states, X = s.sample_patches(s.n_anchors)
+    c1 = s.anchor_child
+    pairs = {tuple(sorted(p)) for p in states[:, [0, c1]].tolist()}
+    assert len(pairs) == G.number_of_edges() and all(G.has_edge(u, v) for u, v in pairs)
+    dense, k = A.toarray(), motif.shape[0]
+    for x, p in zip(states, X):
+        assert all(dense[x[a], x[b]] == 1 for a, b in zip(*np.nonzero(motif)))
+        np.testing.assert_array_equal(p.reshape(k, k), dense[np.ix_(x, x)])
+    a = EdgeCoverSampler(A, motif, random_state=5)
+    b = EdgeCoverSampler(A, motif, random_state=5)
+    whole = a.sample_patches(250)[0]
+    cut = np.concatenate([b.sample_patches(m)[0] for m in (7, 100, 143)])
+    np.testing.assert_array_equal(whole, cut)
+
+
+def test_edge_cover_draws_the_rest_from_the_exact_conditional():
+    """Given its anchor (x(0), x(1)) = (u, v), a path of 4 nodes has
+    P(x(2) = w, x(3) = z) ∝ A(v, w)·A(w, z): the drawn frequencies match the enumeration."""
+    from onlinemf.graphs import EdgeCoverSampler
+
+    G = nx.Graph([(0, 1), (1, 2), (1, 3), (2, 3), (3, 4), (2, 5)])
+    A = as_adjacency(G)
+    s = EdgeCoverSampler(A, path_motif(3, 0), random_state=0)
+    s.anchors = np.array([[0, 1]])  # always anchor on the edge 0 → 1
+    states = s.sample_patches(40_000)[0]
+    dense = A.toarray()
+    w = {(a, b): dense[1, a] * dense[a, b] for a in range(6) for b in range(6)}
+    total = sum(w.values())
+    for (a, b), weight in w.items():
+        seen = np.mean((states[:, 2] == a) & (states[:, 3] == b))
+        assert abs(seen - weight / total) < 0.01, (a, b)
+
+
+def test_edge_cover_reconstruction_ranks_a_planted_graphs_edges_over_all_pairs():
+    """On a heavy-tailed planted network, the default reconstruction (one pass of the edge
+    cover) visits every edge, whatever its endpoints' degrees, and ranks the edges above
+    the non-edges over all pairs; 64 pivot chains with as many patches leave edges
+    unvisited."""
+    G = nx.powerlaw_cluster_graph(300, 3, 0.3, seed=2)
+    A = (as_adjacency(G) > 0).astype(float)
+    est = NetworkDictionaryLearning(8, 6, n_iter=20, batch_size=50, random_state=0).fit(G)
+    steps = G.number_of_edges()
+    R = est.reconstruct(G, n_steps=steps, random_state=1)
+    assert A.multiply(abs(R) > 0).nnz == A.nnz
+    assert _all_pairs_auc(A, R) > 0.95
+    P = est.reconstruct(G, n_steps=steps, random_state=1, chain="pivot")
+    assert A.multiply(abs(P) > 0).nnz < A.nnz
+    assert _all_pairs_auc(A, P) < _all_pairs_auc(A, R)
+
+
+def test_sparse_entry_sums_hold_the_visited_entries_and_one_buffer():
+    """The sparse accumulation gives the dense one's sums and counts, and holds at most
+    twice the distinct entries seen plus the merge threshold, however many chunks arrive."""
+    from onlinemf.estimators._network_dictionary_learning import _EntrySums
+
+    rng = np.random.default_rng(0)
+    n, chunk = 40, 300
+    dense, sparse = _EntrySums(n, dense=True), _EntrySums(n, dense=False)
+    sparse.merge_min = 500
+    seen, worst = set(), 0
+    for _ in range(60):
+        r, c = rng.integers(n, size=chunk), rng.integers(n // 2, size=chunk)
+        v = rng.random(chunk)
+        dense.add(r, c, v)
+        sparse.add(r, c, v)
+        seen.update(zip(r.tolist(), c.tolist()))
+        worst = max(worst, sparse.stored - 2 * len(seen))
+    assert worst <= sparse.merge_min
+    for got, want in zip(sparse.result(), dense.result()):
+        np.testing.assert_allclose(got.toarray(), want.toarray(), rtol=1e-12)
+
+
+def test_edge_cover_on_a_directed_network_anchors_on_every_arc():
+    """A directed network's arcs are anchors one by one (an arc and its reverse are two);
+    the motif's edges follow the arcs' direction, and a node without a way down is copied."""
+    from onlinemf.graphs import EdgeCoverSampler
+
+    A = sp.csr_matrix(np.array([[0, 2, 0, 0], [1, 0, 3, 0], [0, 0, 0, 1], [0, 0, 0, 0.]]))
+    s = EdgeCoverSampler(A, path_motif(2, 0), random_state=0)
+    assert s.n_anchors == A.nnz
+    states = s.sample_patches(4 * A.nnz)[0]
+    dense = A.toarray()
+    assert {tuple(p) for p in states[:, :2].tolist()} == set(zip(*A.nonzero()))
+    for x in states:
+        assert dense[x[1], x[2]] > 0 or (x[2] == x[1] and not dense[x[1]].any())

@@ -16,7 +16,7 @@ import scipy.sparse as sp
 from ._sparse import gather_rows
 
 __all__ = ["as_adjacency", "path_motif", "star_motif", "GlauberChain", "ParallelGlauberChains",
-           "PivotChain", "ParallelPivotChains", "draw_segments", "patch",
+           "PivotChain", "ParallelPivotChains", "EdgeCoverSampler", "draw_segments", "patch",
            "patches_of", "motif_tree", "corrupt_network"]
 
 
@@ -341,6 +341,31 @@ def motif_tree(motif: np.ndarray) -> list[int]:
     return parents
 
 
+def _depth(parents: list[int], c: int) -> int:
+    d = 0
+    while parents[c] >= 0:
+        c, d = parents[c], d + 1
+    return d
+
+
+def tree_messages(A: sp.csr_matrix, motif: np.ndarray, parents: list[int]) -> list[np.ndarray]:
+    """The bottom-up messages of a directed tree motif: ``below[c]`` (n,) is the product over
+    the children c′ of c of M_{c′} = A^{∘F(c, c′)}·below[c′], so that the exact conditional of
+    a child given its parent v is P(x(c) = u | x(p) = v) ∝ A(v, u)^{F(p,c)}·below[c](u), and
+    ``below[0]`` is the root's marginal up to a constant."""
+    n, k = A.shape[0], motif.shape[0]
+    below = [np.ones(n) for _ in range(k)]
+    for c in sorted(range(k), key=lambda c: _depth(parents, c), reverse=True):
+        p = parents[c]
+        if p >= 0:  # M_c = A^{∘F(p,c)}·(c's product), multiplied into its parent's
+            Ap = A
+            if motif[p, c] != 1:  # the edge weight's exponent
+                Ap = A.copy()
+                Ap.data = Ap.data ** motif[p, c]
+            below[p] = below[p] * (Ap @ below[c])
+    return below
+
+
 class PivotChain(_HomomorphismChain):
     """The pivot chain on homomorphisms of a directed tree motif F → 𝒢, exact.
 
@@ -365,19 +390,10 @@ class PivotChain(_HomomorphismChain):
                          for p in range(self.k)]
         self.lazy = lazy
         self.rng = np.random.default_rng(random_state)
-        n = self.A.shape[0]
         sym = self.A.maximum(self.A.T).tocsr()
         self.sym = sym
         self.sym_deg = np.asarray(sym.sum(axis=1)).ravel()
-        self.below = [np.ones(n) for _ in range(self.k)]  # Π of the children's messages
-        for c in sorted(range(self.k), key=self._depth, reverse=True):
-            p = self.parents[c]
-            if p >= 0:  # M_c = A^{∘F(p,c)}·(c's product), multiplied into its parent's
-                Ap = self.A
-                if self.motif[p, c] != 1:  # the edge weight's exponent, as _draw_below
-                    Ap = self.A.copy()
-                    Ap.data = Ap.data ** self.motif[p, c]
-                self.below[p] = self.below[p] * (Ap @ self.below[c])
+        self.below = tree_messages(self.A, self.motif, self.parents)
         self._order = sorted(range(self.k), key=self._depth)
         self.root_weight = self.below[0]
         if not self.root_weight.any():
@@ -385,10 +401,7 @@ class PivotChain(_HomomorphismChain):
         self.x = self.exact_sample()
 
     def _depth(self, c):
-        d = 0
-        while self.parents[c] >= 0:
-            c, d = self.parents[c], d + 1
-        return d
+        return _depth(self.parents, c)
 
     def _draw_below(self, x):
         """Redraw every non-root node top-down given x(0)."""
@@ -509,6 +522,100 @@ class ParallelPivotChains(_JointChains):
                                       m)
             self.x[:, c] = np.where(ok, drawn, self.x[:, p])  # no way down: copy the parent
         return self.x
+
+
+class EdgeCoverSampler(_Patches):
+    """Patches of a directed tree motif (paths, stars) anchored on every edge of the network
+    in turn, for the reconstruction.
+
+    Each patch fixes the motif's first edge 0 → c₁ on an edge (u, v) of the network, taken in
+    a random order that runs through all the edges before any repeats (each undirected edge
+    once, in a random orientation, when A is symmetric), and draws every other motif node
+    top-down from its exact conditional given its parent, as :class:`PivotChain` does: the
+    patch is a draw of π_{F→𝒢} conditioned on x(0) = u, x(c₁) = v. A pass of as many patches
+    as edges therefore visits every edge of the network, whereas the pivot chain visits an
+    edge in proportion to the homomorphisms through it (a path of k nodes through a hub's
+    edge is counted by the walks around the hub, not by the edge), and on a heavy-tailed
+    network leaves many edges unvisited after several times as many patches. Patches are
+    independent given their anchors, so a whole chunk is drawn at once: per motif edge, one
+    binary search per patch in the row-normalized cumulative weights of that edge's
+    conditional (built once, O(nnz) memory per motif edge).
+
+    Parameters
+    ----------
+    A : adjacency (anything :func:`as_adjacency` takes)
+    motif : ndarray (k, k), a directed tree rooted at node 0
+    random_state : int, Generator or None
+    """
+
+    def __init__(self, A, motif, random_state=None):
+        self.A = as_adjacency(A)
+        self.A.sort_indices()
+        self.motif = np.asarray(motif, dtype=float)
+        self.k = self.motif.shape[0]
+        self.parents = motif_tree(self.motif)
+        rng = np.random.default_rng(random_state)
+        # the anchors' order and the draws from separate streams, one row of k uniforms per
+        # patch: the patches do not depend on how the run is cut into chunks
+        self._order_rng, self.rng = (np.random.default_rng(s) for s in rng.integers(2**63, size=2))
+        below = tree_messages(self.A, self.motif, self.parents)
+        order = sorted(range(1, self.k), key=lambda c: _depth(self.parents, c))
+        self.anchor_child = min(c for c in range(self.k) if self.parents[c] == 0)
+        self._edges = [(self.parents[c], c, self._cumulative(self.motif[self.parents[c], c],
+                                                             below[c]))
+                       for c in order if c != self.anchor_child]
+        rows, cols = self.A.nonzero()
+        if (self.A != self.A.T).nnz == 0:  # undirected: each edge once, either way
+            rows, cols = rows[rows <= cols], cols[rows <= cols]
+            flip = self._order_rng.random(rows.size) < 0.5
+            rows, cols = np.where(flip, cols, rows), np.where(flip, rows, cols)
+        self.anchors = np.column_stack([rows, cols]).astype(np.int64)
+        self._queue = np.empty(0, dtype=np.int64)
+
+    @property
+    def n_anchors(self) -> int:
+        """The patches of one pass over the network's edges."""
+        return self.anchors.shape[0]
+
+    def _cumulative(self, exponent, below_c):
+        """Row-normalized cumulative weights of A(v, u)^e·below(u) over the entries of each
+        row v (each row's run rises by 1 if the row has weight, else stays flat)."""
+        A = self.A
+        w = A.data ** exponent * below_c[A.indices]
+        row = np.repeat(np.arange(A.shape[0]), np.diff(A.indptr))
+        total = np.bincount(row, weights=w, minlength=A.shape[0])
+        with np.errstate(divide="ignore", invalid="ignore"):
+            w = np.where(total[row] > 0, w / total[row], 0.0)
+        return np.cumsum(w), total > 0
+
+    def _draw(self, table, parents, u):
+        """One node per parent from the conditional whose cumulative weights are ``table``,
+        by the uniforms ``u``; a parent without weight (no way down) is copied."""
+        cum, ok = table
+        lo, hi = self.A.indptr[parents], self.A.indptr[parents + 1]
+        ok = ok[parents]
+        start = np.where(lo > 0, cum[np.maximum(lo - 1, 0)], 0.0)
+        end = cum[np.maximum(hi - 1, 0)]
+        pos = np.searchsorted(cum, start + u * (end - start), side="right")
+        pos = np.clip(pos, lo, np.maximum(hi - 1, lo))
+        return np.where(ok, self.A.indices[np.minimum(pos, self.A.indices.size - 1)], parents)
+
+    def _next_anchors(self, m):
+        while self._queue.size < m:  # a fresh random order per pass over the edges
+            self._queue = np.concatenate([self._queue,
+                                          self._order_rng.permutation(self.n_anchors)])
+        take, self._queue = self._queue[:m], self._queue[m:]
+        return self.anchors[take]
+
+    def sample_patches(self, n_samples: int) -> tuple[np.ndarray, np.ndarray]:
+        """The next ``n_samples`` anchored states and their vectorized patches (row-major,
+        k²)."""
+        x = np.empty((n_samples, self.k), dtype=np.int64)
+        x[:, [0, self.anchor_child]] = self._next_anchors(n_samples)
+        u = self.rng.random((n_samples, self.k))
+        for p, c, table in self._edges:  # parents before children
+            x[:, c] = self._draw(table, x[:, p], u[:, c])
+        return x, patches_of(self._table(), x)
 
 
 DENSE_LOOKUP_NODES = 2048  # up to here patches are read from a dense copy (32 MB at most)

@@ -13,6 +13,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from ..graphs import (
+    EdgeCoverSampler,
     GlauberChain,
     ParallelGlauberChains,
     ParallelPivotChains,
@@ -75,10 +76,15 @@ class NetworkDictionaryLearning(BaseEstimator):
         max(A): the network is learned as A/max(A).
     """
 
-    auto_patches_per_node = 256  # reconstruct(n_steps="auto"): max(50000, 256·n) patches
+    auto_patches_per_node = 256  # chains: reconstruct(n_steps="auto") is max(50000, 256·n)
+    auto_cover_passes = 1  # edge cover: max(50000, passes · edges)
 
-    def auto_patches(self, n_nodes: int) -> int:
-        """The patches of ``reconstruct(n_steps="auto")`` for a network of ``n_nodes``."""
+    def auto_patches(self, n_nodes: int, n_edges: int | None = None) -> int:
+        """The patches of ``reconstruct(n_steps="auto")``: with the edge-cover sampler
+        (``n_edges`` anchors, one per edge), ``auto_cover_passes`` passes over the edges, at
+        least the paper's 50000; with a chain, max(50000, 256·n) for ``n_nodes``."""
+        if n_edges is not None:
+            return max(50_000, self.auto_cover_passes * n_edges)
         return max(50_000, self.auto_patches_per_node * n_nodes)
 
     _parameter_constraints: dict = {
@@ -124,6 +130,21 @@ class NetworkDictionaryLearning(BaseEstimator):
             return (PivotChain(A, F, lazy=self.lazy, random_state=seed) if n_chains == 1 else
                     ParallelPivotChains(A, F, n_chains, lazy=self.lazy, random_state=seed))
         raise ValueError(f"unknown chain {chain!r}; use 'glauber' or 'pivot'")
+
+    def _reconstruction_sampler(self, A, chain, n_chains, seed, omit_motif_edges, n_steps):
+        """The reconstruction's sampler on the normalized network A and its patch count
+        (``n_steps``, or the "auto" count of that sampler)."""
+        if chain is None:
+            chain = _default_reconstruction_sampler(self.motif_, omit_motif_edges)
+        if chain not in ("cover", "pivot", "glauber"):
+            raise ValueError(f"unknown chain {chain!r}; use 'cover', 'glauber' or 'pivot'")
+        if chain == "cover":
+            sampler = EdgeCoverSampler(A, self.motif_, random_state=seed)
+            auto = self.auto_patches(A.shape[0], sampler.n_anchors)
+        else:
+            sampler = self._sampler(A, chain, 64 if n_chains is None else n_chains, seed)
+            auto = self.auto_patches(A.shape[0])
+        return sampler, auto if isinstance(n_steps, str) else n_steps
 
     def _motif(self):
         if isinstance(self.motif, str):
@@ -173,11 +194,11 @@ class NetworkDictionaryLearning(BaseEstimator):
     @one_blas_thread
     def reconstruct(self, G, n_steps="auto", alpha=0.0, chunk=1000, code_tol=1e-3,
                     random_state=None, omit_motif_edges=False, n_chains=None, chain=None):
-        """Reconstruct G: run a fresh chain for ``n_steps``, code each patch with the learned
+        """Reconstruct G: draw ``n_steps`` fresh patches (``chain``), code each with the learned
         dictionary (min ‖p − hD‖² + α‖h‖₁ over h ≥ 0; α = 0 is nonnegative least squares, the
         authors use 0.2 for the WAN), and average every entry over the patches that cover it
         (the reconstruction of Lyu, Needell and Balzano 2020). Returns a weighted adjacency
-        (CSR) in the units of G; entries the chain never visited are 0.
+        (CSR) in the units of G; entries no patch covered are 0.
 
         The entry sums and counts are accumulated chunk by chunk (``chunk`` patches at a
         time), so memory is O(entries visited + chunk·k²), not O(n_steps·k²).
@@ -185,8 +206,11 @@ class NetworkDictionaryLearning(BaseEstimator):
         Parameters
         ----------
         n_steps : int or "auto", default="auto"
-            Patches in all. "auto" is max(50000, 256·n) for n nodes (``auto_patches_per_node``):
-            the score of a pair is an average over the patches that cover it, so the patches
+            Patches in all. With the edge-cover sampler, "auto" is one pass over the edges
+            (``auto_cover_passes``), at least the paper's 50000: every edge is then in a patch,
+            and an edge's score is a mean over its patches, so it does not depend on how often
+            it was visited. With a chain, "auto" is max(50000, 256·n) for n nodes
+            (``auto_patches_per_node``): a chain covers a pair only by chance, so the patches
             needed grow with the network. 50000 is the paper's count, which its 211-node WAN
             still gets.
         code_tol : float, default=1e-3
@@ -204,41 +228,30 @@ class NetworkDictionaryLearning(BaseEstimator):
         n_chains : int or None
             Independent chains advanced together (:class:`ParallelPivotChains`,
             :class:`ParallelGlauberChains`), ``n_steps`` patches in all; None is 64. 1 is the
-            paper's single chain.
-        chain : {"pivot", "glauber"} or None
-            The sampler of the reconstruction. None is the pivot chain when the motif is a
-            directed tree rooted at node 0 (paths and stars), as in the authors' code (Glauber
-            to learn, pivot to reconstruct), else the Glauber chain. The pivot redraws the
-            whole map at every step, so its patches are nearly independent and the
-            reconstruction denoises better. The paper (Glauber only) is
-            ``chain="glauber", n_chains=1``, which the reproduction experiments pass.
+            paper's single chain. The edge-cover sampler has no chains and ignores it.
+        chain : {"cover", "pivot", "glauber"} or None
+            The sampler of the reconstruction. None is "cover" when the motif is a directed
+            tree rooted at node 0 (paths and stars), "pivot" for such a motif with
+            ``omit_motif_edges`` (denoising scores an edge only where a patch holds it off the
+            motif's edges, which anchoring the motif on it does not give), else the Glauber
+            chain. "cover" (:class:`~onlinemf.graphs.EdgeCoverSampler`) anchors the motif's
+            first edge on every edge of the network in turn and draws the rest of the
+            homomorphism from its exact conditional, so every edge is scored after one pass;
+            a chain, pivot or
+            Glauber, visits an edge in proportion to the homomorphisms through it, which on a
+            heavy-tailed network leaves edges unvisited after many more patches. "pivot" with
+            64 chains is the authors' code (Glauber to learn, pivot to reconstruct); the paper
+            (Glauber only) is ``chain="glauber", n_chains=1``, which the reproduction
+            experiments pass.
         """
         check_is_fitted(self, "components_")
-        auto = isinstance(n_steps, str) and n_steps == "auto"
-        if not auto and not (isinstance(n_steps, Integral) and n_steps >= 1):
-            raise ValueError(f"n_steps must be a positive integer or 'auto', got {n_steps!r}")
-        if not (isinstance(chunk, Integral) and chunk >= 1):
-            raise ValueError(f"chunk must be a positive integer, got {chunk!r}")
-        if not (isinstance(alpha, Real) and np.isfinite(alpha) and alpha >= 0):
-            raise ValueError(f"alpha (the codes' l1 weight) must be a finite number >= 0, got "
-                             f"{alpha!r}")
-        if not (isinstance(code_tol, Real) and np.isfinite(code_tol) and code_tol > 0):
-            raise ValueError(f"code_tol must be a finite number > 0, got {code_tol!r}")
+        _check_reconstruct_args(n_steps, chunk, alpha, code_tol, n_chains)
         A, top = self._normalized(G)
         n, k = A.shape[0], self.motif_.shape[0]
-        if auto:
-            n_steps = self.auto_patches(n)
-        if n_chains is None:
-            n_chains = 64
-        if not (isinstance(n_chains, Integral) and n_chains >= 1):
-            raise ValueError(f"n_chains must be a positive integer, got {n_chains!r}")
-        if chain is None:
-            chain = "pivot" if _is_rooted_tree(self.motif_) else "glauber"
-        if chain not in ("pivot", "glauber"):
-            raise ValueError(f"unknown chain {chain!r}; use 'glauber' or 'pivot'")
         seed = self.reconstruct_seed_ if random_state is None else random_state
         seed = np.random.default_rng(seed).integers(2**31)
-        chain = self._sampler(A / top, chain, n_chains, seed)
+        chain, n_steps = self._reconstruction_sampler(A / top, chain, n_chains, seed,
+                                                      omit_motif_edges, n_steps)
         a_idx, b_idx = np.meshgrid(np.arange(k), np.arange(k), indexing="ij")
         keep = np.ones(k * k, dtype=bool)
         if omit_motif_edges:
@@ -255,6 +268,32 @@ class NetworkDictionaryLearning(BaseEstimator):
         return sp.csr_matrix(total.multiply(count.power(-1)) * top)
 
 
+def _check_reconstruct_args(n_steps, chunk, alpha, code_tol, n_chains):
+    """Refuse, by name, the arguments of ``reconstruct`` that are out of range."""
+    auto = isinstance(n_steps, str) and n_steps == "auto"
+    if not auto and not (isinstance(n_steps, Integral) and n_steps >= 1):
+        raise ValueError(f"n_steps must be a positive integer or 'auto', got {n_steps!r}")
+    if not (isinstance(chunk, Integral) and chunk >= 1):
+        raise ValueError(f"chunk must be a positive integer, got {chunk!r}")
+    if not (isinstance(alpha, Real) and np.isfinite(alpha) and alpha >= 0):
+        raise ValueError(f"alpha (the codes' l1 weight) must be a finite number >= 0, got "
+                         f"{alpha!r}")
+    if not (isinstance(code_tol, Real) and np.isfinite(code_tol) and code_tol > 0):
+        raise ValueError(f"code_tol must be a finite number > 0, got {code_tol!r}")
+    if n_chains is not None and not (isinstance(n_chains, Integral) and n_chains >= 1):
+        raise ValueError(f"n_chains must be a positive integer, got {n_chains!r}")
+
+
+def _default_reconstruction_sampler(F, omit_motif_edges: bool) -> str:
+    """``reconstruct(chain=None)``: the edge cover for a rooted tree motif; pivot chains for
+    one when the motif's own edges are left out (an edge is then scored only where a patch
+    holds it off the motif's edges, which anchoring the motif on it does not give); the
+    Glauber chain for any other motif."""
+    if not _is_rooted_tree(F):
+        return "glauber"
+    return "pivot" if omit_motif_edges else "cover"
+
+
 def _is_rooted_tree(F) -> bool:
     """Whether the pivot chain can sample the motif (a directed tree rooted at node 0)."""
     try:
@@ -267,36 +306,90 @@ def _is_rooted_tree(F) -> bool:
 class _EntrySums:
     """Sums and counts of values landing on the entries (r, c) of an n×n matrix, chunk by
     chunk. Up to ``dense_max`` entries (n ≤ 2048: 32 MB an array) they go into two dense
-    arrays by ``np.bincount`` (no sort); above, into sparse matrices, whose memory follows the
-    entries visited rather than n². Either way memory does not grow with the number of
-    chunks."""
+    arrays by ``np.bincount`` (no sort). Above, the chunks' (entry, value) pairs are buffered
+    and folded into sorted unique entries with their sums and counts whenever the buffer
+    outgrows ``merge_min`` and a quarter of the entries held, so memory is O(entries visited
+    + merge_min), not n² nor the number of chunks; each pair is sorted once, with its
+    buffer, and the held entries are only copied."""
 
     dense_max = 2048 * 2048
+    merge_min = 1 << 21
 
-    def __init__(self, n: int):
+    def __init__(self, n: int, dense: bool | None = None):
         self.n = n
-        if n * n <= self.dense_max:
+        self.dense = n * n <= self.dense_max if dense is None else dense
+        if self.dense:
             self.total, self.count = np.zeros(n * n), np.zeros(n * n)
         else:
-            self.total, self.count = sp.csr_matrix((n, n)), sp.csr_matrix((n, n))
+            self.keys = np.empty(0, dtype=np.int64)
+            self.total, self.count = np.empty(0), np.empty(0)
+            self._buffer: list[tuple[np.ndarray, np.ndarray]] = []
+            self._buffered = 0
 
     def add(self, r, c, values):
         n = self.n
-        if isinstance(self.total, np.ndarray):
-            flat = r.astype(np.int64) * n + c
+        flat = r.astype(np.int64) * n + c
+        if self.dense:
             self.total += np.bincount(flat, weights=values, minlength=n * n)
             self.count += np.bincount(flat, minlength=n * n)
-        else:
-            self.total = self.total + sp.csr_matrix((values, (r, c)), shape=(n, n))
-            self.count = self.count + sp.csr_matrix((np.ones(r.size), (r, c)), shape=(n, n))
+            return
+        self._buffer.append((flat, np.asarray(values, dtype=float)))
+        self._buffered += flat.size
+        if self._buffered >= max(self.merge_min, self.keys.size // 4):
+            self._merge()
+
+    def _merge(self):
+        """Fold the buffer into the sorted unique entries: sort and reduce the buffer alone,
+        then add its entries already held and insert the new ones (O(buffer log buffer +
+        held), so the held entries are never sorted again)."""
+        if not self._buffer:
+            return
+        keys = np.concatenate([f for f, _ in self._buffer])
+        vals = np.concatenate([v for _, v in self._buffer])
+        order = _sort_order(keys, self.n)
+        keys = keys[order]
+        first = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
+        keys, vals = keys[first], np.add.reduceat(vals[order], first)
+        cnts = np.diff(np.r_[first, order.size]).astype(float)
+        pos = np.searchsorted(self.keys, keys)
+        held = pos < self.keys.size
+        held[held] = self.keys[pos[held]] == keys[held]
+        self.total[pos[held]] += vals[held]
+        self.count[pos[held]] += cnts[held]
+        new, at = ~held, pos[~held]
+        self.keys = np.insert(self.keys, at, keys[new])
+        self.total = np.insert(self.total, at, vals[new])
+        self.count = np.insert(self.count, at, cnts[new])
+        self._buffer, self._buffered = [], 0
+
+    @property
+    def stored(self) -> int:
+        """Entries held now (merged and buffered): the accumulation's memory in pairs."""
+        if self.dense:
+            return self.total.size
+        return self.keys.size + self._buffered
 
     def result(self):
         """(sums, counts) as CSR matrices."""
-        if isinstance(self.total, np.ndarray):
-            n = self.n
+        n = self.n
+        if self.dense:
             return (sp.csr_matrix(self.total.reshape(n, n)),
                     sp.csr_matrix(self.count.reshape(n, n)))
-        return self.total, self.count
+        self._merge()
+        r, c = np.divmod(self.keys, n)
+        return (sp.csr_matrix((self.total, (r, c)), shape=(n, n)),
+                sp.csr_matrix((self.count, (r, c)), shape=(n, n)))
+
+
+def _sort_order(keys: np.ndarray, n: int) -> np.ndarray:
+    """The order sorting the entry keys r·n + c: for n < 2¹⁶, two stable sorts of 16-bit
+    integers (numpy sorts those by radix, in linear time: columns, then rows), else one
+    comparison sort."""
+    if n >= 1 << 16:
+        return np.argsort(keys)
+    rows, cols = np.divmod(keys, n)
+    order = np.argsort(cols.astype(np.uint16), kind="stable")
+    return order[np.argsort(rows.astype(np.uint16)[order], kind="stable")]
 
 
 def _advance(chain, n_states):
