@@ -392,3 +392,21 @@ def test_auto_codes_multiplicative_while_learning_spectral_when_answering(monkey
     seen.clear()  # a named rule (the paper's experiments) is not capped
     OnlineNMF(4, batch_size=20, coder="paper", random_state=0).fit(X)
     assert {(c["step"], c["max_iter"]) for c in seen} == {("lipschitz", 100)}
+
+
+def test_auto_batch_size_grows_with_the_vocabulary_for_the_squared_loss():
+    """The squared loss's block-coordinate step costs O(K²F) whatever the rows' nonzeros, so
+    over a large vocabulary "auto" takes batches whose coding work outweighs it; the KL
+    surrogate's step is O(K·F) and keeps the text-sized batch."""
+    import math
+
+    import scipy.sparse as sp
+
+    from onlinemf.estimators._online_nmf import SPARSE_CODE_ITERATIONS
+
+    X = sp.random(300, 200_000, density=5e-4, format="csr", random_state=0)
+    nnz = X.nnz / X.shape[0]
+    sq = OnlineNMF(10, max_iter=1, random_state=0).partial_fit(X)
+    kl = OnlineNMF(10, loss="kl", max_iter=1, random_state=0).partial_fit(X)
+    assert sq.batch_size_ == math.ceil(10 * 200_000 / (SPARSE_CODE_ITERATIONS * (nnz + 10)))
+    assert kl.batch_size_ < sq.batch_size_

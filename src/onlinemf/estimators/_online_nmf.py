@@ -61,6 +61,11 @@ NNDSVD_ROWS = 4096
 #: (``Surrogate(warmup="auto")``): long enough for SGD to settle the topics the surrogate then keeps
 SGD_WARMUP_ROWS = 10000
 
+#: coder iterations a sparse row is taken to cost in "auto" batch sizing of the squared loss
+#: (the sparse rows' coding work against the O(K²F) block-coordinate dictionary step)
+SPARSE_CODE_ITERATIONS = 8
+
+
 class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
                 BaseEstimator):
     r"""Online NMF with a general divergence (Algorithm 1 of Zhao, Tan and Xu, faster defaults).
@@ -363,7 +368,14 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
             # which take more steps a pass.
             nnz_row = X.nnz / X.shape[0]
             work = 7e5 if nnz_row >= k else 2e6
-            return auto_batch_size(k, max(nnz_row + k, 1.0), work=work, high=4096)
+            rows = auto_batch_size(k, max(nnz_row + k, 1.0), work=work, high=4096)
+            if getattr(self, "_dictionary_kind", None) == "bcd":
+                # the block-coordinate step costs O(K²F) whatever the rows' nonzeros: over a
+                # large vocabulary it outweighs the coding of a text-sized batch, so the batch
+                # grows until a step's dictionary work is about an eighth of its coding's
+                cover = math.ceil(k * X.shape[1] / (SPARSE_CODE_ITERATIONS * (nnz_row + k)))
+                rows = max(rows, min(cover, 4096))
+            return rows
         return auto_batch_size(k, X.shape[1])
 
     # ------------------------------------------------------------------ data handling
