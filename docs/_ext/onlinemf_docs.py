@@ -212,7 +212,7 @@ def _draw_bench(app):
 
 def setup(app):
     app.add_config_value("onlinemf_claims_csv", "", "env")
-    app.add_config_value("onlinemf_bench_json", "", "env")
+    app.add_config_value("onlinemf_bench_json", [], "env", types=[list, str])
     app.add_directive("claims", ClaimsDirective)
     app.add_directive("bench-table", BenchTableDirective)
     app.connect("builder-inited", _draw_bench)

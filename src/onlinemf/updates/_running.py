@@ -112,7 +112,7 @@ class RunningAverage:
 
     def add(self, *terms, n_rows: int, weight=None) -> RunningAverage:
         """The average after one more batch of ``n_rows`` rows whose statistics sum to
-        ``terms`` (in the order of :attr:`sums`); ``weight`` overrides the schedule's w_t
+        ``terms`` (in the order of ``sums``); ``weight`` overrides the schedule's w_t
         where it has one."""
         sums, mass = self.schedule.blend(self, terms, n_rows, weight)
         return RunningAverage(sums, self.schedule, self.t + 1, self.n + n_rows, mass)

@@ -272,8 +272,8 @@ class VRSnapshot:
 @dataclass(frozen=True)
 class SVRGUpdate:
     """Variance-reduced stochastic MF (Algorithm 1 of Zhao, Haskell and Feng 2018):
-    :meth:`init` takes the snapshot (lines 3–5, one pass over X, map-reduce for a dask
-    array); :meth:`update` is one inner step (lines 8–11) on a mini-batch.
+    ``init`` takes the snapshot (lines 3–5, one pass over X, map-reduce for a dask
+    array); ``update`` is one inner step (lines 8–11) on a mini-batch.
 
     Parameters
     ----------
