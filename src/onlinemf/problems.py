@@ -25,6 +25,7 @@ n from :meth:`SMFProblem.bind`, called when the data are known.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import cached_property
 from numbers import Integral, Real
 from typing import Any
 
@@ -284,20 +285,32 @@ class LaplacianSimplexAtoms:
     prox_iter: int = 100
     separable = False
 
+    @cached_property
     def _lmax(self):
         L = self.laplacian
         if sp.issparse(L):
             return float(abs(L).sum(axis=1).max())  # Gershgorin bound on ‖L‖₂
         return spectral_lipschitz(L, floor=0.0)
 
+    @cached_property
+    def _transposed(self):
+        # D L computed as (Lᵀ Dᵀ)ᵀ: a CSR product with a dense block, without the format
+        # conversion scipy makes for a dense-times-sparse product at every call
+        L = self.laplacian
+        return L.T.tocsr() if sp.issparse(L) else np.ascontiguousarray(L.T)
+
+    def _times_laplacian(self, D):
+        """D L for a (K, F) block D."""
+        return np.asarray(self._transposed @ D.T).T
+
     def penalty(self, D, n):
-        return 0.5 * self.alpha * float(np.sum(np.asarray(D @ self.laplacian) * D))
+        return 0.5 * self.alpha * float(np.sum(self._times_laplacian(D) * D))
 
     def prox(self, D, eta, n):
         c = eta * self.alpha
-        step = 1.0 / (1.0 + c * self._lmax())
+        step = 1.0 / (1.0 + c * self._lmax)
         return accelerated_prox_grad(
-            project_simplex(D), lambda Y: (Y - D) + c * np.asarray(Y @ self.laplacian),
+            project_simplex(D), lambda Y: (Y - D) + c * self._times_laplacian(Y),
             lambda V, _: project_simplex(V), step, self.prox_iter)[0]
 
     def project(self, D):
@@ -305,10 +318,10 @@ class LaplacianSimplexAtoms:
 
     def smooth_gradient(self, D):
         """∇ψ(D) = λDL (ψ is smooth: SMM minimizes its surrogate by projected gradient)."""
-        return self.alpha * np.asarray(D @ self.laplacian)
+        return self.alpha * self._times_laplacian(D)
 
     def smooth_lipschitz(self):
-        return self.alpha * self._lmax()
+        return self.alpha * self._lmax
 
 
 # --------------------------------------------------------------------------- the problem
