@@ -3,6 +3,7 @@ import pytest
 from scipy.optimize import minimize
 
 from onlinemf.constraints import (
+    _project_small_simplex,
     project_box,
     project_capped_floor,
     project_dictionary_box,
@@ -77,3 +78,17 @@ def test_inputs_not_modified(rng):
     project_simplex(V)
     project_l2_ball(V)
     np.testing.assert_array_equal(V, V0)
+
+
+@pytest.mark.parametrize("K", [1, 2, 3, 50])
+@pytest.mark.parametrize("s", [1e-8, 1.0])
+def test_the_small_simplex_shortcuts_equal_the_sorting_projection(K, s):
+    # rows answered from their two largest entries (one active entry, all zero) and rows that
+    # need the sort (near ties within s, equal entries, all negative) give the same bits
+    rng = np.random.default_rng(K)
+    V = rng.normal(size=(700, K)) * 1e-3
+    V[:100] = 0.0
+    V[100:200] = 0.5e-8 * rng.random((100, K))
+    V[200:300] = 1e-9
+    V[300:400] = -rng.random((100, K))
+    np.testing.assert_array_equal(_project_small_simplex(V, s), project_simplex(V, s))

@@ -96,7 +96,32 @@ def project_capped_floor(V: np.ndarray, floor: float = 1e-8, cap: float = 1.0) -
     out = np.clip(V, 0, cap)
     low = out.sum(axis=1) < floor
     if np.any(low):
-        out[low] = project_simplex(V[low], floor)
+        out[low] = _project_small_simplex(V[low], floor)
+    return out
+
+
+def _project_small_simplex(V: np.ndarray, s: float) -> np.ndarray:
+    """:func:`project_simplex` of the rows of ``V`` onto {w ≥ 0, Σ w = s} for a small ``s``,
+    with the same arithmetic, without sorting the rows whose answer is known from their two
+    largest entries: a row whose runner-up lies at least ``s`` below its maximum projects onto
+    that one entry (θ = max − s), and an all-zero row onto s/K everywhere. A dictionary with
+    many features has many such rows (features no batch has touched), and sorting them all
+    is what the projection would otherwise spend its time on."""
+    K = V.shape[1]
+    if K < 2:
+        return project_simplex(V, s)
+    top = np.partition(V, K - 2, axis=1)[:, K - 2:]
+    u2, u1 = top[:, 0], top[:, 1]
+    # the sort-based rule keeps the second entry when u2 − ((u1 + u2) − s)/2 > 0
+    single = ~(u2 - ((u1 + u2) - s) / V.dtype.type(2) > 0)
+    zero = (u1 == 0) & ~np.any(V, axis=1)
+    out = np.empty_like(V)
+    theta = (u1[single] - s)[:, None]
+    out[single] = np.maximum(V[single] - theta, 0)
+    out[zero] = -(-s / K)
+    rest = ~(single | zero)
+    if np.any(rest):
+        out[rest] = project_simplex(V[rest], s)
     return out
 
 

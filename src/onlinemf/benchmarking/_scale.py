@@ -103,12 +103,11 @@ def _case_rows(ctx, data_name, X, k, lname):
     ]
 
 
-def _slope_row(data_name, lname, rows, n_features):
-    """The log–log slope of time per pass against K·F, ours and the anchor's."""
+def _slope_row(data_name, lname, ks, passes, n_features):
+    """The log–log slope of time per pass against K·F, ours and the anchor's, from the
+    one-pass rows ``passes`` measured at the components ``ks`` (in that order)."""
     from ._suites import Row
 
-    passes = [r for r in rows if r.case.endswith("one pass")]
-    ks = [int(r.case.split("(K=")[1].split(")")[0]) for r in passes]
     kf = [k * n_features for k in ks]
     ours = loglog_slope(kf, [r.ours_time for r in passes])
     anchor = loglog_slope(kf, [r.anchor_time for r in passes])
@@ -141,5 +140,6 @@ def suite_scale(ctx) -> list:
                                      f"{p.ratio:.3g}")
                 rows += case_rows
                 if len(ks) > 1:
-                    rows.append(_slope_row(data_name, lname, case_rows, X.shape[1]))
+                    rows.append(_slope_row(data_name, lname, ks, case_rows[1::2],
+                                           X.shape[1]))
     return rows
