@@ -375,3 +375,94 @@ def test_reductions_over_csr_chunks_count_their_implicit_zeros():
     assert dask_nanmean(Xd) == pytest.approx(float(X.toarray().mean()), rel=1e-12)
     neg = da.from_array(-X, chunks=(60, 10), asarray=False)
     assert dask_nanmax(neg) == 0.0  # the implicit zeros are the largest entries
+
+
+# ------------------------------------------------------------------ data-parallel fitting
+def _parallel(X, loss="squared", **kw):
+    from onlinemf import fit_data_parallel
+
+    est = OnlineNMF(4, loss=loss, random_state=0, max_iter=2, max_no_improvement=None, **kw)
+    return fit_data_parallel(est, X, blocks_per_step=3)
+
+
+@pytest.mark.parametrize("loss", ["squared", "kl"])
+def test_data_parallel_steps_equal_the_online_steps_on_the_same_batches(loss):
+    # three blocks of 90 rows a step against partial batches of 270 rows in memory: the
+    # statistics of a batch are the sums of its blocks'
+    X = _data(n=810, f=12, seed=3)
+    kw = dict(shuffle=False, dictionary_update=Surrogate(warmup=0))
+    par = _parallel(da.from_array(X, chunks=(90, 12)), loss, **kw)
+    mem = OnlineNMF(4, loss=loss, random_state=0, max_iter=2, max_no_improvement=None,
+                    batch_size=270, **kw).fit(X)
+    assert par.n_steps_ == mem.n_steps_ == 6 and par.n_iter_ == 2
+    np.testing.assert_allclose(par.components_, mem.components_, rtol=1e-9, atol=1e-12)
+
+
+def _sparse_chunks(X, rows):
+    import scipy.sparse as sp
+
+    return da.from_array(X.toarray(), chunks=(rows, X.shape[1])).map_blocks(
+        sp.csr_matrix, dtype=float, meta=sp.csr_matrix((0, X.shape[1])))
+
+
+def test_data_parallel_fit_is_the_same_on_a_local_cluster_and_survives_a_lost_worker():
+    """The model depends on the blocks and their order, not on the scheduler: a
+    LocalCluster of two worker processes, one of them SIGKILLed mid-fit, gives the
+    single-process model (dense squared loss; CSR chunks with KL after an SGD warm-up)."""
+    import os
+    import signal
+    import threading
+    import time
+
+    import dask
+
+    distributed = pytest.importorskip("distributed")
+    dense = da.from_array(_data(n=720, f=12, seed=4), chunks=(40, 12))
+    sparse = _sparse_chunks(_sparse_counts(n=600, f=30, seed=2), 50)
+    kl = dict(loss="kl", dictionary_update=Surrogate(warmup=200))
+    with dask.config.set(scheduler="synchronous"):
+        ref_dense, ref_sparse = _parallel(dense), _parallel(sparse, **kl)
+    dense = dense.map_blocks(_slow, dtype=float)  # the same blocks, slow enough to kill mid-fit
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster):
+        nanny = next(iter(cluster.workers.values()))
+        killed_at = []
+
+        def kill():
+            os.kill(nanny.process.process.pid, signal.SIGKILL)
+            killed_at.append(time.perf_counter())
+
+        killer = threading.Timer(0.3, kill)
+        killer.start()
+        got_dense = _parallel(dense)
+        ended_at = time.perf_counter()
+        killer.join()
+        assert killed_at and killed_at[0] < ended_at  # the kill landed mid-fit
+        got_sparse = _parallel(sparse, **kl)
+    assert got_dense.n_steps_ == ref_dense.n_steps_
+    np.testing.assert_allclose(got_dense.components_, ref_dense.components_, rtol=1e-10)
+    np.testing.assert_allclose(got_sparse.components_, ref_sparse.components_, rtol=1e-10)
+
+
+def test_data_parallel_fit_refuses_what_it_cannot_do_by_name_and_keeps_the_state():
+    from onlinemf import fit_data_parallel
+
+    X = _data()
+    Xd = da.from_array(X, chunks=(100, 12))
+    est = OnlineNMF(4, random_state=0, max_iter=1).fit(X)
+    before = est.components_.copy()
+    with pytest.raises(ValueError, match="surrogate dictionary update"):
+        fit_data_parallel(est.set_params(loss="huber"), Xd)
+    with pytest.raises(ValueError, match="history"):
+        fit_data_parallel(est.set_params(loss="squared", history="paper"), Xd)
+    with pytest.raises(ValueError, match="blocks_per_step"):
+        fit_data_parallel(est, Xd, blocks_per_step=0)
+    with pytest.raises(TypeError, match="dask array"):
+        fit_data_parallel(est, X)
+    np.testing.assert_array_equal(est.components_, before)
+    bad = Xd.copy()
+    bad[5, 3] = -1.0
+    with pytest.raises(ValueError, match="negative"):
+        fit_data_parallel(est.set_params(history="online"), bad, blocks_per_step=2)
+    np.testing.assert_array_equal(est.components_, before)

@@ -29,6 +29,8 @@ BLOCK_ROWS = 100_000
 SPARSE_FEATURES, SPARSE_NNZ_ROW = 10_000, 10
 #: the dense stream's features
 DENSE_FEATURES = 100
+#: row blocks a data-parallel step codes (the same model with 1 and 2 workers)
+PARALLEL_BLOCKS = 2
 
 
 def _sparse_block(i: int, rows: int):
@@ -91,6 +93,19 @@ def _one_run(kind: str, n_rows: int, method: str, folder: str) -> dict:
         est.partial_fit(X)
         seconds = time.perf_counter() - t0
         extra = {"batch_size": int(est.batch_size_)}
+    elif method.startswith("parallel"):
+        from distributed import Client, LocalCluster
+
+        from .. import OnlineNMF, fit_data_parallel
+
+        workers = int(method[len("parallel"):])
+        est = OnlineNMF(50, loss="kl", random_state=0, max_iter=1, max_no_improvement=None)
+        with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                          dashboard_address=None) as cluster, Client(cluster):
+            t0 = time.perf_counter()
+            fit_data_parallel(est, X, blocks_per_step=PARALLEL_BLOCKS)
+            seconds = time.perf_counter() - t0
+        extra = {"batch_size": int(est.batch_size_)}
     else:
         from sklearn.decomposition import MiniBatchNMF
 
@@ -143,14 +158,39 @@ def suite_stream(ctx) -> list:
                     ctx.progress(f"  {rows[-1].case}: {ours['rows_per_s']:.0f} rows/s, "
                                  f"{ours['peak_rss_mb']:.0f} MB (anchor "
                                  f"{anchor['rows_per_s']:.0f} rows/s)")
+                rows += _parallel_rows(kind, n, desc, ours, folder, ctx)
     return rows
+
+
+def _parallel_rows(kind, n, desc, single, folder, ctx) -> list:
+    """:func:`~onlinemf.fit_data_parallel` on a LocalCluster of 1 and 2 worker processes
+    against the one-process pass ``single``: the speed-up of coding a step's blocks on the
+    workers (each pass one fresh cluster; the client's peak RSS, not the workers')."""
+    from ._suites import Row
+
+    out = []
+    for workers in (1, 2):
+        par = _run_in_child(kind, n, f"parallel{workers}", folder)
+        out.append(Row(
+            "stream", f"{desc} / KL one pass (K=50), data-parallel on {workers} worker(s)",
+            f"fit_data_parallel(blocks_per_step={PARALLEL_BLOCKS})",
+            "OnlineNMF().partial_fit in one process", single["seconds"], par["seconds"],
+            par["seconds"] / single["seconds"], single["rows_per_s"], par["rows_per_s"],
+            metric="rows per second (higher is better)", peak_mb_ours=par["peak_rss_mb"],
+            peak_mb_anchor=single["peak_rss_mb"],
+            note=f"steps of {PARALLEL_BLOCKS} blocks of {BLOCK_ROWS} rows; a LocalCluster of "
+                 f"{workers} process(es) with one thread each; peak RSS of the client only"))
+        if ctx.progress:
+            ctx.progress(f"  {out[-1].case}: {par['rows_per_s']:.0f} rows/s "
+                         f"({par['seconds'] / single['seconds']:.2f}x the one-process time)")
+    return out
 
 
 def _main(argv=None) -> None:
     parser = argparse.ArgumentParser(description="one streamed pass (a child of the suite)")
     parser.add_argument("kind", choices=("sparse", "zarr"))
     parser.add_argument("rows", type=int)
-    parser.add_argument("method", choices=("ours", "anchor"))
+    parser.add_argument("method", choices=("ours", "anchor", "parallel1", "parallel2"))
     parser.add_argument("folder")
     args = parser.parse_args(argv)
     print(json.dumps(_one_run(args.kind, args.rows, args.method, args.folder)))

@@ -1,5 +1,6 @@
 """Public estimators (thin scikit-learn classes: one loss + one coder + one update rule)."""
 
+from ._data_parallel import fit_data_parallel
 from ._network_dictionary_learning import NetworkDictionaryLearning
 from ._online_dictionary_learning import OnlineDictionaryLearning
 from ._online_nmf import OnlineNMF
@@ -20,4 +21,5 @@ __all__ = [
     "SMFCoder",
     "SMFStep",
     "StochasticMF",
+    "fit_data_parallel",
 ]

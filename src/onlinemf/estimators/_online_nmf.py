@@ -544,12 +544,9 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
         D = self.components_
         coded = self._coder().solve(self.loss_, D, Xb, Mb)
         H = coded.codes
-        self.n_code_iter_ += int(coded.n_iter.sum())
-        if isinstance(rule, BCDSurrogateUpdate):
-            D_new, state = rule.update(self.state_, D, H, Xb, Mb)
-        elif isinstance(rule, MultiplicativeSurrogateUpdate):
-            HtP, HtQ = self.loss_.mu_products(Xb, H, D, Mb)
-            D_new, state = rule.update(self.state_, D, HtP, HtQ, Xb.shape[0])
+        if isinstance(rule, (BCDSurrogateUpdate, MultiplicativeSurrogateUpdate)):
+            D_new, state = self._surrogate_step(rule, self._surrogate_sums(D, H, Xb, Mb),
+                                                Xb.shape[0])
         else:
             if isinstance(Xb, SparseRows):
                 grad = self.loss_.sparse_dictionary_grad(Xb, H, D)
@@ -564,23 +561,46 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
         self.components_ = D_new.astype(D.dtype, copy=False)
         self.state_ = state
         self._fit_time += time.perf_counter() - t0
-        # each sample's loss at its codes under W_{t−1}: the coder's final objective, less
-        # the optional Tikhonov term (no second pass over the batch)
+        return self._record(float(self._online_losses(coded, Xb, Mb, D).sum()),
+                            Xb.shape[0], int(coded.n_iter.sum()), (Xb, Mb, H))
+
+    def _surrogate_sums(self, D, H, Xb, Mb) -> tuple:
+        """The statistics a surrogate step adds for a batch coded H under D; they sum over
+        the parts of a batch split by rows (see :func:`fit_data_parallel`)."""
+        if self._dictionary_kind == "bcd":
+            return BCDSurrogateUpdate.batch_sums(D, H, Xb, Mb)
+        return self.loss_.mu_products(Xb, H, D, Mb)
+
+    def _surrogate_step(self, rule, sums, n_rows):
+        if isinstance(rule, BCDSurrogateUpdate):
+            return rule.update_from_sums(self.state_, self.components_, sums, n_rows)
+        return rule.update(self.state_, self.components_, sums[0], sums[1], n_rows)
+
+    def _online_losses(self, coded, Xb, Mb, D) -> np.ndarray:
+        """Each sample's loss at its codes under the dictionary D they were solved with: the
+        coder's final objective less the optional Tikhonov term (no second pass over the
+        batch)."""
         f = coded.objective
         if f is None:
-            f = self._losses(Xb, Mb, H, D)
-        elif self._code.l2:
-            f = f - 0.5 * self._code.l2 * np.einsum("ij,ij->i", H, H)
-        batch_loss_sum = float(f.sum())
+            return self._losses(Xb, Mb, coded.codes, D)
+        if self._code.l2:
+            return f - 0.5 * self._code.l2 * np.einsum("ij,ij->i", coded.codes, coded.codes)
+        return f
+
+    def _record(self, batch_loss_sum: float, n_rows: int, n_code_iter: int, batch=None):
+        """Count a step's code iterations and online loss into the history; returns the
+        batch's mean online loss (what ``fit``'s stopping rule reads)."""
+        self.n_code_iter_ += n_code_iter
         if self.history is None:
-            return batch_loss_sum / max(Xb.shape[0], 1)
+            return batch_loss_sum / max(n_rows, 1)
         if self.history == "online":
             self._loss_sum += batch_loss_sum
         else:
-            self._buffer.append((Xb, Mb, H))
-        if self._history.due(state.n_steps):
-            self._history.record(state.n_samples_seen, self._fit_time, self._objective_now())
-        return batch_loss_sum / max(Xb.shape[0], 1)
+            self._buffer.append(batch)
+        if self._history.due(self.state_.n_steps):
+            self._history.record(self.state_.n_samples_seen, self._fit_time,
+                                 self._objective_now())
+        return batch_loss_sum / max(n_rows, 1)
 
     def _objective_now(self) -> float:
         if self.history == "online":

@@ -90,16 +90,28 @@ class BCDSurrogateUpdate:
     def update(self, state: SurrogateState, components, H, X, mask=None):
         """One step on the batch X (b, F) (dense with its ``mask``, or CSR rows) with its
         codes H."""
+        return self.update_from_sums(state, components, self.batch_sums(components, H, X, mask),
+                                     X.shape[0])
+
+    @staticmethod
+    def batch_sums(components, H, X, mask=None) -> tuple:
+        """(HᵀH, HᵀX, ‖X‖²) of a batch, missing entries filled with the current model: the
+        statistics a step adds, which sum over the parts of a batch split by rows."""
         if mask is not None:
             X = np.where(mask, X, H @ components)
-        b = X.shape[0]
+        return batch_terms(H, X, 0.0)
+
+    def update_from_sums(self, state: SurrogateState, components, sums: tuple, b: int):
+        """One step on a batch of ``b`` rows given its :meth:`batch_sums` (summed over the
+        parts of the batch when it was coded in parts)."""
+        HtH = sums[0]
         w = batch_weight(state.n_samples_seen + b, b, self.nominal_batch, self.decay)
         past = state.stats
         if past is None:  # anchored: A = HᵀH/b and B = A·D, whose minimizer is D itself
-            A = (H.T @ H) / b
+            A = HtH / b
             past = RunningAverage((A, A @ components.astype(float, copy=False), 0.0),
                                   PowerWeights(self.decay))
-        stats = past.add(*batch_terms(H, X, 0.0), n_rows=b, weight=w)
+        stats = past.add(*sums, n_rows=b, weight=w)
         # each atom nonnegative (exact per-atom minimization), then scaled into the box with
         # the statistics (see ``rescale_into_box``), then the whole dictionary onto C: the
         # floor ε on the sum over atoms of each feature couples the atoms, and it only acts
@@ -109,7 +121,7 @@ class BCDSurrogateUpdate:
         D, stats = rescale_into_box(D, stats)
         D = project_dictionary_box(D, self.eps)
         return (D.astype(components.dtype, copy=False),
-                SurrogateState(stats, state.n_steps + 1, state.n_samples_seen + X.shape[0]))
+                SurrogateState(stats, state.n_steps + 1, state.n_samples_seen + b))
 
 
 def _nonnegative(d):
