@@ -226,8 +226,11 @@ def pyplot():
 
 
 def save_figure(ctx: Context, res: Result, fig, name: str, caption: str, dpi: int = 90) -> str:
-    """Lay out, write ``figures/name`` and close ``fig``; list it in ``res`` with its caption."""
-    fig.tight_layout()
+    """Lay out, write ``figures/name`` and close ``fig``; list it in ``res`` with its caption.
+    A figure that has its own layout engine (those of :mod:`onlinemf.plotting` are laid out
+    by matplotlib's constrained layout, colour bars included) keeps it."""
+    if fig.get_layout_engine() is None:
+        fig.tight_layout()
     path = ctx.figure_path(name)
     fig.savefig(path, dpi=dpi)
     pyplot().close(fig)

@@ -332,7 +332,23 @@ def _kept_estimator(est):
 
 
 def _top_words(components, terms, n=8):
+    """The ``n`` top words of each topic, ties in NumPy's default (unstable) sort order: the
+    order the kept runs' tables and Table VI matches were made with. The figure's
+    :func:`onlinemf.plotting.top_terms` breaks ties in vocabulary order instead, so where
+    weights tie (entries at the box bound 1) the two may list different tied words;
+    :func:`_tied_topics` counts those topics for the report."""
     return [[terms[i] for i in np.argsort(-row)[:n]] for row in components]
+
+
+def _tied_topics(components, n=8) -> int:
+    """How many topics have tied weights among their ``n`` top words or at the ``n``-th
+    (equal to the next): their order, or which words make the top ``n``, is arbitrary."""
+    count = 0
+    for row in np.asarray(components, dtype=float):
+        w = np.sort(row)[::-1][:n + 1]
+        count += bool(np.unique(w[:n]).size < min(n, w.size) or
+                      (w.size > n and w[n - 1] == w[n]))
+    return count
 
 
 def _table_six_matches(top) -> tuple[int, list[str]]:
@@ -367,6 +383,19 @@ def _table_six_claim(tops, batch_top) -> tuple[list, str]:
                  *count_band(median, 5, 3),
                  why="Table VI's topics should be found again; two shared words of eight "
                      "identify one; the median over the initializations"), note
+
+
+def _topics_figure(ctx: Context, res: Result, ol, terms, names, label: str) -> None:
+    """OL's topics as bar charts of their top 8 words
+    (:func:`onlinemf.plotting.plot_topics`), each titled with its majority class."""
+    from ..plotting import plot_topics
+
+    pyplot()  # the non-interactive backend, before the plotting module makes its figure
+    fig = plot_topics(ol, terms, 8, n_cols=5,
+                      titles=[f"topic {j}: {n}" for j, n in enumerate(names)])
+    save_figure(ctx, res, fig, f"zhao_topics_{label.lower().replace(' ', '_')}.png",
+                f"{label}: the top 8 words of each OL topic (Tables V–VI), titled with the "
+                "majority class of the documents it codes best")
 
 
 @register("zhao-topics", "000", "Topic learning with KL on BBCNews and 20 Newsgroups "
@@ -418,6 +447,14 @@ def topics(ctx: Context) -> Result:
         res.tables.append((f"{label}: top-8 words per OL topic (named by its majority class; "
                            f"{shown} of {k})", names[:shown], [list(r) for r in
                                                                zip(*top[:shown])]))
+        _topics_figure(ctx, res, ol, terms, names, label)
+        tied = _tied_topics(ol.components_)
+        if tied:
+            res.notes.append(f"{label}: {tied} of {k} OL topics have tied weights among or "
+                             "at their top 8 words (entries at the box bound 1), so the order "
+                             "of the tied words, and which of them are listed, is arbitrary: "
+                             "the tables list them in NumPy's sort order, the figure in "
+                             "vocabulary order.")
         btop = _top_words(batch.components, terms)
         res.tables.append((f"{label}: top-8 words per Batch topic ({shown} of {k})",
                            [f"topic {j}" for j in range(shown)],
