@@ -136,6 +136,8 @@ html_theme_options = {
     "secondary_sidebar_items": ["page-toc", "sourcelink"],
     "footer_start": ["copyright"],
     "footer_end": ["sphinx-version", "theme-version"],
+    "icon_links": [{"name": "GitHub", "url": "https://github.com/onlinemf/onlinemf",
+                    "icon": "fa-brands fa-github", "type": "fontawesome"}],
 }
 html_sidebars = {"index": [], "install": []}
 html_show_sourcelink = False

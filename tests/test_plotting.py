@@ -262,3 +262,16 @@ def test_ndl_objective_is_its_dictionary_learners():
     h = objective_history(ndl)
     np.testing.assert_array_equal(h.objective, ndl.dictionary_learner_.history_["objective"])
     assert h.objective_label == "surrogate objective"
+
+
+def test_plot_ndl_patches_draws_the_most_important_on_their_own_scale():
+    P = np.stack([np.full((2, 2), v) for v in (9.0, 1.0, 2.0, 3.0)])
+    imp = np.array([0.05, 0.5, 0.3, 0.15])
+    fig = plot_ndl_patches(P, imp, max_patches=2, title="two of four")
+    titles = [ax.get_title() for ax in fig.axes if ax.get_images()]
+    assert titles == ["0.500", "0.300"]
+    # the scale is that of the patches drawn: the unshown 9 does not wash them out
+    assert {im.get_clim() for im in _images(fig)} == {(0.0, 2.0)}
+    assert fig.get_suptitle() == "two of four"
+    with pytest.raises(ValueError, match="max_patches must be at least 1"):
+        plot_ndl_patches(P, imp, max_patches=0)

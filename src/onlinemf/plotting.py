@@ -292,7 +292,8 @@ def plot_components(components, image_shape: tuple[int, int] | None = None, *,
 
 
 def plot_ndl_patches(model_or_patches, importance=None, *, n_cols: int | None = None,
-                     zero: str = "omit", cmap: str = "gray_r") -> Figure:
+                     zero: str = "omit", cmap: str = "gray_r", max_patches: int | None = None,
+                     title: str | None = None) -> Figure:
     """Network dictionary patches, most important first, each titled with its importance.
 
     Parameters
@@ -308,6 +309,12 @@ def plot_ndl_patches(model_or_patches, importance=None, *, n_cols: int | None = 
         panels titled "unused".
     cmap : str, default="gray_r"
         Colour map (dark: strong connection).
+    max_patches : int, optional
+        Draw only the ``max_patches`` most important patches (default: all). The colour
+        scale is that of the patches drawn, so a few strong patches are not washed out by
+        the range of the ones left out.
+    title : str, optional
+        The figure's title (default: "patches by importance (share of the code mass)").
 
     Returns
     -------
@@ -340,9 +347,13 @@ def plot_ndl_patches(model_or_patches, importance=None, *, n_cols: int | None = 
     unused = order[imp[order] <= 0]
     if used.size == 0:
         raise ValueError("every patch has zero importance: nothing to draw")
+    if max_patches is not None and int(max_patches) < 1:
+        raise ValueError(f"max_patches must be at least 1, got {max_patches}")
     shown = np.concatenate([used, unused]) if zero == "blank" else used
+    shown = shown[:max_patches] if max_patches is not None else shown
+    drawn = shown[imp[shown] > 0]
     plt = _pyplot()
-    norm, _ = _shared_norm(np.concatenate([P[used].ravel(), [0.0]]), False)
+    norm, _ = _shared_norm(np.concatenate([P[drawn].ravel(), [0.0]]), False)
     rows, cols = _grid(shown.size, n_cols)
     fig, axes = plt.subplots(rows, cols, figsize=(1.45 * cols + 1.0, 1.6 * rows + 0.2),
                              squeeze=False, layout="constrained")
@@ -362,7 +373,8 @@ def plot_ndl_patches(model_or_patches, importance=None, *, n_cols: int | None = 
                 side.set_linestyle(":")
             ax.set_title("unused", fontsize=8)
     fig.colorbar(im, ax=axes.ravel().tolist(), label="patch weight", shrink=0.9)
-    fig.suptitle("patches by importance (share of the code mass)", fontsize=9)
+    fig.suptitle(title if title is not None else
+                 "patches by importance (share of the code mass)", fontsize=9)
     return fig
 
 

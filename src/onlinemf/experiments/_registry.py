@@ -205,6 +205,9 @@ class Experiment:
     # judges a result kept from older rules again, from the numbers it kept (its tables
     # and measured values): the same claim functions the experiment itself calls
     rejudge: Callable[[Result], Result] | None = None
+    # where the experiment's protocol departs from its paper's, each with its effect where a
+    # run measured it (the report lists them under the experiment, kept results included)
+    departures: tuple[str, ...] = ()
 
     @property
     def paper(self) -> str:
@@ -226,8 +229,11 @@ def pyplot():
 
 
 def save_figure(ctx: Context, res: Result, fig, name: str, caption: str, dpi: int = 90) -> str:
-    """Lay out, write ``figures/name`` and close ``fig``; list it in ``res`` with its caption."""
-    fig.tight_layout()
+    """Lay out, write ``figures/name`` and close ``fig``; list it in ``res`` with its caption.
+    A figure that has its own layout engine (those of :mod:`onlinemf.plotting` are laid out
+    by matplotlib's constrained layout, colour bars included) keeps it."""
+    if fig.get_layout_engine() is None:
+        fig.tight_layout()
     path = ctx.figure_path(name)
     fig.savefig(path, dpi=dpi)
     pyplot().close(fig)
@@ -235,14 +241,15 @@ def save_figure(ctx: Context, res: Result, fig, name: str, caption: str, dpi: in
     return path
 
 
-def register(name: str, spec: str, title: str, rejudge=None):
+def register(name: str, spec: str, title: str, rejudge=None, departures=()):
     """Decorator registering ``func(ctx) -> Result`` under ``name`` (``spec``: the number of
-    its seed paper first; ``rejudge``: see the ``rejudge`` field of ``Experiment``)."""
+    its seed paper first; ``rejudge``: see the ``rejudge`` field of ``Experiment``;
+    ``departures``: sentences stating where the protocol departs from the paper's)."""
 
     def deco(func):
         if name in REGISTRY:
             raise ValueError(f"experiment {name!r} registered twice")
-        REGISTRY[name] = Experiment(name, spec, title, func, rejudge)
+        REGISTRY[name] = Experiment(name, spec, title, func, rejudge, tuple(departures))
         return func
 
     return deco
@@ -488,6 +495,14 @@ def _kept_time(res: Result) -> str:
     return ""
 
 
+def _departures(exp: Experiment | None) -> list[str]:
+    """The report's lines stating where ``exp``'s protocol departs from its paper's."""
+    if exp is None or not exp.departures:
+        return []
+    return ["**Departures from the paper's protocol**", "",
+            *[f"- {d}" for d in exp.departures], ""]
+
+
 def write_report(results: list[Result], ctx: Context) -> str:
     """Write ``report.md`` and ``claims.csv`` in ``ctx.out_dir``; return the report's path.
 
@@ -504,7 +519,11 @@ def write_report(results: list[Result], ctx: Context) -> str:
            "code); `claims.csv` holds them all. Each claim has a source: `paper` (a figure, "
            "table or sentence of the seed paper, quoted with its place), `spec` (a check the "
            "implementation adds) or `extension` (from outside the seed papers); only the "
-           "first count toward a paper's verdicts.",
+           "first count toward a paper's verdicts. "
+           "Every timed run shared the machine's two cores with other fits (other "
+           "experiments and other work), one run per setting: a time ratio here is one "
+           "sample on a loaded machine, where the papers average ten runs; each experiment "
+           "lists its other departures from its paper's protocol.",
            "", _headline(results), "", "**Verdicts of the papers' own claims, per paper**", ""]
     missing, missing_rows = _missing(results, ctx)
     out += [_md_table(["paper", *VERDICTS, "paper claims", "share reproduced",
@@ -519,6 +538,7 @@ def write_report(results: list[Result], ctx: Context) -> str:
                 *([f"_Paper: {exp.paper}._", ""] if exp else []),
                 f"_Ran in {res.seconds:.1f} s{_kept_time(res)} at scale {res.scale or '?'} on "
                 f"{res.commit or 'an unrecorded version'}._", ""]
+        out += _departures(exp)
         if getattr(res, "missing", None):
             out += [f"**Partial**: assembled from the pieces finished so far; not yet run at "
                     f"this scale: {', '.join(res.missing)} (their claims are not measured).",

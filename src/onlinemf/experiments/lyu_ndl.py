@@ -50,10 +50,8 @@ def wan(ctx: Context) -> Result:
     r = 45
     n_iter, batch, steps = ctx.pick((30, 100, 5000), (300, 100, 50_000), tiny=(3, 50, 300))
     res = Result()
-    plt = pyplot()
     rows, traces = [], []
-    fig, axes = plt.subplots(1, 3, figsize=(12, 4))
-    for ax, depth in zip(axes, (1, 2, 3)):
+    for depth in (1, 2, 3):
         est = NetworkDictionaryLearning(r, motif=path_motif(depth, depth), n_iter=n_iter,
                                         batch_size=batch, alpha=0.6, chain="glauber",
                                         random_state=ctx.seed)
@@ -71,15 +69,9 @@ def wan(ctx: Context) -> Result:
         rows.append([f"depth-{depth} wedge ({2 * depth + 1}×{2 * depth + 1})",
                      f"{np.linalg.norm(An):.4f}", f"{norm_r:.4f}", paper[0], f"{err:.4f}",
                      paper[1], f"{t_fit:.1f}", f"{t_rec:.1f}"])
-        order = np.argsort(-est.importance_)[:9]
-        k = 2 * depth + 1
-        grid = np.block([[np.pad(est.patches_[order[3 * i + j]], 1) for j in range(3)]
-                         for i in range(3)])
-        ax.imshow(grid, cmap="viridis")
-        ax.set_title(f"9 most important of {r} patches ({k}×{k})", fontsize=8)
-        ax.axis("off")
-    save_figure(ctx, res, fig, "lyu_wan_patches.png",
-                "Network dictionary patches by importance, three motifs")
+        _patch_figure(ctx, res, est, f"lyu_wan_patches_depth{depth}.png",
+                      f"Figs. 10–12: the {r} network dictionary patches of the depth-{depth} "
+                      f"wedge ({2 * depth + 1}×{2 * depth + 1}), by importance")
     res.tables.append(("Reconstruction of A/max(A): norms and error (paper values where the "
                        "real WAN was used)",
                        ["motif", "‖A‖_F", "‖Â‖_F", "paper ‖Â‖_F", "‖A − Â‖_F",
@@ -98,6 +90,16 @@ def wan(ctx: Context) -> Result:
                      "50000). One seed (the implementation's check asks for the average of "
                      "three).")
     return res
+
+
+def _patch_figure(ctx: Context, res: Result, est, name: str, caption: str) -> None:
+    """A fitted NDL's patches drawn by :func:`onlinemf.plotting.plot_ndl_patches` (most
+    important first, titled with their importance, one colour scale and its colour bar)."""
+    from ..plotting import plot_ndl_patches
+
+    pyplot()  # the non-interactive backend, before the plotting module makes its figure
+    save_figure(ctx, res, plot_ndl_patches(est, title=caption.split(": ", 1)[-1]), name,
+                caption)
 
 
 #: ‖A − Â‖_F two values closer than this are a tie (under 2% of ‖A‖_F = 2.8317)
@@ -437,23 +439,19 @@ def torus(ctx: Context) -> Result:
                             "\"we obtain a perfect reconstruction\" (Example 7.1, Fig. 8)",
                             f"{err:.1e}", *at_most(err, 1e-8, 1e-4, "max error"),
                             why="'perfect' read as exact up to the solver's tolerance"))
+    _patch_figure(ctx, res, ndl, "lyu_torus_patches.png",
+                  "Fig. 8: the 3×3 patches of the torus with their importance")
     plt = pyplot()
-    fig, axes = plt.subplots(2, 6, figsize=(13, 4.6))
-    order = np.argsort(-ndl.importance_)
-    for ax, j in zip(axes.ravel()[:9], order):
-        ax.imshow(ndl.patches_[j], cmap="gray_r", vmin=0)
-        ax.set_title(f"{ndl.importance_[j]:.2f}", fontsize=8)
-    for ax in axes.ravel():
+    fig, axes = plt.subplots(1, 2, figsize=(8, 3.8), layout="constrained")
+    top = max(float(Ad.max()), float(R.max()), 1e-12)
+    for ax, M, title in zip(axes, (Ad, R.toarray()), ("original", "reconstructed")):
+        im = ax.imshow(M, cmap="viridis", vmin=0.0, vmax=top, interpolation="nearest")
+        ax.set_title(title, fontsize=9)
         ax.set_xticks([])
         ax.set_yticks([])
-    axes.ravel()[10].imshow(Ad, cmap="viridis")
-    axes.ravel()[10].set_title("original", fontsize=8)
-    axes.ravel()[11].imshow(R.toarray(), cmap="viridis")
-    axes.ravel()[11].set_title("reconstructed", fontsize=8)
-    axes.ravel()[9].axis("off")
+    fig.colorbar(im, ax=list(axes), label="edge weight", shrink=0.9)
     save_figure(ctx, res, fig, "lyu_torus.png",
-                "Fig. 8: the nine 3×3 atoms with their importance; original and reconstructed "
-                "adjacency")
+                "Fig. 8: original and reconstructed adjacency of the torus, on one colour scale")
     return res
 
 
@@ -546,27 +544,24 @@ def image_dictionary(ctx: Context) -> Result:
     res.claims += _image_claims(recon[0][1], recon[1][1])
     res.tables.append(("Setting", ["images", "atoms", "steps × patches", "learning time (s)"],
                        [[" → ".join(names), str(r), f"{n_iter} × 10", f"{t_learn:.1f}"]]))
+    from ..plotting import plot_ndl_patches
+
     plt = pyplot()
-    fig = plt.figure(figsize=(13, 4.2))
-    side = int(np.ceil(np.sqrt(r)))
-    order = np.argsort(-odl.code_sums_)
-    grid = np.ones((side * (p + 1), side * (p + 1)))
-    for idx, j in enumerate(order):
-        a, b = divmod(idx, side)
-        atom = odl.components_[j].reshape(p, p)
-        grid[a * (p + 1):a * (p + 1) + p, b * (p + 1):b * (p + 1) + p] = atom / max(
-            atom.max(), 1e-12)
-    panels = [(grid, "dictionary (by importance)"), (first, "original"),
-              (recon[0][0], f"reconstruction ({recon[0][1]:.1f} dB)"),
+    importance = odl.code_sums_ / max(float(odl.code_sums_.sum()), 1e-300)
+    save_figure(ctx, res, plot_ndl_patches(
+        odl.components_.reshape(r, p, p), importance, cmap="gray",
+        title="10×10 image patches by importance (share of the code mass)"),
+        "lyu_image_atoms.png", "Fig. 3: the learned patch dictionary, by importance")
+    fig, axes = plt.subplots(1, 3, figsize=(11, 4.2), layout="constrained")
+    panels = [(first, "original"), (recon[0][0], f"reconstruction ({recon[0][1]:.1f} dB)"),
               (recon[1][0], f"other image ({recon[1][1]:.1f} dB)")]
-    for i, (im, title) in enumerate(panels):
-        ax = fig.add_subplot(1, 4, i + 1)
+    for ax, (im, title) in zip(axes, panels):
         ax.imshow(im, cmap="gray")
         ax.set_title(title, fontsize=8)
         ax.axis("off")
     save_figure(ctx, res, fig, "lyu_image.png",
-                "Fig. 3: learned patch dictionary, the image and its reconstruction, and a second "
-                "image reconstructed with the same dictionary")
+                "Fig. 3: the image and its reconstruction, and a second image reconstructed "
+                "with the same dictionary")
     res.notes.append("The paper's paintings (Escher's Cycle, Renoir's Two Sisters) are read from "
                      "`--data-dir`/escher when present; otherwise scikit-learn's two sample "
                      f"photographs (grayscale{', every 4th pixel' if ctx.quick else ''}).")

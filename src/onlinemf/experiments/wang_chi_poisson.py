@@ -10,6 +10,7 @@ from ..baselines import GROUSE, batch_poisson_factorization
 from ..estimators import PoissonSubspaceTracker
 from ._registry import Context, Result, pyplot, register, save_figure
 from ._verdicts import (
+    NOT_MEASURED,
     NOT_REPRODUCED,
     SPEC,
     TIME_TIE,
@@ -167,6 +168,17 @@ def _synthetic_claims(final) -> list:
                               for p in final), len(final), 2),
               why="'similar' read as within 25% of the batch error (plus the tie margin) at "
                   "a rate; the batch reference is a substitute for the paper's"),
+        claim("Fig. 3: running time against error at least competitive with the other "
+              "algorithms",
+              "\"the running time is plotted against the normalized subspace error in Fig. 3. "
+              "It can be found that the proposed algorithms are at least competitive, "
+              "compared to other algorithms under considerations\" (§V-A, Fig. 3)",
+              "not measured: Fig. 3's other algorithms (ReProCS, BPFA) are not implemented, "
+              "and a time comparison with the stand-ins needs timed runs on a quiet machine",
+              NOT_MEASURED, "needs the paper's baselines and timed runs on a quiet machine "
+                            "(three or more, the median)",
+              why="a running-time claim against baselines this implementation does not run; "
+                  "the times in the table above were taken on a loaded machine"),
     ]
 
 
@@ -325,7 +337,18 @@ def _rejudge_tracking(res: Result) -> Result:
 
 
 # ----------------------------------------------------------------------------- Fig. 7
+#: Fig. 7 varies the initialization only; each run here draws its data too
+MONTECARLO_DEPARTURE = (
+    "Each Monte-Carlo run draws new data as well as a new initialization, where Fig. 7 "
+    "varies only the initialization: the spread reported is that of data and start "
+    "together. Measured at the quick sizes (N = 200, K = 20, M = 400, p = 1, ML-SA, 20 "
+    "runs): the final error's standard deviation is 0.0055 with the data redrawn and "
+    "0.0024 with the data fixed (means 0.444 and 0.449), so redrawing about doubles the "
+    "spread; either way it is far inside the claims' spread bound (std/mean ≤ 0.2).")
+
+
 @register("wang-chi-montecarlo", "003", "Sensitivity to the random initialization (Fig. 7)",
+          departures=(MONTECARLO_DEPARTURE,),
           rejudge=lambda res: _rejudge_montecarlo(res))
 def montecarlo(ctx: Context) -> Result:
     n, k, m, runs = ctx.pick((200, 20, 400, 5), (200, 20, 800, 50), tiny=(40, 4, 60, 2))
@@ -453,6 +476,10 @@ def _rejudge_video(res: Result) -> Result:
 
 
 @register("wang-chi-video", "003", "Poisson video recovery with missing pixels (Figs. 8–9)",
+          departures=(
+              "The paper's video has 250 frames of 50×50; the Hall sequence here has 200 "
+              "(downscaled to 50×50): the data hold no more frames, so the stream is a fifth "
+              "shorter and 'the last 25 frames' end at frame 200.",),
           rejudge=lambda res: _rejudge_video(res))
 def video(ctx: Context) -> Result:
     Z, shape, src = _video_frames(ctx)

@@ -23,6 +23,7 @@ from ..estimators import OnlineRobustNMF, RobustSolver
 from ..losses import get_loss
 from ._registry import Context, Result, pyplot, register, save_figure
 from ._verdicts import (
+    NOT_MEASURED,
     SPEC,
     at_least,
     at_most,
@@ -75,6 +76,35 @@ PAPER_TIMES = {
                   "difference is less than 1s)\" (§VII-D2, Fig. 1(b)); read as 0.8–0.99×",
                   (0.8, 0.99)),
 }
+# Tables IV–V (Section S-10): the same at K = 25 and K = 100, setting 1 (Table V(a), (b))
+PAPER_TIMES.update({
+    "cbcl-25": ("Table V(a), K = 25, setting 1: BADMM/OADMM 1009.45/420.58 = 2.40, BPGD/OPGD "
+                "1125.58/431.66 = 2.61", (2.40, 2.61),
+                "Table V(a), K = 25, setting 1: ORPCA 365.98 over OADMM 420.58 / OPGD 431.66 = "
+                "0.87 / 0.85", (0.848, 0.870)),
+    "cbcl-100": ("Table V(b), K = 100, setting 1: BADMM/OADMM 1009.04/422.97 = 2.39, BPGD/OPGD "
+                 "1131.89/430.19 = 2.63", (2.39, 2.63),
+                 "Table V(b), K = 100, setting 1: ORPCA 363.37 over OADMM 422.97 / OPGD "
+                 "430.19 = 0.86 / 0.84", (0.845, 0.859)),
+})
+# ONMF (Guan et al.) over the online algorithms, the same tables: "our online algorithms …
+# are significantly faster than the rest ones" (§VII-F), ONMF 5.5–8.9× OADMM's and OPGD's
+# times; (paper's words and place, (ONMF/OPGD, ONMF/OADMM))
+PAPER_ONMF_TIMES = {
+    "cbcl": ("Table I(b), setting 1: ONMF 2385.93 over OADMM 416.68 / OPGD 435.32 = 5.73 / "
+             "5.48", (5.48, 5.73)),
+    "cbcl-25": ("Table V(a), K = 25, setting 1: ONMF 2384.70 over OADMM 420.58 / OPGD 431.66 = "
+                "5.67 / 5.52", (5.52, 5.67)),
+    "cbcl-100": ("Table V(b), K = 100, setting 1: ONMF 2379.86 over OADMM 422.97 / OPGD 430.19 "
+                 "= 5.63 / 5.53", (5.53, 5.63)),
+    "yaleb": ("Table II: ONMF 436.11 over OADMM 51.12 / OPGD 62.34 = 8.53 / 7.00",
+              (7.00, 8.53)),
+    "hall": ("Table III(a): ONMF 1525.57 over OADMM 172.29 / OPGD 178.46 = 8.85 / 8.55",
+             (8.55, 8.85)),
+    "escalator": ("Table III(b): ONMF 1324.86 over OADMM 166.83 / OPGD 170.46 = 7.94 / 7.77",
+                  (7.77, 7.94)),
+}
+ONMF = "ONMF (Guan et al.)"
 TIME_WHY = ("the paper's ratios with ±25% (one timed run here on a shared machine, ten "
             "averaged there, MATLAB against Python), and partly within ×2 of that band; the "
             "paper's direction (batch slower, ORPCA faster) must hold")
@@ -212,6 +242,13 @@ def _time_claims(times: dict, data: str, where: str = "") -> list:
         o = times["ORPCA"] / on
         out.append(claim(f"{where}ORPCA time / online time", paper_o, f"{o:.2f}×",
                          *ratio_band(o, *band_o), why=TIME_WHY))
+    if ONMF in times and data in PAPER_ONMF_TIMES:
+        paper_n, band_n = PAPER_ONMF_TIMES[data]
+        g = times[ONMF] / on
+        out.append(claim(f"{where}ONMF time / online time", paper_n, f"{g:.2f}×",
+                         *ratio_band(g, *band_n),
+                         why=TIME_WHY.replace("(batch slower, ORPCA faster)",
+                                              "(ONMF slower)")))
     return out
 
 
@@ -303,7 +340,13 @@ def _images(plt, path, rows, shape, titles):
 
 # ----------------------------------------------------------------------------- Figs. 1–6
 @register("zhao-tan-synthetic", "001", "Synthetic data: online versus batch, sensitivity "
-          "to τ, K, ρ, κ and the outlier density (Figs. 1–6)")
+          "to τ, K, ρ, κ and the outlier density (Figs. 1–6)", departures=(
+              "One initialization of W₀ and one timed run per method, on a machine shared "
+              "with other fits.",
+              "The κ grid {0.1, 0.4, 0.7, 1.0} is this implementation's: the paper lists no "
+              "κ values for Fig. 5 (its canonical κ is 0.7, and κ ∈ (0, 1]).",
+              "The batch solvers' sensitivity to ρ and κ (Figs. 4(a), 5(a)) is not run: "
+              "their claims read not measured."))
 def synthetic(ctx: Context) -> Result:
     f, k, n = ctx.pick((100, 20, 2000), (400, 49, 100_000), tiny=(30, 4, 300))
     res = Result()
@@ -435,6 +478,7 @@ def synthetic(ctx: Context) -> Result:
         if spread > 1.25:
             res.notes.append(stall_note(param, solver, hists))
     axes[1].set(xlabel="time (s)", ylabel="f̃_t", yscale="log", title="Figs. 2, 4, 5")
+    res.claims += _batch_sensitivity_claims()
     # Fig. 3: K = 25 and 100 beside the canonical K — OADMM's convergence speed, read as the
     # share of the stream each run needs to reach one common level
     ks = ctx.pick((10, k, 40), (25, k, 100), tiny=(2, k, 6))
@@ -473,8 +517,88 @@ def synthetic(ctx: Context) -> Result:
 
 
 # ----------------------------------------------------------------------------- Tables I, IV, V
+def _batch_sensitivity_claims() -> list:
+    """Figs. 4(a) and 5(a), the batch side of the ρ and κ sensitivity: not run (recorded as
+    not measured, with the reason)."""
+    reason = ("not measured: the batch solvers were not run across ρ and κ (eight batch runs "
+              "of a quarter to half an hour each at the paper's size; not run in this "
+              "reproduction)")
+    why = "a claim about the batch solvers' curves across a parameter grid; no run made here"
+    return [
+        claim("Fig. 4(a): BADMM slows down with ρ much more than OADMM",
+              "\"as ρ increases, both ADMM-based algorithms converge slower. However, the "
+              "change of the convergence speed of OADMM is much less drastic compared to "
+              "BADMM\" (§VII-D3, Fig. 4)", reason, NOT_MEASURED,
+              "needs BADMM run at ρ = 1, 10, 100, 1000", why=why),
+        claim("Fig. 5(a): BPGD across κ, against OPGD",
+              "\"similar effects of the different values of κ on the convergence speeds of "
+              "the PGD-based algorithms\" (§VII-D3, Fig. 5)", reason, NOT_MEASURED,
+              "needs BPGD run across the κ grid", why=why),
+    ]
+
+
+def _batch_stop(history, n: int) -> tuple[float, float]:
+    """(iterations run, relative objective change per iteration at the end) of a batch
+    solver's ``history`` over ``n`` samples (its records are every few iterations)."""
+    ns, obj = np.asarray(history["n_samples"], float), np.asarray(history["objective"], float)
+    if ns.size < 2:
+        return ns[-1] / n if ns.size else 0.0, float("nan")
+    per = max((ns[-1] - ns[-2]) / n, 1.0)
+    return ns[-1] / n, float(abs(obj[-2] - obj[-1]) / max(abs(obj[-1]), 1e-300) / per)
+
+
+def _batch_stop_note(cells, n: int, cap: int, tol: float = 1e-5) -> str:
+    """What stopping the batch solvers at ``cap`` iterations did, from ``cells`` = (label,
+    results, PSNR of the contaminated input): their final relative change against the
+    tolerance, and the cells where a batch solver ends below the contaminated input."""
+    stops, below = [], []
+    for label, results, data_psnr in cells:
+        for m in ("BADMM", "BPGD"):
+            if m not in results or not results[m].get("history"):
+                continue
+            its, change = _batch_stop(results[m]["history"], n)
+            stops.append((its, change))
+            if results[m]["psnr"] < data_psnr:
+                below.append(f"{label} {m} {results[m]['psnr']:.2f} < {data_psnr:.2f} dB")
+    if not stops:
+        return ""
+    capped = [c for its, c in stops if its >= cap - 0.5]
+    text = (f"Batch solvers (BADMM, BPGD): {len(capped)} of {len(stops)} runs stopped at the "
+            f"iteration cap ({cap}) rather than at their tolerance (relative objective change "
+            f"{tol:g} per iteration)")
+    if capped:
+        text += (f"; their last change per iteration was {min(capped):.1e} to "
+                 f"{max(capped):.1e}, so they are references not run to convergence")
+    text += "; PSNR of a batch solver below the contaminated input's own: " + (
+        "; ".join(below) if below else "none") + "."
+    return text
+
+
+def _psnr_order_claim(ps: dict, what: str, place: str) -> list:
+    """Table I(a)'s ordering of the PSNRs ``ps`` (method → dB): ONMF well below OADMM,
+    OADMM not above the better batch solver, OADMM above ORPCA, each beyond
+    :data:`PSNR_TIE`."""
+    holds = [ps[ONMF] < ps["OADMM"] - PSNR_TIE,
+             ps["OADMM"] <= max(ps["BADMM"], ps["BPGD"]) + PSNR_TIE,
+             ps["OADMM"] > ps["ORPCA"] + PSNR_TIE]
+    return claim(what, "\"our online algorithms only slightly underperform their batch "
+                       "counterparts, but slightly outperform ORPCA and greatly outperform "
+                       f"ONMF\" (§VII-F, {place})",
+                 ", ".join(f"{m} {v:.1f}" for m, v in ps.items()),
+                 *count_band(sum(holds), 3, 2),
+                 why=f"three orderings, each beyond the tie margin {PSNR_TIE} dB (online at "
+                     "most that above batch)")
+
+
 @register("zhao-tan-cbcl", "001", "CBCL faces with outliers: PSNR and time (Tables I, IV, V) "
-          "and basis images (Fig. 7)")
+          "and basis images (Fig. 7)", departures=(
+              "One initialization of W₀ and one timed run per cell, where Tables I, IV and V "
+              "average ten; the runs shared the cores with other fits, which can slow one run "
+              "several-fold.",
+              "BADMM and BPGD stop at 300 iterations at the paper's scale (the paper gives no "
+              "stopping rule), "
+              "before their tolerance: the notes below give their last relative change and "
+              "the cells where a batch solver ends below the contaminated input's PSNR."))
 def cbcl(ctx: Context) -> Result:
     path = find_data(ctx.data_dir, "cbcl_face", "CBCL_Face.mat")
     faces = load_cbcl(path).data if path else render_faces(8, 64, size=19, random_state=ctx.seed)[0]
@@ -483,6 +607,7 @@ def cbcl(ctx: Context) -> Result:
     settings = [(0.7, 0.1), (0.8, 0.2), (0.9, 0.3)] if not ctx.quick else [(0.7, 0.1)]
     ks = ctx.pick([49], [25, 49, 100], tiny=[6])
     k_main = ctx.pick(49, 49, tiny=6)  # Table I's K
+    batch_iter = ctx.pick(150, 300, tiny=20)  # the batch solvers' cap (the paper gives none)
     if ctx.scale == "tiny":
         faces = faces[:100]
     res = Result()
@@ -497,13 +622,13 @@ def cbcl(ctx: Context) -> Result:
         clean = np.tile(faces, (p, 1))[rng.permutation(p * faces.shape[0])]
         X = contaminate(clean, nu, nut, rng)
         results = run_methods(X, k, tau=5, seed=ctx.seed,
-                              batch_iter=ctx.pick(150, 300, tiny=20), clean=clean)
+                              batch_iter=batch_iter, clean=clean)
         out = {m: {**{key: v for key, v in r.items() if key not in ("low", "outliers")},
                    "psnr": _psnr(r["low"], clean)} for m, r in results.items()}
         out["(contaminated data)"] = {"psnr": _psnr(X, clean), "time": 0.0}
         return out
 
-    rows, oadmm = [], {}
+    rows, oadmm, stopped = [], {}, []
     for k in ks:
         for si, (nu, nut) in enumerate(settings):
             results = ctx.memo(f"zhao-tan-cbcl-{k}-{nu}", lambda k=k, si=si: setting(k, si))
@@ -511,11 +636,19 @@ def cbcl(ctx: Context) -> Result:
             rows.append([k, f"({nu}, {nut})", "(contaminated data)", f"{data_psnr:.2f}", "—",
                          "—", "—"])
             oadmm[(k, nu)] = results["OADMM"]["history"]
+            stopped.append((f"K = {k}, ({nu}, {nut}):", results, data_psnr))
             for m, r in results.items():
                 rows.append([k, f"({nu}, {nut})", m, f"{r['psnr']:.2f}",
                              f"{r['psnr_stored']:.2f}" if "psnr_stored" in r else "—",
                              f"{r['time']:.2f}", paper.get(m, "—") if (k, nu) == (k_main, 0.7)
                              else "—"])
+            if nu == 0.7 and k != k_main and f"cbcl-{k}" in PAPER_TIMES:  # Tables IV–V
+                table = {25: "IV(a)", 100: "IV(b)"}[k]
+                res.claims.append(_psnr_order_claim(
+                    {m: r["psnr"] for m, r in results.items()},
+                    f"K = {k}: PSNR ordering (Table {table})", f"Table {table}: \"Similar "
+                    f"results were observed when K=25 and K=100\"; Table I(a)'s words"))
+                _ratio_claims(res, results, f"cbcl-{k}", where=f"K = {k}: ")
             if (k, nu) == (k_main, 0.7):
                 _ratio_claims(res, results, "cbcl")
                 fig, axes = plt.subplots(1, 2, figsize=(11, 4))
@@ -534,19 +667,7 @@ def cbcl(ctx: Context) -> Result:
                 save_figure(ctx, res, fig, "zhao_tan_fig10_cbcl.png",
                             "CBCL, K = 49, (ν, ν̃) = (0.7, 0.1): objectives against time")
                 ps = {m: r["psnr"] for m, r in results.items()}
-                holds = [ps["ONMF (Guan et al.)"] < ps["OADMM"] - PSNR_TIE,
-                         ps["OADMM"] <= max(ps["BADMM"], ps["BPGD"]) + PSNR_TIE,
-                         ps["OADMM"] > ps["ORPCA"] + PSNR_TIE]
-                res.claims.append(claim("PSNR ordering",
-                                        "\"our online algorithms only slightly underperform "
-                                        "their batch counterparts, but slightly outperform "
-                                        "ORPCA and greatly outperform ONMF\" (§VII-F, Table "
-                                        "I(a))",
-                                        ", ".join(f"{m} {v:.1f}" for m, v in ps.items()),
-                                        *count_band(sum(holds), 3, 2),
-                                        why="three orderings, each beyond the tie margin "
-                                            f"{PSNR_TIE} dB (online at most that above "
-                                            "batch)"))
+                res.claims.append(_psnr_order_claim(ps, "PSNR ordering", "Table I(a)"))
                 # the paper's PSNR: stored codes (eq. (48)) online, eq. (47) for batch
                 table = {m: results[m].get("psnr_stored", ps[m]) for m in paper}
                 near = sum(abs(table[m] - paper[m]) <= 1.0 for m in paper)
@@ -595,6 +716,9 @@ def cbcl(ctx: Context) -> Result:
     res.tables.append(("PSNR (dB, peak 1, against the clean faces) and time (s)",
                        ["K", "(ν, ν̃)", "method", "PSNR (W_N codes)", "PSNR (stored codes, "
                         "eq. 48)", "time (s)", "paper PSNR"], rows))
+    note = _batch_stop_note(stopped, p * faces.shape[0], batch_iter)
+    if note:
+        res.notes.append(note)
     src = "CBCL (from --data-dir)" if path else "embedded rendered faces at 19×19"
     res.notes.append(f"Data: {src}, each sample normalized to max 1, replicated p={p}, "
                      "contaminated as in §5.2 (no observation noise); τ=5, canonical λ, M, ρ, κ. "
@@ -604,7 +728,10 @@ def cbcl(ctx: Context) -> Result:
 
 
 # ----------------------------------------------------------------------------- Table II, Fig. 8
-@register("zhao-tan-yaleb", "001", "YaleB shadow removal (Fig. 8, Table II)",
+@register("zhao-tan-yaleb", "001", "YaleB shadow removal (Fig. 8, Table II)", departures=(
+              "One initialization of W₀ and one timed run per method, where Table II averages "
+              "ten, on a machine shared with other fits.",
+              "BADMM and BPGD stop at 300 iterations (the paper gives no stopping rule)."),
           rejudge=lambda res: _rejudge_times(res, "yaleb"))
 def yaleb(ctx: Context) -> Result:
     path = find_data(ctx.data_dir, "yaleb_32x32", "YaleB_32x32.mat")
@@ -642,6 +769,11 @@ def yaleb(ctx: Context) -> Result:
 
 # ----------------------------------------------------------------------------- Table III, Fig. 9
 @register("zhao-tan-video", "001", "Background subtraction on video (Fig. 9, Table III)",
+          departures=(
+              "One initialization of W₀ and one timed run per method, where Table III "
+              "averages ten, on a machine shared with other fits (OL-Wang and the others ran "
+              "beside it).",
+              "BADMM and BPGD stop at 200 iterations (the paper gives no stopping rule)."),
           rejudge=lambda res: _rejudge_times(res))
 def video(ctx: Context) -> Result:
     res = Result()
