@@ -654,8 +654,10 @@ def test_newton_and_bsum_code_solvers_give_the_same_iterates_when_tight(method):
     fits = [StochasticMF(Problem("orpca", alpha=0.3), method, 3, max_iter=2, random_state=0,
                          coder=SMFCoder(s, tol=1e-12, max_iter=200_000)).fit(data.X)
             for s in ("bsum", "newton")]
-    # (SGD's early steps are long: codes equal to ~1e-10 leave ~1e-6 in the dictionary)
-    assert np.allclose(fits[0].components_, fits[1].components_, atol=1e-5)
+    # (SGD's early steps are long: codes equal to ~1e-10 leave ~1e-6 in the dictionary; VR's
+    # metric step divides by the small curvatures of its metric, which leaves ~1e-4)
+    atol = 1e-3 if method == "vr" else 1e-5
+    assert np.allclose(fits[0].components_, fits[1].components_, atol=atol)
     assert np.ptp(fits[0].components_) > 1e-3  # the fit moved
 
 
