@@ -55,3 +55,21 @@ def test_auto_batch_size_takes_at_least_k_rows():
     assert auto_batch_size(2000, 10) == 2000
     est = OnlineNMF(60, random_state=0).fit(np.random.default_rng(0).random((300, 200)))
     assert est.batch_size_ == 60
+
+
+def test_vr_suite_compares_the_three_methods_at_equal_passes():
+    """The vr suite's comparison: VR, SMM and SGD at the same passes, the ratio f(VR) over
+    the better rival's f; the planted cases have the asked shape."""
+    from onlinemf.benchmarking._vr import compare_vr, vr_data
+
+    assert "vr" in SUITES
+    X = vr_data("onmf", 0, n=120, n_features=8, rank=3)
+    assert X.shape == (120, 8) and X.min() >= 0
+    assert vr_data("odl", 1, n=50, n_features=6).mean(axis=0) == pytest.approx(np.zeros(6))
+    assert vr_data("odl-cbcl", 0, data_dir=None) is None
+    c = compare_vr("onmf", X, 0, n_components=3)
+    assert c.passes["vr"] == pytest.approx(c.passes["smm"], rel=0.05)
+    assert c.passes["sgd"] == pytest.approx(c.passes["smm"])
+    assert c.ratio == pytest.approx(c.objective["vr"] / min(c.objective["smm"],
+                                                           c.objective["sgd"]))
+    assert "VR/best" in c.line()

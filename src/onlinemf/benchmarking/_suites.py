@@ -506,6 +506,14 @@ def suite_stream(ctx: BenchContext) -> list[Row]:
     return run(ctx)
 
 
+def suite_vr(ctx: BenchContext) -> list[Row]:
+    """StochasticMF's VR against SMM and SGD at equal passes (see
+    :func:`onlinemf.benchmarking._vr.suite_vr`)."""
+    from ._vr import suite_vr as run
+
+    return run(ctx)
+
+
 SUITE_FUNCTIONS = {"nmf": suite_nmf, "topics": suite_topics, "sparse": suite_sparse,
                    "robust": suite_robust, "smf": suite_smf, "ndl": suite_ndl,
-                   "scale": suite_scale, "stream": suite_stream}
+                   "scale": suite_scale, "stream": suite_stream, "vr": suite_vr}

@@ -8,7 +8,15 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._params import Settings
 
-__all__ = ["SMFCoder", "SMFStep"]
+__all__ = ["SMFCoder", "SMFStep", "METRIC_DAMPING", "METRIC_STEP"]
+
+#: δ of VR's metric step (:func:`onlinemf.updates.snapshot_metric`): Â + δ·λ_max(Â)·I, so
+#: that an atom with near-zero codes takes at most 1/δ times the stiffest atom's step (the
+#: inverse of small curvatures also multiplies the mini-batch noise of their directions)
+METRIC_DAMPING = 0.1
+#: η of VR's metric step at ``scale=1``: half the step to the minimum of the sampled
+#: quadratic model, whose curvature the mini-batch's noise makes too small in some directions
+METRIC_STEP = 0.5
 
 
 class SMFCoder(Settings):
@@ -70,12 +78,22 @@ class SMFStep(Settings):
     Parameters
     ----------
     learning_rate : float or "auto", default="auto"
-        VR's constant η. "auto": η = 1/L̂ at every snapshot, L̂ = λ_max((1/n)Σhhᵀ) the
-        curvature of g with the codes fixed (the paper tunes η and reports no value; its
-        theory asks η = 1/(θL) with θ ≈ 2.2, see :func:`~onlinemf.updates.theta_min`).
+        VR's constant η. "auto": set by ``rule``. A number: the paper's scalar step
+        D ← prox(D − ηV) with that η (Zhao, Haskell and Feng 2018, Algorithm 1, line 11).
+    rule : {"auto", "metric", "curvature"}, default="auto"
+        VR's automatic step. "curvature": η = scale/L̂ at every snapshot, L̂ = λ_max(Â) of
+        the snapshot's code covariance Â = (1/n)Σhhᵀ (the curvature of g with the codes
+        fixed; the paper tunes η and reports no value, its theory asks η = 1/(θL) with
+        θ ≈ 2.2, see :func:`~onlinemf.updates.theta_min`). "metric": the proximal step in
+        the metric of Â, D ← argmin_{D' ∈ C} ⟨V, D'⟩ + tr((D' − D)ᵀM(D' − D))/(2η) + ψ(D')
+        with M = Â + δ·λ_max(Â)·I (δ = 0.1) and η = 0.5·scale held over the whole fit (see
+        :class:`~onlinemf.updates.SVRGUpdate`), whose step along each direction of atoms is
+        set by that direction's own curvature instead of the
+        largest one's. "auto": "metric" under ``settings="default"``, "curvature" under
+        ``settings="paper"`` (the protocol of the reproduction experiments).
     scale : float, default=1.0
-        Multiplies the automatic steps (VR's η = scale/L̂, SGD's β = scale·β′/L̂₀): the knob
-        the paper tunes per data set.
+        Multiplies the automatic steps (VR's η = scale/L̂ or its metric's scale, SGD's
+        β = scale·β′/L̂₀): the knob the paper tunes per data set.
     sgd_beta, sgd_beta_prime : float or None, default=None
         SGD's γ_t = β/(bt + β′). None: β′ = n and β = β′/L̂₀ (γ₀ = 1/L̂₀ on the first batch,
         halved after one pass; the paper tunes both and reports neither).
@@ -83,13 +101,29 @@ class SMFStep(Settings):
 
     _parameter_constraints: dict = {
         "learning_rate": [Interval(Real, 0, None, closed="neither"), StrOptions({"auto"})],
+        "rule": [StrOptions({"auto", "metric", "curvature"})],
         "scale": [Interval(Real, 0, None, closed="neither")],
         "sgd_beta": [Interval(Real, 0, None, closed="neither"), None],
         "sgd_beta_prime": [Interval(Real, 0, None, closed="neither"), None],
     }
 
-    def __init__(self, learning_rate="auto", *, scale=1.0, sgd_beta=None, sgd_beta_prime=None):
+    def __init__(self, learning_rate="auto", *, rule="auto", scale=1.0, sgd_beta=None,
+                 sgd_beta_prime=None):
         self.learning_rate = learning_rate
+        self.rule = rule
         self.scale = scale
         self.sgd_beta = sgd_beta
         self.sgd_beta_prime = sgd_beta_prime
+
+    def vr_metric(self, settings: str) -> bool:
+        """Whether VR steps in the snapshot's metric under ``settings``: an explicit
+        ``learning_rate`` is the paper's scalar step, and "auto" follows the preset."""
+        if not isinstance(self.learning_rate, str) or self.rule == "curvature":
+            return False
+        return self.rule == "metric" or settings == "default"
+
+    def vr_params(self, settings: str) -> dict:
+        """The step parameters of :class:`~onlinemf.updates.SVRGUpdate` under ``settings``."""
+        if self.vr_metric(settings):
+            return dict(metric=True, damping=METRIC_DAMPING, step_scale=METRIC_STEP * self.scale)
+        return dict(step_scale=self.scale, learning_rate=self.learning_rate)

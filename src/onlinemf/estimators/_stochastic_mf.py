@@ -96,7 +96,8 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
     n_components : int, default=10
         K (the paper's k; it uses 49).
     batch_size, inner_iter : int or None
-        b and m; None: b = 0.2·n^{2/3}, m = 0.5·n^{1/3} (the paper's setting, Section 5).
+        b and m; None: b = 0.2·n^{2/3} (the paper's, Section 5) and m = ⌈n/b⌉, or the
+        paper's m = 0.5·n^{1/3} under ``settings="paper"``.
     max_iter : int, default=10
         S, the number of outer iterations (VR), and the budget of SMM and SGD.
     step : SMFStep or None, default=None
@@ -128,7 +129,10 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
         stationarity, components); its time is excluded.
     settings : {"default", "paper"}, default="default"
         "paper" keeps the paper's protocol for every setting left at None: b = 0.2·n^{2/3},
-        m = 0.5·n^{1/3}. The reproduction experiments use it.
+        m = 0.5·n^{1/3} and VR's scalar step 1/L̂ (``SMFStep(rule="auto")``). The default
+        runs m = ⌈n/b⌉ inner steps (one pass of them per outer iteration, the balance of the
+        paper's own complexity argument) in the snapshot's metric. The reproduction
+        experiments use "paper".
     random_state : int, RandomState or None
     state_file : str or None
         A file in which :meth:`fit` keeps its whole state after every outer iteration (VR)
@@ -408,8 +412,7 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
             map_fn=self.gradient_map or map, cache_codes=c.cache_snapshot,
             solve=lambda D, Xc, tol, gram, lip: self._solve(D, Xc, tol, gram=gram,
                                                             lipschitz=lip),
-            step_scale=self._step_s.scale, learning_rate=self._step_s.learning_rate,
-            solver=self._solver, scale_tol=c.scale_tol)
+            solver=self._solver, scale_tol=c.scale_tol, **self._step_s.vr_params(self.settings))
 
     # ------------------------------------------------------------------ SMM and SGD
     def _stochastic_step(self, X, Xb):

@@ -5,6 +5,7 @@ expressed variance at least theirs (Fig. 2), and the step-size sensitivity (Fig.
 
 from __future__ import annotations
 
+import math
 import os
 import pickle
 
@@ -319,6 +320,69 @@ def _inner_loop_ablation(ctx: Context, sc: dict, cache: dict, done: dict
     return rows, (wins[0], wins[1])
 
 
+def _steps_per_pass(runs: dict, n: int) -> dict:
+    """Dictionary updates per data pass of each method's run, as run: VR's S·m inner steps
+    over its passes (its snapshot solves counted), SMM's and SGD's one step per mini-batch."""
+    b, m = default_batch_params(n)
+    passes = {k: float(runs[k]["passes"][-1]) for k in METHODS}
+    steps_vr = m * round(passes["vr"] / (1 + 2 * (m - 1) * b / n))
+    return {"vr": steps_vr / passes["vr"], "smm": n / b, "sgd": n / b}
+
+
+def _defaults_ablation(ctx: Context, sc: dict, cache: dict, done: dict) -> list:
+    """A departure from the paper's protocol, as an ablation: VR at the library's defaults
+    (m = ⌈n/b⌉ inner steps, m·b ≈ n, and the step in the snapshot's metric, untuned) for
+    about the passes of the paper-protocol runs, beside them. Each fit is one piece."""
+    rows = []
+    for (problem, dname), (runs, _) in done.items():
+        if dname == "synth" and not ctx.quick:
+            continue  # a fit on Synth takes about an hour at paper scale
+        X = cache[dname][0]
+        n = X.shape[0]
+        b, _ = default_batch_params(n)
+        per_outer = 1 + 2 * (math.ceil(n / b) - 1) * b / n
+        S = max(1, round(float(runs["vr"]["passes"][-1]) / per_outer))
+
+        def fit(problem=problem, X=X, S=S):
+            est = StochasticMF(problem, "vr", sc["K"], max_iter=S, random_state=ctx.seed,
+                               coder=SMFCoder(SOLVER)).fit(X)
+            return est.objective(X), est.n_solves_ / X.shape[0], est.n_steps_
+        try:
+            f_def, passes, steps = ctx.memo(f"zhf-fig1-{problem}-{dname}-defaults", fit)
+        except PieceMissing:
+            continue
+        per_pass = _steps_per_pass(runs, n)
+        finals = {k: float(runs[k]["history"]["objective"][-1]) for k in METHODS}
+        rows.append([problem.upper(), dname, f"{per_pass['vr']:.1f} / {steps / passes:.1f} / "
+                     f"{per_pass['smm']:.1f}", f"{finals['vr']:.6g}",
+                     f"{float(runs['vr']['passes'][-1]):.2f}", f"{f_def:.6g}",
+                     f"{passes:.2f}", f"{finals['smm']:.6g}", f"{finals['sgd']:.6g}"])
+    return rows
+
+
+def _report_defaults_ablation(res: Result, rows: list) -> None:
+    """The defaults ablation's table (labelled as a departure) and the measured reason for
+    Fig. 1 in the report."""
+    if not rows:
+        return
+    res.tables.append((
+        "Ablation, a departure from the paper's protocol: VR at the library's defaults "
+        "(m = ⌈n/b⌉ inner steps, so m·b ≈ n, and its step in the snapshot's metric, "
+        "untuned) beside the paper-protocol runs",
+        ["problem", "data", "updates / pass: VR paper / VR defaults / SMM, SGD",
+         "f VR (paper)", "its passes", "f VR (defaults)", "its passes", "f SMM",
+         "f SGD"], rows))
+    res.notes.append(
+        "Why VR trails in Fig. 1, as measured in the ablation table: the paper's b = "
+        "0.2·n^(2/3) and m = 0.5·n^(1/3) give m·b = 0.1n (c₁c₂ = 0.1), so each outer "
+        "iteration spends n solves on its snapshot and only 0.2n on its inner steps, and "
+        "VR makes about a twelfth of SMM's and SGD's dictionary updates per pass; its "
+        "constant η = c/L̂ is one global step, the stiffest direction's, for every atom "
+        "(the paper tunes η per data set and reports no value). The defaults' column "
+        "departs from the paper on both counts (m·b ≈ n, the metric step) and is not "
+        "part of the reproduction's verdicts.")
+
+
 def _synth_rank_note(problem: str, runs: dict, n: int) -> str:
     """How the final dictionaries of a Synth panel differ: their numerical rank (singular
     values above 1% of the largest) against the planted k′, the (k′+1)-th singular value
@@ -473,6 +537,7 @@ def fig1(ctx: Context) -> Result:
                                 "VR {vr:.2f}, SMM {smm:.2f}, SGD {sgd:.2f}".format(**final),
                                 *_below_both(final), why=FIG1_WHY))
     inner_rows, inner_wins = _inner_loop_ablation(ctx, sc, cache, done)
+    default_rows = _defaults_ablation(ctx, sc, cache, done)
     res.tables.append(("Final log10-suboptimality at equal passes and algorithm time (s)",
                        ["problem", "data", "f(Ŵ)", "c (VR / SGD)", "VR", "SMM", "SGD", "t VR",
                         "t SMM",
@@ -492,6 +557,7 @@ def fig1(ctx: Context) -> Result:
             "each atom's own curvature. The table's ablation measures the first part: VR "
             f"ends below both SMM and SGD on {inner_wins[0]} of {len(inner_rows)} of its panels "
             f"with the paper's m, on {inner_wins[1]} with m = n/b.")
+    _report_defaults_ablation(res, default_rows)
     save_figure(ctx, res, fig, "zhf_fig1.png",
                 "Fig. 1: log10-suboptimality vs passes (left) and time (right), per panel")
     res.notes.append(

@@ -26,7 +26,7 @@ __all__ = ["VRSnapshot", "SVRGUpdate", "ProxSGDState", "ProxSGDUpdate", "SMMUpda
            "GradientTerms", "sampling_factor",
            "default_batch_params", "theta_min", "theoretical_step_size", "code_tolerance",
            "iter_chunks", "chunk_terms", "residual", "danskin_gradient_sum", "full_gradient",
-           "vr_direction", "smm_dictionary"]
+           "vr_direction", "smm_dictionary", "snapshot_metric", "metric_step"]
 
 
 @dataclass
@@ -256,8 +256,9 @@ class SMMUpdate:
 class VRSnapshot:
     """The state of one SVRG outer iteration (Algorithm 1, lines 3–5): the snapshot D0, its
     full gradient ∇g(D0) and mean loss, its Gram matrix and Lipschitz bound, the step η,
-    optionally the snapshot codes of every sample (line 4's, kept for line 8), and the
-    per-sample solves of the last inner step."""
+    optionally the snapshot codes of every sample (line 4's, kept for line 8), the
+    per-sample solves of the last inner step, and, under the metric rule, the step's metric
+    M (K, K) (``eta`` is then η/λ_max(Â), the step along the stiffest direction)."""
 
     D0: np.ndarray
     grad: np.ndarray
@@ -267,6 +268,26 @@ class VRSnapshot:
     codes: tuple | None = None
     loss: float = float("nan")
     last_solves: int = 0
+    metric: np.ndarray | None = None
+
+
+def snapshot_metric(terms: GradientTerms, step: float, damping: float) -> np.ndarray:
+    """M = (Â + δ·λ_max(Â)·I)/η with Â = (1/n)Σhhᵀ the snapshot's code covariance: the
+    curvature of the sampled loss in D with the codes held fixed, per pair of atoms, so that
+    an atom used by few samples (small codes, small curvature) takes a long step and a
+    heavily used one a short step. δ bounds the metric's condition number by 1 + 1/δ."""
+    A = terms.hh / max(terms.count, 1)
+    lam = spectral_lipschitz(A)
+    return (A + damping * lam * np.eye(A.shape[0])) / step
+
+
+def metric_step(problem, D, V, M, *, sweeps: int = 1) -> np.ndarray:
+    """argmin_{D' ∈ C} ⟨V, D'⟩ + ½tr((D' − D)ᵀM(D' − D)) + ψ(D'): the proximal step along V
+    in the metric M, solved as SMM's surrogate (:func:`smm_dictionary`, A = M and
+    B = MD − V: block coordinate descent over the atoms for an atom-separable C, the
+    closed form for a ridge ψ). With M = I/η it is the scalar step prox_{ηψ+δ_C}(D − ηV)
+    up to the BCD's inexactness on a non-separable C."""
+    return smm_dictionary(problem, D, M, M @ D - V, sweeps=sweeps)
 
 
 @dataclass(frozen=True)
@@ -274,6 +295,14 @@ class SVRGUpdate:
     """Variance-reduced stochastic MF (Algorithm 1 of Zhao, Haskell and Feng 2018):
     ``init`` takes the snapshot (lines 3–5, one pass over X, map-reduce for a dask
     array); ``update`` is one inner step (lines 8–11) on a mini-batch.
+
+    Two step rules. ``metric=False`` (the paper's line 11): D ← prox_{ηψ+δ_C}(D − ηV) with
+    the constant η = ``step_scale``/L̂ (L̂ = λ_max of the snapshot's code covariance) under
+    ``learning_rate="auto"``, else ``learning_rate``. ``metric=True``: the same proximal step
+    in the metric of the snapshot's code covariance (:func:`snapshot_metric`,
+    :func:`metric_step`), with η = ``step_scale`` held over the outer iteration: one global
+    step 1/L̂ under-steps every atom whose curvature is below the largest, which on the
+    robust problems leaves the atoms beyond the data's rank at their start.
 
     Parameters
     ----------
@@ -284,11 +313,15 @@ class SVRGUpdate:
         Keep line 4's codes for line 8 (O(n(K + F)) memory); they are then solved by
         ``solve(D0, Xc, tol, gram, lipschitz)`` (the estimator's solver).
     step_scale, learning_rate
-        η = step_scale / L̂ under ``learning_rate="auto"``, else ``learning_rate``.
+        η as above.
     solver : callable
         The code solver (called as :func:`onlinemf.coders.solve_codes_bsum`).
     scale_tol : bool
         Scale the code tolerance by the sample's norm.
+    metric : bool
+        The metric rule.
+    damping : float
+        δ of :func:`snapshot_metric`.
     """
 
     problem: object
@@ -301,6 +334,8 @@ class SVRGUpdate:
     learning_rate: object = "auto"
     solver: Callable = solve_codes_bsum
     scale_tol: bool = False
+    metric: bool = False
+    damping: float = 0.0
 
     def init(self, components: np.ndarray, X, tol: float) -> VRSnapshot:
         """The snapshot at ``components`` over all rows of X, codes to ``tol``."""
@@ -314,6 +349,10 @@ class SVRGUpdate:
             terms = full_gradient(self.problem, D0, X, tol, chunk_size=self.chunk_size,
                                   max_iter=self.max_iter, map_fn=self.map_fn,
                                   solver=self.solver)
+        if self.metric:
+            M = snapshot_metric(terms, self.step_scale, self.damping)
+            return VRSnapshot(D0, terms.mean_grad, gram0, lip0, 1.0 / spectral_lipschitz(M),
+                              codes, terms.loss, metric=M)
         eta = (self.step_scale / terms.curvature if self.learning_rate == "auto"
                else float(self.learning_rate))
         return VRSnapshot(D0, terms.mean_grad, gram0, lip0, eta, codes, terms.loss)
@@ -336,16 +375,20 @@ class SVRGUpdate:
         gradient (the first inner step, where lines 8 and 9 coincide and the correction
         cancels). The new state's ``last_solves`` are the per-sample solves spent."""
         if Xb is None:
-            D = self.problem.prox_dictionary(components - state.eta * state.grad, state.eta)
-            return D, replace(state, last_solves=0)
+            return self._step(state, components, state.grad), replace(state, last_solves=0)
         snap = None if state.codes is None else (
             state.codes[0][rows], None if state.codes[1] is None else state.codes[1][rows])
         V, solves = vr_direction(self.problem, components, state.D0, Xb, state.grad, tol,
                                  snapshot=snap, max_iter=self.max_iter,
                                  scale_tol=self.scale_tol, gram0=state.gram0,
                                  lipschitz0=state.lipschitz0, solver=self.solver)
-        D = self.problem.prox_dictionary(components - state.eta * V, state.eta)
-        return D, replace(state, last_solves=solves)
+        return self._step(state, components, V), replace(state, last_solves=solves)
+
+    def _step(self, state: VRSnapshot, D, V) -> np.ndarray:
+        """Line 11: the proximal step along V, scalar or in the snapshot's metric."""
+        if state.metric is None:
+            return self.problem.prox_dictionary(D - state.eta * V, state.eta)
+        return metric_step(self.problem, D, V, state.metric)
 
 
 @dataclass(frozen=True)
