@@ -18,6 +18,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from .._batches import Segment, pass_segments
 from .._dask import (
     as_rows,
     dask_nanmax,
@@ -46,7 +47,7 @@ from ..updates import (
     Surrogate,
     anchored_state,
 )
-from ._base import OnlineFactorizationMixin, one_blas_thread, transactional
+from ._base import OnlineFactorizationMixin, RuleCountsMixin, one_blas_thread, transactional
 
 __all__ = ["OnlineNMF", "auto_batch_size", "code_step_for", "MU_MEMORY_ROWS",
            "MU_CODE_MAX_ITER", "QUADRATIC_CODE_MAX_ITER", "SGD_WARMUP_ROWS"]
@@ -66,8 +67,8 @@ SGD_WARMUP_ROWS = 10000
 SPARSE_CODE_ITERATIONS = 8
 
 
-class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
-                BaseEstimator):
+class OnlineNMF(RuleCountsMixin, OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin,
+                TransformerMixin, BaseEstimator):
     r"""Online NMF with a general divergence (Algorithm 1 of Zhao, Tan and Xu, faster defaults).
 
     Learns a nonnegative dictionary ``components_`` (D, the paper's Wᵀ) from a stream of
@@ -520,16 +521,6 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
         S = S + 0.1 * level * jitter
         return S / S.max(axis=1, keepdims=True)
 
-    @property
-    def n_steps_(self) -> int:
-        check_is_fitted(self, "components_")
-        return self.state_.n_steps
-
-    @property
-    def n_samples_seen_(self) -> int:
-        check_is_fitted(self, "components_")
-        return self.state_.n_samples_seen
-
     # ------------------------------------------------------------------ the online step
     def _losses(self, Xb, Mb, H, D) -> np.ndarray:
         """Per-sample divergence of a (dense or CSR) batch from H·D."""
@@ -572,15 +563,16 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
         elif self._code.l2:
             f = f - 0.5 * self._code.l2 * np.einsum("ij,ij->i", H, H)
         batch_loss_sum = float(f.sum())
-        if self.history is None:
-            return batch_loss_sum / max(Xb.shape[0], 1)
         if self.history == "online":
             self._loss_sum += batch_loss_sum
-        else:
+        elif self.history == "paper":
             self._buffer.append((Xb, Mb, H))
-        if self._history.due(state.n_steps):
-            self._history.record(state.n_samples_seen, self._fit_time, self._objective_now())
         return batch_loss_sum / max(Xb.shape[0], 1)
+
+    def _record(self, n_rows: int) -> None:
+        state = self.state_
+        if self.history is not None and self._history.due(state.n_steps):
+            self._history.record(state.n_samples_seen, self._fit_time, self._objective_now())
 
     def _objective_now(self) -> float:
         if self.history == "online":
@@ -595,21 +587,24 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
         self._warming_up = False
         self.state_ = anchored_state(self._update_rule(), self.components_, self.state_)
 
-    def _run(self, X, mask, order, batch_size, monitor=None) -> bool:
-        """The online steps over the rows ``order`` of X; True if ``monitor`` (fit's
-        stopping rule) stopped them."""
-        rule = self._update_rule(batch_size)
-        sparse = self._sparse_batches(X, mask)
-        for start in range(0, order.size, batch_size):
-            if self._warming_up and self.state_.n_samples_seen >= self._warmup:
-                self._end_warmup()
-                rule = self._update_rule(batch_size)
-            rows = order[start:start + batch_size]
-            Xb, Mb = self._prepare_batch(X, rows, mask, sparse)
-            f = self._step(Xb, Mb, rule)
-            if monitor is not None and monitor.update(f, rows.size):
-                return True
-        return False
+    def _open_segment(self, seg: Segment) -> Segment:
+        seg.ctx = self._sparse_batches(seg.X, seg.mask)  # whether its batches stay CSR
+        return seg
+
+    def _batch_step(self, seg: Segment, rows) -> float:
+        """The online step on the rows ``rows`` of a segment, after handing the stream from
+        the SGD warm-up to the surrogate once the warm-up's rows are seen."""
+        if self._warming_up and self.state_.n_samples_seen >= self._warmup:
+            self._end_warmup()
+        Xb, Mb = self._prepare_batch(seg.X, rows, seg.mask, seg.ctx)
+        return self._step(Xb, Mb, self._update_rule(self.batch_size_))
+
+    def _source(self, X, mask, rng):
+        """The segments of one pass over X (rows permuted by ``rng``, or in order); a dask
+        array's blocks are validated as they are computed."""
+        return pass_segments(X, mask, batch_size=self.batch_size_, rng=rng,
+                             buffer_blocks=max(int(self.shuffle), 1),
+                             check=lambda block: self._check_X(block, None, reset=False)[0])
 
     def _coded_chunks(self, X, mask, chunk=4096):
         """Yield (rows, scaled batch, mask, codes) over X with the current dictionary."""
@@ -638,22 +633,26 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
         -------
         self
         """
-        first = not hasattr(self, "components_")
-        if is_dask_array(X):
-            if first:
-                self._start_dask(X, mask)
-            self.batch_size_ = self.batch_size_for(X, in_fit=False)
-            self._stream_dask(X, self.batch_size_, None)
-            return self
-        X, mask, loss, scale = self._check_X(X, mask, reset=first)
-        if first:
-            self._initialize(X.shape[1], X.dtype, loss, scale, X, mask)
+        if not hasattr(self, "components_"):
+            X, mask = self._start(X, mask)
+        elif not is_dask_array(X):
+            X, mask = self._check_X(X, mask, reset=False)[:2]
         self.batch_size_ = self.batch_size_for(X, in_fit=False)
-        self._run(X, mask, np.arange(X.shape[0]), self.batch_size_)
+        self._pass(self._source(X, mask, None), self.batch_size_)
         self.n_iter_ += 1
         return self
 
     # ------------------------------------------------------------------ dask arrays
+    def _start(self, X, mask):
+        """Validate X and start the model from it (a fresh stream); returns the validated X
+        and mask (a dask array as it is: its blocks are validated as they are read)."""
+        if not is_dask_array(X):
+            X, mask, loss, scale = self._check_X(X, mask, reset=True)
+            self._initialize(X.shape[1], X.dtype, loss, scale, X, mask)
+            return X, mask
+        self._start_dask(X, mask)
+        return X, None
+
     def _start_dask(self, X, mask):
         """Validate and initialize from a dask array: its first row block for the checks,
         one dask reduction for the "max" scale (what fit computes from an in-memory X)."""
@@ -666,17 +665,6 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
             top = dask_nanmax(X)
             scale = top if np.isfinite(top) and top > 0 else 1.0
         self._initialize(X.shape[1], first.dtype, loss, scale, X)
-
-    def _stream_dask(self, X, batch_size, rng, monitor=None) -> bool:
-        """The online steps over a dask array, one row block (or a buffer of
-        ``int(shuffle)`` blocks) in memory at a time; mini-batches run across block edges, so
-        the steps are those of the same rows in memory, in the same order. True if
-        ``monitor`` stopped them."""
-        return self._stream_dask_until(
-            X, batch_size,
-            lambda rows, m: self._run(rows, None, np.arange(rows.shape[0]), batch_size, m),
-            monitor, rng=rng, buffer_blocks=max(int(self.shuffle), 1),
-            check=lambda block: self._check_X(block, None, reset=False)[0])
 
     def _transform_block(self, block):
         return self.transform(as_rows(block))
@@ -705,22 +693,10 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
         -------
         self
         """
-        if is_dask_array(X):
-            self._start_dask(X, mask)
-            bs = self.batch_size_ = self.batch_size_for(X, in_fit=True)
-
-            def one_pass(monitor):
-                return self._stream_dask(X, bs, self._rng if self.shuffle else None, monitor)
-        else:
-            X, mask, loss, scale = self._check_X(X, mask, reset=True)
-            self._initialize(X.shape[1], X.dtype, loss, scale, X, mask)
-            bs = self.batch_size_ = self.batch_size_for(X, in_fit=True)
-
-            def one_pass(monitor):
-                n = X.shape[0]
-                order = self._rng.permutation(n) if self.shuffle else np.arange(n)
-                return self._run(X, mask, order, bs, monitor)
-        self._converging_passes(X.shape[0], one_pass)
+        X, mask = self._start(X, mask)
+        bs = self.batch_size_ = self.batch_size_for(X, in_fit=True)
+        self._converging_passes(
+            X.shape[0], lambda: self._source(X, mask, self._rng if self.shuffle else None), bs)
         return self
 
     def transform(self, X, mask=None):
