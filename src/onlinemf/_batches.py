@@ -11,6 +11,7 @@ rows and takes one step per mini-batch, whatever the input.
 
 from __future__ import annotations
 
+import contextvars
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -19,7 +20,12 @@ import numpy as np
 
 from ._dask import is_dask_array, iter_row_blocks, stack_rows
 
-__all__ = ["Segment", "pass_segments", "memory_segments", "dask_segments", "skip_rows"]
+__all__ = ["BATCH_HOOK", "Segment", "pass_segments", "memory_segments", "dask_segments"]
+
+#: the hook of one estimator's loop (its ``owner``): an object with ``owner``,
+#: ``enter_pass(segments, monitor)`` (returns the segments to run), ``after_batch(rows)`` and
+#: ``end_pass()``; set by ``onlinemf._checkpoint.checkpointing`` (and the shared checks)
+BATCH_HOOK: contextvars.ContextVar = contextvars.ContextVar("onlinemf_batch_hook", default=None)
 
 
 @dataclass
@@ -108,16 +114,3 @@ def pass_segments(X, mask=None, *, batch_size: int, rng: np.random.Generator | N
                              "in-memory arrays)")
         return dask_segments(X, batch_size, rng=rng, buffer_blocks=buffer_blocks, check=check)
     return memory_segments(X, mask, rng)
-
-
-def skip_rows(segments: Iterator[Segment], n_rows: int) -> Iterator[Segment]:
-    """``segments`` without their first ``n_rows`` rows (a resumed pass): the segments are
-    still computed, in order, so that their random draws are those of the interrupted pass."""
-    for seg in segments:
-        if n_rows >= seg.order.size:
-            n_rows -= seg.order.size
-            continue
-        if n_rows:
-            seg = Segment(seg.X, seg.mask, seg.order[n_rows:], seg.fresh)
-            n_rows = 0
-        yield seg

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextvars
 import copy
 import functools
 import warnings
@@ -13,17 +12,13 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import ThreadpoolController
 
-from .._batches import Segment
+from .._batches import BATCH_HOOK, Segment
 from .._dask import as_rows, is_dask_array, map_reduce_blocks
 from .._history import History
 from ._convergence import ConvergenceMonitor
 
-__all__ = ["OnlineFactorizationMixin", "RuleCountsMixin", "one_blas_thread", "transactional"]
-
-#: the checkpoint hook of one estimator's fit (``owner``): an object with ``owner``,
-#: ``enter_pass(segments, monitor)`` (returns the segments to run) and ``after_batch(n_rows)``,
-#: set by :func:`onlinemf._checkpoint.checkpointing`
-BATCH_HOOK: contextvars.ContextVar = contextvars.ContextVar("onlinemf_batch_hook", default=None)
+__all__ = ["OnlineFactorizationMixin", "RuleCountsMixin", "lazy_blocks", "one_blas_thread",
+           "transactional"]
 
 #: checkpoints a history keeps (between this many and twice as many) where the estimator
 #: has no ``n_checkpoints`` parameter
@@ -98,6 +93,25 @@ def one_blas_thread(method):
     return wrapper
 
 
+def lazy_blocks(kind: str):
+    """Give a dask array to ``transform``, ``score`` or ``decompose`` (``kind``) the base
+    mixin's blockwise path (``_transform_dask``, ``_score_dask``, ``_decompose_dask``: lazy, or
+    a map-reduce pass), after the estimator's ``_dask_input`` check; any other input, or a
+    call with a further argument (a ``mask``), goes to the method itself."""
+
+    def decorate(method):
+        @functools.wraps(method)
+        def wrapper(self, X, *args, **kwargs):
+            if is_dask_array(X) and all(a is None for a in (*args, *kwargs.values())):
+                check_is_fitted(self, "components_")
+                return getattr(self, f"_{kind}_dask")(self._dask_input(X))
+            return method(self, X, *args, **kwargs)
+
+        return wrapper
+
+    return decorate
+
+
 class OnlineFactorizationMixin:
     """Shared parts of the online estimators: the bounded objective history, the algorithm's
     own wall time (evaluation excluded), completed passes, and the scikit-learn tags of a
@@ -169,16 +183,26 @@ class OnlineFactorizationMixin:
             segments = hook.enter_pass(segments, monitor)
             if monitor is not None and monitor.converged:
                 return True
+        stopped = False
         for seg in segments:
-            seg = self._open_segment(seg)
-            for rows in seg.batches(batch_size):
-                f = self._batch_step(seg, rows)
-                self._record(rows.size)
-                stop = monitor is not None and monitor.update(f, rows.size)
-                if hook is not None:
-                    hook.after_batch(rows.size)
-                if stop:
-                    return True
+            stopped = self._steps(self._open_segment(seg), batch_size, monitor, hook)
+            if stopped:
+                break
+        if hook is not None:
+            hook.end_pass()
+        return stopped
+
+    def _steps(self, seg: Segment, batch_size: int, monitor, hook) -> bool:
+        """The mini-batches of one segment: the estimator's step, then the record; True when
+        the stopping rule ends the pass."""
+        for rows in seg.batches(batch_size):
+            f = self._batch_step(seg, rows)
+            self._record(rows.size)
+            stop = monitor is not None and monitor.update(f, rows.size)
+            if hook is not None:
+                hook.after_batch(rows)
+            if stop:
+                return True
         return False
 
     def _converging_passes(self, n_samples: int, new_pass: Callable[[], Any],
@@ -197,11 +221,21 @@ class OnlineFactorizationMixin:
                     break
         self.converged_ = monitor.converged
 
+    def _dask_input(self, X):
+        """A dask array for the blockwise paths (:func:`lazy_blocks`), checked as the
+        estimator needs (default: as it is; each block is checked when it is computed)."""
+        return X
+
     def _transform_dask(self, X):
-        """A lazy ``transform`` of a dask array: one task per row block (``map_blocks``)."""
+        """A lazy ``transform`` of a dask array: one task per row block (``map_blocks``), each
+        block in memory as rows (CSR chunks stay sparse); the codes are dense."""
         X = X if len(X.chunks[1]) == 1 else X.rechunk({1: -1})
-        return X.map_blocks(self.transform, chunks=(X.chunks[0], (self.n_components_,)),
-                            dtype=self.components_.dtype)
+        dtype = self.components_.dtype
+        return X.map_blocks(self._transform_block, chunks=(X.chunks[0], (self.n_components_,)),
+                            dtype=dtype, meta=np.empty((0, 0), dtype))
+
+    def _transform_block(self, block):
+        return self.transform(as_rows(block))
 
     def _score_dask(self, X):
         """``score`` of a dask array as a map-reduce pass: each row block's score weighted by

@@ -20,7 +20,13 @@ from ..coders import solve_codes_bsum
 from ..constraints import project_nonneg_l2_ball
 from ..problems import L1Codes, NonnegUnitNormAtoms, SMFProblem
 from ..updates import OMFSurrogateUpdate
-from ._base import OnlineFactorizationMixin, RuleCountsMixin, one_blas_thread, transactional
+from ._base import (
+    OnlineFactorizationMixin,
+    RuleCountsMixin,
+    lazy_blocks,
+    one_blas_thread,
+    transactional,
+)
 
 __all__ = ["OnlineDictionaryLearning", "nonneg_lasso"]
 
@@ -371,12 +377,11 @@ class OnlineDictionaryLearning(RuleCountsMixin, OnlineFactorizationMixin,
             X.shape[0], lambda: memory_segments(X, None, self._rng if self.shuffle else None), bs)
         return self
 
+    @lazy_blocks("transform")
     def transform(self, X):
         """Nonnegative elastic-net codes of X with the current dictionary (lazy for a dask
         array)."""
         check_is_fitted(self, "components_")
-        if is_dask_array(X):
-            return self._transform_dask(X)
         X = self._check(X, False)
         Xd, _ = dense_batch(X, np.arange(X.shape[0]))
         return self._codes(Xd).astype(self.components_.dtype)

@@ -22,10 +22,11 @@ from .._batches import Segment, pass_segments
 from .._dask import (
     as_rows,
     dask_nanmax,
-    has_sparse_chunks,
+    first_rows,
     is_dask_array,
+    is_sparse_input,
     iter_row_blocks,
-    take_rows,
+    rows_of,
 )
 from .._sparse import SparseRows, as_sparse_rows
 from .._validation import check_magnitude, check_stream_input, dense_batch, guarded_validation
@@ -47,7 +48,13 @@ from ..updates import (
     Surrogate,
     anchored_state,
 )
-from ._base import OnlineFactorizationMixin, RuleCountsMixin, one_blas_thread, transactional
+from ._base import (
+    OnlineFactorizationMixin,
+    RuleCountsMixin,
+    lazy_blocks,
+    one_blas_thread,
+    transactional,
+)
 
 __all__ = ["OnlineNMF", "auto_batch_size", "code_step_for", "MU_MEMORY_ROWS",
            "MU_CODE_MAX_ITER", "QUADRATIC_CODE_MAX_ITER", "SGD_WARMUP_ROWS"]
@@ -360,8 +367,7 @@ class OnlineNMF(RuleCountsMixin, OnlineFactorizationMixin, ClassNamePrefixFeatur
         if self.batch_size != "auto":
             return int(self.batch_size)
         k = self.n_components
-        if is_dask_array(X) and has_sparse_chunks(X):  # CSR blocks: the first one's rows
-            X = as_rows(X.blocks[0].compute())
+        X = first_rows(X)  # of CSR dask blocks, the first one's rows
         if self._sparse_batches(X, None, self._make_loss()) and X.shape[0]:
             # a sparse step also pays O(K·F) for the dictionary and a Python cost per coder
             # iteration that the few nonzeros of a row cannot amortize: larger batches.
@@ -442,7 +448,7 @@ class OnlineNMF(RuleCountsMixin, OnlineFactorizationMixin, ClassNamePrefixFeatur
         rng = check_random_state(self.random_state)
         self._rng = np.random.default_rng(rng.randint(np.iinfo(np.int32).max))
         D0 = self._rng.random((self.n_components, n_features))
-        sparse = X is not None and (sp.issparse(X) or is_dask_array(X) and has_sparse_chunks(X))
+        sparse = X is not None and is_sparse_input(X)
         self._dictionary_kind = self._update_kind(loss)
         self._warmup = self._warmup_for(loss, self._dictionary_kind, sparse)
         self._warming_up = self._warmup > 0
@@ -475,7 +481,7 @@ class OnlineNMF(RuleCountsMixin, OnlineFactorizationMixin, ClassNamePrefixFeatur
         from sklearn.utils.extmath import randomized_svd
 
         n = min(X.shape[0], NNDSVD_ROWS)
-        S = take_rows(X, np.arange(n)) if is_dask_array(X) else X[:n]
+        S = rows_of(X, slice(0, n))
         M = None if mask is None else np.asarray(mask[:n])
         if sp.issparse(S):
             S = sp.csr_matrix(S if M is None else S.multiply(M)) / scale
@@ -512,7 +518,7 @@ class OnlineNMF(RuleCountsMixin, OnlineFactorizationMixin, ClassNamePrefixFeatur
             out[:n] = self._atoms_from_samples(X, mask, scale, jitter[:n])
             return out
         rows = np.sort(self._rng.choice(n, k, replace=False))
-        S = take_rows(X, rows) if is_dask_array(X) else X[rows]  # dask: only their blocks
+        S = rows_of(X, rows)  # dask: only their blocks
         S = S.toarray() if sp.issparse(S) else np.array(S, dtype=float)
         if mask is not None:
             S = np.where(np.asarray(mask)[rows], S, 0.0)
@@ -666,9 +672,6 @@ class OnlineNMF(RuleCountsMixin, OnlineFactorizationMixin, ClassNamePrefixFeatur
             scale = top if np.isfinite(top) and top > 0 else 1.0
         self._initialize(X.shape[1], first.dtype, loss, scale, X)
 
-    def _transform_block(self, block):
-        return self.transform(as_rows(block))
-
     def _loss_block(self, block):
         X, mask, _, _ = self._check_X(as_rows(block), None, reset=False)
         losses = np.empty(X.shape[0])
@@ -699,6 +702,7 @@ class OnlineNMF(RuleCountsMixin, OnlineFactorizationMixin, ClassNamePrefixFeatur
             X.shape[0], lambda: self._source(X, mask, self._rng if self.shuffle else None), bs)
         return self
 
+    @lazy_blocks("transform")
     def transform(self, X, mask=None):
         """Codes of X with the learned dictionary (Algorithm 2 with the final W).
 
@@ -708,25 +712,23 @@ class OnlineNMF(RuleCountsMixin, OnlineFactorizationMixin, ClassNamePrefixFeatur
             In the units of X: ``transform(X) @ components_ ≈ X``.
         """
         check_is_fitted(self, "components_")
-        if is_dask_array(X):  # lazy: one task per row block, on the active scheduler
-            X = X if len(X.chunks[1]) == 1 else X.rechunk({1: -1})
-            dtype = self.components_.dtype  # dense codes, whatever the chunks' type
-            return X.map_blocks(self._transform_block, chunks=(X.chunks[0],
-                                (self.n_components_,)), dtype=dtype, meta=np.empty((0, 0), dtype))
         X, mask, _, _ = self._check_X(X, mask, reset=False)
         H = np.empty((X.shape[0], self.n_components_), dtype=self.components_.dtype)
         for rows, _, _, Hb in self._coded_chunks(X, mask):
             H[rows] = Hb
         return H * self.scale_
 
+    def _score_dask(self, X):
+        """``score`` of a dask array: the per-row losses mapped over the row blocks, their
+        mean computed here."""
+        X = X if len(X.chunks[1]) == 1 else X.rechunk({1: -1})
+        losses = X.map_blocks(self._loss_block, drop_axis=1, dtype=float, meta=np.empty((0,)))
+        return -float(losses.mean().compute())
+
+    @lazy_blocks("score")
     def score(self, X, y=None, mask=None):
         """Minus the mean per-sample divergence of X from its reconstruction (scaled units)."""
         check_is_fitted(self, "components_")
-        if is_dask_array(X):  # a map over the row blocks and a mean, computed here
-            X = X if len(X.chunks[1]) == 1 else X.rechunk({1: -1})
-            losses = X.map_blocks(self._loss_block, drop_axis=1, dtype=float,
-                                  meta=np.empty((0,)))
-            return -float(losses.mean().compute())
         X, mask, _, _ = self._check_X(X, mask, reset=False)
         total = sum(float(self._losses(Xb, Mb, Hb, self.components_).sum())
                     for _, Xb, Mb, Hb in self._coded_chunks(X, mask))

@@ -23,7 +23,13 @@ from ..constraints import (
     project_nonnegative,
 )
 from ..updates import OutlierSurrogateUpdate
-from ._base import OnlineFactorizationMixin, RuleCountsMixin, one_blas_thread, transactional
+from ._base import (
+    OnlineFactorizationMixin,
+    RuleCountsMixin,
+    lazy_blocks,
+    one_blas_thread,
+    transactional,
+)
 from ._online_nmf import auto_batch_size
 from ._robust_settings import ROBUST_METHODS, Penalty, RobustSolver
 
@@ -400,14 +406,14 @@ class OnlineRobustNMF(RuleCountsMixin, OnlineFactorizationMixin, ClassNamePrefix
             H[rows], R[rows] = res.codes * s, res.outliers * s
         return H, R
 
+    @lazy_blocks("transform")
     def transform(self, X):
         """Codes of X (in the units of X): ``transform(X) @ components_`` is the low-rank part.
         A dask array gives a lazy dask array."""
         check_is_fitted(self, "components_")
-        if is_dask_array(X):
-            return self._transform_dask(X)
         return self._solve_all(X)[0]
 
+    @lazy_blocks("decompose")
     def decompose(self, X):
         """Split X into its low-rank part and its sparse outliers: X ≈ low_rank + outliers.
 
@@ -419,17 +425,14 @@ class OnlineRobustNMF(RuleCountsMixin, OnlineFactorizationMixin, ClassNamePrefix
             The outlier estimates r (the foreground of a video).
         """
         check_is_fitted(self, "components_")
-        if is_dask_array(X):  # lazy: one task per row block
-            return self._decompose_dask(X)
         H, R = self._solve_all(X)
         return H @ self.components_, R
 
+    @lazy_blocks("score")
     def score(self, X, y=None):
         """Minus the mean per-sample loss ℓ(v, W) of eq. (5), on normalized samples (a
         map-reduce pass for a dask array)."""
         check_is_fitted(self, "components_")
-        if is_dask_array(X):
-            return self._score_dask(X)
         X = self._check_X(X, reset=False)
         total = 0.0
         for start in range(0, X.shape[0], 4096):

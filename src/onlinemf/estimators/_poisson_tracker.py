@@ -19,7 +19,13 @@ from .._validation import check_magnitude, check_stream_input, dense_batch, guar
 from ..coders import CodeSolver
 from ..losses import KLDivergence
 from ..updates import PoissonMemoryLimitedUpdate, PoissonSAUpdate
-from ._base import OnlineFactorizationMixin, RuleCountsMixin, one_blas_thread, transactional
+from ._base import (
+    OnlineFactorizationMixin,
+    RuleCountsMixin,
+    lazy_blocks,
+    one_blas_thread,
+    transactional,
+)
 
 __all__ = ["PoissonSubspaceTracker"]
 
@@ -254,22 +260,20 @@ class PoissonSubspaceTracker(RuleCountsMixin, OnlineFactorizationMixin,
         self.partial_fit(y[None], mask=m)
         return self._last_a, self._last_a @ self.components_
 
+    @lazy_blocks("transform")
     def transform(self, X, mask=None):
         """Codes of the rows of X with the current subspace (no update; lazy for a dask
         array)."""
         check_is_fitted(self, "components_")
-        if is_dask_array(X):
-            return self._transform_dask(X)
         X, mask = self._check(X, mask, False)
         Yd, P = dense_batch(X, np.arange(X.shape[0]), mask)
         return self._code(Yd, P, random_start=False)
 
+    @lazy_blocks("score")
     def score(self, X, y=None, mask=None):
         """Minus the mean Poisson deviance/2 of the observed entries under the current model
         (a map-reduce pass for a dask array, NaN marking the missing entries)."""
         check_is_fitted(self, "components_")
-        if is_dask_array(X) and mask is None:
-            return self._score_dask(X)
         X, mask = self._check(X, mask, False)
         Yd, P = dense_batch(X, np.arange(X.shape[0]), mask)
         A = self._code(Yd, P, random_start=False)

@@ -37,7 +37,7 @@ from ..updates import (
     default_batch_params,
     iter_chunks,
 )
-from ._base import OnlineFactorizationMixin, transactional
+from ._base import OnlineFactorizationMixin, lazy_blocks, transactional
 from ._smf_settings import SMFCoder, SMFStep
 
 __all__ = ["StochasticMF", "DivergedError", "METHODS", "INITS"]
@@ -455,6 +455,12 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
         self._fit_time += time.perf_counter() - t1
         self._checkpoint(X, self._running_loss)
 
+    @property
+    def _draws_batches(self) -> bool:
+        """SMM and SGD's ``fit`` draws its mini-batches at random (the shared "stream equals
+        fit" check replays the drawn ones through ``partial_fit``)."""
+        return self.method != "vr"
+
     def _budget_steps(self, n):
         """SMM/SGD steps spending the solves of ``max_iter`` VR outer iterations."""
         b, m = self.batch_size_, self.inner_iter_
@@ -557,20 +563,20 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
         R = None if Rs and Rs[0] is None else np.vstack(Rs) if Rs else None
         return H.astype(self.components_.dtype, copy=False), R
 
+    def _dask_input(self, X):
+        """A dask array for ``transform``/``decompose``, checked as one blockwise pass."""
+        return self._check(X, False)
+
+    @lazy_blocks("transform")
     def transform(self, X):
         """The codes h*(x, D) of every row (BSUM, tolerance ``eval_tol``); a dask array gives
         a lazy dask array (one task per row block)."""
-        if is_dask_array(X):
-            check_is_fitted(self, "components_")
-            return self._transform_dask(self._check(X, False))
         return self._solve_all(X)[0]
 
+    @lazy_blocks("decompose")
     def decompose(self, X):
         """Split X ≈ low_rank + outliers: (``transform(X) @ components_``, r*) — outliers are
         zero for the non-robust problems."""
-        if is_dask_array(X):  # lazy: one task per row block
-            check_is_fitted(self, "components_")
-            return self._decompose_dask(self._check(X, False))
         H, R = self._solve_all(X)
         low = H @ self.components_
         return low, (np.zeros_like(low) if R is None else R.astype(low.dtype))
