@@ -129,29 +129,41 @@ def test_cli_refuses_bad_files_and_paths_before_fitting(tmp_path, data, capsys):
     assert not (tmp_path / "m.pkl").exists()
 
 
-def test_fit_resumes_after_sigkill_to_the_same_model(tmp_path, rng):
+#: (estimator, input, options) of the SIGKILL test: every estimator, every input kind once
+KILLED_RUNS = [
+    ("nmf", "npy", ["--loss", "kl", "--passes", "2", "--batch-size", "20"]),
+    ("nmf", "zarr", ["--passes", "2", "--batch-size", "20"]),
+    ("robust-nmf", "h5", ["--passes", "2", "--batch-size", "20"]),
+    ("odl", "zarr", ["--passes", "3", "--batch-size", "10"]),
+    ("poisson", "csv", []),
+    ("smf", "mtx", ["--passes", "6"]),
+]
+
+
+@pytest.mark.parametrize("name, kind, options", KILLED_RUNS)
+def test_fit_resumes_after_sigkill_to_the_same_model(tmp_path, rng, name, kind, options):
     """`fit --checkpoint` killed mid-run with SIGKILL, then `--resume`: the final model equals
-    the uninterrupted run's, bit for bit."""
+    the uninterrupted run's, bit for bit (and the estimator's own fit's)."""
     import os
-    import pickle
     import signal
     import subprocess
     import sys
     import time
 
-    X = rng.random((6000, 40)) @ rng.random((40, 60))
-    data = tmp_path / "X.npy"
-    np.save(data, X)
-    common = [str(data), "-k", "8", "--loss", "kl", "--passes", "2", "--batch-size", "20",
-              "--checkpoint-every", "1"]
+    from onlinemf._state_file import STATE_FORMAT
+
+    n = 1500 if name == "poisson" else 6000
+    X = rng.random((n, 40)) @ rng.random((40, 60))
+    data = _write_input(X, tmp_path, kind)
+    common = [*data, "--estimator", name, "-k", "8", *options, "--checkpoint-every", "1",
+              "--quiet"]
     full = tmp_path / "full.pkl"
-    assert main(["fit", *common, "--model", str(full),
-                 "--checkpoint", str(tmp_path / "full.ckpt")]) == 0
+    assert main(["fit", *common, "--model", str(full)]) == 0
     ckpt, model = tmp_path / "run.ckpt", tmp_path / "run.pkl"
     argv = [sys.executable, "-m", "onlinemf", "fit", *common, "--model", str(model),
             "--checkpoint", str(ckpt)]
     proc = subprocess.Popen(argv)
-    deadline = time.time() + 60
+    deadline = time.time() + 120
     while not ckpt.exists() and time.time() < deadline:
         time.sleep(0.02)
     time.sleep(0.3)
@@ -159,13 +171,15 @@ def test_fit_resumes_after_sigkill_to_the_same_model(tmp_path, rng):
     proc.wait()
     assert ckpt.exists() and not model.exists()
     with open(ckpt, "rb") as fh:
-        assert pickle.load(fh)["pos"] > 0  # the checkpoint is whole and mid-run
+        assert pickle.load(fh)["format"] == STATE_FORMAT  # whole, and written mid-run
     assert main(["fit", *common, "--model", str(model), "--checkpoint", str(ckpt),
                  "--resume"]) == 0
     with open(full, "rb") as a, open(model, "rb") as b:
         A, B = pickle.load(a), pickle.load(b)
     np.testing.assert_array_equal(A.components_, B.components_)
-    assert A.n_steps_ == B.n_steps_ and A.n_samples_seen_ == B.n_samples_seen_
+    assert A.n_iter_ == B.n_iter_ and A.get_params() == B.get_params()
+    if hasattr(A, "state_") and A.state_ is not None:
+        assert A.n_steps_ == B.n_steps_ and A.n_samples_seen_ == B.n_samples_seen_
 
 
 def test_reproduce_writes_as_it_goes_and_resumes_after_sigkill(tmp_path, capsys):
@@ -286,8 +300,14 @@ def test_cli_fit_is_the_estimators_fit(tmp_path, rng):
                      "--model", str(model)]) == 0
     with open(model, "rb") as fh:
         assert pickle.load(fh).n_iter_ == 2
-    assert main(["fit", str(path), "--checkpoint", str(tmp_path / "c.pkl"),
-                 "--model", str(model)]) == 2  # a checkpointed run needs --passes
+    # checkpointed, it is still the estimator's fit, stopped by the same rule
+    assert main(["fit", str(path), "-k", "4", "--loss", "kl", "--random-state", "5",
+                 "--checkpoint", str(tmp_path / "c.pkl"), "--checkpoint-every", "3",
+                 "--model", str(model)]) == 0
+    with open(model, "rb") as fh:
+        kept = pickle.load(fh)
+    np.testing.assert_array_equal(kept.components_, api.components_)
+    assert kept.n_iter_ == api.n_iter_ and kept.converged_ == api.converged_
 
 
 # --------------------------------------------------------------------------- every estimator
@@ -299,28 +319,63 @@ def small(tmp_path, rng):
     return X, str(path)
 
 
-@pytest.mark.parametrize("name, make", [
-    ("robust-nmf", lambda: __import__("onlinemf").OnlineRobustNMF(
+#: each estimator the CLI fits: its options and the estimator they stand for
+CLI_ESTIMATORS = {
+    "nmf": (["--passes", "2"], lambda: __import__("onlinemf").OnlineNMF(
+        3, loss="squared", batch_size="auto", max_iter=2, max_no_improvement=None,
+        random_state=0, verbose=0)),
+    "robust-nmf": (["--passes", "2"], lambda: __import__("onlinemf").OnlineRobustNMF(
         3, max_iter=2, max_no_improvement=None, random_state=0, verbose=0)),
-    ("odl", lambda: __import__("onlinemf").OnlineDictionaryLearning(
+    "odl": (["--passes", "2"], lambda: __import__("onlinemf").OnlineDictionaryLearning(
         3, max_iter=2, max_no_improvement=None, random_state=0, verbose=0)),
-    ("smf", lambda: __import__("onlinemf").StochasticMF(n_components=3, max_iter=2,
-                                                        random_state=0)),
-    ("poisson", lambda: __import__("onlinemf").PoissonSubspaceTracker(3, random_state=0)),
-])
-def test_fit_every_estimator_from_the_command_line(tmp_path, small, name, make):
-    """`fit --estimator NAME` is that estimator's own fit: the same dictionary, bit for bit."""
-    X, path = small
-    model, codes = tmp_path / "m.pkl", tmp_path / "c.npy"
-    passes = [] if name == "poisson" else ["--passes", "2"]
-    assert main(["fit", path, "--estimator", name, "-k", "3", *passes, "--model", str(model),
-                 "--codes", str(codes), "--quiet"]) == 0
-    with open(model, "rb") as fh:
-        cli = pickle.load(fh)
-    api = make().fit(X)
-    assert type(cli) is type(api)
-    np.testing.assert_array_equal(cli.components_, api.components_)
-    assert np.load(codes).shape == (80, 3)
+    "smf": (["--passes", "2"], lambda: __import__("onlinemf").StochasticMF(
+        n_components=3, max_iter=2, random_state=0)),
+    "poisson": ([], lambda: __import__("onlinemf").PoissonSubspaceTracker(3, random_state=0)),
+}
+
+
+def _write_input(X, tmp_path, kind: str) -> list[str]:
+    """X stored as ``kind`` (npy, csv, mtx, or the lazily read zarr and HDF5, in blocks of
+    rows); the data argument(s) of the command line."""
+    path = tmp_path / f"X.{kind}"
+    if kind == "npy":
+        np.save(path, X)
+    elif kind == "csv":
+        np.savetxt(path, X, delimiter=",", fmt="%.17g")
+    elif kind == "mtx":
+        scipy.io.mmwrite(path, sp.csr_matrix(X), precision=17)
+    elif kind == "zarr":
+        zarr = pytest.importorskip("zarr")
+        z = zarr.open_array(str(path), mode="w", shape=X.shape, chunks=(30, X.shape[1]),
+                            dtype=X.dtype)
+        z[:] = X
+    else:
+        h5py = pytest.importorskip("h5py")
+        with h5py.File(path, "w") as fh:
+            fh.create_dataset("X", data=X)
+        return [str(path), "--dataset", "X"]
+    return [str(path)]
+
+
+@pytest.mark.parametrize("kind", ["npy", "csv", "mtx", "zarr", "h5"])
+@pytest.mark.parametrize("name", list(CLI_ESTIMATORS))
+def test_fit_every_estimator_from_the_command_line(tmp_path, small, name, kind):
+    """`fit --estimator NAME` is that estimator's own fit, from every input the command line
+    reads: the same dictionary, bit for bit, with and without --checkpoint."""
+    X, _ = small
+    options, make = CLI_ESTIMATORS[name]
+    data = _write_input(X, tmp_path, kind)
+    api = make().fit(read_matrix(*data[:1], dataset=data[2] if kind == "h5" else None))
+    for ckpt in ([], ["--checkpoint", str(tmp_path / "c.ckpt"), "--checkpoint-every", "2"]):
+        model, codes = tmp_path / "m.pkl", tmp_path / "c.npy"
+        assert main(["fit", *data, "--estimator", name, "-k", "3", *options, "--model",
+                     str(model), "--codes", str(codes), "--quiet", *ckpt]) == 0
+        with open(model, "rb") as fh:
+            cli = pickle.load(fh)
+        assert type(cli) is type(api)
+        np.testing.assert_array_equal(cli.components_, api.components_, err_msg=str(ckpt))
+        assert cli.get_params() == api.get_params()
+        assert np.load(codes).shape == (80, 3)
 
 
 def test_cli_errors_name_the_options_typed(tmp_path, small, capsys):
@@ -339,8 +394,8 @@ def test_cli_errors_name_the_options_typed(tmp_path, small, capsys):
          "--loss applies to --estimator nmf only"),
         (["fit", path, "--estimator", "smf", "--param", "loss=kl", *m],
          "StochasticMF has no parameter 'loss'"),
-        (["fit", path, "--estimator", "odl", "--passes", "1", "--checkpoint",
-          str(tmp_path / "c"), *m], "--checkpoint works with --estimator nmf only"),
+        (["fit", path, "--estimator", "odl", "--resume", *m],
+         "--resume needs --checkpoint PATH"),
     ]
     for argv, message in cases:
         assert main(argv) == 2, argv

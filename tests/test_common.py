@@ -30,10 +30,14 @@ REGISTRY = {
     "OnlineRobustNMF": (lambda: OnlineRobustNMF(3, batch_size=10, random_state=0), {}),
     "OnlineDictionaryLearning": (lambda: OnlineDictionaryLearning(3, batch_size=10,
                                                                   random_state=0), {}),
-    # SMM/SGD: fit draws its mini-batches without replacement, partial_fit takes the rows in
-    # order, so the two differ by design; VR's partial_fit is an outer iteration
-    "StochasticMF-smm": (lambda: StochasticMF("onmf", "smm", 3, max_iter=1, random_state=0),
-                         {"stream_equals_fit": False}),
+    # SMM: fit's drawn mini-batches, each through partial_fit, end where fit does (a random
+    # W₀: the default start draws rows of the data given). SGD's step size is set from the
+    # finite sum's size N, which a partial_fit sees as its chunk's rows; VR's partial_fit is
+    # an outer iteration whose snapshot is the full gradient of its chunk alone
+    "StochasticMF-smm": (lambda: StochasticMF("onmf", "smm", 3, max_iter=1, batch_size=10,
+                                              init="random", random_state=0), {}),
+    "StochasticMF-smm-odl": (lambda: StochasticMF("odl", "smm", 3, max_iter=1, batch_size=10,
+                                                  init="random", random_state=0), {}),
     "StochasticMF-sgd": (lambda: StochasticMF("odl", "sgd", 3, max_iter=1, random_state=0),
                          {"stream_equals_fit": False}),
     "StochasticMF-vr": (lambda: StochasticMF("orpca", "vr", 3, max_iter=2, random_state=0),

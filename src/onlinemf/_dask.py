@@ -12,7 +12,8 @@ from collections.abc import Iterator
 import numpy as np
 
 __all__ = ["is_dask_array", "has_sparse_chunks", "as_rows", "stack_rows", "iter_row_blocks",
-           "dask_nanmax", "dask_nanmean", "take_rows", "map_reduce_blocks", "check_dask_rows"]
+           "dask_nanmax", "dask_nanmean", "take_rows", "map_reduce_blocks", "check_dask_rows",
+           "is_sparse_input", "rows_of", "first_rows"]
 
 
 def is_dask_array(X) -> bool:
@@ -152,3 +153,28 @@ def check_dask_rows(X, name: str, n_features: int | None = None):
 
 def _sparse_block_finite(block) -> bool:
     return bool(np.isfinite(block.tocsr().data).all())
+
+
+def is_sparse_input(X) -> bool:
+    """Whether X is a scipy sparse matrix or a dask array of sparse (CSR) chunks."""
+    import scipy.sparse as sp
+
+    return sp.issparse(X) or is_dask_array(X) and has_sparse_chunks(X)
+
+
+def rows_of(X, rows):
+    """X[rows] (indices or a slice) in memory: of a dask array, only the blocks those rows
+    live in are computed (:func:`take_rows`)."""
+    if not is_dask_array(X):
+        return X[rows]
+    if isinstance(rows, slice):
+        rows = np.arange(*rows.indices(X.shape[0]))
+    return take_rows(X, rows)
+
+
+def first_rows(X):
+    """Rows that stand for X in a cheap look at its sparsity: X itself, or a dask array's
+    first row block in memory when its chunks are sparse (a dense dask array as it is)."""
+    if is_dask_array(X) and has_sparse_chunks(X):
+        return as_rows(X.blocks[0].compute())
+    return X

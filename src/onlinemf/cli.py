@@ -271,30 +271,20 @@ def _cmd_fit(args) -> int:
         check_output_path(args.codes, "--codes")
     if args.checkpoint:
         check_output_path(args.checkpoint, "--checkpoint")
-        if name != "nmf":
-            raise ValueError(f"--checkpoint works with --estimator nmf only (not {name})")
     if args.checkpoint_every < 1:
         raise ValueError("--checkpoint-every must be at least 1")
     if args.resume and not args.checkpoint:
         raise ValueError("--resume needs --checkpoint PATH")
-    if args.checkpoint and args.passes is None:
-        raise ValueError("--checkpoint runs a fixed number of passes: give --passes N (without "
-                         "--checkpoint, fit runs until its stopping rule)")
     params, origin = _fit_params(args)
     _check_params(cls, params, origin)  # bad values fail before the data are read
     X = read_matrix(args.data, args.dataset, args.transpose)
     _prepare_data(X, args.data, args, cls)
     say = (lambda *a: None) if args.quiet else print
     with _scheduler(args), _converge_warnings(origin):
-        if not args.checkpoint:  # the estimator's own fit (a lazy input streams through it)
-            est = cls(**params)
-            with _Progress(est, _progress_total(est, X, args), enabled=_show_progress(args)):
-                model = est.fit(X)
-        elif _is_lazy(X):
-            raise ValueError("--checkpoint needs an in-memory input for now; a lazily "
-                             "read .zarr/.h5/large .npy is streamed by fit directly")
-        else:
-            model = _checkpointed_fit(cls(**params), X, args)
+        est = cls(**params)  # its own fit (a lazy input streams through it), checkpointed
+        with _checkpoints(est, X, args), _Progress(est, _progress_total(est, X, args),
+                                                   enabled=_show_progress(args)):
+            model = est.fit(X)
         write_atomic(args.model, lambda fh: pickle.dump(model, fh))
         say(f"{type(model).__name__} written to {args.model}")
         if args.codes:
@@ -439,56 +429,21 @@ def _scheduler(args):
     return contextlib.nullcontext()
 
 
-def _checkpointed_fit(est, X, args):
+def _checkpoints(est, X, args):
+    """``--checkpoint``: the estimator's ``fit`` writes its whole state to the file every
+    ``--checkpoint-every`` mini-batches (StochasticMF: after each outer iteration), and
+    ``--resume`` continues from it; a resumed fit ends exactly as an uninterrupted one. A lazy
+    input is identified in the checkpoint's key by its path (its data are never hashed)."""
+    if not args.checkpoint:
+        return contextlib.nullcontext()
+    from ._checkpoint import checkpointing
 
-    """``max_iter`` shuffled passes of ``partial_fit`` in chunks of ``checkpoint_every``
-    mini-batches, the whole state (estimator, pass, position, order, random generator)
-    written atomically after each chunk when ``--checkpoint`` is given; ``--resume`` continues
-    from it. A resumed run computes exactly the steps an uninterrupted one does. The
-    checkpoint records its format and the version that wrote it; one of another format is
-    refused by name."""
-    from ._state_file import STATE_FORMAT, check_format
-    from ._version import __version__
-
-    n = X.shape[0]
-    state = None
-    if args.resume and os.path.exists(args.checkpoint):
-        try:
-            with open(args.checkpoint, "rb") as fh:
-                state = pickle.load(fh)
-            check_format(state, "the checkpoint")
-            if state.get("n_samples") != n or state.get("params") != est.get_params():
-                raise ValueError("it was written for other data or other parameters")
-        except Exception as exc:
-            raise ValueError(f"cannot resume from {args.checkpoint}: {exc}") from None
-        print(f"resuming from {args.checkpoint}: pass {state['pass'] + 1}, "
-              f"sample {state['pos']} of {n}")
-    if state is None:
-        import scipy.sparse as sp
-
-        # what fit() resolves from the whole X, fixed so every chunk steps the same way
-        data = X.data if sp.issparse(X) else X
-        top = float(np.nanmax(data)) if data.size else 1.0
-        scale = est.scale if est.scale != "max" else (top if top > 0 else 1.0)
-        bs = est.batch_size_for(X, in_fit=True)
-        rng = np.random.default_rng(args.random_state)
-        state = {"format": STATE_FORMAT, "version": __version__,
-                 "params": est.get_params(), "n_samples": n, "pass": 0, "pos": 0,
-                 "rng": rng, "order": rng.permutation(n),
-                 "estimator": type(est)(**{**est.get_params(), "scale": scale,
-                                           "batch_size": int(bs)})}
-    model = state["estimator"]
-    chunk = int(model.batch_size) * args.checkpoint_every
-    while state["pass"] < args.passes:
-        rows = state["order"][state["pos"]:state["pos"] + chunk]
-        model.partial_fit(X[rows])
-        state["pos"] += rows.size
-        if state["pos"] >= n:
-            state["pass"], state["pos"] = state["pass"] + 1, 0
-            state["order"] = state["rng"].permutation(n)
-        if args.checkpoint:
-            write_atomic(args.checkpoint, lambda fh: pickle.dump(state, fh))
-    return model
+    data_id = ((os.path.abspath(args.data), args.dataset, X.shape, str(X.dtype))
+               if _is_lazy(X) else None)
+    if args.resume and os.path.exists(args.checkpoint) and not args.quiet:
+        print(f"resuming from {args.checkpoint}")
+    return checkpointing(est, X, args.checkpoint, every=args.checkpoint_every,
+                         resume=args.resume, data_id=data_id)
 
 
 def _cmd_transform(args) -> int:
@@ -732,7 +687,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="samples per mini-batch (default: the estimator's automatic size)")
     f.add_argument("--passes", type=int, default=None,
                    help="exactly N passes (default: until fit's stopping rule; for smf, N "
-                        "outer iterations; needed with --checkpoint; not for poisson)")
+                        "outer iterations; not for poisson)")
     f.add_argument("--random-state", type=int, default=0)
     f.add_argument("--param", action="append", metavar="KEY=VALUE",
                    help="any parameter of the chosen estimator, or loss.NAME=VALUE for a "
@@ -743,11 +698,16 @@ def build_parser() -> argparse.ArgumentParser:
     f.add_argument("--model", default="model.pkl", help="where to write the fitted model")
     f.add_argument("--codes", help="also write the codes of DATA (.npy, or .zarr to stream)")
     f.add_argument("--checkpoint", metavar="PATH",
-                   help="nmf: write the whole fitting state here (atomically) as it goes")
+                   help="write the whole state of the estimator's fit here (atomically) as "
+                        "it goes: model, position in the pass and its order, random "
+                        "generator, stopping rule; any estimator and input")
     f.add_argument("--checkpoint-every", type=int, default=100, metavar="N",
-                   help="mini-batches between checkpoints (default 100)")
+                   help="mini-batches between checkpoints (default 100; smf: after each "
+                        "outer iteration)")
     f.add_argument("--resume", action="store_true",
-                   help="continue from --checkpoint (the result equals an uninterrupted run)")
+                   help="continue from --checkpoint (the model equals an uninterrupted run's, "
+                        "bit for bit; a checkpoint of other data, parameters or format is "
+                        "refused)")
     f.add_argument("--quiet", action="store_true",
                    help="no progress bar (shown on a terminal only, on stderr) and no "
                         "messages but warnings and errors")

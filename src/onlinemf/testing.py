@@ -63,8 +63,13 @@ def _fitted_arrays(est) -> dict:
 
 def check_stream_equals_fit(make: Callable, X) -> None:
     """One pass of ``fit`` without shuffling = ``partial_fit`` over the same rows in chunks
-    (whole mini-batches each): the stream is the algorithm."""
+    (whole mini-batches each): the stream is the algorithm. An estimator whose ``fit`` draws
+    its mini-batches at random (``_draws_batches``) is checked on the mini-batches it drew:
+    ``partial_fit`` over each of them, in turn, ends where ``fit`` did."""
     est = make()
+    if getattr(est, "_draws_batches", False):
+        _check_drawn_stream_equals_fit(make, X)
+        return
     params = est.get_params()
     if "shuffle" in params:
         est.set_params(shuffle=False)
@@ -78,6 +83,41 @@ def check_stream_equals_fit(make: Callable, X) -> None:
         stream.partial_fit(X[start:start + step])
     np.testing.assert_array_equal(fitted.components_, stream.components_,
                                   err_msg="partial_fit over a stream differs from fit")
+
+
+class _BatchRecorder:
+    """A hook of the estimators' shared loop that keeps the rows of each mini-batch."""
+
+    def __init__(self, owner):
+        self.owner = owner
+        self.batches: list[np.ndarray] = []
+
+    def enter_pass(self, segments, monitor):
+        return segments
+
+    def after_batch(self, rows) -> None:
+        self.batches.append(np.array(rows))
+
+    def end_pass(self) -> None:
+        pass
+
+
+def _check_drawn_stream_equals_fit(make: Callable, X) -> None:
+    from ._batches import BATCH_HOOK
+
+    fitted = make()
+    recorder = _BatchRecorder(fitted)
+    token = BATCH_HOOK.set(recorder)
+    try:
+        fitted.fit(X)
+    finally:
+        BATCH_HOOK.reset(token)
+    assert recorder.batches, "fit took no mini-batch through the shared loop"
+    stream = make()
+    for rows in recorder.batches:
+        stream.partial_fit(X[rows])
+    np.testing.assert_array_equal(fitted.components_, stream.components_,
+                                  err_msg="partial_fit over fit's mini-batches differs from fit")
 
 
 def check_pickle_resume(make: Callable, X) -> None:

@@ -12,11 +12,13 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import ThreadpoolController
 
-from .._dask import as_rows, is_dask_array, iter_row_blocks, map_reduce_blocks, stack_rows
+from .._batches import BATCH_HOOK, Segment
+from .._dask import as_rows, is_dask_array, map_reduce_blocks
 from .._history import History
 from ._convergence import ConvergenceMonitor
 
-__all__ = ["OnlineFactorizationMixin", "one_blas_thread", "transactional"]
+__all__ = ["OnlineFactorizationMixin", "RuleCountsMixin", "lazy_blocks", "one_blas_thread",
+           "transactional"]
 
 #: checkpoints a history keeps (between this many and twice as many) where the estimator
 #: has no ``n_checkpoints`` parameter
@@ -91,6 +93,25 @@ def one_blas_thread(method):
     return wrapper
 
 
+def lazy_blocks(kind: str):
+    """Give a dask array to ``transform``, ``score`` or ``decompose`` (``kind``) the base
+    mixin's blockwise path (``_transform_dask``, ``_score_dask``, ``_decompose_dask``: lazy, or
+    a map-reduce pass), after the estimator's ``_dask_input`` check; any other input, or a
+    call with a further argument (a ``mask``), goes to the method itself."""
+
+    def decorate(method):
+        @functools.wraps(method)
+        def wrapper(self, X, *args, **kwargs):
+            if is_dask_array(X) and all(a is None for a in (*args, *kwargs.values())):
+                check_is_fitted(self, "components_")
+                return getattr(self, f"_{kind}_dask")(self._dask_input(X))
+            return method(self, X, *args, **kwargs)
+
+        return wrapper
+
+    return decorate
+
+
 class OnlineFactorizationMixin:
     """Shared parts of the online estimators: the bounded objective history, the algorithm's
     own wall time (evaluation excluded), completed passes, and the scikit-learn tags of a
@@ -134,81 +155,87 @@ class OnlineFactorizationMixin:
         check_is_fitted(self, "components_")
         return self._history.as_arrays()
 
-    def _converging_passes(self, n_samples: int, one_pass) -> None:
-        """``fit``'s loop: ``one_pass(monitor)`` (True when the monitor stopped it mid-pass)
-        up to ``max_iter`` times, until the stopping rule of :class:`ConvergenceMonitor`
-        (``tol``, ``max_no_improvement``) ends it; sets ``n_iter_`` and ``converged_``."""
+    # ------------------------------------------------------------------ the one loop
+    def _open_segment(self, seg: Segment) -> Segment:
+        """Validate a segment before its steps (the estimator's own: a fresh dask piece is
+        checked, and the first one starts the model); returns the segment to step through."""
+        return seg
+
+    def _batch_step(self, seg: Segment, rows: np.ndarray) -> float:
+        """The estimator's online step (code, then update) on the rows ``rows`` of
+        ``seg.X``; returns the mini-batch's mean online loss (``fit``'s stopping rule reads
+        it)."""
+        raise NotImplementedError
+
+    def _record(self, n_rows: int) -> None:
+        """Record the step just taken (the estimator's history), after its step."""
+
+    def _pass(self, segments, batch_size: int, monitor: ConvergenceMonitor | None = None
+              ) -> bool:
+        """One pass of the loop every streaming estimator runs, for ``fit`` and ``partial_fit``
+        alike: for each segment of the source (:mod:`onlinemf._batches`), validate it, then for
+        each mini-batch of ``batch_size`` of its rows the estimator's step and the record
+        (history, the stopping rule, the checkpoint hook). True when ``monitor`` (``fit``'s
+        stopping rule) ended the pass; no further segment is read then."""
+        hook = BATCH_HOOK.get()
+        hook = hook if hook is not None and hook.owner is self else None
+        if hook is not None:  # a checkpointed fit: a resumed one restores its state here
+            segments = hook.enter_pass(segments, monitor)
+            if monitor is not None and monitor.converged:
+                return True
+        stopped = False
+        for seg in segments:
+            stopped = self._steps(self._open_segment(seg), batch_size, monitor, hook)
+            if stopped:
+                break
+        if hook is not None:
+            hook.end_pass()
+        return stopped
+
+    def _steps(self, seg: Segment, batch_size: int, monitor, hook) -> bool:
+        """The mini-batches of one segment: the estimator's step, then the record; True when
+        the stopping rule ends the pass."""
+        for rows in seg.batches(batch_size):
+            f = self._batch_step(seg, rows)
+            self._record(rows.size)
+            stop = monitor is not None and monitor.update(f, rows.size)
+            if hook is not None:
+                hook.after_batch(rows)
+            if stop:
+                return True
+        return False
+
+    def _converging_passes(self, n_samples: int, new_pass: Callable[[], Any],
+                           batch_size: int) -> None:
+        """``fit``'s loop: passes of the segments ``new_pass()`` gives, up to ``max_iter`` of
+        them, until the stopping rule of :class:`ConvergenceMonitor` (``tol``,
+        ``max_no_improvement``) ends one; sets ``n_iter_`` and ``converged_``."""
         monitor = ConvergenceMonitor(n_samples, self.tol, self.max_no_improvement,
                                      self.max_iter, self.verbose, type(self).__name__)
-        with monitor:
-            for _ in range(self.max_iter):
-                stopped = one_pass(monitor)
+        with monitor:  # n_iter_ is 0 here, or a resumed fit's passes after its first _pass
+            while self.n_iter_ < self.max_iter:
+                stopped = self._pass(new_pass(), batch_size, monitor)
                 self.n_iter_ += 1
                 monitor.end_pass(self.n_iter_)
                 if stopped:
                     break
         self.converged_ = monitor.converged
 
-    def _stream_dask_rows(self, X, batch_size: int, step=None, check=None, rng=None,
-                          buffer_blocks: int = 1, stop=None) -> None:
-        """Feed a dask array's row blocks, one (or ``buffer_blocks``) in memory at a time, to
-        ``step`` (default ``partial_fit``) in whole mini-batches of ``batch_size`` rows that
-        run across block edges: the steps of the same rows in memory. ``check`` validates each
-        block first; the pending batch is completed from a block's head, so no block is
-        copied. ``stop()`` (optional) is asked after each block's steps: True ends the stream
-        there, before the next block is read (``fit``'s stopping rule, mid-pass)."""
-        step = self.partial_fit if step is None else step
-        carry = None
-        for block in iter_row_blocks(X, buffer_blocks=buffer_blocks, rng=rng):
-            if check is not None:
-                block = check(block)
-            if carry is not None and carry.shape[0]:
-                head = stack_rows([carry, block[:batch_size - carry.shape[0]]])
-                block = block[batch_size - carry.shape[0]:]
-                if head.shape[0] < batch_size:
-                    carry = head
-                    continue
-                step(head)
-            full = block.shape[0] // batch_size * batch_size
-            if full:
-                step(block[:full])
-            carry = block[full:]
-            if stop is not None and stop():
-                return
-        if carry is not None and carry.shape[0]:
-            step(carry)
-
-    def _fit_dask_passes(self, X, batch_size: int, rows_step):
-        """``fit`` of a dask array: a fresh start, then passes over the row blocks in order,
-        each block's rows through ``rows_step(rows, monitor)`` (which starts the model on the
-        first rows and returns True when ``fit``'s stopping rule ends the pass), under the
-        same rule as in memory."""
-        for attr in ("components_", "n_features_in_"):
-            self.__dict__.pop(attr, None)
-
-        self._converging_passes(
-            X.shape[0], lambda monitor: self._stream_dask_until(X, batch_size, rows_step,
-                                                                monitor))
-        return self
-
-    def _stream_dask_until(self, X, batch_size: int, rows_step, monitor, **stream) -> bool:
-        """One pass of :meth:`_stream_dask_rows` whose steps are ``rows_step(rows, monitor)``,
-        ended (no further block read) once one of them returns True; returns whether one did.
-        ``stream`` goes to :meth:`_stream_dask_rows` (``rng``, ``buffer_blocks``, ``check``)."""
-        stopped: list[bool] = []
-
-        def step(rows):
-            if not stopped and rows_step(rows, monitor):
-                stopped.append(True)
-
-        self._stream_dask_rows(X, batch_size, step=step, stop=lambda: bool(stopped), **stream)
-        return bool(stopped)
+    def _dask_input(self, X):
+        """A dask array for the blockwise paths (:func:`lazy_blocks`), checked as the
+        estimator needs (default: as it is; each block is checked when it is computed)."""
+        return X
 
     def _transform_dask(self, X):
-        """A lazy ``transform`` of a dask array: one task per row block (``map_blocks``)."""
+        """A lazy ``transform`` of a dask array: one task per row block (``map_blocks``), each
+        block in memory as rows (CSR chunks stay sparse); the codes are dense."""
         X = X if len(X.chunks[1]) == 1 else X.rechunk({1: -1})
-        return X.map_blocks(self.transform, chunks=(X.chunks[0], (self.n_components_,)),
-                            dtype=self.components_.dtype)
+        dtype = self.components_.dtype
+        return X.map_blocks(self._transform_block, chunks=(X.chunks[0], (self.n_components_,)),
+                            dtype=dtype, meta=np.empty((0, 0), dtype))
+
+    def _transform_block(self, block):
+        return self.transform(as_rows(block))
 
     def _score_dask(self, X):
         """``score`` of a dask array as a map-reduce pass: each row block's score weighted by
@@ -249,6 +276,23 @@ class OnlineFactorizationMixin:
         tags.input_tags.sparse = True
         tags.transformer_tags.preserves_dtype = ["float64", "float32"]
         return tags
+
+
+class RuleCountsMixin:
+    """``n_steps_`` and ``n_samples_seen_`` of an estimator whose update rule's immutable
+    state ``state_`` counts them (so a pickled or checkpointed estimator carries them)."""
+
+    @property
+    def n_steps_(self) -> int:
+        """Dictionary steps taken (``state_.n_steps``)."""
+        check_is_fitted(self, "components_")
+        return self.state_.n_steps
+
+    @property
+    def n_samples_seen_(self) -> int:
+        """Samples the steps have seen (``state_.n_samples_seen``)."""
+        check_is_fitted(self, "components_")
+        return self.state_.n_samples_seen
 
 
 def _weighted_score(estimator, block):

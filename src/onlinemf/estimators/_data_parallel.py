@@ -21,6 +21,7 @@ import numpy as np
 
 from .._dask import as_rows, is_dask_array
 from ._base import one_blas_thread, transactional
+from ._convergence import ConvergenceMonitor
 
 __all__ = ["fit_data_parallel"]
 
@@ -100,7 +101,16 @@ def _fit(est, X, blocks_per_step):
                 return True
         return False
 
-    est._converging_passes(X.shape[0], one_pass)
+    monitor = ConvergenceMonitor(X.shape[0], est.tol, est.max_no_improvement, est.max_iter,
+                                 est.verbose, "fit_data_parallel")
+    with monitor:
+        while est.n_iter_ < est.max_iter:
+            stopped = one_pass(monitor)
+            est.n_iter_ += 1
+            monitor.end_pass(est.n_iter_)
+            if stopped:
+                break
+    est.converged_ = monitor.converged
     return est
 
 
@@ -109,12 +119,18 @@ def _step(est, group, monitor, warm_batch: int) -> bool:
     the client during an SGD warm-up. True when ``monitor`` stops the fit."""
     import dask
 
-    if est._warming_up:
+    if est._warming_up and est.state_.n_samples_seen >= est._warmup:
+        est._end_warmup()
+    if est._warming_up:  # the estimator's own loop over the group's rows, on the client
         from .._dask import stack_rows
 
         rows = stack_rows([as_rows(b) for b in dask.compute(*group)])
         rows = est._check_X(rows, None, reset=False)[0]
-        return est._run(rows, None, np.arange(rows.shape[0]), warm_batch, monitor)
+        step_rows, est.batch_size_ = est.batch_size_, warm_batch
+        try:
+            return est._pass(est._source(rows, None, None), warm_batch, monitor)
+        finally:
+            est.batch_size_ = step_rows
     t0 = time.perf_counter()
     model = dask.delayed(_coding_copy(est), traverse=False)
     parts = dask.compute(*[dask.delayed(_block_sums)(model, b) for b in group])
@@ -127,7 +143,8 @@ def _step(est, group, monitor, warm_batch: int) -> bool:
     est.components_ = D_new.astype(est.components_.dtype, copy=False)
     est.state_ = state
     est._fit_time += time.perf_counter() - t0
-    mean = est._record(float(sum(p[1] for p in parts)), n_rows, sum(p[3] for p in parts))
+    mean = est._account(float(sum(p[1] for p in parts)), n_rows, sum(p[3] for p in parts))
+    est._record(n_rows)
     return monitor.update(mean, n_rows)
 
 

@@ -12,6 +12,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from .._batches import Segment
 from ..graphs import (
     EdgeCoverSampler,
     GlauberChain,
@@ -179,9 +180,9 @@ class NetworkDictionaryLearning(BaseEstimator):
         self.reconstruct_seed_ = int(rng.integers(2**31))
         chains += [self._chain(A / top, F, rng.integers(2**31)) for _ in
                    range(self.n_chains - 1)]
-        for _ in range(self.n_iter):  # the stream is the chain(s) itself
-            chains, parts = _advance_chains(chains, self.batch_size)
-            odl.partial_fit(np.vstack(parts) if len(parts) > 1 else parts[0])
+        # the stream is the chain(s) itself: its mini-batches go through the learner's loop
+        odl._pass(_chain_batches(chains, self.n_iter, self.batch_size), odl.batch_size)
+        odl.n_iter_ = self.n_iter  # one partial_fit's worth per mini-batch of patches
         k = F.shape[0]
         self.motif_ = F
         self.scale_ = top
@@ -390,6 +391,16 @@ def _sort_order(keys: np.ndarray, n: int) -> np.ndarray:
     rows, cols = np.divmod(keys, n)
     order = np.argsort(cols.astype(np.uint16), kind="stable")
     return order[np.argsort(rows.astype(np.uint16)[order], kind="stable")]
+
+
+def _chain_batches(chains, n_iter: int, n_states: int):
+    """The batch source of ``fit``: ``n_iter`` mini-batches, each the patches of ``n_states``
+    further states of every chain (stacked), advanced only when the loop asks for them;
+    each is validated by the learner as a fresh piece (the first starts it)."""
+    for _ in range(n_iter):
+        chains, parts = _advance_chains(chains, n_states)
+        X = np.vstack(parts) if len(parts) > 1 else parts[0]
+        yield Segment(X, None, np.arange(X.shape[0]), fresh=True)
 
 
 def _advance(chain, n_states):

@@ -12,6 +12,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
+from .._batches import Segment, memory_segments, pass_segments
 from .._dask import is_dask_array
 from .._steps import accelerated_prox_grad, finite_matrix, spectral_lipschitz
 from .._validation import check_complete_input, dense_batch
@@ -19,7 +20,13 @@ from ..coders import solve_codes_bsum
 from ..constraints import project_nonneg_l2_ball
 from ..problems import L1Codes, NonnegUnitNormAtoms, SMFProblem
 from ..updates import OMFSurrogateUpdate
-from ._base import OnlineFactorizationMixin, one_blas_thread, transactional
+from ._base import (
+    OnlineFactorizationMixin,
+    RuleCountsMixin,
+    lazy_blocks,
+    one_blas_thread,
+    transactional,
+)
 
 __all__ = ["OnlineDictionaryLearning", "nonneg_lasso"]
 
@@ -39,8 +46,8 @@ def _project_atom(d):
     return project_nonneg_l2_ball(d[None])[0]
 
 
-class OnlineDictionaryLearning(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin,
-                               TransformerMixin, BaseEstimator):
+class OnlineDictionaryLearning(RuleCountsMixin, OnlineFactorizationMixin,
+                               ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     r"""Online nonnegative dictionary learning (online matrix factorization, OMF).
 
     Learns a dictionary D (atoms = rows, nonnegative, in the unit ℓ2 ball) from a stream of
@@ -252,11 +259,6 @@ class OnlineDictionaryLearning(OnlineFactorizationMixin, ClassNamePrefixFeatures
         return self.state_.stats
 
     @property
-    def n_steps_(self) -> int:
-        check_is_fitted(self, "components_")
-        return self.state_.n_steps
-
-    @property
     def A_(self) -> np.ndarray:
         """Σ-statistic A of the surrogate (K, K)."""
         return self.stats_.sums[0]
@@ -321,67 +323,65 @@ class OnlineDictionaryLearning(OnlineFactorizationMixin, ClassNamePrefixFeatures
         R = Xb - H @ self.components_
         f = float((np.einsum("ij,ij->", R, R) + self.alpha * H.sum()) / max(Xb.shape[0], 1))
         self.code_sums_ = self.code_sums_ + H.sum(axis=0)
-        b = Xb.shape[0]
         self.components_, self.state_ = self._rule().update(self.state_, self.components_, H,
                                                             Xb)
         self._fit_time += time.perf_counter() - t0
-        if self._history.due(self.state_.n_steps):
-            self._history.record(self.state_.n_steps * b, self._fit_time, self.surrogate())
         return f
+
+    def _record(self, n_rows: int) -> None:
+        if self._history.due(self.state_.n_steps):
+            self._history.record(self.state_.n_steps * n_rows, self._fit_time, self.surrogate())
+
+    def _open_segment(self, seg: Segment) -> Segment:
+        """A fresh piece of a dask array is validated here; the first starts the model."""
+        if seg.fresh:
+            first = not hasattr(self, "components_")
+            X = self._check(seg.X, first)
+            if first:
+                self._initialize(X)
+            seg = Segment(X, None, seg.order)
+        return seg
+
+    def _batch_step(self, seg: Segment, rows) -> float:
+        return self._step(dense_batch(seg.X, rows)[0])
 
     @transactional
     @one_blas_thread
     def partial_fit(self, X, y=None):
         """One OMF step per mini-batch of ``batch_size`` consecutive rows (a stream, possibly
-        Markovian: the rows are not shuffled)."""
-        if is_dask_array(X):  # row blocks in order: the stream may be Markovian
-            self._stream_dask_rows(X, self.batch_size, step=self._rows)
-        else:
-            self._rows(X)
+        Markovian: the rows are not shuffled; a dask array's row blocks come in order)."""
+        if not is_dask_array(X):  # a dask array's pieces are validated as they are read
+            first = not hasattr(self, "components_")
+            X = self._check(X, first)
+            if first:
+                self._initialize(X)
+        self._pass(pass_segments(X, batch_size=self.batch_size), self.batch_size)
         self.n_iter_ += 1
         return self
-
-    def _rows(self, X, monitor=None) -> bool:
-        """The online steps over in-memory rows in order (the first rows start the model);
-        True if ``monitor`` stopped them."""
-        first = not hasattr(self, "components_")
-        X = self._check(X, first)
-        if first:
-            self._initialize(X)
-        return self._run(X, np.arange(X.shape[0]), monitor)
-
-    def _run(self, X, order, monitor=None) -> bool:
-        for start in range(0, order.size, self.batch_size):
-            rows = order[start:start + self.batch_size]
-            Xb, _ = dense_batch(X, rows)
-            f = self._step(Xb)
-            if monitor is not None and monitor.update(f, rows.size):
-                return True
-        return False
 
     @transactional
     @one_blas_thread
     def fit(self, X, y=None):
-        """``max_iter`` shuffled passes over X from a fresh start."""
-        if is_dask_array(X):  # a fresh start, then passes over the row blocks in order
-            return self._fit_dask_passes(X, self.batch_size, self._rows)
+        """``max_iter`` shuffled passes over X from a fresh start (the row blocks of a dask
+        array in order)."""
+        bs = self.batch_size
+        if is_dask_array(X):  # a fresh start, from the first piece read
+            for attr in ("components_", "n_features_in_"):
+                self.__dict__.pop(attr, None)
+            self.n_iter_ = 0
+            self._converging_passes(X.shape[0], lambda: pass_segments(X, batch_size=bs), bs)
+            return self
         X = self._check(X, True)
         self._initialize(X)
-        n = X.shape[0]
-
-        def one_pass(monitor):
-            order = self._rng.permutation(n) if self.shuffle else np.arange(n)
-            return self._run(X, order, monitor)
-
-        self._converging_passes(n, one_pass)
+        self._converging_passes(
+            X.shape[0], lambda: memory_segments(X, None, self._rng if self.shuffle else None), bs)
         return self
 
+    @lazy_blocks("transform")
     def transform(self, X):
         """Nonnegative elastic-net codes of X with the current dictionary (lazy for a dask
         array)."""
         check_is_fitted(self, "components_")
-        if is_dask_array(X):
-            return self._transform_dask(X)
         X = self._check(X, False)
         Xd, _ = dense_batch(X, np.arange(X.shape[0]))
         return self._codes(Xd).astype(self.components_.dtype)

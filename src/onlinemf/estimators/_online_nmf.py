@@ -18,13 +18,15 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from .._batches import Segment, pass_segments
 from .._dask import (
     as_rows,
     dask_nanmax,
-    has_sparse_chunks,
+    first_rows,
     is_dask_array,
+    is_sparse_input,
     iter_row_blocks,
-    take_rows,
+    rows_of,
 )
 from .._sparse import SparseRows, as_sparse_rows
 from .._validation import check_magnitude, check_stream_input, dense_batch, guarded_validation
@@ -46,7 +48,13 @@ from ..updates import (
     Surrogate,
     anchored_state,
 )
-from ._base import OnlineFactorizationMixin, one_blas_thread, transactional
+from ._base import (
+    OnlineFactorizationMixin,
+    RuleCountsMixin,
+    lazy_blocks,
+    one_blas_thread,
+    transactional,
+)
 
 __all__ = ["OnlineNMF", "auto_batch_size", "code_step_for", "MU_MEMORY_ROWS",
            "MU_CODE_MAX_ITER", "QUADRATIC_CODE_MAX_ITER", "SGD_WARMUP_ROWS"]
@@ -66,8 +74,8 @@ SGD_WARMUP_ROWS = 10000
 SPARSE_CODE_ITERATIONS = 8
 
 
-class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
-                BaseEstimator):
+class OnlineNMF(RuleCountsMixin, OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin,
+                TransformerMixin, BaseEstimator):
     r"""Online NMF with a general divergence (Algorithm 1 of Zhao, Tan and Xu, faster defaults).
 
     Learns a nonnegative dictionary ``components_`` (D, the paper's Wᵀ) from a stream of
@@ -359,8 +367,7 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
         if self.batch_size != "auto":
             return int(self.batch_size)
         k = self.n_components
-        if is_dask_array(X) and has_sparse_chunks(X):  # CSR blocks: the first one's rows
-            X = as_rows(X.blocks[0].compute())
+        X = first_rows(X)  # of CSR dask blocks, the first one's rows
         if self._sparse_batches(X, None, self._make_loss()) and X.shape[0]:
             # a sparse step also pays O(K·F) for the dictionary and a Python cost per coder
             # iteration that the few nonzeros of a row cannot amortize: larger batches.
@@ -441,7 +448,7 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
         rng = check_random_state(self.random_state)
         self._rng = np.random.default_rng(rng.randint(np.iinfo(np.int32).max))
         D0 = self._rng.random((self.n_components, n_features))
-        sparse = X is not None and (sp.issparse(X) or is_dask_array(X) and has_sparse_chunks(X))
+        sparse = X is not None and is_sparse_input(X)
         self._dictionary_kind = self._update_kind(loss)
         self._warmup = self._warmup_for(loss, self._dictionary_kind, sparse)
         self._warming_up = self._warmup > 0
@@ -474,7 +481,7 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
         from sklearn.utils.extmath import randomized_svd
 
         n = min(X.shape[0], NNDSVD_ROWS)
-        S = take_rows(X, np.arange(n)) if is_dask_array(X) else X[:n]
+        S = rows_of(X, slice(0, n))
         M = None if mask is None else np.asarray(mask[:n])
         if sp.issparse(S):
             S = sp.csr_matrix(S if M is None else S.multiply(M)) / scale
@@ -511,7 +518,7 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
             out[:n] = self._atoms_from_samples(X, mask, scale, jitter[:n])
             return out
         rows = np.sort(self._rng.choice(n, k, replace=False))
-        S = take_rows(X, rows) if is_dask_array(X) else X[rows]  # dask: only their blocks
+        S = rows_of(X, rows)  # dask: only their blocks
         S = S.toarray() if sp.issparse(S) else np.array(S, dtype=float)
         if mask is not None:
             S = np.where(np.asarray(mask)[rows], S, 0.0)
@@ -519,16 +526,6 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
         level = float(S.mean()) if S.any() else 1.0
         S = S + 0.1 * level * jitter
         return S / S.max(axis=1, keepdims=True)
-
-    @property
-    def n_steps_(self) -> int:
-        check_is_fitted(self, "components_")
-        return self.state_.n_steps
-
-    @property
-    def n_samples_seen_(self) -> int:
-        check_is_fitted(self, "components_")
-        return self.state_.n_samples_seen
 
     # ------------------------------------------------------------------ the online step
     def _losses(self, Xb, Mb, H, D) -> np.ndarray:
@@ -561,8 +558,8 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
         self.components_ = D_new.astype(D.dtype, copy=False)
         self.state_ = state
         self._fit_time += time.perf_counter() - t0
-        return self._record(float(self._online_losses(coded, Xb, Mb, D).sum()),
-                            Xb.shape[0], int(coded.n_iter.sum()), (Xb, Mb, H))
+        return self._account(float(self._online_losses(coded, Xb, Mb, D).sum()),
+                             Xb.shape[0], int(coded.n_iter.sum()), (Xb, Mb, H))
 
     def _surrogate_sums(self, D, H, Xb, Mb) -> tuple:
         """The statistics a surrogate step adds for a batch coded H under D; they sum over
@@ -587,20 +584,21 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
             return f - 0.5 * self._code.l2 * np.einsum("ij,ij->i", coded.codes, coded.codes)
         return f
 
-    def _record(self, batch_loss_sum: float, n_rows: int, n_code_iter: int, batch=None):
-        """Count a step's code iterations and online loss into the history; returns the
-        batch's mean online loss (what ``fit``'s stopping rule reads)."""
+    def _account(self, batch_loss_sum: float, n_rows: int, n_code_iter: int, batch=None):
+        """Count a step's code iterations and online loss (and keep the batch for
+        ``history="paper"``); returns the batch's mean online loss (what ``fit``'s stopping
+        rule reads)."""
         self.n_code_iter_ += n_code_iter
-        if self.history is None:
-            return batch_loss_sum / max(n_rows, 1)
         if self.history == "online":
             self._loss_sum += batch_loss_sum
-        else:
+        elif self.history == "paper":
             self._buffer.append(batch)
-        if self._history.due(self.state_.n_steps):
-            self._history.record(self.state_.n_samples_seen, self._fit_time,
-                                 self._objective_now())
         return batch_loss_sum / max(n_rows, 1)
+
+    def _record(self, n_rows: int) -> None:
+        state = self.state_
+        if self.history is not None and self._history.due(state.n_steps):
+            self._history.record(state.n_samples_seen, self._fit_time, self._objective_now())
 
     def _objective_now(self) -> float:
         if self.history == "online":
@@ -615,21 +613,24 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
         self._warming_up = False
         self.state_ = anchored_state(self._update_rule(), self.components_, self.state_)
 
-    def _run(self, X, mask, order, batch_size, monitor=None) -> bool:
-        """The online steps over the rows ``order`` of X; True if ``monitor`` (fit's
-        stopping rule) stopped them."""
-        rule = self._update_rule(batch_size)
-        sparse = self._sparse_batches(X, mask)
-        for start in range(0, order.size, batch_size):
-            if self._warming_up and self.state_.n_samples_seen >= self._warmup:
-                self._end_warmup()
-                rule = self._update_rule(batch_size)
-            rows = order[start:start + batch_size]
-            Xb, Mb = self._prepare_batch(X, rows, mask, sparse)
-            f = self._step(Xb, Mb, rule)
-            if monitor is not None and monitor.update(f, rows.size):
-                return True
-        return False
+    def _open_segment(self, seg: Segment) -> Segment:
+        seg.ctx = self._sparse_batches(seg.X, seg.mask)  # whether its batches stay CSR
+        return seg
+
+    def _batch_step(self, seg: Segment, rows) -> float:
+        """The online step on the rows ``rows`` of a segment, after handing the stream from
+        the SGD warm-up to the surrogate once the warm-up's rows are seen."""
+        if self._warming_up and self.state_.n_samples_seen >= self._warmup:
+            self._end_warmup()
+        Xb, Mb = self._prepare_batch(seg.X, rows, seg.mask, seg.ctx)
+        return self._step(Xb, Mb, self._update_rule(self.batch_size_))
+
+    def _source(self, X, mask, rng):
+        """The segments of one pass over X (rows permuted by ``rng``, or in order); a dask
+        array's blocks are validated as they are computed."""
+        return pass_segments(X, mask, batch_size=self.batch_size_, rng=rng,
+                             buffer_blocks=max(int(self.shuffle), 1),
+                             check=lambda block: self._check_X(block, None, reset=False)[0])
 
     def _coded_chunks(self, X, mask, chunk=4096):
         """Yield (rows, scaled batch, mask, codes) over X with the current dictionary."""
@@ -658,22 +659,26 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
         -------
         self
         """
-        first = not hasattr(self, "components_")
-        if is_dask_array(X):
-            if first:
-                self._start_dask(X, mask)
-            self.batch_size_ = self.batch_size_for(X, in_fit=False)
-            self._stream_dask(X, self.batch_size_, None)
-            return self
-        X, mask, loss, scale = self._check_X(X, mask, reset=first)
-        if first:
-            self._initialize(X.shape[1], X.dtype, loss, scale, X, mask)
+        if not hasattr(self, "components_"):
+            X, mask = self._start(X, mask)
+        elif not is_dask_array(X):
+            X, mask = self._check_X(X, mask, reset=False)[:2]
         self.batch_size_ = self.batch_size_for(X, in_fit=False)
-        self._run(X, mask, np.arange(X.shape[0]), self.batch_size_)
+        self._pass(self._source(X, mask, None), self.batch_size_)
         self.n_iter_ += 1
         return self
 
     # ------------------------------------------------------------------ dask arrays
+    def _start(self, X, mask):
+        """Validate X and start the model from it (a fresh stream); returns the validated X
+        and mask (a dask array as it is: its blocks are validated as they are read)."""
+        if not is_dask_array(X):
+            X, mask, loss, scale = self._check_X(X, mask, reset=True)
+            self._initialize(X.shape[1], X.dtype, loss, scale, X, mask)
+            return X, mask
+        self._start_dask(X, mask)
+        return X, None
+
     def _start_dask(self, X, mask):
         """Validate and initialize from a dask array: its first row block for the checks,
         one dask reduction for the "max" scale (what fit computes from an in-memory X)."""
@@ -686,20 +691,6 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
             top = dask_nanmax(X)
             scale = top if np.isfinite(top) and top > 0 else 1.0
         self._initialize(X.shape[1], first.dtype, loss, scale, X)
-
-    def _stream_dask(self, X, batch_size, rng, monitor=None) -> bool:
-        """The online steps over a dask array, one row block (or a buffer of
-        ``int(shuffle)`` blocks) in memory at a time; mini-batches run across block edges, so
-        the steps are those of the same rows in memory, in the same order. True if
-        ``monitor`` stopped them."""
-        return self._stream_dask_until(
-            X, batch_size,
-            lambda rows, m: self._run(rows, None, np.arange(rows.shape[0]), batch_size, m),
-            monitor, rng=rng, buffer_blocks=max(int(self.shuffle), 1),
-            check=lambda block: self._check_X(block, None, reset=False)[0])
-
-    def _transform_block(self, block):
-        return self.transform(as_rows(block))
 
     def _loss_block(self, block):
         X, mask, _, _ = self._check_X(as_rows(block), None, reset=False)
@@ -725,24 +716,13 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
         -------
         self
         """
-        if is_dask_array(X):
-            self._start_dask(X, mask)
-            bs = self.batch_size_ = self.batch_size_for(X, in_fit=True)
-
-            def one_pass(monitor):
-                return self._stream_dask(X, bs, self._rng if self.shuffle else None, monitor)
-        else:
-            X, mask, loss, scale = self._check_X(X, mask, reset=True)
-            self._initialize(X.shape[1], X.dtype, loss, scale, X, mask)
-            bs = self.batch_size_ = self.batch_size_for(X, in_fit=True)
-
-            def one_pass(monitor):
-                n = X.shape[0]
-                order = self._rng.permutation(n) if self.shuffle else np.arange(n)
-                return self._run(X, mask, order, bs, monitor)
-        self._converging_passes(X.shape[0], one_pass)
+        X, mask = self._start(X, mask)
+        bs = self.batch_size_ = self.batch_size_for(X, in_fit=True)
+        self._converging_passes(
+            X.shape[0], lambda: self._source(X, mask, self._rng if self.shuffle else None), bs)
         return self
 
+    @lazy_blocks("transform")
     def transform(self, X, mask=None):
         """Codes of X with the learned dictionary (Algorithm 2 with the final W).
 
@@ -752,25 +732,23 @@ class OnlineNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Trans
             In the units of X: ``transform(X) @ components_ ≈ X``.
         """
         check_is_fitted(self, "components_")
-        if is_dask_array(X):  # lazy: one task per row block, on the active scheduler
-            X = X if len(X.chunks[1]) == 1 else X.rechunk({1: -1})
-            dtype = self.components_.dtype  # dense codes, whatever the chunks' type
-            return X.map_blocks(self._transform_block, chunks=(X.chunks[0],
-                                (self.n_components_,)), dtype=dtype, meta=np.empty((0, 0), dtype))
         X, mask, _, _ = self._check_X(X, mask, reset=False)
         H = np.empty((X.shape[0], self.n_components_), dtype=self.components_.dtype)
         for rows, _, _, Hb in self._coded_chunks(X, mask):
             H[rows] = Hb
         return H * self.scale_
 
+    def _score_dask(self, X):
+        """``score`` of a dask array: the per-row losses mapped over the row blocks, their
+        mean computed here."""
+        X = X if len(X.chunks[1]) == 1 else X.rechunk({1: -1})
+        losses = X.map_blocks(self._loss_block, drop_axis=1, dtype=float, meta=np.empty((0,)))
+        return -float(losses.mean().compute())
+
+    @lazy_blocks("score")
     def score(self, X, y=None, mask=None):
         """Minus the mean per-sample divergence of X from its reconstruction (scaled units)."""
         check_is_fitted(self, "components_")
-        if is_dask_array(X):  # a map over the row blocks and a mean, computed here
-            X = X if len(X.chunks[1]) == 1 else X.rechunk({1: -1})
-            losses = X.map_blocks(self._loss_block, drop_axis=1, dtype=float,
-                                  meta=np.empty((0,)))
-            return -float(losses.mean().compute())
         X, mask, _, _ = self._check_X(X, mask, reset=False)
         total = sum(float(self._losses(Xb, Mb, Hb, self.components_).sum())
                     for _, Xb, Mb, Hb in self._coded_chunks(X, mask))

@@ -12,6 +12,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from .._batches import Segment, memory_segments, pass_segments
 from .._dask import is_dask_array
 from .._validation import check_magnitude, check_stream_input, dense_batch, guarded_validation
 from ..coders import outlier_loss, solve_codes_outliers
@@ -22,14 +23,20 @@ from ..constraints import (
     project_nonnegative,
 )
 from ..updates import OutlierSurrogateUpdate
-from ._base import OnlineFactorizationMixin, one_blas_thread, transactional
+from ._base import (
+    OnlineFactorizationMixin,
+    RuleCountsMixin,
+    lazy_blocks,
+    one_blas_thread,
+    transactional,
+)
 from ._online_nmf import auto_batch_size
 from ._robust_settings import ROBUST_METHODS, Penalty, RobustSolver
 
 __all__ = ["OnlineRobustNMF"]
 
-class OnlineRobustNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
-                      BaseEstimator):
+class OnlineRobustNMF(RuleCountsMixin, OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin,
+                      TransformerMixin, BaseEstimator):
     r"""Online NMF with outliers (ONMFO, Algorithm 1 of Zhao and Tan).
 
     Each sample is modelled as v = W h + r + noise with h ≥ 0, a nonnegative dictionary W and a
@@ -304,16 +311,6 @@ class OnlineRobustNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin,
         check_is_fitted(self, "components_")
         return self.state_.stats
 
-    @property
-    def n_samples_seen_(self) -> int:
-        check_is_fitted(self, "components_")
-        return self.state_.n_samples_seen
-
-    @property
-    def n_steps_(self) -> int:
-        check_is_fitted(self, "components_")
-        return self.state_.n_steps
-
     def surrogate_objective(self, D=None) -> float:
         """f̃_t(D) = ½⟨DDᵀ, A⟩ − ⟨D, B⟩ + c (eq. (11)) at D (default: W_t), exact from the
         statistics."""
@@ -331,32 +328,43 @@ class OnlineRobustNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin,
         self.components_, self.state_ = self._rule().update(self.state_, self.components_, Xs,
                                                             res.codes, res.outliers)
         self._fit_time += time.perf_counter() - t0
-        if self._history.due(self.state_.n_steps):
-            self._history.record(self.state_.n_samples_seen, self._fit_time,
-                                 self.surrogate_objective())
         if self.callback is not None:
             self.callback({"rows": rows, "codes": res.codes * s, "components": self.components_,
                            "time": self._fit_time})
         return f
 
-    def _run(self, X, order, batch_size, monitor=None) -> bool:
-        for start in range(0, order.size, batch_size):
-            rows = order[start:start + batch_size]
-            Xb, _ = dense_batch(X, rows)
-            f = self._step(Xb, rows)
-            if monitor is not None and monitor.update(f, rows.size):
-                return True
-        return False
+    def _record(self, n_rows: int) -> None:
+        if self._history.due(self.state_.n_steps):
+            self._history.record(self.state_.n_samples_seen, self._fit_time,
+                                 self.surrogate_objective())
+
+    def _open_segment(self, seg: Segment) -> Segment:
+        """A fresh piece of a dask array is validated here; the first starts the model."""
+        if seg.fresh:
+            first = not hasattr(self, "components_")
+            X = self._check_X(seg.X, reset=first)
+            if first:
+                self._initialize(X)
+            seg = Segment(X, None, seg.order)
+        return seg
+
+    def _batch_step(self, seg: Segment, rows) -> float:
+        return self._step(dense_batch(seg.X, rows)[0], rows)
 
     # ------------------------------------------------------------------ public API
     @transactional
     @one_blas_thread
     def partial_fit(self, X, y=None):
         """One ONMFO step per mini-batch of ``batch_size`` rows of X, continuing the stream."""
-        if is_dask_array(X):
-            self._stream_dask_rows(X, self._dask_batch_size(X), step=self._rows)
+        if is_dask_array(X):  # pieces validated as they are read; the first starts the model
+            bs = self._dask_batch_size(X)
         else:
-            self._rows(X)
+            first = not hasattr(self, "components_")
+            X = self._check_X(X, reset=first)
+            if first:
+                self._initialize(X)
+            bs = self._batch_size(None)
+        self._pass(pass_segments(X, batch_size=bs), bs)
         self.n_iter_ += 1
         return self
 
@@ -366,31 +374,23 @@ class OnlineRobustNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin,
                 if self._paper_batch() else
                 auto_batch_size(k, X.shape[1], work=2e5, low=2 * k))
 
-    def _rows(self, X, monitor=None) -> bool:
-        """The online steps over in-memory rows in order (the first rows start the model);
-        True if ``monitor`` stopped them."""
-        first = not hasattr(self, "components_")
-        X = self._check_X(X, reset=first)
-        if first:
-            self._initialize(X)
-        return self._run(X, np.arange(X.shape[0]), self._batch_size(None), monitor)
-
     @transactional
     @one_blas_thread
     def fit(self, X, y=None):
-        """Learn the dictionary by ``max_iter`` shuffled passes of ONMFO over X."""
-        if is_dask_array(X):  # a fresh start, then passes over the row blocks in order
-            return self._fit_dask_passes(X, self._dask_batch_size(X), self._rows)
+        """Learn the dictionary by ``max_iter`` shuffled passes of ONMFO over X (the row
+        blocks of a dask array in order)."""
+        if is_dask_array(X):  # a fresh start, from the first piece read
+            for attr in ("components_", "n_features_in_"):
+                self.__dict__.pop(attr, None)
+            self.n_iter_ = 0
+            bs = self._dask_batch_size(X)
+            self._converging_passes(X.shape[0], lambda: pass_segments(X, batch_size=bs), bs)
+            return self
         X = self._check_X(X, reset=True)
         self._initialize(X)
-        n = X.shape[0]
-        bs = self._batch_size(n)
-
-        def one_pass(monitor):
-            order = self._rng.permutation(n) if self.shuffle else np.arange(n)
-            return self._run(X, order, bs, monitor)
-
-        self._converging_passes(n, one_pass)
+        bs = self._batch_size(X.shape[0])
+        self._converging_passes(
+            X.shape[0], lambda: memory_segments(X, None, self._rng if self.shuffle else None), bs)
         return self
 
     def _solve_all(self, X):
@@ -406,14 +406,14 @@ class OnlineRobustNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin,
             H[rows], R[rows] = res.codes * s, res.outliers * s
         return H, R
 
+    @lazy_blocks("transform")
     def transform(self, X):
         """Codes of X (in the units of X): ``transform(X) @ components_`` is the low-rank part.
         A dask array gives a lazy dask array."""
         check_is_fitted(self, "components_")
-        if is_dask_array(X):
-            return self._transform_dask(X)
         return self._solve_all(X)[0]
 
+    @lazy_blocks("decompose")
     def decompose(self, X):
         """Split X into its low-rank part and its sparse outliers: X ≈ low_rank + outliers.
 
@@ -425,17 +425,14 @@ class OnlineRobustNMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin,
             The outlier estimates r (the foreground of a video).
         """
         check_is_fitted(self, "components_")
-        if is_dask_array(X):  # lazy: one task per row block
-            return self._decompose_dask(X)
         H, R = self._solve_all(X)
         return H @ self.components_, R
 
+    @lazy_blocks("score")
     def score(self, X, y=None):
         """Minus the mean per-sample loss ℓ(v, W) of eq. (5), on normalized samples (a
         map-reduce pass for a dask array)."""
         check_is_fitted(self, "components_")
-        if is_dask_array(X):
-            return self._score_dask(X)
         X = self._check_X(X, reset=False)
         total = 0.0
         for start in range(0, X.shape[0], 4096):

@@ -13,20 +13,27 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from .._batches import Segment, pass_segments
 from .._dask import dask_nanmean, is_dask_array, iter_row_blocks
 from .._validation import check_magnitude, check_stream_input, dense_batch, guarded_validation
 from ..coders import CodeSolver
 from ..losses import KLDivergence
 from ..updates import PoissonMemoryLimitedUpdate, PoissonSAUpdate
-from ._base import OnlineFactorizationMixin, one_blas_thread, transactional
+from ._base import (
+    OnlineFactorizationMixin,
+    RuleCountsMixin,
+    lazy_blocks,
+    one_blas_thread,
+    transactional,
+)
 
 __all__ = ["PoissonSubspaceTracker"]
 
 _KL = KLDivergence()  # the Poisson negative log-likelihood up to terms free of the rate
 
 
-class PoissonSubspaceTracker(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin,
-                             TransformerMixin, BaseEstimator):
+class PoissonSubspaceTracker(RuleCountsMixin, OnlineFactorizationMixin,
+                             ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     r"""Track a nonnegative low-rank Poisson rate from a stream of count vectors with missing
     entries (Wang and Chi 2016, "Stochastic approximation and memory-limited subspace tracking
     for Poisson streaming data").
@@ -164,11 +171,6 @@ class PoissonSubspaceTracker(OnlineFactorizationMixin, ClassNamePrefixFeaturesOu
             return PoissonMemoryLimitedUpdate(self.lam, self.forget, self.row_solver)
         return PoissonSAUpdate(self.lam, self.forget, self.window)
 
-    @property
-    def n_samples_seen_(self) -> int:
-        check_is_fitted(self, "components_")
-        return self.state_.n_samples_seen
-
     def _sa_rows(self, Ah, Yh, P, D, h_l2):
         """The SA rule's row problems: the KL codes of the columns of ``Yh`` on ``Ah``."""
         coder = CodeSolver("bb", lower=0.0, upper=np.inf, l2=h_l2, max_iter=self.sa_max_iter,
@@ -190,8 +192,9 @@ class PoissonSubspaceTracker(OnlineFactorizationMixin, ClassNamePrefixFeaturesOu
         a = self._code(y[None], None if p is None else p[None])[0]
         self._last_a = a
         # the online objective: this step's loss under the subspace it was coded with
-        self._loss_sum += float(_KL.value(y[None], (a @ self.components_)[None],
-                                          None if p is None else p[None])[0])
+        loss = float(_KL.value(y[None], (a @ self.components_)[None],
+                               None if p is None else p[None])[0])
+        self._loss_sum += loss
         pf = np.ones_like(y) if p is None else p.astype(float)
         py = pf * np.where(pf > 0, y, 0.0)
         if self.method == "ml":  # the memory-limited rule: state, then its step
@@ -201,39 +204,44 @@ class PoissonSubspaceTracker(OnlineFactorizationMixin, ClassNamePrefixFeaturesOu
             self.components_, self.state_ = self._rule().update(
                 self.state_, self.components_, pf, py, a, self._sa_rows)
         self._fit_time += time.perf_counter() - t0
+        return loss
+
+    def _record(self, n_rows: int) -> None:
         t = self.state_.n_samples_seen
         if self._history.due(t):
             self._history.record(t, self._fit_time, self._loss_sum / t)
-        return a
+
+    def _open_segment(self, seg: Segment) -> Segment:
+        """A fresh piece of a dask array is validated here (the model has started)."""
+        if seg.fresh:
+            seg = Segment(*self._check(seg.X, seg.mask, False), seg.order)
+        return seg
+
+    def _batch_step(self, seg: Segment, rows) -> float:
+        """One tracking step on one row (the algorithm is sequential in time)."""
+        yi, pi = dense_batch(seg.X, rows, seg.mask)
+        return self._step(yi[0], None if pi is None else pi[0])
 
     # ------------------------------------------------------------------ public API
     @transactional
     @one_blas_thread
     def partial_fit(self, X, y=None, mask=None):
         """One tracking step per row of X (count vectors; NaN marks missing entries)."""
+        first = not hasattr(self, "components_")
         if is_dask_array(X):  # one step per row: any row blocks, in order
             if mask is not None:
                 raise ValueError("with a dask array, mark missing entries with NaN")
-            if not hasattr(self, "components_"):
-                first, _ = self._check(next(iter_row_blocks(X)), None, True)
+            if first:
+                block, _ = self._check(next(iter_row_blocks(X)), None, True)
                 level = dask_nanmean(X)
-                self._initialize(first, None, level if np.isfinite(level) else 1.0)
-            self._stream_dask_rows(X, 1, step=self._track)
+                self._initialize(block, None, level if np.isfinite(level) else 1.0)
         else:
-            self._track(X, mask)
+            X, mask = self._check(X, mask, first)
+            if first:
+                self._initialize(X, mask)
+        self._pass(pass_segments(X, mask, batch_size=1), 1)
         self.n_iter_ += 1
         return self
-
-    def _track(self, X, mask=None):
-        """One tracking step per in-memory row, in time order (the first rows start the
-        model)."""
-        first = not hasattr(self, "components_")
-        X, mask = self._check(X, mask, first)
-        if first:
-            self._initialize(X, mask)
-        for i in range(X.shape[0]):  # the algorithm is sequential in time by definition
-            yi, pi = dense_batch(X, np.array([i]), mask)
-            self._step(yi[0], None if pi is None else pi[0])
 
     @transactional
     @one_blas_thread
@@ -252,22 +260,20 @@ class PoissonSubspaceTracker(OnlineFactorizationMixin, ClassNamePrefixFeaturesOu
         self.partial_fit(y[None], mask=m)
         return self._last_a, self._last_a @ self.components_
 
+    @lazy_blocks("transform")
     def transform(self, X, mask=None):
         """Codes of the rows of X with the current subspace (no update; lazy for a dask
         array)."""
         check_is_fitted(self, "components_")
-        if is_dask_array(X):
-            return self._transform_dask(X)
         X, mask = self._check(X, mask, False)
         Yd, P = dense_batch(X, np.arange(X.shape[0]), mask)
         return self._code(Yd, P, random_start=False)
 
+    @lazy_blocks("score")
     def score(self, X, y=None, mask=None):
         """Minus the mean Poisson deviance/2 of the observed entries under the current model
         (a map-reduce pass for a dask array, NaN marking the missing entries)."""
         check_is_fitted(self, "components_")
-        if is_dask_array(X) and mask is None:
-            return self._score_dask(X)
         X, mask = self._check(X, mask, False)
         Yd, P = dense_batch(X, np.arange(X.shape[0]), mask)
         A = self._code(Yd, P, random_start=False)

@@ -16,6 +16,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from .._batches import Segment, memory_segments
 from .._dask import check_dask_rows, is_dask_array
 from .._state_file import load_state, remove_state, save_state, state_key
 from .._validation import check_complete_input, dense_batch, guarded_validation
@@ -36,7 +37,7 @@ from ..updates import (
     default_batch_params,
     iter_chunks,
 )
-from ._base import OnlineFactorizationMixin, transactional
+from ._base import OnlineFactorizationMixin, lazy_blocks, transactional
 from ._smf_settings import SMFCoder, SMFStep
 
 __all__ = ["StochasticMF", "DivergedError", "METHODS", "INITS"]
@@ -317,12 +318,6 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
         self.n_solves_ += Xb.shape[0]
         return res
 
-    def _draw(self, X):
-        n = X.shape[0]
-        rows = self._rng.choice(n, size=self.batch_size_, replace=False)
-        self.n_samples_drawn_ += rows.size
-        return dense_batch(X, rows)[0].astype(float)
-
     def _checkpoint(self, X, fit_obj=None):
         """Evaluate (time excluded) when due; ``fit_obj`` is the free estimate otherwise."""
         n = X.shape[0]
@@ -367,41 +362,58 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
 
     # ------------------------------------------------------------------ VR (Algorithm 1)
     def _vr_epoch(self, X):
-        """One outer iteration: the snapshot (the rule's state), then ``inner_iter`` steps."""
-        P = self.problem_
+        """One outer iteration as a batch source: the snapshot (the rule's state, with its full
+        gradient) and the first inner step, which needs no mini-batch (W^{s,0} is the snapshot,
+        so the correction cancels), then one segment of ``batch_size`` drawn rows per further
+        inner step (drawn as the steps go, after Option I's reservoir draw)."""
         n = X.shape[0]
-        b, m = self.batch_size_, self.inner_iter_
-        s = self.n_iter_
+        self._epoch = self._vr_snapshot(X)
+        self._vr_inner(X, 0)
+        for t in range(1, self.inner_iter_):
+            self._keep_iterate(self.components_)
+            rows = self._rng.choice(n, size=self.batch_size_, replace=False)
+            yield Segment(X, None, rows, ctx=t)
+        del self._epoch
+        self.n_iter_ += 1
+
+    def _vr_snapshot(self, X):
+        """The rule and its snapshot state at W^{s,0} (the full gradient), recorded."""
+        m, s = self.inner_iter_, self.n_iter_
         t0 = time.perf_counter()
         D0 = self.components_.astype(float)
         tol = self._code_s.tol * code_tolerance(m * s, self._code_s.tau)
         rule = self._vr_rule()
         snap = rule.init(D0, X, tol)
         if not self._code_s.cache_snapshot:
-            self.n_solves_ += n
-        eta = self.learning_rate_ = snap.eta
+            self.n_solves_ += X.shape[0]
+        self.learning_rate_ = snap.eta
         self._fit_time += time.perf_counter() - t0
-        self._checkpoint(X, snap.loss / n + P.psi(D0))
-        D = D0
-        for t in range(m):
-            t1 = time.perf_counter()
+        self._checkpoint(X, snap.loss / X.shape[0] + self.problem_.psi(D0))
+        self.components_ = D0
+        return rule, snap
+
+    def _vr_inner(self, X, t, rows=None):
+        """Inner step t of the outer iteration (t = 0: the snapshot's own step)."""
+        t1 = time.perf_counter()
+        rule, snap = self._epoch
+        D = self.components_
+        if t == 0:
             self._keep_iterate(D)
-            if t == 0:  # W^{s,0} = snapshot: lines 8 and 9 coincide, the correction cancels
-                D, snap = rule.update(snap, D)
-            else:
-                rows = self._rng.choice(n, size=b, replace=False)
-                self.n_samples_drawn_ += b
-                Xb = dense_batch(X, rows)[0].astype(float)
-                c = self._code_s
-                D, snap = rule.update(snap, D, Xb, rows, c.tol * code_tolerance(m * s + t, c.tau))
-                self.n_solves_ += snap.last_solves
-            _check_finite(D, f"StochasticMF(method='vr') diverged with learning_rate={eta:g}"
-                             "; use a smaller step")
-            self.components_ = D
-            self.n_steps_ += 1
-            self._fit_time += time.perf_counter() - t1
-            self._checkpoint(X)
-        self.n_iter_ += 1
+            D, snap = rule.update(snap, D)
+        else:
+            self.n_samples_drawn_ += rows.size
+            Xb = dense_batch(X, rows)[0].astype(float)
+            c = self._code_s
+            tol = c.tol * code_tolerance(self.inner_iter_ * self.n_iter_ + t, c.tau)
+            D, snap = rule.update(snap, D, Xb, rows, tol)
+            self.n_solves_ += snap.last_solves
+        self._epoch = (rule, snap)
+        _check_finite(D, "StochasticMF(method='vr') diverged with learning_rate="
+                         f"{self.learning_rate_:g}; use a smaller step")
+        self.components_ = D
+        self.n_steps_ += 1
+        self._fit_time += time.perf_counter() - t1
+        self._checkpoint(X)
 
     def _vr_rule(self) -> SVRGUpdate:
         """The SVRG rule with the current settings (its snapshot lives for one outer
@@ -446,11 +458,46 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
         self._fit_time += time.perf_counter() - t1
         self._checkpoint(X, self._running_loss)
 
+    @property
+    def _draws_batches(self) -> bool:
+        """SMM and SGD's ``fit`` draws its mini-batches at random (the shared "stream equals
+        fit" check replays the drawn ones through ``partial_fit``)."""
+        return self.method != "vr"
+
     def _budget_steps(self, n):
         """SMM/SGD steps spending the solves of ``max_iter`` VR outer iterations."""
         b, m = self.batch_size_, self.inner_iter_
         per_epoch = n + (m - 1) * (b if self._code_s.cache_snapshot else 2 * b)
         return max(1, int(np.ceil(self.max_iter * per_epoch / b)))
+
+    def _drawn_batches(self, X, key):
+        """SMM/SGD's batch source in ``fit``: ``batch_size`` rows drawn without replacement for
+        each step (drawn as the steps go), the budget of :meth:`_budget_steps`, the state saved
+        every ``max_iter``-th of it."""
+        n = X.shape[0]
+        steps = self._budget_steps(n)
+        per_outer = max(1, steps // self.max_iter)
+        while self.n_steps_ < steps:
+            yield Segment(X, None, self._rng.choice(n, size=self.batch_size_, replace=False))
+            if self.n_steps_ % per_outer == 0:
+                self._save_state(key)
+        self.n_iter_ = self.max_iter
+
+    def _vr_epochs(self, X, key):
+        """VR's batch source in ``fit``: the outer iterations left, the state saved after each."""
+        while self.n_iter_ < self.max_iter:
+            yield from self._vr_epoch(X)
+            self._save_state(key)
+
+    def _batch_step(self, seg: Segment, rows) -> float:
+        """VR's inner step (``seg.ctx`` its index), or an SMM/SGD step on the rows; returns
+        the running loss (NaN for VR: ``fit`` runs its budget, no stopping rule)."""
+        if self.method == "vr":
+            self._vr_inner(seg.X, seg.ctx, rows)
+            return float("nan")
+        self.n_samples_drawn_ += rows.size
+        self._stochastic_step(seg.X, dense_batch(seg.X, rows)[0].astype(float))
+        return self._running_loss
 
     # ------------------------------------------------------------------ public API
     @transactional
@@ -465,18 +512,8 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
             self._checkpoint(X)
         else:
             self.__dict__.update(state)
-        if self.method == "vr":
-            while self.n_iter_ < self.max_iter:
-                self._vr_epoch(X)
-                self._save_state(key)
-        else:
-            steps = self._budget_steps(X.shape[0])
-            per_outer = max(1, steps // self.max_iter)
-            while self.n_steps_ < steps:
-                self._stochastic_step(X, self._draw(X))
-                if self.n_steps_ % per_outer == 0:
-                    self._save_state(key)
-            self.n_iter_ = self.max_iter
+        source = self._vr_epochs if self.method == "vr" else self._drawn_batches
+        self._pass(source(X, key), self.batch_size_)
         self._finish(X.dtype)
         self._checkpoint_final(X)
         if key is not None:
@@ -498,13 +535,8 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
         else:
             self.problem_ = self.problem_.bind(X.shape[0])
             self.batch_size_ = min(self.batch_size_, X.shape[0])
-        if self.method == "vr":
-            self._vr_epoch(X)
-        else:
-            for start in range(0, X.shape[0], self.batch_size_):
-                rows = np.arange(start, min(start + self.batch_size_, X.shape[0]))
-                self.n_samples_drawn_ += rows.size
-                self._stochastic_step(X, dense_batch(X, rows)[0].astype(float))
+        source = self._vr_epoch(X) if self.method == "vr" else memory_segments(X)
+        self._pass(source, self.batch_size_)
         self.components_ = self.components_.astype(X.dtype, copy=False)
         return self
 
@@ -534,20 +566,20 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
         R = None if Rs and Rs[0] is None else np.vstack(Rs) if Rs else None
         return H.astype(self.components_.dtype, copy=False), R
 
+    def _dask_input(self, X):
+        """A dask array for ``transform``/``decompose``, checked as one blockwise pass."""
+        return self._check(X, False)
+
+    @lazy_blocks("transform")
     def transform(self, X):
         """The codes h*(x, D) of every row (BSUM, tolerance ``eval_tol``); a dask array gives
         a lazy dask array (one task per row block)."""
-        if is_dask_array(X):
-            check_is_fitted(self, "components_")
-            return self._transform_dask(self._check(X, False))
         return self._solve_all(X)[0]
 
+    @lazy_blocks("decompose")
     def decompose(self, X):
         """Split X ≈ low_rank + outliers: (``transform(X) @ components_``, r*) — outliers are
         zero for the non-robust problems."""
-        if is_dask_array(X):  # lazy: one task per row block
-            check_is_fitted(self, "components_")
-            return self._decompose_dask(self._check(X, False))
         H, R = self._solve_all(X)
         low = H @ self.components_
         return low, (np.zeros_like(low) if R is None else R.astype(low.dtype))
