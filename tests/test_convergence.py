@@ -178,7 +178,7 @@ def test_a_dask_fit_stopped_mid_pass_reads_no_further_block(name, monkeypatch):
     """Once the rule stops fit, the rest of the pass is not read: on data larger than memory
     each block read is a trip to the disk."""
     da = pytest.importorskip("dask.array")
-    import onlinemf.estimators._base as base
+    import onlinemf._batches as base
 
     real, reads = base.iter_row_blocks, []
 

@@ -282,6 +282,8 @@ class RuleCountsMixin:
     """``n_steps_`` and ``n_samples_seen_`` of an estimator whose update rule's immutable
     state ``state_`` counts them (so a pickled or checkpointed estimator carries them)."""
 
+    state_: Any
+
     @property
     def n_steps_(self) -> int:
         """Dictionary steps taken (``state_.n_steps``)."""

@@ -214,7 +214,8 @@ class PoissonSubspaceTracker(RuleCountsMixin, OnlineFactorizationMixin,
     def _open_segment(self, seg: Segment) -> Segment:
         """A fresh piece of a dask array is validated here (the model has started)."""
         if seg.fresh:
-            seg = Segment(*self._check(seg.X, seg.mask, False), seg.order)
+            Y, mask = self._check(seg.X, seg.mask, False)
+            seg = Segment(Y, mask, seg.order)
         return seg
 
     def _batch_step(self, seg: Segment, rows) -> float:
