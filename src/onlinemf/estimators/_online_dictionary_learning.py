@@ -125,8 +125,8 @@ class OnlineDictionaryLearning(RuleCountsMixin, OnlineFactorizationMixin,
         The three statistics: with them the surrogate f̂_t (:meth:`surrogate_loss`).
     code_sums_ : ndarray (n_components,)
         Total of every atom's codes over the stream (the importance of NDL).
-    n_steps_ : int
-        Read from ``state_``.
+    n_steps_, n_samples_seen_ : int
+        Dictionary steps taken and samples seen, read from ``state_``.
     n_iter_ : int
         Passes of :meth:`fit` (one stopped mid-pass counts), plus one per :meth:`partial_fit`.
     converged_ : bool

@@ -82,8 +82,8 @@ class PoissonSubspaceTracker(RuleCountsMixin, OnlineFactorizationMixin,
     ----------
     components_ : ndarray (n_components, n_features)
         D̂ᵀ, the current subspace (nonnegative).
-    n_samples_seen_ : int
-        t.
+    n_samples_seen_, n_steps_ : int
+        t, and the steps taken (one per sample).
     n_iter_ : int
         Calls of :meth:`partial_fit` (and :meth:`update`); :meth:`fit` tracks X in one pass,
         in time order, as the algorithm is sequential by definition.

@@ -299,8 +299,8 @@ class SVRGUpdate:
     Two step rules. ``metric=False`` (the paper's line 11): D ← prox_{ηψ+δ_C}(D − ηV) with
     the constant η = ``step_scale``/L̂ (L̂ = λ_max of the snapshot's code covariance) under
     ``learning_rate="auto"``, else ``learning_rate``. ``metric=True``: the same proximal step
-    in the metric of the snapshot's code covariance (:func:`snapshot_metric`,
-    :func:`metric_step`), with η = ``step_scale`` held over the outer iteration: one global
+    in the metric of the snapshot's code covariance (``snapshot_metric``,
+    ``metric_step``), with η = ``step_scale`` held over the outer iteration: one global
     step 1/L̂ under-steps every atom whose curvature is below the largest, which on the
     robust problems leaves the atoms beyond the data's rank at their start.
 
@@ -321,7 +321,7 @@ class SVRGUpdate:
     metric : bool
         The metric rule.
     damping : float
-        δ of :func:`snapshot_metric`.
+        δ of ``snapshot_metric``.
     """
 
     problem: object
