@@ -22,6 +22,7 @@ import numpy as np
 from .._dask import as_rows, is_dask_array
 from ._base import one_blas_thread, transactional
 from ._convergence import ConvergenceMonitor
+from ._online_nmf import OnlineNMF
 
 __all__ = ["fit_data_parallel"]
 
@@ -65,7 +66,7 @@ def fit_data_parallel(estimator, X, *, blocks_per_step: int | None = None):
     """
     if not is_dask_array(X):
         raise TypeError("fit_data_parallel takes a dask array; fit an in-memory X with fit")
-    if type(estimator).__name__ != "OnlineNMF":
+    if not isinstance(estimator, OnlineNMF):
         raise TypeError(f"fit_data_parallel fits an OnlineNMF, not {type(estimator).__name__}")
     if blocks_per_step is not None and (not isinstance(blocks_per_step, (int, np.integer))
                                         or blocks_per_step < 1):
