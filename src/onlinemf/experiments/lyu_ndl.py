@@ -325,7 +325,7 @@ def ising(ctx: Context) -> Result:
     size, p, frames, per_frame, r = ctx.pick((48, 8, 30, 200, 25), (200, 20, 125, 1000, 100),
                                              tiny=(16, 4, 5, 50, 16))
     temps = (0.5, 2.26, 5.0)
-    # the spec's simplified protocol (one checkerboard sweep per frame) and, at paper scale,
+    # the simplified protocol (one checkerboard sweep per frame) and, at paper scale,
     # the paper's: 500 frames recorded every 1000 single-site heat-bath updates from i.i.d.
     # spins (the authors' code: 500 frames, 1000 random patches per step)
     protocols = [("checkerboard sweep per frame (a simplified protocol)", "checkerboard",

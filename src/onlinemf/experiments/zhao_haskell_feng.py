@@ -43,7 +43,7 @@ FIG2 = ("\"VR not only recovers U faster, but also recovers a subspace that is c
 FIG2_WHY = ("VR ahead of both SMM and SGD; within 5% of each other is a tie, as in Fig. 1")
 
 METHODS = ("vr", "smm", "sgd")
-# the paper's code solver (spec §2.2) for every method's solves (StochasticMF's default too;
+# the paper's code solver for every method's solves (StochasticMF's default too;
 # stated so that a change of that default leaves the experiments as they are)
 SOLVER = "bsum"
 COLORS = {"vr": "C3", "smm": "C0", "sgd": "C2"}
@@ -60,7 +60,7 @@ def _scale(ctx: Context) -> dict:
         return dict(n=400, K=20, S=3, eval_every=1.0, ref_iter=4, synth=(300, 60), face=16,
                     step_limits=(0.5, 2.0))
     # on Synth (n = 100000) one batch step solves every robust code: its reference takes at
-    # most SYNTH_REF_ITER steps and also stops when f stalls (spec §2.7's other stop)
+    # most SYNTH_REF_ITER steps and also stops when f stalls (the reference's other stop)
     return dict(n=None, K=49, S=10, eval_every=0.5, ref_iter=200, synth=(100_000, 400),
                 face=32, step_limits=STEP_LIMITS, synth_ref_ftol=REF_FTOL,
                 synth_ref_iter=SYNTH_REF_ITER)
@@ -72,7 +72,7 @@ def _subset(X, n, seed):
     return X[np.random.default_rng(seed).choice(X.shape[0], n, replace=False)]
 
 
-SYNTH_RANK = 10  # k′, the planted rank of Synth (spec 002 §4.1)
+SYNTH_RANK = 10  # k′, the planted rank of the paper's Synth recipe
 
 
 def load_panel_data(name: str, ctx: Context, sc: dict) -> tuple[np.ndarray, str]:
@@ -134,7 +134,7 @@ def _no_state(key):
 def tuned_scale(problem, method, X, K, S, seed, grid=STEP_GRID, limits=STEP_LIMITS,
                 memo=_no_memo, key="", values: dict | None = None, state=_no_state,
                 **kw) -> float:
-    """The paper's protocol (spec §4.5 item 3): the step multiplier of VR (η) or SGD (β) with
+    """The paper's protocol: the step multiplier of VR (η) or SGD (β) with
     the lowest f after the full budget, on a grid around the automatic step that is widened
     by factors of 2 while the best multiplier sits on its edge (within ``limits``; a diverged
     multiplier closes that side), so no method's best step is an edge of its grid. Each fit
@@ -259,7 +259,7 @@ def run_methods(problem, X, K, S, eval_every, seed, tune=True, limits=STEP_LIMIT
 
 def suboptimality(runs, X, ref_iter, ftol: float | None = None,
                   state_file: str | None = None, map_fn=map) -> tuple[float, dict, list]:
-    """f(Ŵ) from the batch reference (deterministic proximal gradient, spec §2.7) started at
+    """f(Ŵ) from the batch reference (deterministic proximal gradient) started at
     the best final dictionary, stopped after ``ref_iter`` steps or, with ``ftol``, once
     ``REF_WINDOW`` steps lower f by at most ftol·|f|; the log10-suboptimality curves against
     it (floored as §4.3), and the reference's f values. ``state_file``: where the reference
@@ -698,7 +698,7 @@ def _pca_ev(X, W, K: int) -> float:
 
 
 # "recovers U faster": a method's passes are counted to EV_LEVEL times the best final EV of
-# the panel's three methods (spec §7: VR-ORPCA on Synth-mini reaches EV > 0.95; where no
+# the panel's three methods (VR-ORPCA on Synth-mini reaches EV > 0.95; where no
 # method recovers U that well, as at ρ_s = 0.3, a fixed level 0.95 would time nothing)
 EV_LEVEL = 0.95
 REACH_CLAIM = f"passes to EV ≥ {EV_LEVEL:g} × the best final EV"
