@@ -394,19 +394,38 @@ def test_auto_codes_multiplicative_while_learning_spectral_when_answering(monkey
     assert {(c["step"], c["max_iter"]) for c in seen} == {("lipschitz", 100)}
 
 
-def test_auto_batch_size_grows_with_the_vocabulary_for_the_squared_loss():
-    """The squared loss's block-coordinate step costs O(K²F) whatever the rows' nonzeros, so
-    over a large vocabulary "auto" takes batches whose coding work outweighs it; the KL
-    surrogate's step is O(K·F) and keeps the text-sized batch."""
+def test_auto_batch_size_grows_with_the_vocabulary_for_the_surrogates():
+    """The surrogates' dictionary steps cost O(K²F) (squared) or O(K·F) (KL) whatever the
+    rows' nonzeros, so over a large vocabulary "auto" takes batches whose coding work
+    outweighs them; KL there skips the SGD warm-up, starts from NNDSVDa and takes
+    WIDE_MU_CODE_MAX_ITER code iterations. A small vocabulary keeps the text-sized batch
+    and the warm-up, and the paper's settings keep theirs."""
     import math
 
     import scipy.sparse as sp
 
-    from onlinemf.estimators._online_nmf import SPARSE_CODE_ITERATIONS
+    from onlinemf.estimators._online_nmf import (
+        MU_CODE_MAX_ITER,
+        SGD_WARMUP_ROWS,
+        SPARSE_CODE_ITERATIONS,
+        WIDE_MU_CODE_MAX_ITER,
+    )
 
     X = sp.random(300, 200_000, density=5e-4, format="csr", random_state=0)
     nnz = X.nnz / X.shape[0]
+    cover = math.ceil(10 * 200_000 / (SPARSE_CODE_ITERATIONS * (nnz + 10)))
     sq = OnlineNMF(10, max_iter=1, random_state=0).partial_fit(X)
     kl = OnlineNMF(10, loss="kl", max_iter=1, random_state=0).partial_fit(X)
-    assert sq.batch_size_ == math.ceil(10 * 200_000 / (SPARSE_CODE_ITERATIONS * (nnz + 10)))
-    assert kl.batch_size_ < sq.batch_size_
+    assert sq.batch_size_ == kl.batch_size_ == cover
+    assert kl.dictionary_update_.warmup == 0
+    assert kl.coder_.max_iter == WIDE_MU_CODE_MAX_ITER
+    assert kl.n_code_iter_ <= WIDE_MU_CODE_MAX_ITER * X.shape[0]  # the steps use it
+    nndsvd = OnlineNMF(10, loss="kl", init="nndsvd", max_iter=1, random_state=0)
+    np.testing.assert_array_equal(kl.components_, nndsvd.partial_fit(X).components_)
+    small = sp.random(300, 2000, density=5e-2, format="csr", random_state=0)
+    text = OnlineNMF(10, loss="kl", max_iter=1, random_state=0).partial_fit(small)
+    assert text.batch_size_ < math.ceil(10 * 2000 / SPARSE_CODE_ITERATIONS)
+    assert text.dictionary_update_.warmup == SGD_WARMUP_ROWS
+    assert text.coder_.max_iter == MU_CODE_MAX_ITER
+    paper = OnlineNMF(10, loss="kl", settings="paper", max_iter=1, random_state=0)
+    assert paper.partial_fit(X).batch_size_ == 10

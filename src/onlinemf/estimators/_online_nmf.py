@@ -69,9 +69,14 @@ NNDSVD_ROWS = 4096
 #: (``Surrogate(warmup="auto")``): long enough for SGD to settle the topics the surrogate then keeps
 SGD_WARMUP_ROWS = 10000
 
-#: coder iterations a sparse row is taken to cost in "auto" batch sizing of the squared loss
-#: (the sparse rows' coding work against the O(K²F) block-coordinate dictionary step)
+#: coder iterations a sparse row is taken to cost in "auto" batch sizing of the surrogate
+#: updates (the sparse rows' coding work against the dictionary step's O(K²F) or O(K·F))
 SPARSE_CODE_ITERATIONS = 8
+
+#: Multiplicative code iterations per online step over a large vocabulary (see
+#: ``OnlineNMF._wide_vocabulary``): a batch's coding then dominates a step, and the running
+#: surrogate averages the codes of many batches, so iterations saved buy passes
+WIDE_MU_CODE_MAX_ITER = 5
 
 
 class OnlineNMF(RuleCountsMixin, OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin,
@@ -106,23 +111,31 @@ class OnlineNMF(RuleCountsMixin, OnlineFactorizationMixin, ClassNamePrefixFeatur
         surrogate of all mini-batches: block coordinate descent for the squared loss,
         multiplicative updates for KL, IS and β ("surrogate" is ``Surrogate(warmup=0)``, from
         the first step). "auto" is ``Surrogate()`` where the loss has one (with an SGD
-        warm-up on sparse text) and SGD otherwise, because the paper's step, tuned for about
-        10⁵ samples, misjudges smaller data.
+        warm-up on sparse text, except over a large vocabulary, where the "auto" batches are
+        large) and SGD otherwise, because the paper's step, tuned for about 10⁵ samples,
+        misjudges smaller data.
     init : {"auto", "random", "samples", "nndsvd"}, default="auto"
         W₀: i.i.d. U(0, 1) projected onto C (the paper's), K jittered rows of the first data
         seen, or NNDSVDa (Boutsidis and Gallopoulos 2008) on its first 4096 rows. "auto":
-        "nndsvd" for sparse input whose first steps are SGD (better topics on text),
-        "samples" with the surrogate, "random" otherwise and under ``settings="paper"``.
+        "nndsvd" for sparse input whose first steps are SGD (better topics on text) and for
+        the multiplicative surrogate over a large vocabulary (whose few large steps start
+        better from the data's leading singular vectors than from K single rows), "samples"
+        with the surrogate otherwise, "random" otherwise and under ``settings="paper"``.
     batch_size : int, "auto" or "paper", default="auto"
         τ. "auto" (:func:`auto_batch_size`) makes the vectorized work of a step dominate its
-        fixed Python cost, with at least K rows so that a pass costs O(N·K·F) at any K.
-        "paper" is the paper's 10⁻⁴N in :meth:`fit` and 10 in :meth:`partial_fit`, where N is
-        unknown; it is what "auto" means under ``settings="paper"``.
+        fixed Python cost, with at least K rows so that a pass costs O(N·K·F) at any K; for
+        sparse rows under a surrogate update it grows (to at most 4096) until their coding
+        outweighs the dictionary step, which costs O(K·F) or more whatever the rows'
+        nonzeros. "paper" is the paper's 10⁻⁴N in :meth:`fit` and 10 in
+        :meth:`partial_fit`, where N is unknown; it is what "auto" means under
+        ``settings="paper"``.
     coder : str or CodeSolver, default="auto"
         How the codes are solved: a step rule's name ("auto", "paper", "spg", "mu", "exact",
         "armijo", "lipschitz", "polyak", "fista", "bb", "admm") or a
         :class:`~onlinemf.coders.CodeSolver` with its caps, tolerances, the code box and a Tikhonov
-        weight. "auto" uses steps that need no objective evaluations in the online steps.
+        weight. "auto" uses steps that need no objective evaluations in the online steps
+        (for the multiplicative step over a large vocabulary, 5 iterations a step: the
+        coding of its large batches dominates, and the surrogate averages their codes).
     scale : "max", float or None, default="max"
         Divide the data by their largest entry (of the first data seen), by a number, or not
         at all (None, as in the paper), because the canonical a, b assume O(1) gradients and
@@ -311,8 +324,12 @@ class OnlineNMF(RuleCountsMixin, OnlineFactorizationMixin, ClassNamePrefixFeatur
         or for ``transform`` and ``score``, which code with the accurate spectral step under
         "auto" (the multiplicative step's capped codes serve a stochastic step, not an
         answer)."""
-        return self._code.resolved(self.loss_ if loss is None else loss, learning,
-                                   step=self._code_step())
+        coder = self._code.resolved(self.loss_ if loss is None else loss, learning,
+                                    step=self._code_step())
+        if (learning and getattr(self, "_wide", False) and self._code.max_iter == "auto"
+                and coder.step == "mu"):
+            coder = coder.set_params(max_iter=WIDE_MU_CODE_MAX_ITER)
+        return coder
 
     def _resolved_coder(self, loss: Loss) -> CodeSolver:
         """The online steps' :class:`CodeSolver` with every "auto" resolved (``coder_``)."""
@@ -331,7 +348,35 @@ class OnlineNMF(RuleCountsMixin, OnlineFactorizationMixin, ClassNamePrefixFeatur
             return 0
         if self._surrogate.warmup != "auto":
             return int(self._surrogate.warmup)
-        return SGD_WARMUP_ROWS if sparse and loss.majorized_mu else 0
+        return SGD_WARMUP_ROWS if sparse and loss.majorized_mu and not self._wide else 0
+
+    def _sparse_rows_rule(self, X) -> tuple[int, int]:
+        """(rows, cover) for "auto" batches of a sparse X: the rows whose coding amortizes a
+        step's fixed Python cost, and the rows whose coding outweighs the dictionary step's
+        O(K·F) work about ``SPARSE_CODE_ITERATIONS``-fold (at most 4096)."""
+        k = self.n_components
+        nnz_row = X.nnz / X.shape[0]
+        # rows with at least K nonzeros (text) carry enough work for smaller batches, which
+        # take more steps a pass
+        work = 7e5 if nnz_row >= k else 2e6
+        rows = auto_batch_size(k, max(nnz_row + k, 1.0), work=work, high=4096)
+        cover = math.ceil(k * X.shape[1] / (SPARSE_CODE_ITERATIONS * (nnz_row + k)))
+        return rows, min(cover, 4096)
+
+    def _wide_vocabulary(self, X, loss: Loss) -> bool:
+        """Whether the multiplicative surrogate meets a large vocabulary: sparse rows whose
+        "auto" batches the dictionary step's O(K·F) enlarges (``_sparse_rows_rule``). There
+        the steps are few and large, so the SGD warm-up is skipped (the safeguard rejects
+        its summed steps over a large batch), NNDSVDa starts the atoms (the multiplicative
+        rule keeps a start's zeros) and the codes take ``WIDE_MU_CODE_MAX_ITER`` iterations."""
+        if (X is None or self.settings == "paper" or self.batch_size != "auto"
+                or not loss.majorized_mu or self._surrogate is None):
+            return False
+        X = first_rows(X)
+        if not (X.shape[0] and self._sparse_batches(X, None, loss)):
+            return False
+        rows, cover = self._sparse_rows_rule(X)
+        return cover > rows
 
     def _resolved_decay(self) -> float:
         """The surrogate's decay: "auto" is 0.5 for the squared loss's statistics, which stay
@@ -366,24 +411,19 @@ class OnlineNMF(RuleCountsMixin, OnlineFactorizationMixin, ClassNamePrefixFeatur
             return max(1, math.ceil(1e-4 * X.shape[0])) if in_fit else 10
         if self.batch_size != "auto":
             return int(self.batch_size)
-        k = self.n_components
         X = first_rows(X)  # of CSR dask blocks, the first one's rows
         if self._sparse_batches(X, None, self._make_loss()) and X.shape[0]:
             # a sparse step also pays O(K·F) for the dictionary and a Python cost per coder
-            # iteration that the few nonzeros of a row cannot amortize: larger batches.
-            # Rows with at least K nonzeros (text) carry enough work for smaller batches,
-            # which take more steps a pass.
-            nnz_row = X.nnz / X.shape[0]
-            work = 7e5 if nnz_row >= k else 2e6
-            rows = auto_batch_size(k, max(nnz_row + k, 1.0), work=work, high=4096)
-            if getattr(self, "_dictionary_kind", None) == "bcd":
-                # the block-coordinate step costs O(K²F) whatever the rows' nonzeros: over a
-                # large vocabulary it outweighs the coding of a text-sized batch, so the batch
-                # grows until a step's dictionary work is about an eighth of its coding's
-                cover = math.ceil(k * X.shape[1] / (SPARSE_CODE_ITERATIONS * (nnz_row + k)))
-                rows = max(rows, min(cover, 4096))
+            # iteration that the few nonzeros of a row cannot amortize: larger batches
+            rows, cover = self._sparse_rows_rule(X)
+            if getattr(self, "_dictionary_kind", None) == "bcd" or getattr(self, "_wide", False):
+                # the surrogate's dictionary step costs O(K²F) (block coordinates) or O(K·F)
+                # (multiplicative) whatever the rows' nonzeros: over a large vocabulary it
+                # outweighs the coding of a text-sized batch, so the batch grows until a
+                # step's dictionary work is about an eighth of its coding's
+                rows = max(rows, cover)
             return rows
-        return auto_batch_size(k, X.shape[1])
+        return auto_batch_size(self.n_components, X.shape[1])
 
     # ------------------------------------------------------------------ data handling
     def _check_X(self, X, mask, *, reset):
@@ -450,11 +490,12 @@ class OnlineNMF(RuleCountsMixin, OnlineFactorizationMixin, ClassNamePrefixFeatur
         D0 = self._rng.random((self.n_components, n_features))
         sparse = X is not None and is_sparse_input(X)
         self._dictionary_kind = self._update_kind(loss)
+        self._wide = self._wide_vocabulary(X, loss)
         self._warmup = self._warmup_for(loss, self._dictionary_kind, sparse)
         self._warming_up = self._warmup > 0
         first_sgd = self._dictionary_kind == "sgd" or self._warming_up
         init = self.init if self.init != "auto" else (
-            "random" if self.settings == "paper" else
+            "random" if self.settings == "paper" else "nndsvd" if self._wide else
             "samples" if not first_sgd else "nndsvd" if sparse else "random")
         if init == "nndsvd" and X is not None and X.shape[0] >= self.n_components:
             D0 = self._atoms_from_nndsvd(X, mask, scale, jitter=D0)
