@@ -580,6 +580,10 @@ class OnlineNMF(RuleCountsMixin, OnlineFactorizationMixin, ClassNamePrefixFeatur
         loss at its codes under the dictionary before the step)."""
         t0 = time.perf_counter()
         D = self.components_
+        if isinstance(Xb, SparseRows):
+            # D's columns at the nonzeros, gathered once for the coder, the dictionary step's
+            # products and the batch's losses alike
+            Xb = Xb.bind(D)
         coded = self._coder().solve(self.loss_, D, Xb, Mb)
         H = coded.codes
         if isinstance(rule, (BCDSurrogateUpdate, MultiplicativeSurrogateUpdate)):
