@@ -472,6 +472,29 @@ def test_sparse_rows_caches_follow_their_rows():
         np.testing.assert_allclose(R.transpose_times(w, H15), (Aw.T @ H15).T)
 
 
+@pytest.mark.parametrize("block", [1, 7, 40, 1 << 20])
+def test_sparse_rows_model_by_blocks_equals_the_dense_product(block, monkeypatch):
+    """(HD) at the nonzeros, formed a block of rows at a time, is the dense product's
+    entries there, bit for bit across block sizes, with empty rows and on a subset."""
+    import onlinemf._sparse as sparse_rows
+
+    rng = np.random.default_rng(5)
+    A = sp.random(40, 30, density=0.2, format="csr", random_state=4)
+    A = sp.csr_matrix(A.multiply((np.arange(40) % 6 != 0)[:, None]))  # some empty rows
+    A.eliminate_zeros()
+    D, H = rng.random((4, 30)), rng.random((40, 4))
+    R = sparse_rows.as_sparse_rows(A, D)
+    direct = R.model(H, D)
+    monkeypatch.setattr(sparse_rows, "MODEL_BLOCK", block)
+    np.testing.assert_array_equal(R.model(H, D), direct)
+    rows, dense = A.nonzero(), H @ D
+    np.testing.assert_allclose(direct, dense[rows], rtol=1e-13)
+    sub_rows = np.array([3, 0, 17, 6, 39])
+    sub = R.subset(sub_rows)
+    np.testing.assert_allclose(sub.model(H[sub_rows], D), (H[sub_rows] @ D)[
+        A[sub_rows].nonzero()], rtol=1e-13)
+
+
 def _mu_reference(loss, D, X, mask, H, m, iters):
     """The multiplicative update written out entry by entry from its definition (Févotte and
     Idier 2011): h_k ← h_k (Σ_f d_kf x_f y_f^(β−2) / (Σ_f d_kf y_f^(β−1) + m h_k))^γ over

@@ -13,6 +13,9 @@ import scipy.sparse as sp
 
 __all__ = ["SparseRows", "as_sparse_rows", "gather_rows"]
 
+#: entries of the (nonzeros × K) repeated codes that :meth:`SparseRows.model` forms at once
+MODEL_BLOCK = 1 << 20
+
 
 def gather_rows(indptr: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Positions of the given CSR rows' entries, row after row, and each row's entry count:
@@ -94,8 +97,21 @@ class SparseRows:
 
     def model(self, H, D) -> np.ndarray:
         """(HD) at the nonzeros, (nnz,). Each code row is repeated over its row's nonzeros,
-        which is faster than gathering it by the row index of every nonzero."""
-        return np.einsum("ij,ij->i", np.repeat(H, self._counts, axis=0), self.columns(D))
+        which is faster than gathering it by the row index of every nonzero, a block of rows
+        at a time so that the repeated codes (``MODEL_BLOCK`` entries) stay in cache."""
+        C = self.columns(D)
+        n, k = self.shape[0], max(H.shape[1], 1)
+        if self.nnz * k <= MODEL_BLOCK:
+            return np.einsum("ij,ij->i", np.repeat(H, self._counts, axis=0), C)
+        step = max(1, MODEL_BLOCK * n // (self.nnz * k))
+        out = np.empty(self.nnz, dtype=np.result_type(H, C))
+        ends = self.indptr - self.indptr[0]
+        for s in range(0, n, step):
+            e = min(s + step, n)
+            lo, hi = ends[s], ends[e]
+            out[lo:hi] = np.einsum("ij,ij->i", np.repeat(H[s:e], self._counts[s:e], axis=0),
+                                   C[lo:hi])
+        return out
 
     def row_constant(self, name: str, per_nonzero) -> np.ndarray:
         """Σ over each row's nonzeros of ``per_nonzero(data)``, computed once per batch and
