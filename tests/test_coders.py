@@ -495,6 +495,31 @@ def test_sparse_rows_model_by_blocks_equals_the_dense_product(block, monkeypatch
         A[sub_rows].nonzero()], rtol=1e-13)
 
 
+def test_sparse_rows_weighted_columns_from_the_gathered_columns():
+    """Once D's columns at the nonzeros are gathered, (sparse W)·Dᵀ comes from them: the
+    same sums in the same order as scipy's product, for new weights each call, on a subset,
+    and for a dictionary other than the bound one."""
+    from onlinemf._sparse import as_sparse_rows
+
+    rng = np.random.default_rng(8)
+    A = sp.random(30, 50, density=0.15, format="csr", random_state=6)
+    D = rng.random((5, 50))
+    R = as_sparse_rows(A, D)
+    assert R.DC is not None  # gathered
+    for _ in range(2):
+        w = rng.random(A.nnz)
+        Aw = sp.csr_matrix((w, A.indices, A.indptr), shape=A.shape)
+        np.testing.assert_array_equal(R.weighted_columns(w, D), Aw @ D.T)
+    rows = np.array([4, 9, 0, 22])
+    sub = R.subset(rows)
+    assert sub.DC is not None
+    ws = rng.random(sub.nnz)
+    np.testing.assert_allclose(sub.weighted_columns(ws, D), sp.csr_matrix(
+        (ws, A[rows].indices, A[rows].indptr), shape=(4, 50)) @ D.T, rtol=1e-14)
+    D2 = rng.random((5, 50))
+    np.testing.assert_allclose(R.weighted_columns(A.data, D2), A @ D2.T, rtol=1e-14)
+
+
 def _mu_reference(loss, D, X, mask, H, m, iters):
     """The multiplicative update written out entry by entry from its definition (Févotte and
     Idier 2011): h_k ← h_k (Σ_f d_kf x_f y_f^(β−2) / (Σ_f d_kf y_f^(β−1) + m h_k))^γ over

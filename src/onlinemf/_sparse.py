@@ -45,7 +45,7 @@ class SparseRows:
         self.indptr, self.cols, self.data, self.shape = indptr, cols, data, shape
         self._counts = counts = np.diff(indptr)
         self._nonempty = np.flatnonzero(counts)
-        self._rows = self._DC = self._csr = self._parent = None
+        self._rows = self._DC = self._csr = self._parent = self._segments = None
         self._row_consts = {}
         self.D = self.DT = self.dsum = None
         if D is not None:
@@ -139,8 +139,18 @@ class SparseRows:
         return out
 
     def weighted_columns(self, weights, D) -> np.ndarray:
-        """Σ_nz w · D[:, col] per row, (n, K): the product (sparse W) · Dᵀ, by scipy's CSR
-        kernel, which is faster than a gather and a segment sum."""
+        """Σ_nz w · D[:, col] per row, (n, K): the product (sparse W) · Dᵀ by scipy's CSR
+        kernel. When D's columns at the nonzeros are gathered already, the same sums in the
+        same order come from those contiguous rows (a row-by-nonzero matrix of the weights
+        times them), which reads memory in order instead of D's columns at random."""
+        if self._DC is not None and self.D is D:
+            if self._segments is None:
+                self._segments = sp.csr_matrix(
+                    (weights, np.arange(self.nnz), self.indptr - self.indptr[0]),
+                    shape=(self.shape[0], self.nnz))
+            else:
+                self._segments.data = weights
+            return np.asarray(self._segments @ self._DC)
         if self.DT is None or self.D is not D:
             DT = np.ascontiguousarray(D.T)
         else:
@@ -161,6 +171,7 @@ class SparseRows:
         sub.shape = (rows.size, self.shape[1])
         sub._rows = np.repeat(np.arange(rows.size), counts) if self._rows is not None else None
         sub._counts, sub._nonempty, sub._csr = counts, np.flatnonzero(counts), None
+        sub._segments = None
         sub._row_consts = {name: v[rows] for name, v in self._row_consts.items()}
         sub.D, sub.dsum, sub.DT = self.D, self.dsum, self.DT
         # the columns at the nonzeros are gathered only if the subset needs them (a coder's
