@@ -840,10 +840,10 @@ def test_metric_step_lowers_its_objective_and_is_stationary_where_exact(problem)
 
 def test_default_vr_steps_in_the_snapshot_metric_and_paper_keeps_the_scalar_step():
     """Defaults: the metric rule (M = (Â + δλ_max(Â)I)/η, so the reported step is
-    η/((1 + δ)λ_max(Â)), δ the atom-separable one on ONMF); the paper's preset,
+    η/((1 + δ)λ_max(Â)), δ the larger one at the cold start of max_iter=1); the paper's preset,
     rule="curvature" and an explicit η keep the scalar step; "paper" equals the default with
     the paper's m, the scalar rule and no warm start."""
-    from onlinemf.estimators._smf_settings import METRIC_DAMPING_ATOMS, METRIC_STEP
+    from onlinemf.estimators._smf_settings import METRIC_DAMPING, METRIC_STEP
 
     X = _data(n=200, F=10, K=3, seed=2)
     assert SMFStep().vr_metric("default") and not SMFStep().vr_metric("paper")
@@ -854,7 +854,7 @@ def test_default_vr_steps_in_the_snapshot_metric_and_paper_keeps_the_scalar_step
     a = StochasticMF("onmf", "vr", 3, **kw).fit(X)
     b = StochasticMF("onmf", "vr", 3, step=SMFStep(rule="curvature"), **kw).fit(X)
     assert a.learning_rate_ == pytest.approx(b.learning_rate_ * METRIC_STEP
-                                             / (1 + METRIC_DAMPING_ATOMS))
+                                             / (1 + METRIC_DAMPING))
     assert not np.allclose(a.components_, b.components_)
     _, m = default_batch_params(200)
     kw["max_iter"] = 3
@@ -869,8 +869,9 @@ def test_default_vr_steps_in_the_snapshot_metric_and_paper_keeps_the_scalar_step
 
 def test_metric_damping_follows_the_dictionary_step():
     """The metric's δ is the small one where the step is BCD over the atoms (an
-    atom-separable set: ODL, ONMF) and the larger one where it is solved as a whole
-    (ORPCA's closed form); the paper's scalar step has no metric."""
+    atom-separable set: ODL, ONMF) at a snapshot of a fitted dictionary, and the larger one
+    where it is solved as a whole (ORPCA's closed form) or at the cold start; the paper's
+    scalar step has no metric."""
     from onlinemf.estimators._smf_settings import METRIC_DAMPING, METRIC_DAMPING_ATOMS
 
     assert METRIC_DAMPING_ATOMS < METRIC_DAMPING
@@ -879,8 +880,10 @@ def test_metric_damping_follows_the_dictionary_step():
                              ("orpca", METRIC_DAMPING)):
         est = StochasticMF(problem, "vr", 3, max_iter=1, random_state=0)
         est.fit(np.abs(X) if problem == "onmf" else X)
-        rule = est._vr_rule()
+        rule = est._vr_rule()  # n_iter_ is 1 after the fit: a fitted dictionary's snapshot
         assert rule.metric and rule.damping == damping
+        est.n_iter_ = 0
+        assert est._vr_rule().damping == METRIC_DAMPING
     paper = StochasticMF("odl", "vr", 3, max_iter=1, settings="paper", random_state=0).fit(X)
     assert not paper._vr_rule().metric
 

@@ -94,7 +94,8 @@ class SMFStep(Settings):
         θ ≈ 2.2, see :func:`~onlinemf.updates.theta_min`). "metric": the proximal step in
         the metric of Â, D ← argmin_{D' ∈ C} ⟨V, D'⟩ + tr((D' − D)ᵀM(D' − D))/(2η) + ψ(D')
         with M = Â + δ·λ_max(Â)·I (δ = 0.01 where the dictionary's set is atom-separable
-        and the step is one sweep over the atoms, 0.1 otherwise) and η = 0.5·scale held
+        and the step is one sweep over the atoms, except at a snapshot of the starting
+        dictionary; 0.1 otherwise) and η = 0.5·scale held
         over the whole fit (see
         :class:`~onlinemf.updates.SVRGUpdate`), whose step along each direction of atoms is
         set by that direction's own curvature instead of the
@@ -146,10 +147,16 @@ class SMFStep(Settings):
             return False
         return self.rule == "metric" or settings == "default"
 
-    def vr_params(self, settings: str, atom_separable: bool = False) -> dict:
+    def vr_params(self, settings: str, atom_separable: bool = False,
+                  cold: bool = False) -> dict:
         """The step parameters of :class:`~onlinemf.updates.SVRGUpdate` under ``settings``,
-        for a dictionary set that is ``atom_separable`` or not (the metric's damping)."""
+        for a dictionary set that is ``atom_separable`` or not, at a ``cold`` snapshot (the
+        fit's start, no warm start before it) or not: the metric's damping is the small one
+        only for an atom-separable set at a snapshot of a fitted dictionary, since the code
+        covariance of the starting dictionary says little about the curvature the steps
+        will meet."""
         if self.vr_metric(settings):
-            damping = METRIC_DAMPING_ATOMS if atom_separable else METRIC_DAMPING
+            small = atom_separable and not cold
+            damping = METRIC_DAMPING_ATOMS if small else METRIC_DAMPING
             return dict(metric=True, damping=damping, step_scale=METRIC_STEP * self.scale)
         return dict(step_scale=self.scale, learning_rate=self.learning_rate)

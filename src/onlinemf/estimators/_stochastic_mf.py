@@ -438,7 +438,8 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
                                                             lipschitz=lip),
             solver=self._solver, scale_tol=c.scale_tol,
             **self._step_s.vr_params(self.settings,
-                                     getattr(self.problem_.dictionary, "separable", False)))
+                                     getattr(self.problem_.dictionary, "separable", False),
+                                     cold=self.n_iter_ == 0))
 
     # ------------------------------------------------------------------ SMM and SGD
     def _stochastic_step(self, X, Xb, method=None):
