@@ -7,11 +7,13 @@ budget of per-sample solves (``StochasticMF`` gives SMM and SGD VR's budget), an
 f(VR) / min(f(SMM), f(SGD)) of the exact objectives is reported with each method's passes and
 wall time (:func:`onlinemf.benchmarking._vr.compare_vr`). ``--paper`` runs VR with the
 paper's protocol (``settings="paper"``) instead, as the ablation; ``--rule curvature`` keeps
-the default inner loop with the paper's scalar step. Prints one line per run and a summary
+the default inner loop with the paper's scalar step; ``--no-warm-start`` drops the default
+first outer iteration of SMM steps. Prints one line per run and a summary
 (median and worst ratio per case).
 
     python benchmarks/bench_vr_defaults.py [--seeds 6] [--paper] [--rule curvature]
-        [--n 6000] [--problems odl onmf orpca odl-cbcl odl-mnist] [--data-dir DIR]
+        [--no-warm-start] [--n 6000] [--problems odl onmf orpca odl-cbcl odl-mnist]
+        [--data-dir DIR]
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ def main(argv=None):
     ap.add_argument("--paper", action="store_true", help="VR with the paper's m, b and step")
     ap.add_argument("--rule", choices=["auto", "metric", "curvature"], default="auto",
                     help="VR's step rule (SMFStep(rule=...))")
+    ap.add_argument("--no-warm-start", action="store_true",
+                    help="VR without the first outer iteration of SMM steps")
     ap.add_argument("--n", type=int, default=6000, help="rows of the planted cases")
     ap.add_argument("--problems", nargs="+", default=["odl", "onmf", "orpca"],
                     choices=list(VR_PROBLEMS))
@@ -38,8 +42,8 @@ def main(argv=None):
     ap.add_argument("--data-dir", default=None)
     args = ap.parse_args(argv)
     vr = {"settings": "paper"} if args.paper else {}
-    if args.rule != "auto":
-        vr["step"] = SMFStep(rule=args.rule)
+    if args.rule != "auto" or args.no_warm_start:
+        vr["step"] = SMFStep(rule=args.rule, warm_start=not args.no_warm_start and "auto")
     summary = {}
     for case in args.problems:
         ratios = []
@@ -51,7 +55,8 @@ def main(argv=None):
             ratios.append(c.ratio)
             print(c.line(), flush=True)
         summary[case] = (float(np.median(ratios)), float(np.max(ratios)))
-    label = "paper protocol" if args.paper else f"defaults, rule {args.rule}"
+    label = "paper protocol" if args.paper else f"defaults, rule {args.rule}" + (
+        ", no warm start" if args.no_warm_start else "")
     for case, (med, worst) in summary.items():
         print(f"{case} ({label}): VR / min(SMM, SGD) median {med:.4f}, worst {worst:.4f}")
 

@@ -840,8 +840,9 @@ def test_metric_step_lowers_its_objective_and_is_stationary_where_exact(problem)
 
 def test_default_vr_steps_in_the_snapshot_metric_and_paper_keeps_the_scalar_step():
     """Defaults: the metric rule (M = (Â + δλ_max(Â)I)/η, so the reported step is
-    η/((1 + δ)λ_max(Â))); the paper's preset, rule="curvature" and an explicit η keep
-    the scalar step; "paper" equals the default with the paper's m and the scalar rule."""
+    η/((1 + δ)λ_max(Â)), δ the larger one at the cold start of max_iter=1); the paper's preset,
+    rule="curvature" and an explicit η keep the scalar step; "paper" equals the default with
+    the paper's m, the scalar rule and no warm start."""
     from onlinemf.estimators._smf_settings import METRIC_DAMPING, METRIC_STEP
 
     X = _data(n=200, F=10, K=3, seed=2)
@@ -856,10 +857,84 @@ def test_default_vr_steps_in_the_snapshot_metric_and_paper_keeps_the_scalar_step
                                              / (1 + METRIC_DAMPING))
     assert not np.allclose(a.components_, b.components_)
     _, m = default_batch_params(200)
+    kw["max_iter"] = 3
     paper = StochasticMF("onmf", "vr", 3, settings="paper", **kw).fit(X)
-    same = StochasticMF("onmf", "vr", 3, inner_iter=m, step=SMFStep(rule="curvature"),
-                        **kw).fit(X)
+    same = StochasticMF("onmf", "vr", 3, inner_iter=m,
+                        step=SMFStep(rule="curvature", warm_start=False), **kw).fit(X)
     assert np.array_equal(paper.components_, same.components_)
+    warm = StochasticMF("onmf", "vr", 3, inner_iter=m, step=SMFStep(rule="curvature"),
+                        **kw).fit(X)
+    assert not np.array_equal(paper.components_, warm.components_)
+
+
+def test_metric_damping_follows_the_dictionary_step():
+    """The metric's δ is the small one where the step is BCD over the atoms (an
+    atom-separable set: ODL, ONMF) at a snapshot of a fitted dictionary, and the larger one
+    where it is solved as a whole (ORPCA's closed form) or at the cold start; the paper's
+    scalar step has no metric."""
+    from onlinemf.estimators._smf_settings import METRIC_DAMPING, METRIC_DAMPING_ATOMS
+
+    assert METRIC_DAMPING_ATOMS < METRIC_DAMPING
+    X = _data(n=80, F=8, K=3, seed=1, nonneg=False)
+    for problem, damping in (("odl", METRIC_DAMPING_ATOMS), ("onmf", METRIC_DAMPING_ATOMS),
+                             ("orpca", METRIC_DAMPING)):
+        est = StochasticMF(problem, "vr", 3, max_iter=1, random_state=0)
+        est.fit(np.abs(X) if problem == "onmf" else X)
+        rule = est._vr_rule()  # n_iter_ is 1 after the fit: a fitted dictionary's snapshot
+        assert rule.metric and rule.damping == damping
+        est.n_iter_ = 0
+        assert est._vr_rule().damping == METRIC_DAMPING
+    paper = StochasticMF("odl", "vr", 3, max_iter=1, settings="paper", random_state=0).fit(X)
+    assert not paper._vr_rule().metric
+
+
+def _snapshot_spy(monkeypatch):
+    """Record (dictionary, steps, solves) at every VR snapshot."""
+    seen = []
+    original = StochasticMF._vr_snapshot
+
+    def spy(self, X):
+        seen.append((self.components_.copy(), self.n_steps_, self.n_solves_))
+        return original(self, X)
+
+    monkeypatch.setattr(StochasticMF, "_vr_snapshot", spy)
+    return seen
+
+
+def test_vr_warm_start_is_one_outer_iteration_of_smm_steps(monkeypatch):
+    """At the defaults VR's first outer iteration is SMM's first outer iteration exactly:
+    the same steps on the same draws (so the first snapshot is SMM's dictionary after its
+    budget of one outer iteration), then max_iter − 1 snapshots, at the rivals' passes."""
+    X = _data(n=200, F=10, K=3, seed=4)
+    seen = _snapshot_spy(monkeypatch)
+    vr = StochasticMF("onmf", "vr", 3, max_iter=3, random_state=0).fit(X)
+    smm1 = StochasticMF("onmf", "smm", 3, max_iter=1, random_state=0).fit(X)
+    smm3 = StochasticMF("onmf", "smm", 3, max_iter=3, random_state=0).fit(X)
+    assert len(seen) == 2
+    D, steps, solves = seen[0]
+    assert steps == smm1.n_steps_ == smm1._budget_steps(200, 1)
+    assert solves == smm1.n_solves_
+    assert np.array_equal(D, smm1.components_)
+    assert vr.state_ is None and vr.n_iter_ == 3
+    assert vr.n_steps_ == smm1.n_steps_ + 2 * vr.inner_iter_
+    assert vr.n_solves_ == pytest.approx(smm3.n_solves_, abs=vr.batch_size_)
+
+
+def test_vr_warm_start_is_off_in_the_paper_preset_and_at_one_outer_iteration(monkeypatch):
+    """No SMM steps under settings="paper", with warm_start=False, or with max_iter=1 (VR
+    would then be SMM); warm_start=True turns it on under the paper's preset."""
+    X = _data(n=150, F=8, K=3, seed=3)
+    seen = _snapshot_spy(monkeypatch)
+    cases = [(dict(settings="paper"), 3), (dict(step=SMFStep(warm_start=False)), 3),
+             (dict(settings="paper", step=SMFStep(warm_start=True)), 2)]
+    for kw, snapshots in cases:
+        seen.clear()
+        StochasticMF("onmf", "vr", 3, max_iter=3, random_state=0, **kw).fit(X)
+        assert len(seen) == snapshots
+        assert (seen[0][1] == 0) == (snapshots == 3)
+    seen.clear()
+    StochasticMF("onmf", "vr", 3, max_iter=1, random_state=0).fit(X)
+    assert len(seen) == 1 and seen[0][1] == 0
 
 
 def test_the_metric_step_is_held_over_the_fit_and_follows_scale():

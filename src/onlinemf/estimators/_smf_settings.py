@@ -8,12 +8,19 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._params import Settings
 
-__all__ = ["SMFCoder", "SMFStep", "METRIC_DAMPING", "METRIC_STEP"]
+__all__ = ["SMFCoder", "SMFStep", "METRIC_DAMPING", "METRIC_DAMPING_ATOMS", "METRIC_STEP"]
 
 #: δ of VR's metric step (:func:`onlinemf.updates.snapshot_metric`): Â + δ·λ_max(Â)·I, so
 #: that an atom with near-zero codes takes at most 1/δ times the stiffest atom's step (the
-#: inverse of small curvatures also multiplies the mini-batch noise of their directions)
+#: inverse of small curvatures also multiplies the mini-batch noise of their directions).
+#: This δ is for a dictionary step solved as a whole (ORPCA's closed form applies M⁻¹, whose
+#: smallest eigenvalues belong to near-collinear combinations of atoms)
 METRIC_DAMPING = 0.1
+#: δ where the dictionary's set is atom-separable and the metric step is one sweep of block
+#: coordinate descent over the atoms (ODL, ONMF, ...): each atom moves by its own curvature
+#: M_kk with the others held, as SMM's step does without any damping, so a rarely used atom
+#: (of more atoms than the data's rank, under an ℓ1 code penalty) is not held near its start
+METRIC_DAMPING_ATOMS = 0.01
 #: η of VR's metric step at ``scale=1``: half the step to the minimum of the sampled
 #: quadratic model, whose curvature the mini-batch's noise makes too small in some directions
 METRIC_STEP = 0.5
@@ -86,7 +93,10 @@ class SMFStep(Settings):
         fixed; the paper tunes η and reports no value, its theory asks η = 1/(θL) with
         θ ≈ 2.2, see :func:`~onlinemf.updates.theta_min`). "metric": the proximal step in
         the metric of Â, D ← argmin_{D' ∈ C} ⟨V, D'⟩ + tr((D' − D)ᵀM(D' − D))/(2η) + ψ(D')
-        with M = Â + δ·λ_max(Â)·I (δ = 0.1) and η = 0.5·scale held over the whole fit (see
+        with M = Â + δ·λ_max(Â)·I (δ = 0.01 where the dictionary's set is atom-separable
+        and the step is one sweep over the atoms, except at a snapshot of the starting
+        dictionary; 0.1 otherwise) and η = 0.5·scale held
+        over the whole fit (see
         :class:`~onlinemf.updates.SVRGUpdate`), whose step along each direction of atoms is
         set by that direction's own curvature instead of the
         largest one's. "auto": "metric" under ``settings="default"``, "curvature" under
@@ -97,6 +107,13 @@ class SMFStep(Settings):
     sgd_beta, sgd_beta_prime : float or None, default=None
         SGD's γ_t = β/(bt + β′). None: β′ = n and β = β′/L̂₀ (γ₀ = 1/L̂₀ on the first batch,
         halved after one pass; the paper tunes both and reports neither).
+    warm_start : bool or "auto", default="auto"
+        Run VR's first outer iteration as SMM steps (the SMM baseline's rule, spending the
+        per-sample solves of one VR outer iteration), so that the first snapshot is taken at
+        a fitted dictionary instead of the start: the usual warm start of SVRG, whose first
+        snapshot at a poor point makes its first epoch's full gradient nearly useless. Only
+        in :meth:`~onlinemf.StochasticMF.fit` with ``max_iter`` > 1. "auto": on under
+        ``settings="default"``, off under ``settings="paper"`` (Algorithm 1 has none).
     """
 
     _parameter_constraints: dict = {
@@ -105,15 +122,23 @@ class SMFStep(Settings):
         "scale": [Interval(Real, 0, None, closed="neither")],
         "sgd_beta": [Interval(Real, 0, None, closed="neither"), None],
         "sgd_beta_prime": [Interval(Real, 0, None, closed="neither"), None],
+        "warm_start": ["boolean", StrOptions({"auto"})],
     }
 
     def __init__(self, learning_rate="auto", *, rule="auto", scale=1.0, sgd_beta=None,
-                 sgd_beta_prime=None):
+                 sgd_beta_prime=None, warm_start="auto"):
         self.learning_rate = learning_rate
         self.rule = rule
         self.scale = scale
         self.sgd_beta = sgd_beta
         self.sgd_beta_prime = sgd_beta_prime
+        self.warm_start = warm_start
+
+    def vr_warm_start(self, settings: str) -> bool:
+        """Whether VR's first outer iteration is SMM steps under ``settings``."""
+        if isinstance(self.warm_start, str):
+            return settings == "default"
+        return bool(self.warm_start)
 
     def vr_metric(self, settings: str) -> bool:
         """Whether VR steps in the snapshot's metric under ``settings``: an explicit
@@ -122,8 +147,16 @@ class SMFStep(Settings):
             return False
         return self.rule == "metric" or settings == "default"
 
-    def vr_params(self, settings: str) -> dict:
-        """The step parameters of :class:`~onlinemf.updates.SVRGUpdate` under ``settings``."""
+    def vr_params(self, settings: str, atom_separable: bool = False,
+                  cold: bool = False) -> dict:
+        """The step parameters of :class:`~onlinemf.updates.SVRGUpdate` under ``settings``,
+        for a dictionary set that is ``atom_separable`` or not, at a ``cold`` snapshot (the
+        fit's start, no warm start before it) or not: the metric's damping is the small one
+        only for an atom-separable set at a snapshot of a fitted dictionary, since the code
+        covariance of the starting dictionary says little about the curvature the steps
+        will meet."""
         if self.vr_metric(settings):
-            return dict(metric=True, damping=METRIC_DAMPING, step_scale=METRIC_STEP * self.scale)
+            small = atom_separable and not cold
+            damping = METRIC_DAMPING_ATOMS if small else METRIC_DAMPING
+            return dict(metric=True, damping=damping, step_scale=METRIC_STEP * self.scale)
         return dict(step_scale=self.scale, learning_rate=self.learning_rate)

@@ -132,7 +132,8 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
         "paper" keeps the paper's protocol for every setting left at None: b = 0.2·n^{2/3},
         m = 0.5·n^{1/3} and VR's scalar step 1/L̂ (``SMFStep(rule="auto")``). The default
         runs m = ⌈n/b⌉ inner steps (one pass of them per outer iteration, the balance of the
-        paper's own complexity argument) in the snapshot's metric. The reproduction
+        paper's own complexity argument) in the snapshot's metric, after a first outer
+        iteration of SMM steps (``SMFStep(warm_start=...)``). The reproduction
         experiments use "paper".
     random_state : int, RandomState or None
     state_file : str or None
@@ -415,6 +416,17 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
         self._fit_time += time.perf_counter() - t1
         self._checkpoint(X)
 
+    def _smm_epoch(self, X):
+        """VR's warm start: the first outer iteration as SMM steps on mini-batches drawn as
+        SMM's are, as many as spend that iteration's per-sample solves; SMM's sums are then
+        dropped (the snapshots carry no state from it)."""
+        n = X.shape[0]
+        for _ in range(self._budget_steps(n, 1)):
+            yield Segment(X, None, self._rng.choice(n, size=self.batch_size_, replace=False),
+                          ctx="smm")
+        self.state_ = None
+        self.n_iter_ += 1
+
     def _vr_rule(self) -> SVRGUpdate:
         """The SVRG rule with the current settings (its snapshot lives for one outer
         iteration)."""
@@ -424,10 +436,14 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
             map_fn=self.gradient_map or map, cache_codes=c.cache_snapshot,
             solve=lambda D, Xc, tol, gram, lip: self._solve(D, Xc, tol, gram=gram,
                                                             lipschitz=lip),
-            solver=self._solver, scale_tol=c.scale_tol, **self._step_s.vr_params(self.settings))
+            solver=self._solver, scale_tol=c.scale_tol,
+            **self._step_s.vr_params(self.settings,
+                                     getattr(self.problem_.dictionary, "separable", False),
+                                     cold=self.n_iter_ == 0))
 
     # ------------------------------------------------------------------ SMM and SGD
-    def _stochastic_step(self, X, Xb):
+    def _stochastic_step(self, X, Xb, method=None):
+        """One SMM or SGD step (``method``, default the estimator's) on the mini-batch Xb."""
         t1 = time.perf_counter()
         P = self.problem_
         D = self.components_.astype(float)
@@ -436,7 +452,7 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
         loss = float(P.sample_losses(Xb, D, res.codes, res.outliers).mean())
         self._running_loss = loss if self._running_loss is None else (
             0.9 * self._running_loss + 0.1 * loss)
-        if self.method == "smm":
+        if (method or self.method) == "smm":
             target = Xb if res.outliers is None else Xb - res.outliers
             rule = SMMUpdate(P, self.smm_sweeps)
             if self.state_ is None:
@@ -464,11 +480,12 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
         fit" check replays the drawn ones through ``partial_fit``)."""
         return self.method != "vr"
 
-    def _budget_steps(self, n):
-        """SMM/SGD steps spending the solves of ``max_iter`` VR outer iterations."""
+    def _budget_steps(self, n, outer=None):
+        """SMM/SGD steps spending the solves of ``outer`` (default ``max_iter``) VR outer
+        iterations."""
         b, m = self.batch_size_, self.inner_iter_
         per_epoch = n + (m - 1) * (b if self._code_s.cache_snapshot else 2 * b)
-        return max(1, int(np.ceil(self.max_iter * per_epoch / b)))
+        return max(1, int(np.ceil((outer or self.max_iter) * per_epoch / b)))
 
     def _drawn_batches(self, X, key):
         """SMM/SGD's batch source in ``fit``: ``batch_size`` rows drawn without replacement for
@@ -484,19 +501,25 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
         self.n_iter_ = self.max_iter
 
     def _vr_epochs(self, X, key):
-        """VR's batch source in ``fit``: the outer iterations left, the state saved after each."""
+        """VR's batch source in ``fit``: the warm-start outer iteration when due, then the
+        outer iterations left, the state saved after each."""
+        if self.n_iter_ == 0 and self.max_iter > 1 and self._step_s.vr_warm_start(self.settings):
+            yield from self._smm_epoch(X)
+            self._save_state(key)
         while self.n_iter_ < self.max_iter:
             yield from self._vr_epoch(X)
             self._save_state(key)
 
     def _batch_step(self, seg: Segment, rows) -> float:
         """VR's inner step (``seg.ctx`` its index), or an SMM/SGD step on the rows; returns
-        the running loss (NaN for VR: ``fit`` runs its budget, no stopping rule)."""
-        if self.method == "vr":
+        the running loss (NaN for VR: ``fit`` runs its budget, no stopping rule); VR's
+        warm-start segments (``seg.ctx`` "smm") take SMM steps."""
+        if self.method == "vr" and seg.ctx != "smm":
             self._vr_inner(seg.X, seg.ctx, rows)
             return float("nan")
         self.n_samples_drawn_ += rows.size
-        self._stochastic_step(seg.X, dense_batch(seg.X, rows)[0].astype(float))
+        self._stochastic_step(seg.X, dense_batch(seg.X, rows)[0].astype(float),
+                              "smm" if seg.ctx == "smm" else None)
         return self._running_loss
 
     # ------------------------------------------------------------------ public API
