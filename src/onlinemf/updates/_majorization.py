@@ -168,14 +168,19 @@ class MultiplicativeSurrogateUpdate:
             st = RunningAverage((Dg * den0, den0), self._weights())
         st = st.add(Dg * HtP, HtQ, n_rows=n_batch, weight=w)
         num, den = st.sums
-        used = den > _TINY
-        R = np.where(used, num / np.where(used, den, 1.0), Dg)
+        # num / den where a code uses the atom's entry, the entry itself elsewhere
+        R = np.array(Dg, dtype=np.result_type(num, den, Dg))
+        np.divide(num, den, out=R, where=den > _TINY)
         D = R if g == 1.0 else R ** g
-        c = np.maximum(D.max(axis=1), 1.0)
-        D = D / c[:, None]
-        den = den * c[:, None]
-        if g != 1.0:
-            num = num * c[:, None] ** (1.0 - 1.0 / g)
+        c = D.max(axis=1)
+        big = c > 1.0  # dividing the other atoms by 1 would change no bit
+        if big.any():
+            D[big] /= c[big, None]
+            den = den.copy()
+            den[big] *= c[big, None]
+            if g != 1.0:
+                num = num.copy()
+                num[big] *= c[big, None] ** (1.0 - 1.0 / g)
         D = project_dictionary_box(D, self.eps).astype(components.dtype, copy=False)
         return D, SurrogateState(st.with_sums(num, den), state.n_steps + 1,
                                  state.n_samples_seen + n_batch)
