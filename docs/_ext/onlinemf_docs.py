@@ -181,6 +181,16 @@ class BenchTableDirective(Directive):
         return out
 
 
+def _short_label(case: str, width: int = 56) -> str:
+    """A case's name for the chart: its data set's name shortened, its tail (loss, K, "one
+    pass") kept whole, since that is what tells neighbouring bars apart."""
+    if len(case) <= width or " / " not in case:
+        return textwrap.shorten(case, width, placeholder="…")
+    head, tail = case.split(" / ", 1)
+    room = max(width - len(tail) - 3, 12)
+    return f"{textwrap.shorten(head, room, placeholder='…')} / {tail}"
+
+
 def _draw_bench(app):
     """Draw the ratio chart into docs/_generated/ before the sources are read."""
     import matplotlib
@@ -196,7 +206,7 @@ def _draw_bench(app):
     y = range(len(rows))[::-1]
     ax.barh(list(y), [r["ratio"] for r in rows],
             color=[colours(suites.index(r["suite"])) for r in rows])
-    labels = [textwrap.shorten(r["case"], 48, placeholder="…") for r in rows]
+    labels = [_short_label(r["case"]) for r in rows]
     ax.set_yticks(list(y), labels, fontsize=9)
     ax.axvline(1.0, color="black", lw=1)
     ax.set_xscale("log")
