@@ -122,14 +122,23 @@ class SparseRows:
             out = self._row_consts[name] = self.row_sum(per_nonzero(self.data))
         return out
 
-    def _weighted(self, weights) -> sp.csr_matrix:
-        """The batch's structure with ``weights`` as values; the CSR matrix is built (and
-        validated) once per batch, and each call only swaps its values in."""
-        if self._csr is None:
-            self._csr = sp.csr_matrix((weights, self.cols, self.indptr), shape=self.shape)
+    def _weighted(self, weights, by_nonzero: bool = False) -> sp.csr_matrix:
+        """The batch's structure with ``weights`` as values: (n, F) by column, or (n, nnz)
+        with each nonzero its own column (``by_nonzero``, to multiply the gathered columns).
+        Each CSR matrix is built (and validated) once per batch, and each call only swaps
+        its values in."""
+        name = "_segments" if by_nonzero else "_csr"
+        csr = getattr(self, name)
+        if csr is not None:
+            csr.data = weights
+            return csr
+        if by_nonzero:
+            csr = sp.csr_matrix((weights, np.arange(self.nnz), self.indptr - self.indptr[0]),
+                                shape=(self.shape[0], self.nnz))
         else:
-            self._csr.data = weights
-        return self._csr
+            csr = sp.csr_matrix((weights, self.cols, self.indptr), shape=self.shape)
+        setattr(self, name, csr)
+        return csr
 
     def row_sum(self, values) -> np.ndarray:
         """Σ over each row's nonzeros of ``values`` (nnz,) or (nnz, m): shape (n,) / (n, m)."""
@@ -144,13 +153,7 @@ class SparseRows:
         same order come from those contiguous rows (a row-by-nonzero matrix of the weights
         times them), which reads memory in order instead of D's columns at random."""
         if self._DC is not None and self.D is D:
-            if self._segments is None:
-                self._segments = sp.csr_matrix(
-                    (weights, np.arange(self.nnz), self.indptr - self.indptr[0]),
-                    shape=(self.shape[0], self.nnz))
-            else:
-                self._segments.data = weights
-            return np.asarray(self._segments @ self._DC)
+            return np.asarray(self._weighted(weights, by_nonzero=True) @ self._DC)
         if self.DT is None or self.D is not D:
             DT = np.ascontiguousarray(D.T)
         else:

@@ -367,8 +367,9 @@ class OnlineNMF(RuleCountsMixin, OnlineFactorizationMixin, ClassNamePrefixFeatur
         """Whether the multiplicative surrogate meets a large vocabulary: sparse rows whose
         "auto" batches the dictionary step's O(K·F) enlarges (``_sparse_rows_rule``). There
         the steps are few and large, so the SGD warm-up is skipped (the safeguard rejects
-        its summed steps over a large batch), NNDSVDa starts the atoms (the multiplicative
-        rule keeps a start's zeros) and the codes take ``WIDE_MU_CODE_MAX_ITER`` iterations."""
+        its summed steps over a large batch), NNDSVDa starts the atoms (few large steps start
+        better from the data's leading singular vectors than from K single rows) and the
+        codes take ``WIDE_MU_CODE_MAX_ITER`` iterations."""
         if (X is None or self.settings == "paper" or self.batch_size != "auto"
                 or not loss.majorized_mu or self._surrogate is None):
             return False

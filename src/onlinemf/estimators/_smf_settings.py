@@ -95,12 +95,11 @@ class SMFStep(Settings):
         the metric of Â, D ← argmin_{D' ∈ C} ⟨V, D'⟩ + tr((D' − D)ᵀM(D' − D))/(2η) + ψ(D')
         with M = Â + δ·λ_max(Â)·I (δ = 0.01 where the dictionary's set is atom-separable
         and the step is one sweep over the atoms, except at a snapshot of the starting
-        dictionary; 0.1 otherwise) and η = 0.5·scale held
-        over the whole fit (see
+        dictionary; 0.1 otherwise) and η = 0.5·scale held over the whole fit (see
         :class:`~onlinemf.updates.SVRGUpdate`), whose step along each direction of atoms is
-        set by that direction's own curvature instead of the
-        largest one's. "auto": "metric" under ``settings="default"``, "curvature" under
-        ``settings="paper"`` (the protocol of the reproduction experiments).
+        set by that direction's own curvature instead of the largest one's. "auto":
+        "metric" under ``settings="default"``, "curvature" under ``settings="paper"`` (the
+        protocol of the reproduction experiments).
     scale : float, default=1.0
         Multiplies the automatic steps (VR's η = scale/L̂ or its metric's scale, SGD's
         β = scale·β′/L̂₀): the knob the paper tunes per data set.

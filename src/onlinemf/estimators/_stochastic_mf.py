@@ -420,10 +420,8 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
         """VR's warm start: the first outer iteration as SMM steps on mini-batches drawn as
         SMM's are, as many as spend that iteration's per-sample solves; SMM's sums are then
         dropped (the snapshots carry no state from it)."""
-        n = X.shape[0]
-        for _ in range(self._budget_steps(n, 1)):
-            yield Segment(X, None, self._rng.choice(n, size=self.batch_size_, replace=False),
-                          ctx="smm")
+        for _ in range(self._budget_steps(X.shape[0], 1)):
+            yield self._drawn_batch(X, ctx="smm")
         self.state_ = None
         self.n_iter_ += 1
 
@@ -487,15 +485,19 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
         per_epoch = n + (m - 1) * (b if self._code_s.cache_snapshot else 2 * b)
         return max(1, int(np.ceil((outer or self.max_iter) * per_epoch / b)))
 
+    def _drawn_batch(self, X, ctx=None) -> Segment:
+        """One mini-batch of ``batch_size`` rows of X drawn without replacement."""
+        return Segment(X, None, self._rng.choice(X.shape[0], size=self.batch_size_,
+                                                 replace=False), ctx=ctx)
+
     def _drawn_batches(self, X, key):
         """SMM/SGD's batch source in ``fit``: ``batch_size`` rows drawn without replacement for
         each step (drawn as the steps go), the budget of :meth:`_budget_steps`, the state saved
         every ``max_iter``-th of it."""
-        n = X.shape[0]
-        steps = self._budget_steps(n)
+        steps = self._budget_steps(X.shape[0])
         per_outer = max(1, steps // self.max_iter)
         while self.n_steps_ < steps:
-            yield Segment(X, None, self._rng.choice(n, size=self.batch_size_, replace=False))
+            yield self._drawn_batch(X)
             if self.n_steps_ % per_outer == 0:
                 self._save_state(key)
         self.n_iter_ = self.max_iter
