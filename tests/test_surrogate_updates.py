@@ -144,8 +144,9 @@ def test_sparse_and_masked_products_equal_the_dense_ones():
     kl = get_loss("kl")
     dense = kl.mu_products(X, H, D)
     sparse = kl.mu_products(as_sparse_rows(sp.csr_matrix(X)), H, D)
+    assert sparse[1].shape == (D.shape[0], 1)  # KL's Q = 1: one column for every feature
     for a, b in zip(dense, sparse):
-        np.testing.assert_allclose(a, b, rtol=1e-12)
+        np.testing.assert_allclose(a, np.broadcast_to(b, a.shape), rtol=1e-12)
     mask = X > 0
     for name, params in BETA_LOSSES:
         loss = get_loss(name, **params)

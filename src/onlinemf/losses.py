@@ -182,7 +182,9 @@ class Loss:
                     mask: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """(HᵀP, HᵀQ), the (K, F) numerator and denominator of the dictionary's multiplicative
         update for a batch X (dense with an optional mask of observed entries, or CSR rows):
-        the weights P, Q of :meth:`mu_ratios` at Y = HD, zero where an entry is missing."""
+        the weights P, Q of :meth:`mu_ratios` at Y = HD, zero where an entry is missing.
+        A loss whose Q is the same for every feature may return HᵀQ as a (K, 1) column,
+        which broadcasts."""
         P, Q = self._mu_weights(X, H, D, mask)
         return H.T @ P, H.T @ Q
 
@@ -379,10 +381,11 @@ class KLDivergence(Loss):
     def mu_products(self, X, H, D, mask=None):
         if not hasattr(X, "transpose_times"):
             return super().mu_products(X, H, D, mask)
-        # P = x/y at the nonzeros only, Q = 1: HᵀQ is the codes' column sums
+        # P = x/y at the nonzeros only, Q = 1: HᵀQ is the codes' column sums, the same for
+        # every feature, so it stays one (K, 1) column (a (K, F) copy would cost a dense
+        # pass over a large vocabulary for nothing)
         ratio = X.data / np.maximum(X.model(H, D), Y_FLOOR)
-        return (X.transpose_times(ratio, H),
-                np.broadcast_to(H.sum(axis=0)[:, None], D.shape).astype(D.dtype))
+        return X.transpose_times(ratio, H), H.sum(axis=0)[:, None].astype(D.dtype)
 
 
 class ISDivergence(Loss):

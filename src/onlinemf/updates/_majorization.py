@@ -149,7 +149,9 @@ class MultiplicativeSurrogateUpdate:
         current dictionary's fixed point (see :func:`anchored_state`)."""
         if anchored:
             return SurrogateState(None)
-        return SurrogateState(RunningAverage.zeros((components.shape, components.shape),
+        # den starts as one zero column: it broadcasts to (K, F) with the first batch's HᵀQ,
+        # and stays a column where HᵀQ is one (KL over sparse rows)
+        return SurrogateState(RunningAverage.zeros((components.shape, (components.shape[0], 1)),
                                                    self._weights()))
 
     def _weights(self) -> PowerWeights:
@@ -173,14 +175,13 @@ class MultiplicativeSurrogateUpdate:
         np.divide(num, den, out=R, where=den > _TINY)
         D = R if g == 1.0 else R ** g
         c = D.max(axis=1)
-        big = c > 1.0  # dividing the other atoms by 1 would change no bit
-        if big.any():
-            D[big] /= c[big, None]
-            den = den.copy()
-            den[big] *= c[big, None]
+        big = c > 1.0
+        if big.any():  # the other atoms are divided by exactly 1, which changes no bit
+            s = np.where(big, c, 1.0)[:, None]
+            D /= s
+            den = den * s
             if g != 1.0:
-                num = num.copy()
-                num[big] *= c[big, None] ** (1.0 - 1.0 / g)
+                num = num * s ** (1.0 - 1.0 / g)
         D = project_dictionary_box(D, self.eps).astype(components.dtype, copy=False)
         return D, SurrogateState(st.with_sums(num, den), state.n_steps + 1,
                                  state.n_samples_seen + n_batch)

@@ -59,10 +59,19 @@ class PowerWeights:
     def blend(self, avg: RunningAverage, terms: tuple, n_rows: int, weight=None):
         w = (avg.t + 1) ** (-self.decay) if weight is None else weight
         if self.scale_first:
-            new = tuple((1 - w) * x + (w / n_rows) * s for x, s in zip(avg.sums, terms))
+            new = tuple(_plus((1 - w) * x, (w / n_rows) * s) for x, s in zip(avg.sums, terms))
         else:
-            new = tuple((1 - w) * x + w * s / n_rows for x, s in zip(avg.sums, terms))
+            new = tuple(_plus((1 - w) * x, w * s / n_rows) for x, s in zip(avg.sums, terms))
         return new, avg.mass + n_rows
+
+
+def _plus(a, b):
+    """a + b, written into ``a`` (a fresh product of the caller's) where it has the sum's
+    shape: the same bits without a third large array."""
+    if (isinstance(a, np.ndarray) and a.shape == np.broadcast_shapes(a.shape, np.shape(b))
+            and a.dtype == np.result_type(a, b)):
+        return np.add(a, b, out=a)
+    return a + b
 
 
 @dataclass(frozen=True)
