@@ -418,6 +418,7 @@ def test_auto_batch_size_grows_with_the_vocabulary_for_the_surrogates():
     kl = OnlineNMF(10, loss="kl", max_iter=1, random_state=0).partial_fit(X)
     assert sq.batch_size_ == kl.batch_size_ == cover
     assert kl.dictionary_update_.warmup == 0
+    assert kl.dictionary_update_.decay == 0.5  # NNDSVDa's fitted start, as after a warm-up
     assert kl.coder_.max_iter == WIDE_MU_CODE_MAX_ITER
     assert kl.n_code_iter_ <= WIDE_MU_CODE_MAX_ITER * X.shape[0]  # the steps use it
     nndsvd = OnlineNMF(10, loss="kl", init="nndsvd", max_iter=1, random_state=0)
@@ -427,5 +428,7 @@ def test_auto_batch_size_grows_with_the_vocabulary_for_the_surrogates():
     assert text.batch_size_ < math.ceil(10 * 2000 / SPARSE_CODE_ITERATIONS)
     assert text.dictionary_update_.warmup == SGD_WARMUP_ROWS
     assert text.coder_.max_iter == MU_CODE_MAX_ITER
+    dense = OnlineNMF(10, loss="kl", max_iter=1, random_state=0).partial_fit(small.toarray())
+    assert dense.dictionary_update_.decay == 0.3  # a cold start's statistics go stale
     paper = OnlineNMF(10, loss="kl", settings="paper", max_iter=1, random_state=0)
     assert paper.partial_fit(X).batch_size_ == 10

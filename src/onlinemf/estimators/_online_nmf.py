@@ -381,11 +381,14 @@ class OnlineNMF(RuleCountsMixin, OnlineFactorizationMixin, ClassNamePrefixFeatur
 
     def _resolved_decay(self) -> float:
         """The surrogate's decay: "auto" is 0.5 for the squared loss's statistics, which stay
-        exact as the dictionary moves, and after an SGD warm-up; 0.3 otherwise."""
+        exact as the dictionary moves, and where the multiplicative update starts from a
+        dictionary already fitted to the data (after an SGD warm-up, or NNDSVDa's start over
+        a large vocabulary), whose statistics then go less stale; 0.3 otherwise."""
         decay = self._surrogate.decay
         if decay != "auto":
             return float(decay)
-        return 0.5 if self._dictionary_kind == "bcd" or self._warmup else 0.3
+        fitted_start = self._warmup or getattr(self, "_wide", False)
+        return 0.5 if self._dictionary_kind == "bcd" or fitted_start else 0.3
 
     def _update_rule(self, batch_size: int = 1):
         kind = "sgd" if self._warming_up else self._dictionary_kind

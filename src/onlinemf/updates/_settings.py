@@ -65,8 +65,9 @@ class Surrogate(Settings):
     decay : float or "auto", default="auto"
         The newest mini-batch weighs t^(−decay) in the statistics (1: a running mean).
         "auto": 0.5 for the squared loss, whose statistics stay exact as the dictionary moves,
-        and 0.3 for the multiplicative update (0.5 after an SGD warm-up), whose statistics go
-        stale. The multiplicative update counts t in units of 512 rows.
+        and 0.3 for the multiplicative update, whose statistics go stale (0.5 where it starts
+        from a dictionary fitted to the data: after an SGD warm-up, or from NNDSVDa over a
+        large vocabulary). The multiplicative update counts t in units of 512 rows.
     warmup : int or "auto", default="auto"
         Rows of projected SGD before the surrogate takes over. "auto": 10⁴ rows for KL, IS and
         β on sparse input, where SGD finds good topics the surrogate then keeps; 0 otherwise.
