@@ -19,10 +19,10 @@ from onlinemf.experiments._verdicts import (
     at_least,
     at_most,
     claim,
-    common_level_shares,
+    common_level_times,
     count_band,
     direction_band,
-    fmt_shares,
+    fmt_times,
     judge,
     lowest,
     ordered,
@@ -113,33 +113,44 @@ def test_a_tie_within_the_margin_is_a_tie():
 
 def _hist(objective):
     objective = np.asarray(objective, dtype=float)
-    return {"objective": objective, "n_samples": np.arange(1, objective.size + 1) * 10}
+    return {"objective": objective, "n_samples": np.arange(1, objective.size + 1) * 10,
+            "time": np.arange(1, objective.size + 1) * 0.5}
 
 
 def test_convergence_speed_is_time_to_a_common_level():
     fast = _hist(np.r_[10.0, np.full(99, 1.0)])
     slow = _hist(np.linspace(10.0, 1.0, 100))
-    shares, level = common_level_shares([fast, fast])
-    assert speed_band(shares)[0] == REPRODUCED and 1.0 < level < 10.0
-    shares, _ = common_level_shares([fast, slow])
-    assert shares[0] < 0.05 < 0.85 < shares[1]
-    assert speed_band(shares)[0] == NOT_REPRODUCED
+    seconds, level = common_level_times([fast, fast])
+    assert speed_band(seconds)[0] == REPRODUCED and 1.0 < level < 10.0
+    seconds, _ = common_level_times([fast, slow])
+    assert seconds[0] == 1.0 and seconds[1] > 40.0  # the time of the first record at the level
+    assert speed_band(seconds)[0] == NOT_REPRODUCED
+    assert "slowest/fastest" in fmt_times(seconds, ["a", "b"], level)
+    # the same curve at two speeds: within the ratio band, then beyond it
+    half = {**slow, "time": slow["time"] * 1.4}
+    assert speed_band(common_level_times([slow, half])[0])[0] == REPRODUCED
+    third = {**slow, "time": slow["time"] * 1.8}
+    assert speed_band(common_level_times([slow, third])[0])[0] == PARTLY
     # a run that barely moves passes a "within 10% of its own final" test at once; at a
     # common level it is the slowest
     flat = _hist(np.linspace(10.0, 9.7, 100))
-    shares, level = common_level_shares([fast, flat])
-    assert level > 9.7 and shares[1] > 0.85 and speed_band(shares)[0] == NOT_REPRODUCED
+    seconds, level = common_level_times([fast, flat])
+    assert level > 9.7 and seconds[1] > 40 and speed_band(seconds)[0] == NOT_REPRODUCED
     # a rising objective shows no convergence: not reproduced
     rising = _hist(np.linspace(1.0, 2.0, 100))
-    shares, why = common_level_shares([rising, fast])
-    assert shares is None and speed_band(shares, why)[0] == NOT_REPRODUCED
-    assert "does not fall" in fmt_shares(shares, [], why)
-    # descents over disjoint ranges (other data, other attainable levels) share no level:
-    # this measure cannot compare them, so the claim is not measured, not failed
+    seconds, why = common_level_times([rising, fast])
+    assert seconds is None and speed_band(seconds, why)[0] == NOT_REPRODUCED
+    assert "does not fall" in fmt_times(seconds, [], why)
+    # disjoint ranges on one objective (an algorithm's parameter): one run is far behind
     low = _hist(np.linspace(0.5, 0.1, 100))
-    shares, why = common_level_shares([fast, low])
-    assert shares is None and speed_band(shares, why)[0] == NOT_MEASURED
-    assert "no common level" in fmt_shares(shares, [], why)
+    seconds, why = common_level_times([fast, low])
+    assert seconds is None and speed_band(seconds, why)[0] == NOT_REPRODUCED
+    assert "never reaches" in fmt_times(seconds, [], why)
+    # where the parameter changes the attainable level (K, the data), disjoint ranges share
+    # no level: this measure cannot compare them, so the claim is not measured, not failed
+    seconds, why = common_level_times([fast, low], same_level=False)
+    assert seconds is None and speed_band(seconds, why)[0] == NOT_MEASURED
+    assert "no common level" in fmt_times(seconds, [], why)
 
 
 def test_threshold_bands():
@@ -322,3 +333,23 @@ def test_pieces_are_stamped_with_the_code_loaded_not_a_later_head(tmp_path, monk
     with open(tmp_path / "pieces" / "paper-0-a.pkl", "rb") as fh:
         assert pickle.load(fh)[0] == loaded != "feedfacefe"
     assert ctx.versions == {loaded}
+
+
+def test_significantly_faster_is_a_threshold_with_a_bounded_partly():
+    from onlinemf.experiments._verdicts import significantly
+
+    assert significantly(2.0, "r")[0] == REPRODUCED
+    assert significantly(1.6, "r")[0] == PARTLY
+    assert significantly(1.2, "r")[0] == NOT_REPRODUCED  # the paper's side of 1, not enough
+    assert significantly(0.8, "r")[0] == NOT_REPRODUCED
+    assert significantly(float("inf"), "r")[0] == REPRODUCED  # never reached: the limit
+
+
+def test_late_rise_tells_a_perturbed_curve_from_a_falling_one():
+    from onlinemf.experiments.zhao_tan_outliers import _late_rise
+
+    assert _late_rise(np.linspace(2.0, 1.0, 50)) == 0.0  # keeps falling, however high
+    bumpy = np.r_[np.linspace(2.0, 1.0, 25), 1.0 + 0.2 * (np.arange(25) % 2)]
+    assert _late_rise(bumpy) == pytest.approx(0.2)
+    early_bump = np.r_[2.0, 3.0, np.linspace(1.5, 1.0, 48)]  # a rise in the first half only
+    assert _late_rise(early_bump) == 0.0

@@ -24,19 +24,45 @@ from ..losses import get_loss
 from ._registry import Context, Result, pyplot, register, save_figure
 from ._verdicts import (
     NOT_MEASURED,
+    SIGNIFICANT_WHY,
     SPEC,
     at_least,
     at_most,
     claim,
-    common_level_shares,
+    common_level_times,
     count_band,
-    fmt_shares,
+    fmt_times,
     ratio_band,
+    significantly,
     speed_band,
 )
 
+SPEED_WHY = ("the paper plots the objective against time (Figs. 2–6, 12, 15): each run's "
+             "seconds to one level all runs reach (90% of the common descent), not each run's "
+             "own final value; the slowest within 1.5× the fastest for insensitive speeds")
+
+#: departures shared by every experiment that runs the other online methods
+BASELINE_DEPARTURES = (
+    "ORPCA updates its basis after every sample, as its own paper does; the paper runs every "
+    "online algorithm with the same mini-batch size τ, so ORPCA's time claims are not judged.",
+    "ONMF is a stand-in for Guan et al.'s OR-NMF (one projected stochastic gradient step per "
+    "mini-batch, without OR-NMF's buffer and inner robust iterations); its time claims are "
+    "not judged.")
+
 #: two PSNRs closer than this (dB) are a tie
 PSNR_TIE = 0.5
+#: "fails to converge": f̂ rises over the second half of the stream by at least this share
+#: of its level above the lowest value it had reached before (a perturbed, unsettled curve)
+LATE_RISE = 0.05
+
+
+def _late_rise(values) -> float:
+    """The largest relative rise of ``values`` over their second half above the lowest value
+    reached before each point (0 for a curve that keeps falling)."""
+    v = np.asarray(values, dtype=float)
+    low = np.minimum.accumulate(v)
+    half = v.size // 2
+    return float(np.max((v[half:] - low[half:]) / np.maximum(low[half:], 1e-300), initial=0.0))
 
 # The paper's running times (s, means over ten initializations) as (batch / online, ORPCA /
 # online) ranges: the two batch-over-online pairs BADMM/OADMM and BPGD/OPGD, and ORPCA over
@@ -105,9 +131,23 @@ PAPER_ONMF_TIMES = {
                   (7.77, 7.94)),
 }
 ONMF = "ONMF (Guan et al.)"
-TIME_WHY = ("the paper's ratios with ±25% (one timed run here on a shared machine, ten "
-            "averaged there, MATLAB against Python), and partly within ×2 of that band; the "
-            "paper's direction (batch slower, ORPCA faster) must hold")
+#: the paper's words behind each batch-over-online claim
+SIGNIFICANT_TEXT = {
+    "synthetic": "\"our online algorithms converge much faster than their batch counterparts\" "
+                 "(§VII-D2)",
+    **dict.fromkeys(("cbcl", "cbcl-25", "cbcl-100", "yaleb"),
+                    "\"significantly faster than the rest ones\" (§VII-F; §VII-G and S-10 "
+                    "say the same of Table II and Tables IV–V)"),
+    **dict.fromkeys(("hall", "escalator"),
+                    "\"greatly shorter than the rest algorithms\" (§VII-H)"),
+}
+ORPCA_WHY = ("not judged: the paper runs every online algorithm with the same mini-batch size "
+             "τ (§VII-D2), while this ORPCA updates its basis after every sample, as its own "
+             "paper does, so its time against the mini-batch methods is not the paper's "
+             "comparison; both of the paper's pairs are printed beside the measured ones")
+ONMF_WHY = ("not judged: ONMF here is a stand-in for Guan et al.'s OR-NMF (one projected "
+            "stochastic gradient step per mini-batch, without OR-NMF's buffer and inner robust "
+            "iterations), so its running time is not OR-NMF's")
 
 ONLINE = {"OADMM": "admm", "OPGD": "pgd", "OAPGD (accelerated)": "apgd"}
 
@@ -224,9 +264,11 @@ def _times_table(results):
 
 
 def _time_claims(times: dict, data: str, where: str = "") -> list:
-    """Time-ratio claims from ``times`` (method → seconds) against the paper's
+    """Time claims from ``times`` (method → seconds) beside the paper's
     :data:`PAPER_TIMES` ``[data]``; ``where`` prefixes each claim (the data set, when one
-    experiment has several)."""
+    experiment has several). Batch over online is judged as "significantly faster"
+    (:func:`significantly`); ORPCA's and ONMF's times are reported, not judged (see
+    :data:`ORPCA_WHY`, :data:`ONMF_WHY`)."""
     on = np.mean([times[m] for m in ("OADMM", "OPGD")])
     b = np.mean([times[m] for m in ("BADMM", "BPGD") if m in times])
     if data not in PAPER_TIMES:  # a stand-in for the paper's data: its videos' range
@@ -235,20 +277,19 @@ def _time_claims(times: dict, data: str, where: str = "") -> list:
                       f"{b / on:.2f}×", *ratio_band(b / on, 5.09, 7.43), source=SPEC,
                       why="the embedded video stands in for Hall and Escalator: their range "
                           "of ratios, ±25%")]
-    paper_b, band_b, paper_o, band_o = PAPER_TIMES[data]
+    paper_b, _, paper_o, _ = PAPER_TIMES[data]
     out = [claim(f"{where}batch time / online time", paper_b, f"{b / on:.2f}×",
-                 *ratio_band(b / on, *band_b), why=TIME_WHY)]
+                 *significantly(b / on, "batch time / online time"),
+                 why=f"{SIGNIFICANT_TEXT[data]}: {SIGNIFICANT_WHY}")]
     if "ORPCA" in times:
-        o = times["ORPCA"] / on
-        out.append(claim(f"{where}ORPCA time / online time", paper_o, f"{o:.2f}×",
-                         *ratio_band(o, *band_o), why=TIME_WHY))
+        pair = ", ".join(f"ORPCA/{m} {times['ORPCA'] / times[m]:.2f}×" for m in ("OADMM", "OPGD"))
+        out.append(claim(f"{where}ORPCA time / online time", paper_o, pair, NOT_MEASURED,
+                         "not judged", why=ORPCA_WHY))
     if ONMF in times and data in PAPER_ONMF_TIMES:
-        paper_n, band_n = PAPER_ONMF_TIMES[data]
-        g = times[ONMF] / on
-        out.append(claim(f"{where}ONMF time / online time", paper_n, f"{g:.2f}×",
-                         *ratio_band(g, *band_n),
-                         why=TIME_WHY.replace("(batch slower, ORPCA faster)",
-                                              "(ONMF slower)")))
+        paper_n, _ = PAPER_ONMF_TIMES[data]
+        out.append(claim(f"{where}ONMF time / online time", paper_n,
+                         f"{times[ONMF] / on:.2f}× (the stand-in)", NOT_MEASURED, "not judged",
+                         why=ONMF_WHY))
     return out
 
 
@@ -346,7 +387,7 @@ def _images(plt, path, rows, shape, titles):
               "The κ grid {0.1, 0.4, 0.7, 1.0} is this implementation's: the paper lists no "
               "κ values for Fig. 5 (its canonical κ is 0.7, and κ ∈ (0, 1]).",
               "The batch solvers' sensitivity to ρ and κ (Figs. 4(a), 5(a)) is not run: "
-              "their claims read not measured."))
+              "their claims read not measured.", *BASELINE_DEPARTURES))
 def synthetic(ctx: Context) -> Result:
     f, k, n = ctx.pick((100, 20, 2000), (400, 49, 100_000), tiny=(30, 4, 300))
     res = Result()
@@ -394,15 +435,22 @@ def synthetic(ctx: Context) -> Result:
                        ["method", "time (s)", "PSNR (W_N codes)", "PSNR (stored, eq. 48)",
                         "f̂_N"], rows))
     fin = {m: float(results[m]["regret"][-1, 1]) for m in online}
+    rise = {m: _late_rise(results[m]["regret"][:, 1]) for m in (ONMF, "OADMM")}
     res.claims.append(claim("Fig. 1(b): ONMF fails to converge on f̂_t",
                             "\"the ONMF algorithm fails to converge because it is unable to "
                             "handle the outliers\" (§VII-D2, Fig. 1(b))",
-                            f"final f̂: ONMF {fin['ONMF (Guan et al.)']:.4g}, OADMM "
-                            f"{fin['OADMM']:.4g}, OPGD {fin['OPGD']:.4g}",
-                            *at_least(fin["ONMF (Guan et al.)"] / fin["OADMM"], 2.0, 1.2,
-                                      "ONMF's final f̂ / OADMM's"),
-                            why="a method that fails to converge ends well above one that "
-                                "converges: at least twice OADMM's f̂"))
+                            f"final f̂: ONMF {fin[ONMF]:.4g}, OADMM {fin['OADMM']:.4g}, OPGD "
+                            f"{fin['OPGD']:.4g}; largest rise over the second half of the "
+                            f"stream above the lowest f̂ before it: ONMF {rise[ONMF]:.1%}, "
+                            f"OADMM {rise['OADMM']:.1%}",
+                            *at_least(rise[ONMF] - rise["OADMM"], LATE_RISE, None,
+                                      "ONMF's late rise less OADMM's"),
+                            why="\"the constant perturbation from the outliers ... keeps the "
+                                "algorithm from converging\": over the second half of the "
+                                f"stream ONMF's f̂ rises by at least {LATE_RISE:.0%} of its "
+                                "level above the lowest value it had reached, more than "
+                                "OADMM's does; a curve that keeps falling converges, however "
+                                "high it ends"))
     res.claims.append(claim("Fig. 1(b): OPGD and OADMM reach almost the same f̂",
                             "\"the convergence speeds of OADMM and OPGD are almost the "
                             "same\" (§VII-D2, Fig. 1)", f"final f̂ ratio OPGD/OADMM "
@@ -415,12 +463,11 @@ def synthetic(ctx: Context) -> Result:
     res.claims.append(claim("ONMF far worse than OADMM (PSNR)",
                             "\"the ONMF algorithm fails to converge because it is unable to "
                             "handle the outliers\" (§VII-D2)",
-                            f"PSNR {ps['ONMF (Guan et al.)']:.1f} dB vs OADMM "
-                            f"{ps['OADMM']:.1f} dB",
-                            *at_least(ps["OADMM"] - ps["ONMF (Guan et al.)"], 3.0, PSNR_TIE,
-                                      "PSNR gain of OADMM over ONMF (dB)"),
-                            why="a failed fit is at least 3 dB worse; within the tie margin "
-                                f"{PSNR_TIE} dB is no difference"))
+                            f"PSNR {ps[ONMF]:.1f} dB vs OADMM {ps['OADMM']:.1f} dB",
+                            NOT_MEASURED, "not judged",
+                            why="the paper prints no PSNR on its synthetic data, and its "
+                                "sentence is the one the f̂ claim above judges: counting it "
+                                "twice would weigh one sentence as two claims"))
     res.claims.append(claim("OPGD (paper's capped inner solves) vs OADMM",
                             "\"no significant differences can be observed between our online "
                             "algorithms\" (§VII-F)",
@@ -465,34 +512,29 @@ def synthetic(ctx: Context) -> Result:
             hists[v] = h
         spread = max(finals) / min(finals)
         sens.append([f"{param} ∈ {values} ({solver})", f"{spread:.3f}"])
-        shares, level = common_level_shares(list(hists.values()))
+        shares, level = common_level_times(list(hists.values()))
         fig_no, quote = words[param]
         res.claims.append(claim(f"convergence speed across {param} ({solver})",
                                 f"{quote} (§VII-D3, {fig_no})",
-                                fmt_shares(shares, [f"{param}={v:g}" for v in values], level)
+                                fmt_times(shares, [f"{param}={v:g}" for v in values], level)
                                 + f"; final f̃ max/min = {spread:.3f}",
                                 *speed_band(shares, level),
-                                why="the paper compares the curves' speed; each run's share of "
-                                    "the stream to one level all runs reach (90% of the common "
-                                    "descent), not each run's own final value"))
+                                why=SPEED_WHY))
         if spread > 1.25:
             res.notes.append(stall_note(param, solver, hists))
     axes[1].set(xlabel="time (s)", ylabel="f̃_t", yscale="log", title="Figs. 2, 4, 5")
     res.claims += _batch_sensitivity_claims()
     # Fig. 3: K = 25 and 100 beside the canonical K — OADMM's convergence speed, read as the
-    # share of the stream each run needs to reach one common level
+    # seconds each run needs to reach one common level
     ks = ctx.pick((10, k, 40), (25, k, 100), tiny=(2, k, 6))
     hk = [ctx.memo(f"zhao-tan-synthetic-K-{kk}", lambda kk=kk: oadmm_like(n_components=kk))
           if kk != k else results["OADMM"]["history"] for kk in ks]
-    shares, level = common_level_shares(hk)
+    shares, level = common_level_times(hk, same_level=False)
     res.claims.append(claim("convergence speed across K (Fig. 3)",
                             "\"the convergence speeds of both our online and batch algorithms "
                             "are insensitive to this parameter\" (§VII-D3, Fig. 3)",
-                            fmt_shares(shares, [f"K={kk}" for kk in ks], level),
-                            *speed_band(shares, level),
-                            why="the paper compares the curves' speed; each run's share of the "
-                                "stream to one level all runs reach (90% of the common "
-                                "descent)"))
+                            fmt_times(shares, [f"K={kk}" for kk in ks], level),
+                            *speed_band(shares, level), why=SPEED_WHY))
     axes[1].legend(fontsize=5, ncol=2)
     save_figure(ctx, res, fig, "zhao_tan_fig1_synthetic.png",
                 "Objective versus time: online against batch, and sensitivity")
@@ -598,7 +640,8 @@ def _psnr_order_claim(ps: dict, what: str, place: str) -> list:
               "BADMM and BPGD stop at 300 iterations at the paper's scale (the paper gives no "
               "stopping rule), "
               "before their tolerance: the notes below give their last relative change and "
-              "the cells where a batch solver ends below the contaminated input's PSNR."))
+              "the cells where a batch solver ends below the contaminated input's PSNR.",
+              *BASELINE_DEPARTURES))
 def cbcl(ctx: Context) -> Result:
     path = find_data(ctx.data_dir, "cbcl_face", "CBCL_Face.mat")
     faces = load_cbcl(path).data if path else render_faces(8, 64, size=19, random_state=ctx.seed)[0]
@@ -705,14 +748,13 @@ def cbcl(ctx: Context) -> Result:
                                 "15")):
         if len(keys) < 2:
             continue
-        sh, level = common_level_shares([oadmm[key] for key in keys])
+        sh, level = common_level_times([oadmm[key] for key in keys], same_level=False)
         res.claims.append(claim(f"CBCL: OADMM's convergence speed across {what} (Fig. {fig_no})",
                                 "\"the convergence speeds are insensitive to the key parameters "
                                 "(τ, K, ρ and κ)\" (§VII-D5, Section S-10)",
-                                fmt_shares(sh, [str(key) for key in keys], level),
+                                fmt_times(sh, [str(key) for key in keys], level),
                                 *speed_band(sh, level),
-                                why="as on the synthetic data: each run's share of the stream "
-                                    "to one level all runs reach"))
+                                why=SPEED_WHY))
     res.tables.append(("PSNR (dB, peak 1, against the clean faces) and time (s)",
                        ["K", "(ν, ν̃)", "method", "PSNR (W_N codes)", "PSNR (stored codes, "
                         "eq. 48)", "time (s)", "paper PSNR"], rows))
@@ -731,7 +773,9 @@ def cbcl(ctx: Context) -> Result:
 @register("zhao-tan-yaleb", "001", "YaleB shadow removal (Fig. 8, Table II)", departures=(
               "One initialization of W₀ and one timed run per method, where Table II averages "
               "ten, on a machine shared with other fits.",
-              "BADMM and BPGD stop at 300 iterations (the paper gives no stopping rule)."),
+              "BADMM and BPGD stop at 300 iterations (the paper gives no stopping rule).",
+              "The images are Deng Cai's 32×32 YaleB crops (the paper does not give its image "
+              "size).", *BASELINE_DEPARTURES),
           rejudge=lambda res: _rejudge_times(res, "yaleb"))
 def yaleb(ctx: Context) -> Result:
     path = find_data(ctx.data_dir, "yaleb_32x32", "YaleB_32x32.mat")
@@ -773,7 +817,8 @@ def yaleb(ctx: Context) -> Result:
               "One initialization of W₀ and one timed run per method, where Table III "
               "averages ten, on a machine shared with other fits (OL-Wang and the others ran "
               "beside it).",
-              "BADMM and BPGD stop at 200 iterations (the paper gives no stopping rule)."),
+              "BADMM and BPGD stop at 200 iterations (the paper gives no stopping rule).",
+              *BASELINE_DEPARTURES),
           rejudge=lambda res: _rejudge_times(res))
 def video(ctx: Context) -> Result:
     res = Result()
