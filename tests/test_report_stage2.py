@@ -78,3 +78,18 @@ def test_report_lists_each_experiments_departures(tmp_path):
         assert f"- {departure}" in text
     assert all(REGISTRY[n].departures for n in ("zhao-synthetic", "zhao-tan-video",
                                                  "wang-chi-montecarlo", "wang-chi-video"))
+
+
+def test_psnr_ordering_reads_the_papers_psnr_and_leaves_the_capped_batch_unjudged():
+    from onlinemf.experiments.zhao_tan_outliers import _psnr_order_claim
+
+    def results(oadmm, onmf, orpca, batch=30.0):
+        r = {"OADMM": {"psnr": 0.0, "psnr_stored": oadmm}, "ORPCA": {"psnr": 0.0,
+             "psnr_stored": orpca}, "ONMF (Guan et al.)": {"psnr": 0.0, "psnr_stored": onmf}}
+        return {**r, "BADMM": {"psnr": batch}, "BPGD": {"psnr": batch}}
+
+    assert _psnr_order_claim(results(22.0, 12.0, 21.0), "w", "T")[3] == REPRODUCED
+    assert _psnr_order_claim(results(22.0, 20.0, 21.0), "w", "T")[3] == PARTLY  # not greatly
+    assert _psnr_order_claim(results(22.0, 20.0, 26.0), "w", "T")[3] == NOT_REPRODUCED
+    # the batch PSNRs (eq. (47)) are printed, not judged: a batch far above changes nothing
+    assert _psnr_order_claim(results(22.0, 12.0, 21.0, batch=40.0), "w", "T")[3] == REPRODUCED

@@ -32,6 +32,7 @@ from ._verdicts import (
     common_level_times,
     count_band,
     fmt_times,
+    judge,
     ratio_band,
     significantly,
     speed_band,
@@ -616,20 +617,28 @@ def _batch_stop_note(cells, n: int, cap: int, tol: float = 1e-5) -> str:
     return text
 
 
-def _psnr_order_claim(ps: dict, what: str, place: str) -> list:
-    """Table I(a)'s ordering of the PSNRs ``ps`` (method → dB): ONMF well below OADMM,
-    OADMM not above the better batch solver, OADMM above ORPCA, each beyond
-    :data:`PSNR_TIE`."""
-    holds = [ps[ONMF] < ps["OADMM"] - PSNR_TIE,
-             ps["OADMM"] <= max(ps["BADMM"], ps["BPGD"]) + PSNR_TIE,
-             ps["OADMM"] > ps["ORPCA"] + PSNR_TIE]
+#: "greatly outperform": at least this many dB
+PSNR_GREATLY = 3.0
+
+
+def _psnr_order_claim(results: dict, what: str, place: str) -> list:
+    """Table I(a)'s ordering, on the paper's PSNR (eq. (48), the codes stored during the
+    pass, for the online methods): OADMM at least :data:`PSNR_GREATLY` dB above ONMF
+    ("greatly") and above ORPCA beyond :data:`PSNR_TIE` ("slightly"). The batch leg ("only
+    slightly underperform their batch counterparts") is reported, not judged: the batch
+    solvers stop at an iteration cap before their tolerance."""
+    ps = {m: r.get("psnr_stored", r["psnr"]) for m, r in results.items()}
+    holds = [ps["OADMM"] - ps[ONMF] >= PSNR_GREATLY, ps["OADMM"] > ps["ORPCA"] + PSNR_TIE]
     return claim(what, "\"our online algorithms only slightly underperform their batch "
                        "counterparts, but slightly outperform ORPCA and greatly outperform "
                        f"ONMF\" (§VII-F, {place})",
-                 ", ".join(f"{m} {v:.1f}" for m, v in ps.items()),
-                 *count_band(sum(holds), 3, 2),
-                 why=f"three orderings, each beyond the tie margin {PSNR_TIE} dB (online at "
-                     "most that above batch)")
+                 "eq. (48) online, eq. (47) batch: "
+                 + ", ".join(f"{m} {v:.1f}" for m, v in ps.items()),
+                 *count_band(sum(holds), 2, 1),
+                 why=f"two orderings: OADMM at least {PSNR_GREATLY:g} dB above ONMF "
+                     f"('greatly'), above ORPCA by more than the tie margin {PSNR_TIE} dB "
+                     "('slightly outperform'); the batch leg is not judged, its solvers "
+                     "stopping at an iteration cap (see the note on their last change)")
 
 
 @register("zhao-tan-cbcl", "001", "CBCL faces with outliers: PSNR and time (Tables I, IV, V) "
@@ -688,8 +697,7 @@ def cbcl(ctx: Context) -> Result:
             if nu == 0.7 and k != k_main and f"cbcl-{k}" in PAPER_TIMES:  # Tables IV–V
                 table = {25: "IV(a)", 100: "IV(b)"}[k]
                 res.claims.append(_psnr_order_claim(
-                    {m: r["psnr"] for m, r in results.items()},
-                    f"K = {k}: PSNR ordering (Table {table})", f"Table {table}: \"Similar "
+                    results, f"K = {k}: PSNR ordering (Table {table})", f"Table {table}: \"Similar "
                     f"results were observed when K=25 and K=100\"; Table I(a)'s words"))
                 _ratio_claims(res, results, f"cbcl-{k}", where=f"K = {k}: ")
             if (k, nu) == (k_main, 0.7):
@@ -710,7 +718,7 @@ def cbcl(ctx: Context) -> Result:
                 save_figure(ctx, res, fig, "zhao_tan_fig10_cbcl.png",
                             "CBCL, K = 49, (ν, ν̃) = (0.7, 0.1): objectives against time")
                 ps = {m: r["psnr"] for m, r in results.items()}
-                res.claims.append(_psnr_order_claim(ps, "PSNR ordering", "Table I(a)"))
+                res.claims.append(_psnr_order_claim(results, "PSNR ordering", "Table I(a)"))
                 # the paper's PSNR: stored codes (eq. (48)) online, eq. (47) for batch
                 table = {m: results[m].get("psnr_stored", ps[m]) for m in paper}
                 near = sum(abs(table[m] - paper[m]) <= 1.0 for m in paper)
@@ -723,7 +731,13 @@ def cbcl(ctx: Context) -> Result:
                                         + f" (the contaminated input itself: {data_psnr:.2f})",
                                         *count_band(near, len(paper), 4),
                                         why="the printed PSNRs, each within 1 dB (their stds "
-                                            "are ≤ 0.19 dB)"))
+                                            "are ≤ 0.19 dB)" + (
+                                            f"; the printed values (≤ {max(paper.values())} "
+                                            "dB) lie below the contaminated input's own PSNR "
+                                            f"under eqs. (47)–(48) ({data_psnr:.2f} dB): a "
+                                            "paper inconsistency this computation shows (its "
+                                            "PSNR is on another, unstated scale)"
+                                            if data_psnr > max(paper.values()) else "")))
                 if data_psnr > max(paper.values()):
                     res.notes.append(
                         f"Table I's PSNRs (≤ {max(paper.values())} dB) lie below the PSNR of "
@@ -749,12 +763,32 @@ def cbcl(ctx: Context) -> Result:
         if len(keys) < 2:
             continue
         sh, level = common_level_times([oadmm[key] for key in keys], same_level=False)
+        if what == "K":
+            res.claims.append(claim(f"CBCL: OADMM's convergence speed across {what} (Fig. "
+                                    f"{fig_no})", "\"the convergence speeds are insensitive to "
+                                    "the key parameters (τ, K, ρ and κ)\" (§VII-D5, Section "
+                                    "S-10)", fmt_times(sh, [str(key) for key in keys], level),
+                                    *speed_band(sh, level), why=SPEED_WHY))
+            continue
+        # heavier outliers change the data, not a parameter of the algorithm: the paper says
+        # the online algorithms "still converge fast and steadily (without fluctuations)"
+        rises = [_late_rise(oadmm[key]["objective"]) for key in keys]
         res.claims.append(claim(f"CBCL: OADMM's convergence speed across {what} (Fig. {fig_no})",
-                                "\"the convergence speeds are insensitive to the key parameters "
-                                "(τ, K, ρ and κ)\" (§VII-D5, Section S-10)",
-                                fmt_times(sh, [str(key) for key in keys], level),
-                                *speed_band(sh, level),
-                                why=SPEED_WHY))
+                                "\"our online algorithms still converge fast and steadily "
+                                "(without fluctuations) to a stationary point even though both "
+                                "ν and ν̃ have increased\" (§VII-D4, Fig. 6; Section S-10 "
+                                "finds the same on CBCL)",
+                                "late rise of f̃ above its lowest value: " + ", ".join(
+                                    f"{key[1]}: {r:.1%}" for key, r in zip(keys, rises))
+                                + "; " + fmt_times(sh, [str(key) for key in keys], level),
+                                judge(False, all(r < LATE_RISE for r in rises)),
+                                "partly if every run is steady (no run's f̃ rises by "
+                                f"{LATE_RISE:.0%} or more above the lowest value it had "
+                                "reached, over the second half of the stream); never "
+                                "reproduced here",
+                                why="the sentence says 'fast and steadily': the steady half is "
+                                    "measured, while 'fast' is not comparable across data "
+                                    "sets whose attainable levels differ, so at most partly"))
     res.tables.append(("PSNR (dB, peak 1, against the clean faces) and time (s)",
                        ["K", "(ν, ν̃)", "method", "PSNR (W_N codes)", "PSNR (stored codes, "
                         "eq. 48)", "time (s)", "paper PSNR"], rows))
