@@ -676,9 +676,10 @@ def _fig3_claims(rows) -> list:
               "salt-and-pepper noise\" (§VIII-F, Fig. 3)",
               f"smallest gain per subject {', '.join(f'{g:.1f}' for g in gains)} dB "
               f"(noisy input {', '.join(f'{x:.1f}' for x in noisy)} dB)",
-              judge(all(g >= DENOISE_GAIN for g in gains), all(g > 0 for g in gains)),
+              judge(all(g >= DENOISE_GAIN for g in gains),
+                    all(g >= DENOISE_GAIN / 2 for g in gains)),
               f"reproduced if every method gains ≥ {DENOISE_GAIN:g} dB over the noisy input on "
-              "every subject; partly if every gain is positive",
+              f"every subject; partly if every gain is ≥ {DENOISE_GAIN / 2:g} dB (within ×2)",
               why=f"'able to remove the noise' read as a clear gain: {DENOISE_GAIN:g} dB halves "
                   "the squared error"),
         claim("Fig. 3: OL and Batch similar, both well above OL-Wang (PSNR)",

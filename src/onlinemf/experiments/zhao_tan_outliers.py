@@ -473,11 +473,10 @@ def synthetic(ctx: Context) -> Result:
                             "\"no significant differences can be observed between our online "
                             "algorithms\" (§VII-F)",
                             f"{ps['OPGD']:.2f} vs {ps['OADMM']:.2f} dB (accelerated "
-                            f"{ps['OAPGD (accelerated)']:.2f} dB)",
-                            *at_most(abs(ps["OPGD"] - ps["OADMM"]), 1.0, 2.0,
-                                     "|PSNR difference| (dB)"),
-                            why="Table I(a)'s online PSNRs differ by ≤ 0.11 dB; 1 dB allows "
-                                "another data scale"))
+                            f"{ps['OAPGD (accelerated)']:.2f} dB)", NOT_MEASURED,
+                            "not judged here: judged on CBCL",
+                            why="the sentence is about Table I (CBCL faces), where the claim "
+                                "is judged; the paper prints no PSNR on its synthetic data"))
     if abs(ps["OPGD"] - ps["OADMM"]) > 1.0:
         res.notes.append(
             f"OPGD against OADMM: {ps['OPGD']:.2f} against {ps['OADMM']:.2f} dB, while the "
@@ -719,6 +718,17 @@ def cbcl(ctx: Context) -> Result:
                             "CBCL, K = 49, (ν, ν̃) = (0.7, 0.1): objectives against time")
                 ps = {m: r["psnr"] for m, r in results.items()}
                 res.claims.append(_psnr_order_claim(results, "PSNR ordering", "Table I(a)"))
+                stored = {m: results[m].get("psnr_stored", ps[m]) for m in ("OADMM", "OPGD")}
+                res.claims.append(claim(
+                    "OPGD and OADMM PSNRs (Table I(a), K = 49, setting 1)",
+                    "\"in terms of PSNRs and running times, no significant differences can be "
+                    "observed between our online algorithms\" (§VII-F); Table I(a): OADMM "
+                    "11.37, OPGD 11.48",
+                    f"eq. (48): OPGD {stored['OPGD']:.2f} vs OADMM {stored['OADMM']:.2f} dB",
+                    *at_most(abs(stored["OPGD"] - stored["OADMM"]), 1.0, 2.0,
+                             "|PSNR difference| (dB)"),
+                    why="Table I(a)'s online PSNRs differ by 0.11 dB; 1 dB allows another data "
+                        "scale, partly within ×2"))
                 # the paper's PSNR: stored codes (eq. (48)) online, eq. (47) for batch
                 table = {m: results[m].get("psnr_stored", ps[m]) for m in paper}
                 near = sum(abs(table[m] - paper[m]) <= 1.0 for m in paper)
