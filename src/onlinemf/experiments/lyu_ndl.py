@@ -43,7 +43,12 @@ def _network(ctx):
 
 
 @register("lyu-wan", "004", "Network dictionaries and reconstruction of the Huckleberry Finn "
-          "word adjacency network (Figs. 10–12)", rejudge=lambda res: _rejudge_wan(res))
+          "word adjacency network (Figs. 10–12)", rejudge=lambda res: _rejudge_wan(res),
+          departures=(
+              "The paper is inconsistent about its dictionary: Example 7.2's text learns 36 "
+              "patches, the captions of Figs. 10–12 show 45; r = 45 is used. The text prints "
+              "‖Â‖_F = 3.0394 where Fig. 10's caption prints 3.0494; the caption's is quoted.",
+              "One seed (the implementation's check asks for the average of three)."))
 def wan(ctx: Context) -> Result:
     A, src, real = _network(ctx)
     An = A / A.max()
@@ -161,19 +166,33 @@ def _rejudge_wan(res: Result) -> Result:
     return res
 
 
+#: the control stream of lyu-markov
+IID = "i.i.d. states"
+
+
 def _markov_claims(name, first, t_first, last, T, lowest_gap, growth) -> list:
     """Theorem 4.1 (ii)'s claim (the gap closes) and the implementation's bounded-step check,
     for one stream."""
+    measured = (f"{first:.3g} at t = {t_first} → {last:.3g} at t = {T} "
+                f"(never below {lowest_gap:.1g})")
+    if name == IID:  # the theorem is the Markovian stream's; i.i.d. states are its control
+        gap_claim = claim(f"{name}: f̂_t(W_t) − f_t(W_t) → 0",
+                          "\"f_t(W_t) − f̂_t(W_t) → 0 as t → ∞ almost surely\" (Theorem 4.1 "
+                          "(ii))", measured + " (a control)", NOT_MEASURED, "not judged",
+                          why="Theorem 4.1 (ii) is one claim, judged on the Markovian stream; "
+                              "the i.i.d. stream is the classical case it extends, shown as a "
+                              "control and not counted a second time")
+    else:
+        gap_claim = claim(f"{name}: f̂_t(W_t) − f_t(W_t) → 0",
+                          "\"f_t(W_t) − f̂_t(W_t) → 0 as t → ∞ almost surely\" (Theorem 4.1 "
+                          "(ii))", measured,
+                          judge(last <= 0.1 * first and lowest_gap >= -1e-9, last < first),
+                          "reproduced if the final gap ≤ 10% of the first and f̂ ≥ f "
+                          "throughout; partly if it falls",
+                          why="a finite run shows a limit as a gap that shrinks by an order of "
+                              "magnitude; f̂_t ≥ f_t holds at every t (§7.1 (ii))")
     return [
-        claim(f"{name}: f̂_t(W_t) − f_t(W_t) → 0",
-              "\"f_t(W_t) − f̂_t(W_t) → 0 as t → ∞ almost surely\" (Theorem 4.1 (ii))",
-              f"{first:.3g} at t = {t_first} → {last:.3g} at t = {T} "
-              f"(never below {lowest_gap:.1g})",
-              judge(last <= 0.1 * first and lowest_gap >= -1e-9, last < first),
-              "reproduced if the final gap ≤ 10% of the first and f̂ ≥ f throughout; partly "
-              "if it falls",
-              why="a finite run shows a limit as a gap that shrinks by an order of magnitude; "
-                  "f̂_t ≥ f_t holds at every t (§7.1 (ii))"),
+        gap_claim,
         claim(f"{name}: t‖W_t − W_(t−1)‖_F bounded (κ₁ > 0)",
               "bounded (an implementation check of the step size the proofs use)",
               "max over the last quarter of the checkpoints / max over the second = "
@@ -241,7 +260,7 @@ def markov(ctx: Context) -> Result:
         if rng.random() > 0.95:
             s = (s + 1) % n_states
     chains["sticky chain (stay 0.95)"] = np.array(sticky)
-    chains["i.i.d. states"] = rng.integers(n_states, size=T)
+    chains[IID] = rng.integers(n_states, size=T)
     res = Result()
     plt = pyplot()
     fig, axes = plt.subplots(1, 3, figsize=(13, 3.8))
@@ -353,15 +372,20 @@ def ising(ctx: Context) -> Result:
                     ax.axis("off")
         res.tables.append((f"{label}: reconstruction of a fresh configuration",
                            ["T", "relative error", "sites wrong at 0.5", "learn s"], rows))
+        if pi == 0 and len(protocols) > 1:  # the paper's protocol below judges the sentence
+            verdict = (NOT_MEASURED, "not judged here: the paper's protocol below is judged")
+        else:
+            verdict = ordered(errs, tie=ISING_TIE)
         res.claims.append(claim(f"error ordered by temperature ({label})",
                                 "\"most effective in reconstructing the original image at the "
                                 "low temperature T = 0.5, and becomes less effective for "
                                 "higher temperatures, especially at T = 5\" (§5.3, Figs. 5–7)",
-                                " < ".join(f"{e:.3f}" for e in errs),
-                                *ordered(errs, tie=ISING_TIE),
+                                " < ".join(f"{e:.3f}" for e in errs), *verdict,
                                 why="the paper's words are an order over the three "
                                     f"temperatures; relative errors within {ISING_TIE} are "
-                                    "a tie (the paper shows images, no numbers)"))
+                                    "a tie (the paper shows images, no numbers); one sentence "
+                                    "is judged once, on the paper's own protocol where it "
+                                    "runs"))
         if pi == 0 and not ctx.quick:  # the prototype's baselines hold at 200×200 only
             near = sum(abs(e - ISING_PROTOTYPE[T]) <= 0.05 for e, T in zip(errs, temps))
             res.claims.append(claim("relative errors within ±0.05 of the implementation's "
@@ -505,7 +529,10 @@ def _rejudge_image(res: Result) -> Result:
 
 @register("lyu-image", "004 Fig. 3",
           "A dictionary of 10×10 image patches, and reconstructions of the image and of another",
-          rejudge=lambda res: _rejudge_image(res))
+          rejudge=lambda res: _rejudge_image(res),
+          departures=("Without the paper's Escher and Renoir images in the data folder, "
+                      "scikit-learn's sample photographs stand in for them; the PSNR "
+                      "thresholds are the implementation's (the paper shows images only).",))
 def image_dictionary(ctx: Context) -> Result:
     from sklearn.feature_extraction.image import (
         extract_patches_2d,

@@ -370,7 +370,7 @@ def montecarlo(ctx: Context) -> Result:
                       for r in range(runs)]  # data and initialization redrawn each run
             mean, std = float(np.mean(finals)), float(np.std(finals))
             rows.append([method.upper(), p, runs, f"{mean:.3f}", f"{std:.3f}"])
-    res.claims += _montecarlo_claims(rows, n, k, runs, ctx.seed)
+    res.claims += _montecarlo_claims(rows, n, k, m, runs, ctx.seed)
     res.tables.append((f"Final error over Monte-Carlo runs (N={n}, K={k}, M={m})",
                        ["method", "p", "runs", "mean", "std"], rows))
     res.tables.append(_random_table(n, k, runs, ctx.seed))
@@ -392,29 +392,46 @@ def _random_table(n, k, runs, seed):
             [[runs, f"{mean:.3f}", f"{std:.3f}"]])
 
 
-def _montecarlo_claims(rows, n, k, runs, seed) -> list:
-    """Fig. 7: the spread over the runs is small, and the runs learned (their error is well
-    below a random nonnegative subspace's)."""
+def batch_subspace_error(n: int, k: int, m: int, p: float, draws: int, seed: int) -> float:
+    """Mean error of a batch reference on data of the same recipe: the K leading right
+    singular vectors of all M count vectors at once (missing entries as 0, the rest divided
+    by p, an unbiased fill), against the data's D — what learning from these M samples can
+    be expected to reach."""
+    errs = []
+    for r in range(draws):
+        D, Y = poisson_stream(n, k, m, p, np.random.default_rng([seed, 104729, int(p * 10), r]))
+        _, _, Vt = np.linalg.svd(np.nan_to_num(Y, nan=0.0) / p, full_matrices=False)
+        errs.append(subspace_error(Vt[:k].T, D))
+    return float(np.mean(errs))
+
+
+def _montecarlo_claims(rows, n, k, m, runs, seed) -> list:
+    """Fig. 7: the spread over the runs is small, and the runs learned: at least half way
+    from a random nonnegative subspace's error to a batch SVD's on the same recipe."""
     rand, rand_std = random_subspace_error(n, k, runs, seed)
     out = []
     for method, p, _, mean, std in rows:
-        mean, std = float(mean), float(std)
+        mean, std, p = float(mean), float(std), float(p)
+        batch = batch_subspace_error(n, k, m, p, 5, seed)
         small = std / max(mean, 1e-300) <= 0.2
-        learned = mean <= 0.5 * rand
+        learned = mean <= batch + 0.5 * (rand - batch)
         some = mean < rand - 3 * rand_std
         out.append(claim(f"{method}, p = {p}: spread over {runs} runs",
                          "\"the overall performance is not very sensitive to the random "
                          "initialization\" (§V-A, Fig. 7)",
                          f"mean {mean:.3f} ± {std:.3f}; a random nonnegative subspace scores "
-                         f"{rand:.3f} ± {rand_std:.3f}",
+                         f"{rand:.3f} ± {rand_std:.3f}, a batch SVD of the same M samples "
+                         f"{batch:.3f}",
                          judge(small and learned, small and some),
-                         "reproduced if std/mean ≤ 0.2 and the mean ≤ half the random "
-                         "subspace's error; partly if std/mean ≤ 0.2 and the mean is below "
-                         "the random error by more than 3 of its std",
+                         "reproduced if std/mean ≤ 0.2 and the mean closes at least half the "
+                         "gap from the random subspace's error to the batch SVD's; partly if "
+                         "std/mean ≤ 0.2 and the mean is below the random error by more than "
+                         "3 of its std",
                          why="a small spread means insensitivity only for runs that learned "
-                             "the subspace: Fig. 7's errors fall over the stream, and an error "
-                             "near a random subspace's shows no learning, however small its "
-                             "spread"))
+                             "the subspace (an error near a random subspace's shows no "
+                             "learning, however small its spread); what M samples allow is "
+                             "set by a batch SVD of them, not by an absolute fraction of the "
+                             "random error"))
     return out
 
 
@@ -424,9 +441,9 @@ def _rejudge_montecarlo(res: Result) -> Result:
     import re
 
     caption, _, rows = res.tables[0]
-    n, k = (int(x) for x in re.search(r"N=(\d+), K=(\d+)", caption).groups())
+    n, k, m = (int(x) for x in re.search(r"N=(\d+), K=(\d+), M=(\d+)", caption).groups())
     runs = int(rows[0][2])
-    res.claims = _montecarlo_claims(rows, n, k, runs, 0)
+    res.claims = _montecarlo_claims(rows, n, k, m, runs, 0)
     res.tables = [res.tables[0], _random_table(n, k, runs, 0)]
     return res
 
@@ -447,20 +464,25 @@ def _video_frames(ctx):
     return 255 * frames / frames.max(), shape, "embedded synthetic video"
 
 
-def _video_claim(p, first, online_end, batch_err) -> list:
-    """Fig. 9: ML-SA's frame error falls over the stream towards the batch error."""
-    # reproduced: falls and closes at least half the gap to batch; partly: falls
+#: the methods whose frame error Fig. 9 draws: "ML" is memory-limited SA, "SA" the full one
+VIDEO_METHODS = {"ML": "ML-SA", "SA": "SA"}
+
+
+def _video_claim(p, first, online_end, batch_err, method: str = "ML") -> list:
+    """Fig. 9: a method's frame error falls over the stream towards the batch error."""
     closed = (first - online_end) / max(first - batch_err, 1e-300)
     falls = online_end < first - ERR_TIE
-    return claim(f"p = {p}: ML-SA error falls towards batch",
+    near = online_end <= batch_err + ERR_TIE
+    return claim(f"p = {p}: {VIDEO_METHODS[method]} error falls towards batch",
                  "\"the performance improves with the increase of the data stream index, and "
                  "approaches the performance of the batch algorithm\" (§V-B, Fig. 9)",
                  f"first 25 frames {first:.3f}, last 25 {online_end:.3f}, batch {batch_err:.3f}",
-                 judge(falls and closed >= 0.5, falls),
+                 judge(falls and closed >= 0.5, falls or near),
                  f"reproduced if the error falls (by more than {ERR_TIE:g}) and closes ≥ half "
-                 "the gap to batch; partly if it falls",
+                 f"the gap to batch; partly if it falls, or ends within {ERR_TIE:g} of batch",
                  why="'improves' is a fall over the stream; 'approaches' is read as closing at "
-                     "least half of the distance to the batch error")
+                     "least half of the distance to the batch error (a method that starts and "
+                     "ends within the tie of batch has no distance to close)")
 
 
 def _rejudge_video(res: Result) -> Result:
@@ -468,9 +490,10 @@ def _rejudge_video(res: Result) -> Result:
     rows = res.tables[0][2]
     claims = []
     for p in dict.fromkeys(r[0] for r in rows):
-        ml = next(r for r in rows if r[0] == p and r[1] == "ML")
         batch = next(r for r in rows if r[0] == p and r[1].startswith("batch"))
-        claims.append(_video_claim(p, float(ml[2]), float(ml[3]), float(batch[3])))
+        for r in rows:
+            if r[0] == p and r[1] in VIDEO_METHODS:
+                claims.append(_video_claim(p, float(r[2]), float(r[3]), float(batch[3]), r[1]))
     res.claims = claims
     return res
 
@@ -529,8 +552,10 @@ def video(ctx: Context) -> Result:
         panels.append((f"batch, p={p}", (A @ Db.T)[Z.shape[0] // 2]))
         ax.set(title=f"p = {p}", xlabel="frame", ylabel="relative frame error", yscale="log")
         ax.legend(fontsize=7)
-        ml = next(r for r in rows if r[0] == p and r[1] == "ML")
-        res.claims.append(_video_claim(p, float(ml[2]), float(ml[3]), float(be.mean())))
+        for r in rows:
+            if r[0] == p and r[1] in VIDEO_METHODS:
+                res.claims.append(_video_claim(p, float(r[2]), float(r[3]), float(be.mean()),
+                                               r[1]))
     save_figure(ctx, res, fig, "wang_chi_fig9_video.png",
                 "Fig. 9: relative frame error against the frame index")
     fpath = ctx.figure_path("wang_chi_fig8_video_frames.png")
@@ -642,7 +667,10 @@ def _sotu_claims(hits: int, n_terms: int, dated) -> list:
 
 
 @register("wang-chi-sotu", "003", "State of the Union topics and their intensity over time "
-          "(Table I, Fig. 10)", rejudge=lambda res: _rejudge_sotu(res))
+          "(Table I, Fig. 10)", rejudge=lambda res: _rejudge_sotu(res),
+          departures=("The corpus here holds 224 addresses where the paper's holds 225, and "
+                      "its vocabulary after the paper's filtering has 5156 terms against the "
+                      "paper's 2216 (the claim on the vocabulary reports it).",))
 def sotu(ctx: Context) -> Result:
     from ..datasets import find_data, load_sotu, make_topic_stream
 

@@ -26,7 +26,7 @@ from ..datasets import (
 from ..estimators import SMFCoder, SMFStep, StochasticMF
 from ..updates import default_batch_params
 from ._registry import Context, PieceMissing, Result, pyplot, register, save_figure
-from ._verdicts import NOT_MEASURED, claim, judge, lowest
+from ._verdicts import NOT_MEASURED, claim, lowest
 
 #: Fig. 1 and Fig. 2 share one tie margin: values within 5% of each other are a tie (in
 #: Fig. 1 the suboptimality f − f(Ŵ), so 0.0212 in its log10; in Fig. 2 the EV, and the
@@ -463,8 +463,24 @@ PANELS = (("odl", "cbcl"), ("onmf", "cbcl"), ("odl", "mnist"), ("onmf", "mnist")
           ("orpca", "synth"), ("ornmf", "synth"), ("orpca", "yaleb"), ("ornmf", "yaleb"))
 
 
+#: where the variance-reduction experiments depart from the paper's protocol
+ZHF_DEPARTURES = (
+    "The dictionary starts from K random training samples projected onto C for ODL and ONMF "
+    "(all-ones plus 1e-3 jitter for the robust problems), where the paper sets every entry to "
+    "one (§5.2).",
+    "VR's step is c/L̂ recomputed at each snapshot with c tuned per panel on a grid, where the "
+    "paper tunes one constant η per panel; SGD's β′ is fixed at n and only β is tuned, where "
+    "the paper tunes both.",
+    "One seed and one timing per panel, on a machine shared with other fits.",
+    "MNIST is the 10000 test images of the data folder (the paper's MNIST set is not stated "
+    "beyond its reference; the 60000 training images are not in the data).",
+    "EV is ‖UᵀL‖²/k′ (Feng et al.'s form); the paper refers to Xu, Caramanis and Mannor's "
+    "definition, which weights the directions by the data.")
+
+
 @register("zhf-fig1", "002 §4.4 Fig. 1",
-          "VR vs SMM vs SGD: log-suboptimality against passes and time (ODL, ONMF, ORPCA, ORNMF)")
+          "VR vs SMM vs SGD: log-suboptimality against passes and time (ODL, ONMF, ORPCA, ORNMF)",
+          departures=ZHF_DEPARTURES[:4])
 def fig1(ctx: Context) -> Result:
     sc = _scale(ctx)
     res = Result()
@@ -594,7 +610,9 @@ def fig1(ctx: Context) -> Result:
 
 
 @register("zhf-fig2", "002 §4.4 Fig. 2",
-          "Expressed variance of ORPCA on Synth (ρ_s = 0.1 and 0.3), VR vs SMM vs SGD")
+          "Expressed variance of ORPCA on Synth (ρ_s = 0.1 and 0.3), VR vs SMM vs SGD",
+          departures=(ZHF_DEPARTURES[0], ZHF_DEPARTURES[1], ZHF_DEPARTURES[2],
+                      ZHF_DEPARTURES[4]))
 def fig2(ctx: Context) -> Result:
     sc = _scale(ctx)
     n, F = sc["synth"]
@@ -725,19 +743,18 @@ def _sooner(reach: dict) -> tuple[str, str]:
         f"{tie:.3g}", f"{TIE_REL:.0%} of VR's passes") + " (in passes)"
 
 
-STEPSIZE_BAND = ("reproduced if the final f differs by ≥ 1% across η (or some η diverges); "
-                 "partly if ≥ 0.1%")
 STEPSIZE_PAPER = ("\"we chose the step size η such that our method yielded the best "
                   "(empirical) convergence rate. The plots of objective values resulting from "
                   "other step sizes are shown in Figure S-3\" (§5.2, Fig. S-3)")
-STEPSIZE_WHY = ("the paper tunes η because the other step sizes of Fig. S-3 converge "
-                "differently; a 1% spread of the final objective is read as a visible "
-                "difference")
+STEPSIZE_WHY = ("the sentence states the protocol (η tuned per panel) and Fig. S-3 shows "
+                "the other step sizes, but the paper draws no conclusion from it: there is no "
+                "claim to judge, and the sweep (a constant η around the snapshot rule's η̂, "
+                "not Fig. 1's tuned c/L̂) is shown for the record")
 
 
 @register("zhf-stepsize", "002 §4.4 Fig. S-3",
           "Sensitivity of VR to its step size η (ODL and ONMF on faces, ORPCA and ORNMF on "
-          "Synth)")
+          "Synth)", departures=(ZHF_DEPARTURES[2],))
 def stepsize(ctx: Context) -> Result:
     sc = _scale(ctx)
     data = {d: load_panel_data(d, ctx, sc) for d in ("cbcl", "synth")}
@@ -774,7 +791,7 @@ def stepsize(ctx: Context) -> Result:
             auto, runs = ctx.memo(f"zhf-stepsize-{problem}-{dname}", sweep)
         except PieceMissing:
             _panel_not_run(res, ax, f"VR-{problem.upper()}", ["final f across η"],
-                           STEPSIZE_PAPER, STEPSIZE_BAND + ". Why: " + STEPSIZE_WHY)
+                           STEPSIZE_PAPER, "not judged. Why: " + STEPSIZE_WHY)
             continue
         f_min = min(float(h["objective"].min()) for h in runs.values())
         f_ref = f_min - 1e-9 * max(abs(f_min), 1.0)
@@ -794,8 +811,8 @@ def stepsize(ctx: Context) -> Result:
         res.claims.append(claim(f"VR-{problem.upper()}: final f across η (η̂ = {auto:.3g})",
                                 STEPSIZE_PAPER,
                                 ", ".join(f"{m:g}η̂: {v:.4g}" for m, v in finals.items())
-                                + f"; best at {best:g}η̂; {diverged} diverged",
-                                judge(gap >= 0.01 or diverged > 0, gap >= 0.001),
-                                STEPSIZE_BAND, why=STEPSIZE_WHY))
+                                + f"; best at {best:g}η̂; {diverged} diverged "
+                                f"(spread {gap:.2%})", NOT_MEASURED, "not judged",
+                                why=STEPSIZE_WHY))
     save_figure(ctx, res, fig, "zhf_stepsize.png", "Fig. S-3: VR under five step sizes")
     return res
