@@ -8,12 +8,14 @@ f(VR) / min(f(SMM), f(SGD)) of the exact objectives is reported with each method
 wall time (:func:`onlinemf.benchmarking._vr.compare_vr`). ``--paper`` runs VR with the
 paper's protocol (``settings="paper"``) instead, as the ablation; ``--rule curvature`` keeps
 the default inner loop with the paper's scalar step; ``--no-warm-start`` drops the default
-first outer iteration of SMM steps. Prints one line per run and a summary
-(median and worst ratio per case).
+first outer iteration of SMM steps; ``--no-safeguard`` keeps η constant even when a
+snapshot's objective rises; ``--scale`` multiplies VR's step. Prints one line per run and a
+summary (median and worst ratio per case). The issue's recipe is ``--n 6000 --problems odl``;
+the small scale of the target is ``--n 2000`` with every case.
 
     python benchmarks/bench_vr_defaults.py [--seeds 6] [--paper] [--rule curvature]
-        [--no-warm-start] [--n 6000] [--problems odl onmf orpca odl-cbcl odl-mnist]
-        [--data-dir DIR]
+        [--no-warm-start] [--no-safeguard] [--scale 1] [--n 6000]
+        [--problems odl onmf orpca odl-cbcl odl-mnist] [--data-dir DIR]
 """
 
 from __future__ import annotations
@@ -35,6 +37,9 @@ def main(argv=None):
                     help="VR's step rule (SMFStep(rule=...))")
     ap.add_argument("--no-warm-start", action="store_true",
                     help="VR without the first outer iteration of SMM steps")
+    ap.add_argument("--no-safeguard", action="store_true",
+                    help="VR's η constant even when a snapshot's objective rises")
+    ap.add_argument("--scale", type=float, default=1.0, help="SMFStep(scale=...)")
     ap.add_argument("--n", type=int, default=6000, help="rows of the planted cases")
     ap.add_argument("--problems", nargs="+", default=["odl", "onmf", "orpca"],
                     choices=list(VR_PROBLEMS))
@@ -42,8 +47,10 @@ def main(argv=None):
     ap.add_argument("--data-dir", default=None)
     args = ap.parse_args(argv)
     vr = {"settings": "paper"} if args.paper else {}
-    if args.rule != "auto" or args.no_warm_start:
-        vr["step"] = SMFStep(rule=args.rule, warm_start=not args.no_warm_start and "auto")
+    if args.rule != "auto" or args.no_warm_start or args.no_safeguard or args.scale != 1:
+        vr["step"] = SMFStep(rule=args.rule, scale=args.scale,
+                             warm_start=not args.no_warm_start and "auto",
+                             safeguard=not args.no_safeguard and "auto")
     summary = {}
     for case in args.problems:
         ratios = []
@@ -56,7 +63,9 @@ def main(argv=None):
             print(c.line(), flush=True)
         summary[case] = (float(np.median(ratios)), float(np.max(ratios)))
     label = "paper protocol" if args.paper else f"defaults, rule {args.rule}" + (
-        ", no warm start" if args.no_warm_start else "")
+        ", no warm start" if args.no_warm_start else "") + (
+        ", no safeguard" if args.no_safeguard else "") + (
+        f", scale {args.scale:g}" if args.scale != 1 else "")
     for case, (med, worst) in summary.items():
         print(f"{case} ({label}): VR / min(SMM, SGD) median {med:.4f}, worst {worst:.4f}")
 

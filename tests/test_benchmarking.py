@@ -60,9 +60,11 @@ def test_auto_batch_size_takes_at_least_k_rows():
 def test_vr_suite_compares_the_three_methods_at_equal_passes():
     """The vr suite's comparison: VR, SMM and SGD at the same passes, the ratio f(VR) over
     the better rival's f; the planted cases have the asked shape."""
-    from onlinemf.benchmarking._vr import compare_vr, vr_data
+    from onlinemf.benchmarking._vr import SUITE_ROWS, VR_PROBLEMS, compare_vr, vr_data
 
     assert "vr" in SUITES
+    assert [case for case, n in SUITE_ROWS if n == 2000] == list(VR_PROBLEMS)
+    assert ("odl", 6000) in SUITE_ROWS  # the recipe of 6000 planted rows
     X = vr_data("onmf", 0, n=120, n_features=8, rank=3)
     assert X.shape == (120, 8) and X.min() >= 0
     assert vr_data("odl", 1, n=50, n_features=6).mean(axis=0) == pytest.approx(np.zeros(6))

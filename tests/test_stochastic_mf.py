@@ -860,7 +860,8 @@ def test_default_vr_steps_in_the_snapshot_metric_and_paper_keeps_the_scalar_step
     kw["max_iter"] = 3
     paper = StochasticMF("onmf", "vr", 3, settings="paper", **kw).fit(X)
     same = StochasticMF("onmf", "vr", 3, inner_iter=m,
-                        step=SMFStep(rule="curvature", warm_start=False), **kw).fit(X)
+                        step=SMFStep(rule="curvature", warm_start=False, safeguard=False),
+                        **kw).fit(X)
     assert np.array_equal(paper.components_, same.components_)
     warm = StochasticMF("onmf", "vr", 3, inner_iter=m, step=SMFStep(rule="curvature"),
                         **kw).fit(X)
@@ -893,9 +894,9 @@ def _snapshot_spy(monkeypatch):
     seen = []
     original = StochasticMF._vr_snapshot
 
-    def spy(self, X):
+    def spy(self, X, *args):
         seen.append((self.components_.copy(), self.n_steps_, self.n_solves_))
-        return original(self, X)
+        return original(self, X, *args)
 
     monkeypatch.setattr(StochasticMF, "_vr_snapshot", spy)
     return seen
@@ -935,6 +936,68 @@ def test_vr_warm_start_is_off_in_the_paper_preset_and_at_one_outer_iteration(mon
     seen.clear()
     StochasticMF("onmf", "vr", 3, max_iter=1, random_state=0).fit(X)
     assert len(seen) == 1 and seen[0][1] == 0
+
+
+def _guard_spy(monkeypatch):
+    """Record (objective, η in, η out, halvings after) at every guarded snapshot."""
+    seen = []
+    original = StochasticMF._guarded
+
+    def spy(self, rule, snap, objective):
+        out = original(self, rule, snap, objective)
+        seen.append((objective, snap.eta, out.eta, self.vr_step_halvings_))
+        return out
+
+    monkeypatch.setattr(StochasticMF, "_guarded", spy)
+    return seen
+
+
+def test_vr_safeguard_halves_the_step_exactly_when_the_snapshot_objective_rose(monkeypatch):
+    """At the defaults each snapshot after the first halves η (for the rest of the fit)
+    exactly when its objective is above the previous snapshot's; the metric scales with
+    it. Too long a step (scale 8) makes the objective rise, so both branches are taken."""
+    X = _data(n=150, F=10, K=3, seed=2, nonneg=False)
+    seen = _guard_spy(monkeypatch)
+    est = StochasticMF("odl", "vr", 4, max_iter=8, step=SMFStep(scale=8.0),
+                       random_state=0).fit(X)
+    assert len(seen) == 7  # the warm start, then 7 snapshots
+    rises = [b[0] > a[0] for a, b in zip(seen, seen[1:])]
+    assert any(rises) and not all(rises)
+    halvings = [h for *_, h in seen]
+    assert halvings[0] == 0
+    assert np.diff(halvings).tolist() == [int(r) for r in rises]
+    for _, eta_in, eta_out, h in seen:
+        assert eta_out == pytest.approx(eta_in * 0.5 ** h)
+    assert est.vr_step_halvings_ == halvings[-1] > 0
+    assert est.learning_rate_ == seen[-1][2]
+    seen.clear()
+    off = StochasticMF("odl", "vr", 4, max_iter=8, random_state=0,
+                       step=SMFStep(scale=8.0, safeguard=False)).fit(X)
+    assert not seen and off.vr_step_halvings_ == 0
+    assert not np.array_equal(off.components_, est.components_)
+    assert off.n_solves_ == est.n_solves_  # the safeguard spends no solves
+
+
+def test_vr_safeguard_is_off_in_the_paper_preset_and_in_partial_fit(monkeypatch):
+    """The paper's constant η is never halved (settings="paper" is Algorithm 1 as
+    published), nor in partial_fit, whose outer iterations are over different rows;
+    safeguard=True turns it on under the paper's preset."""
+    assert SMFStep().vr_safeguard("default") and not SMFStep().vr_safeguard("paper")
+    assert SMFStep(safeguard=True).vr_safeguard("paper")
+    assert not SMFStep(safeguard=False).vr_safeguard("default")
+    X = _data(n=150, F=10, K=3, seed=2, nonneg=False)
+    seen = _guard_spy(monkeypatch)
+    kw = dict(max_iter=8, random_state=0)
+    paper = StochasticMF("odl", "vr", 4, settings="paper", step=SMFStep(scale=8.0), **kw)
+    assert paper.fit(X).vr_step_halvings_ == 0 and not seen
+    StochasticMF("odl", "vr", 4, settings="paper", step=SMFStep(scale=8.0, safeguard=True),
+                 **kw).fit(X)
+    assert len(seen) == 8
+    seen.clear()
+    est = StochasticMF("odl", "vr", 4, step=SMFStep(scale=8.0), random_state=0)
+    for block in np.array_split(X, 3):
+        est.partial_fit(block)
+    assert not seen and est.vr_step_halvings_ == 0
 
 
 def test_the_metric_step_is_held_over_the_fit_and_follows_scale():

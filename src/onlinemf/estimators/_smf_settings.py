@@ -95,9 +95,10 @@ class SMFStep(Settings):
         the metric of Â, D ← argmin_{D' ∈ C} ⟨V, D'⟩ + tr((D' − D)ᵀM(D' − D))/(2η) + ψ(D')
         with M = Â + δ·λ_max(Â)·I (δ = 0.01 where the dictionary's set is atom-separable
         and the step is one sweep over the atoms, except at a snapshot of the starting
-        dictionary; 0.1 otherwise) and η = 0.5·scale held over the whole fit (see
-        :class:`~onlinemf.updates.SVRGUpdate`), whose step along each direction of atoms is
-        set by that direction's own curvature instead of the largest one's. "auto":
+        dictionary; 0.1 otherwise) and η = 0.5·scale held over the whole fit but for the
+        ``safeguard``'s halvings (see :class:`~onlinemf.updates.SVRGUpdate`), whose step
+        along each direction of atoms is set by that direction's own curvature instead of
+        the largest one's. "auto":
         "metric" under ``settings="default"``, "curvature" under ``settings="paper"`` (the
         protocol of the reproduction experiments).
     scale : float, default=1.0
@@ -113,6 +114,14 @@ class SMFStep(Settings):
         snapshot at a poor point makes its first epoch's full gradient nearly useless. Only
         in :meth:`~onlinemf.StochasticMF.fit` with ``max_iter`` > 1. "auto": on under
         ``settings="default"``, off under ``settings="paper"`` (Algorithm 1 has none).
+    safeguard : bool or "auto", default="auto"
+        Halve VR's η (for the rest of the fit) whenever a snapshot's objective is above the
+        previous snapshot's, and keep it constant otherwise: every snapshot solves every
+        sample's codes, so the full objective is known there without extra solves, and a
+        rise over a whole outer iteration means the step, not the mini-batch noise, is too
+        long for the data (one η is not right for every data set). Only in
+        :meth:`~onlinemf.StochasticMF.fit`, whose snapshots are of the same rows. "auto": on
+        under ``settings="default"``, off under ``settings="paper"`` (constant η).
     """
 
     _parameter_constraints: dict = {
@@ -122,22 +131,30 @@ class SMFStep(Settings):
         "sgd_beta": [Interval(Real, 0, None, closed="neither"), None],
         "sgd_beta_prime": [Interval(Real, 0, None, closed="neither"), None],
         "warm_start": ["boolean", StrOptions({"auto"})],
+        "safeguard": ["boolean", StrOptions({"auto"})],
     }
 
     def __init__(self, learning_rate="auto", *, rule="auto", scale=1.0, sgd_beta=None,
-                 sgd_beta_prime=None, warm_start="auto"):
+                 sgd_beta_prime=None, warm_start="auto", safeguard="auto"):
         self.learning_rate = learning_rate
         self.rule = rule
         self.scale = scale
         self.sgd_beta = sgd_beta
         self.sgd_beta_prime = sgd_beta_prime
         self.warm_start = warm_start
+        self.safeguard = safeguard
 
     def vr_warm_start(self, settings: str) -> bool:
         """Whether VR's first outer iteration is SMM steps under ``settings``."""
         if isinstance(self.warm_start, str):
             return settings == "default"
         return bool(self.warm_start)
+
+    def vr_safeguard(self, settings: str) -> bool:
+        """Whether VR halves η after a snapshot whose objective rose, under ``settings``."""
+        if isinstance(self.safeguard, str):
+            return settings == "default"
+        return bool(self.safeguard)
 
     def vr_metric(self, settings: str) -> bool:
         """Whether VR steps in the snapshot's metric under ``settings``: an explicit

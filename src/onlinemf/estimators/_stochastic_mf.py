@@ -133,7 +133,8 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
         m = 0.5·n^{1/3} and VR's scalar step 1/L̂ (``SMFStep(rule="auto")``). The default
         runs m = ⌈n/b⌉ inner steps (one pass of them per outer iteration, the balance of the
         paper's own complexity argument) in the snapshot's metric, after a first outer
-        iteration of SMM steps (``SMFStep(warm_start=...)``). The reproduction
+        iteration of SMM steps (``SMFStep(warm_start=...)``), with η halved after any
+        snapshot whose objective rose (``SMFStep(safeguard=...)``). The reproduction
         experiments use "paper".
     random_state : int, RandomState or None
     state_file : str or None
@@ -152,6 +153,8 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
     problem_ : SMFProblem (bound to the n of the data)
     batch_size_, inner_iter_ : int
     learning_rate_ : float (last η used by VR; γ of the last SGD step)
+    vr_step_halvings_ : int
+        How many times VR's step safeguard halved η (``SMFStep(safeguard=...)``).
     n_solves_ : int
         Per-sample subproblem solves (1 pass = n solves).
     state_ : SurrogateState, ProxSGDState or None
@@ -293,6 +296,8 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
         self.n_samples_drawn_ = 0
         self.n_steps_ = 0
         self.learning_rate_ = None
+        self.vr_step_halvings_ = 0
+        self._vr_objective = None  # the last snapshot's objective (VR's step safeguard)
         self.state_ = None  # the SMM / SGD rule's state, from the first mini-batch
         self._running_loss = None
         self._next_eval = 0.0
@@ -362,13 +367,14 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
         self._reservoir = (kept, count)
 
     # ------------------------------------------------------------------ VR (Algorithm 1)
-    def _vr_epoch(self, X):
+    def _vr_epoch(self, X, guard=False):
         """One outer iteration as a batch source: the snapshot (the rule's state, with its full
         gradient) and the first inner step, which needs no mini-batch (W^{s,0} is the snapshot,
         so the correction cancels), then one segment of ``batch_size`` drawn rows per further
-        inner step (drawn as the steps go, after Option I's reservoir draw)."""
+        inner step (drawn as the steps go, after Option I's reservoir draw); ``guard``: the
+        step safeguard (:meth:`_guarded`) applies."""
         n = X.shape[0]
-        self._epoch = self._vr_snapshot(X)
+        self._epoch = self._vr_snapshot(X, guard)
         self._vr_inner(X, 0)
         for t in range(1, self.inner_iter_):
             self._keep_iterate(self.components_)
@@ -377,7 +383,7 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
         del self._epoch
         self.n_iter_ += 1
 
-    def _vr_snapshot(self, X):
+    def _vr_snapshot(self, X, guard=False):
         """The rule and its snapshot state at W^{s,0} (the full gradient), recorded."""
         m, s = self.inner_iter_, self.n_iter_
         t0 = time.perf_counter()
@@ -387,11 +393,23 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
         snap = rule.init(D0, X, tol)
         if not self._code_s.cache_snapshot:
             self.n_solves_ += X.shape[0]
+        objective = snap.loss / X.shape[0] + self.problem_.psi(D0)
+        snap = self._guarded(rule, snap, objective) if guard else snap
         self.learning_rate_ = snap.eta
         self._fit_time += time.perf_counter() - t0
-        self._checkpoint(X, snap.loss / X.shape[0] + self.problem_.psi(D0))
+        self._checkpoint(X, objective)
         self.components_ = D0
         return rule, snap
+
+    def _guarded(self, rule, snap, objective):
+        """The step safeguard: η halved for the rest of the fit when the snapshot's
+        ``objective`` is above the previous snapshot's (the halvings are counted in
+        ``vr_step_halvings_``)."""
+        previous, self._vr_objective = self._vr_objective, objective
+        if previous is not None and objective > previous:
+            self.vr_step_halvings_ += 1
+        halvings = self.vr_step_halvings_
+        return rule.rescaled(snap, 0.5 ** halvings) if halvings else snap
 
     def _vr_inner(self, X, t, rows=None):
         """Inner step t of the outer iteration (t = 0: the snapshot's own step)."""
@@ -508,8 +526,9 @@ class StochasticMF(OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin, Tr
         if self.n_iter_ == 0 and self.max_iter > 1 and self._step_s.vr_warm_start(self.settings):
             yield from self._smm_epoch(X)
             self._save_state(key)
+        guard = self._step_s.vr_safeguard(self.settings)
         while self.n_iter_ < self.max_iter:
-            yield from self._vr_epoch(X)
+            yield from self._vr_epoch(X, guard)
             self._save_state(key)
 
     def _batch_step(self, seg: Segment, rows) -> float:

@@ -357,6 +357,13 @@ class SVRGUpdate:
                else float(self.learning_rate))
         return VRSnapshot(D0, terms.mean_grad, gram0, lip0, eta, codes, terms.loss)
 
+    @staticmethod
+    def rescaled(state: VRSnapshot, factor: float) -> VRSnapshot:
+        """The snapshot with its step η multiplied by ``factor`` (the metric M = ·/η divided
+        by it), everything else unchanged."""
+        metric = None if state.metric is None else state.metric / factor
+        return replace(state, eta=state.eta * factor, metric=metric)
+
     def _cached_terms(self, D0, X, tol, gram0, lip0):
         """The snapshot's :class:`GradientTerms` chunk by chunk with ``solve``, and the codes
         (H, R) of every row kept."""
