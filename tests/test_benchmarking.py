@@ -17,13 +17,24 @@ def test_time_to_and_value_at_read_the_curve():
 
 def test_online_curve_reads_fractions_of_a_pass(rng):
     X = rng.random((200, 8))
-    est = OnlineNMF(3, batch_size=10, random_state=0)
+    est = OnlineNMF(3, batch_size=25, random_state=0)
     curve = online_curve(est, X, lambda e: -e.score(X), passes=1.5, chunks_per_pass=4,
                          first_pass_chunks=8)
     assert len(curve) == 10  # eighths of the first pass, then quarters; stopped at 1.5 passes
     assert est.n_samples_seen_ == 300
     times = [t for t, _ in curve]
     assert times == sorted(times)
+
+
+def test_online_curve_feeds_whole_mini_batches():
+    from onlinemf.benchmarking._measure import _chunks
+
+    perm = np.arange(1000)
+    sizes = [c.size for c in _chunks(perm, 4, 96)]
+    assert sum(sizes) == 1000 and all(s % 96 == 0 for s in sizes[:-1])  # only the rest is short
+    assert sizes[0] == 288  # 1000/4 = 250 rows rounded to whole batches of 96
+    assert [c.size for c in _chunks(perm, 4, 1)] == [250] * 4  # no batch size: equal splits
+    assert [c.size for c in _chunks(perm, 8, 400)] == [400, 400, 200]  # at least one batch
 
 
 def test_peak_memory_sees_numpy_buffers():

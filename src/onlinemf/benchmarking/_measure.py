@@ -55,25 +55,39 @@ def gemm_rate(n: int = 1000, repeats: int = 3) -> float:
 def online_curve(est, X, score: Callable, passes: float, chunks_per_pass: int = 4,
                  time_budget: float | None = None, seed: int = 0,
                  first_pass_chunks: int = 16) -> Curve:
-    """``partial_fit`` over shuffled passes of X in ``chunks_per_pass`` chunks
+    """``partial_fit`` over shuffled passes of X in about ``chunks_per_pass`` chunks
     (``first_pass_chunks`` in the first pass, where one pass can already reach an anchor's
     value), scored after each chunk (scoring time excluded): the curve is read at fractions
     of a pass. Stops after ``passes`` passes or once ``time_budget`` seconds of fitting are
-    spent."""
+    spent.
+
+    An estimator that states its mini-batch (``batch_size_for``) is fed whole mini-batches:
+    each chunk is a multiple of it, so the chunking adds no short batches that ``fit`` over
+    the same pass would not take (a chunk of 1.15 batches would cost two dictionary steps)."""
     rng = np.random.default_rng(seed)
     n = X.shape[0]
+    step = est.batch_size_for(X, in_fit=False) if hasattr(est, "batch_size_for") else 1
     curve, elapsed, done = [], 0.0, 0.0
     while done < passes - 1e-9:
         parts = first_pass_chunks if done == 0.0 else chunks_per_pass
-        for chunk in np.array_split(rng.permutation(n), parts):
+        for chunk in _chunks(rng.permutation(n), parts, step):
             t0 = time.perf_counter()
             est.partial_fit(X[chunk])
             elapsed += time.perf_counter() - t0
-            done += 1.0 / parts
+            done += chunk.size / n
             curve.append((elapsed, score(est)))
             if done >= passes - 1e-9 or (time_budget is not None and elapsed >= time_budget):
                 return curve
     return curve
+
+
+def _chunks(perm, parts: int, step: int) -> list:
+    """``perm`` in about ``parts`` chunks whose sizes are multiples of ``step`` rows (the
+    last takes the rest); equal splits when ``step`` is 1."""
+    if step <= 1:
+        return np.array_split(perm, parts)
+    size = max(step, int(round(perm.size / parts / step)) * step)
+    return [perm[i:i + size] for i in range(0, perm.size, size)]
 
 
 def restart_curve(make: Callable[[int], object], X, score: Callable, budgets) -> Curve:
