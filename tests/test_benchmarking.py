@@ -26,15 +26,21 @@ def test_online_curve_reads_fractions_of_a_pass(rng):
     assert times == sorted(times)
 
 
-def test_online_curve_feeds_whole_mini_batches():
-    from onlinemf.benchmarking._measure import _chunks
+def test_online_curve_feeds_whole_mini_batches(rng):
+    from onlinemf.benchmarking._measure import _chunk_size
 
-    perm = np.arange(1000)
-    sizes = [c.size for c in _chunks(perm, 4, 96)]
-    assert sum(sizes) == 1000 and all(s % 96 == 0 for s in sizes[:-1])  # only the rest is short
-    assert sizes[0] == 288  # 1000/4 = 250 rows rounded to whole batches of 96
-    assert [c.size for c in _chunks(perm, 4, 1)] == [250] * 4  # no batch size: equal splits
-    assert [c.size for c in _chunks(perm, 8, 400)] == [400, 400, 200]  # at least one batch
+    assert _chunk_size(1000, 4, 96) == 288  # 1000/4 = 250 rows rounded to whole batches
+    assert _chunk_size(1000, 4, None) == 250  # no batch size (not fitted yet): n/parts
+    assert _chunk_size(1000, 8, 400) == 400  # at least one batch
+    X = rng.random((200, 8))
+    est = OnlineNMF(3, batch_size=30, random_state=0)
+    calls = []
+    fit = est.partial_fit
+    est.partial_fit = lambda Xc: (calls.append(Xc.shape[0]), fit(Xc))[1]
+    online_curve(est, X, lambda e: 0.0, passes=2, chunks_per_pass=4, first_pass_chunks=8)
+    assert calls[0] == 25 and sum(calls) == 400  # the first call sets the batch size
+    later = calls[1:]
+    assert all(c % 30 == 0 for c in later if c >= 30) and max(later) == 60
 
 
 def test_peak_memory_sees_numpy_buffers():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import time
 import tracemalloc
 from collections.abc import Callable
@@ -61,16 +62,19 @@ def online_curve(est, X, score: Callable, passes: float, chunks_per_pass: int = 
     of a pass. Stops after ``passes`` passes or once ``time_budget`` seconds of fitting are
     spent.
 
-    An estimator that states its mini-batch (``batch_size_for``) is fed whole mini-batches:
-    each chunk is a multiple of it, so the chunking adds no short batches that ``fit`` over
-    the same pass would not take (a chunk of 1.15 batches would cost two dictionary steps)."""
+    An estimator with a mini-batch size (``batch_size_``, known after its first call) is
+    fed whole mini-batches: each later chunk is a multiple of it, so the chunking adds no
+    short batches that ``fit`` over the same pass would not take (a chunk of 1.15 batches
+    would cost two dictionary steps)."""
     rng = np.random.default_rng(seed)
     n = X.shape[0]
-    step = est.batch_size_for(X, in_fit=False) if hasattr(est, "batch_size_for") else 1
     curve, elapsed, done = [], 0.0, 0.0
     while done < passes - 1e-9:
         parts = first_pass_chunks if done == 0.0 else chunks_per_pass
-        for chunk in _chunks(rng.permutation(n), parts, step):
+        perm, start = rng.permutation(n), 0
+        while start < n:
+            size = _chunk_size(n, parts, getattr(est, "batch_size_", None))
+            chunk, start = perm[start:start + size], start + size
             t0 = time.perf_counter()
             est.partial_fit(X[chunk])
             elapsed += time.perf_counter() - t0
@@ -81,13 +85,12 @@ def online_curve(est, X, score: Callable, passes: float, chunks_per_pass: int = 
     return curve
 
 
-def _chunks(perm, parts: int, step: int) -> list:
-    """``perm`` in about ``parts`` chunks whose sizes are multiples of ``step`` rows (the
-    last takes the rest); equal splits when ``step`` is 1."""
-    if step <= 1:
-        return np.array_split(perm, parts)
-    size = max(step, int(round(perm.size / parts / step)) * step)
-    return [perm[i:i + size] for i in range(0, perm.size, size)]
+def _chunk_size(n: int, parts: int, step: int | None) -> int:
+    """Rows of the next chunk of a pass of ``n`` rows in about ``parts`` chunks: a multiple
+    of the mini-batch ``step`` (at least one), or n/parts rounded up without one."""
+    if not step or step <= 1:
+        return math.ceil(n / parts)
+    return max(step, int(round(n / parts / step)) * step)
 
 
 def restart_curve(make: Callable[[int], object], X, score: Callable, budgets) -> Curve:
