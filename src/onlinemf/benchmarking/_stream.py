@@ -133,8 +133,8 @@ def suite_stream(ctx) -> list:
     """One KL pass (K = 50) over a generated sparse corpus (10⁴ terms, 10 nonzeros a row)
     and a float32 zarr array (100 features) of 10⁶ and 10⁷ rows (``--quick``: 10⁵ and 10⁶):
     rows per second and peak RSS, ours against MiniBatchNMF's ``partial_fit`` block by
-    block, timed on the shorter stream (10⁷ rows would take it over an hour) and compared at
-    its rows per second on the longer one."""
+    block, timed on the shorter stream (its cost per row does not grow with N, and 10⁷ rows
+    would add most of half an hour) and compared at its rows per second on the longer one."""
     from ._suites import Row
 
     sizes = (100_000, 1_000_000) if ctx.quick else (1_000_000, 10_000_000)
