@@ -44,6 +44,10 @@ PAPERS = {
 RULES = 4
 
 
+#: the measured column of a claim whose panel has not run yet (a kept-only assembly)
+NOT_RUN = "not yet run at this scale"
+
+
 class PieceMissing(LookupError):
     """A piece that a ``kept_only`` run would have had to compute (see :meth:`Context.memo`);
     an experiment of independent panels catches it per panel and reports that panel's
@@ -328,7 +332,7 @@ def run_experiments(names, ctx: Context, progress=None, on_result=None,
             if progress:
                 progress(f"  {name}: piece {missing} not kept yet, not assembled")
             continue
-        if res.missing and all(c[3] == NOT_MEASURED for c in res.claims):
+        if res.missing and all(c[2] == NOT_RUN for c in res.claims):
             for _, path in res.figures:  # no panel kept: no figure of empty axes either
                 if os.path.exists(path):
                     os.remove(path)

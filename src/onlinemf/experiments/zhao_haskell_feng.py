@@ -25,7 +25,7 @@ from ..datasets import (
 )
 from ..estimators import SMFCoder, SMFStep, StochasticMF
 from ..updates import default_batch_params
-from ._registry import Context, PieceMissing, Result, pyplot, register, save_figure
+from ._registry import NOT_RUN, Context, PieceMissing, Result, pyplot, register, save_figure
 from ._verdicts import NOT_MEASURED, claim, lowest
 
 #: Fig. 1 and Fig. 2 share one tie margin: values within 5% of each other are a tie (in
@@ -432,7 +432,7 @@ def _panel_not_run(res: Result, axes, panel: str, whats, paper: str | list[str],
     papers = [paper] * len(whats) if isinstance(paper, str) else paper
     for what, said in zip(whats, papers, strict=True):
         band_, _, why = band.partition(". Why: ")
-        res.claims.append(claim(f"{panel}: {what}", said, "not yet run at this scale",
+        res.claims.append(claim(f"{panel}: {what}", said, NOT_RUN,
                                 NOT_MEASURED, band_, why=why or "the panel is not run yet"))
     for ax in np.atleast_1d(axes):
         ax.set_title(f"{panel}: not yet run", fontsize=8)
