@@ -432,3 +432,25 @@ def test_auto_batch_size_grows_with_the_vocabulary_for_the_surrogates():
     assert dense.dictionary_update_.decay == 0.3  # a cold start's statistics go stale
     paper = OnlineNMF(10, loss="kl", settings="paper", max_iter=1, random_state=0)
     assert paper.partial_fit(X).batch_size_ == 10
+
+
+def test_callback_sees_every_step_and_its_time_is_not_counted(rng):
+    import time
+
+    X = rng.random((120, 8))
+    seen = []
+
+    def slow(info):
+        seen.append((info["n_samples"], info["time"], info["components"].copy()))
+        time.sleep(0.02)
+
+    est = OnlineNMF(3, batch_size=10, max_iter=1, max_no_improvement=None, callback=slow,
+                    random_state=0).fit(X)
+    assert [s[0] for s in seen] == list(range(10, 121, 10))
+    np.testing.assert_array_equal(seen[-1][2], est.components_)
+    # twelve sleeps of 0.02 s would add 0.24 s to the fitting time if they were counted
+    assert seen[-1][1] == pytest.approx(est.history_["time"][-1])
+    assert all(b[1] >= a[1] for a, b in zip(seen, seen[1:]))
+    ref = OnlineNMF(3, batch_size=10, max_iter=1, max_no_improvement=None,
+                    random_state=0).fit(X)
+    np.testing.assert_array_equal(ref.components_, est.components_)  # it changes nothing

@@ -93,3 +93,38 @@ def test_psnr_ordering_reads_the_papers_psnr_and_leaves_the_capped_batch_unjudge
     assert _psnr_order_claim(results(22.0, 20.0, 26.0), "w", "T")[3] == NOT_REPRODUCED
     # the batch PSNRs (eq. (47)) are printed, not judged: a batch far above changes nothing
     assert _psnr_order_claim(results(22.0, 12.0, 21.0, batch=40.0), "w", "T")[3] == REPRODUCED
+
+
+def test_fresh_curve_scores_each_kept_dictionary_with_fresh_codes():
+    from onlinemf import OnlineNMF
+    from onlinemf.experiments.zhao_divergences import fresh_curve
+
+    rng = np.random.default_rng(0)
+    X = rng.random((200, 12))
+    kept = []
+    est = OnlineNMF(3, batch_size=20, max_iter=1, max_no_improvement=None, random_state=0,
+                    callback=lambda info: kept.append(
+                        (info["time"], info["n_samples"], info["components"].copy()))).fit(X)
+    curve = fresh_curve(est, X[:50], [kept[0], kept[-1]])
+    assert list(curve["n_samples"]) == [20, 200]
+    assert curve["objective"][-1] == -est.score(X[:50])  # the final W: the estimator's score
+    import copy
+
+    first = copy.copy(est)
+    first.components_ = kept[0][2]
+    assert curve["objective"][0] == -first.score(X[:50])  # W after the first step, not est's
+    assert curve["objective"][0] != curve["objective"][-1]
+    np.testing.assert_array_equal(est.components_, kept[-1][2])  # the probe left est as it was
+
+
+def test_converge_claim_needs_every_rank_to_settle_near_its_batch_level():
+    from onlinemf.experiments.wang_chi_poisson import _converge_claim, batch_subspace_error
+
+    n, k, m, p = 30, 3, 200, 1.0
+    falls = {r: np.linspace(0.9, batch_subspace_error(n, k, m, p, 5, 0, rank=r), 20)
+             for r in (3, 4)}
+    good, rows = _converge_claim("SA", p, falls, n, k, m, 0)
+    assert good[3] == REPRODUCED and len(rows) == 2 and "rank 4" in good[2]
+    rising = dict(falls)
+    rising[4] = np.r_[falls[4][:15], falls[4][14] * np.linspace(1.0, 1.3, 5)]  # a late rise
+    assert _converge_claim("SA", p, rising, n, k, m, 0)[0][3] == NOT_REPRODUCED

@@ -346,7 +346,7 @@ def test_significantly_faster_is_a_threshold_with_a_bounded_partly():
 
 
 def test_late_rise_tells_a_perturbed_curve_from_a_falling_one():
-    from onlinemf.experiments.zhao_tan_outliers import _late_rise
+    from onlinemf.experiments._verdicts import late_rise as _late_rise
 
     assert _late_rise(np.linspace(2.0, 1.0, 50)) == 0.0  # keeps falling, however high
     bumpy = np.r_[np.linspace(2.0, 1.0, 25), 1.0 + 0.2 * (np.arange(25) % 2)]

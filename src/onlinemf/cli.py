@@ -599,9 +599,15 @@ def _cmd_reproduce(args) -> int:
 
     if args.list:
         return _list_experiments(args, REGISTRY)
+    from .experiments import REPEATS
+
+    for flag, value in (("--repeats", args.repeats), ("--jobs", args.jobs)):
+        if value is not None and value < 1:
+            raise ValueError(f"{flag} must be at least 1, got {value}")
     resume = args.resume or args.kept_only
     ctx = Context(scale=args.scale, out_dir=args.out, data_dir=args.data_dir, seed=args.seed,
-                  resume=resume, kept_only=args.kept_only, jobs=args.jobs)
+                  resume=resume, kept_only=args.kept_only, jobs=args.jobs,
+                  repeats=args.repeats or (REPEATS if args.scale == "paper" else 1))
     store = os.path.join(args.out, "results")
 
     def finished_before() -> dict:
@@ -776,6 +782,10 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--jobs", type=int, default=1, metavar="N",
                    help="worker processes for the untimed batch references (the timed fits "
                         "always run in one process)")
+    r.add_argument("--repeats", type=int, default=None, metavar="N",
+                   help="timed runs of each fit a time claim compares, the median used (a "
+                        "run over twice the others' median is run again once); default 3 at "
+                        "--scale paper, else 1")
     r.add_argument("--list", action="store_true",
                    help="list the experiments, and which --out holds finished at --scale")
     r.set_defaults(func=_cmd_reproduce)

@@ -160,6 +160,13 @@ class OnlineNMF(RuleCountsMixin, OnlineFactorizationMixin, ClassNamePrefixFeatur
         What ``history_`` records: "online", the average of each sample's loss when it was
         coded (bounded memory); "paper", (1/t) Σ_{i ≤ t} d(v_i ‖ W_t h_i) (Section VIII-D),
         which keeps every (v_i, h_i); None, nothing.
+    callback : callable or None, default=None
+        Called after every mini-batch step of :meth:`fit` and :meth:`partial_fit` (not the
+        steps of :func:`~onlinemf.fit_data_parallel`, which run on workers) with a dict:
+        ``components`` (the dictionary after the step), ``n_samples`` (samples seen) and
+        ``time`` (fitting seconds so far, the callback's own time excluded). With it a
+        curve of any measure of the dictionary (e.g. its objective with codes fitted afresh
+        on held-out rows) can be followed without refitting.
     settings : {"default", "paper"}, default="default"
         "paper" reads every "auto" above as Algorithm 1 does: projected SGD without the
         step-halving safeguard, the paper's code steps from the constant start, random W₀ and
@@ -228,6 +235,7 @@ class OnlineNMF(RuleCountsMixin, OnlineFactorizationMixin, ClassNamePrefixFeatur
         "max_no_improvement": [Interval(Integral, 1, None, closed="left"), None],
         "shuffle": ["boolean", Interval(Integral, 1, None, closed="left")],
         "history": [StrOptions({"online", "paper"}), None],
+        "callback": [callable, None],
         "settings": [StrOptions({"default", "paper"})],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
@@ -249,6 +257,7 @@ class OnlineNMF(RuleCountsMixin, OnlineFactorizationMixin, ClassNamePrefixFeatur
         max_no_improvement=10,
         shuffle=True,
         history="online",
+        callback=None,
         settings="default",
         random_state=None,
         verbose=0,
@@ -266,6 +275,7 @@ class OnlineNMF(RuleCountsMixin, OnlineFactorizationMixin, ClassNamePrefixFeatur
         self.max_no_improvement = max_no_improvement
         self.shuffle = shuffle
         self.history = history
+        self.callback = callback
         self.settings = settings
         self.random_state = random_state
         self.verbose = verbose
@@ -672,7 +682,11 @@ class OnlineNMF(RuleCountsMixin, OnlineFactorizationMixin, ClassNamePrefixFeatur
         if self._warming_up and self.state_.n_samples_seen >= self._warmup:
             self._end_warmup()
         Xb, Mb = self._prepare_batch(seg.X, rows, seg.mask, seg.ctx)
-        return self._step(Xb, Mb, self._update_rule(self.batch_size_))
+        f = self._step(Xb, Mb, self._update_rule(self.batch_size_))
+        if self.callback is not None:
+            self.callback({"components": self.components_,
+                           "n_samples": self.state_.n_samples_seen, "time": self._fit_time})
+        return f
 
     def _source(self, X, mask, rng):
         """The segments of one pass over X (rows permuted by ``rng``, or in order); a dask

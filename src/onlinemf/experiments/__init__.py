@@ -16,7 +16,8 @@ from ._registry import (
     run_experiments,
     write_report,
 )
+from ._timing import REPEATS, TimedRuns, timed
 
 __all__ = ["REGISTRY", "Context", "PieceMissing", "Result", "experiment_names", "register",
            "run_experiments", "write_report", "lyu_ndl", "wang_chi_poisson", "zhao_divergences",
-           "zhao_haskell_feng", "zhao_tan_outliers"]
+           "zhao_haskell_feng", "zhao_tan_outliers", "REPEATS", "TimedRuns", "timed"]

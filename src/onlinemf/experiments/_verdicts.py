@@ -29,7 +29,8 @@ __all__ = ["REPRODUCED", "PARTLY", "NOT_REPRODUCED", "NOT_MEASURED", "VERDICTS",
            "SPEC", "EXTENSION", "SOURCES", "PARTLY_FACTOR", "TIME_TIE", "claim", "judge",
            "ratio_band", "direction_band", "at_least", "at_most", "ordered", "lowest",
            "count_band", "SIGNIFICANT", "SIGNIFICANT_PARTLY", "SIGNIFICANT_WHY", "significantly",
-           "SPEED_RATIO", "SPEED_RATIO_PARTLY", "common_level_times", "speed_band", "fmt_times"]
+           "SPEED_RATIO", "SPEED_RATIO_PARTLY", "common_level_times", "speed_band", "fmt_times",
+           "LATE_RISE", "late_rise"]
 
 REPRODUCED = "reproduced"
 PARTLY = "partly"
@@ -271,3 +272,19 @@ def fmt_times(seconds, labels, level) -> str:
     return (f"seconds to reach the common level {level:.4g}: "
             + ", ".join(f"{lab}: {s:.3g}" for lab, s in zip(labels, seconds))
             + f" (slowest/fastest {ratio:.2f}×)")
+
+
+#: "converges" / "fails to converge": a curve that rises over the second half of its run by
+#: at least this share of the lowest value it had reached before is unsettled (perturbed)
+LATE_RISE = 0.05
+
+
+def late_rise(values) -> float:
+    """The largest relative rise of ``values`` over their second half above the lowest value
+    reached before each point (0 for a curve that keeps falling)."""
+    import numpy as np
+
+    v = np.asarray(values, dtype=float)
+    low = np.minimum.accumulate(v)
+    half = v.size // 2
+    return float(np.max((v[half:] - low[half:]) / np.maximum(low[half:], 1e-300), initial=0.0))
