@@ -26,9 +26,9 @@ OUTLIER = 2.0
 #: the departure every experiment with timed claims states while some of its results are
 #: kept from before the protocol
 TIMING_DEPARTURE = ("Times: a run under the timing protocol times each fit three times and "
-                    "uses the median (its tables list every run and the least CPU share); a "
-                    "time marked 'one run' is a single timing taken while other fits shared "
-                    "the machine's two cores, which can slow a run several-fold.")
+                    "uses the median, and its tables list every run and the least CPU share; "
+                    "any other time is a single timing taken while other fits shared the "
+                    "machine's two cores, which can slow a run several-fold.")
 
 
 @dataclass
