@@ -100,9 +100,8 @@ class Context:
         return parallel_map
 
     def timed(self, fit, exclude=None):
-        """``fit()`` run ``repeats`` times: its first value and the
-        :class:`~onlinemf.experiments._timing.TimedRuns` of every run (``exclude``: see
-        :func:`~onlinemf.experiments._timing.timed`)."""
+        """``fit()`` run ``repeats`` times: the value of a run that counts and the
+        ``TimedRuns`` of every run (``exclude``: see ``onlinemf.experiments.timed``)."""
         from ._timing import timed
 
         return timed(fit, self.repeats, exclude=exclude)
