@@ -259,14 +259,12 @@ def run_methods(X, k, *, tau, seed, batch_iter, which=("online", "batch", "other
 
         def orpca_parts(orpca):
             low, E = orpca.decompose(X)
-            return dict(low=low, outliers=E, atoms=orpca.components_, history=None,
-                        basis_seconds=orpca.basis_seconds_)
+            return dict(low=low, outliers=E, atoms=orpca.components_, history=None)
 
-        run("ORPCA", fit_orpca, extra=orpca_parts)
-        r = out["ORPCA"]
-        # of the run whose model is kept, its regret measure left out
-        r["basis_share"] = r.pop("basis_seconds") / max(r["runs"].wall[r["runs"].value_run],
-                                                        1e-12)
+        orpca = run("ORPCA", fit_orpca, extra=orpca_parts)
+        runs = out["ORPCA"]["runs"]  # the share of the run whose model is kept
+        out["ORPCA"]["basis_share"] = orpca.basis_seconds_ / max(runs.wall[runs.value_run],
+                                                                 1e-12)
 
         def fit_onmf():
             tracker = regret()
