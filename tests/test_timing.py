@@ -56,10 +56,19 @@ def test_one_run_is_a_single_reading():
 
 
 def test_cpu_share_and_load_are_recorded():
-    _, runs = timed(lambda: sum(range(20000)), repeats=2)
-    assert len(runs.cpu) == len(runs.load) == 2
-    assert 0 < runs.cpu_share <= 1.5  # one thread: CPU seconds about the wall seconds
+    # scripted clocks: a fit of 2 s wall that got 1.5 s and then 2 s of CPU
+    fit, clock, calls = scripted([2.0, 2.0])
+    cpu = iter([0.0, 1.5, 1.5, 3.5])
+    _, runs = timed(fit, repeats=2, clock=clock, cpu_clock=lambda: next(cpu))
+    assert len(runs.cpu) == len(runs.load) == len(runs.wall) == 2
+    assert runs.cpu == [1.5, 2.0] and runs.cpu_share == pytest.approx(0.75)
     assert pickle.loads(pickle.dumps(runs)).wall == runs.wall
+
+
+def test_real_clocks_give_one_finite_reading():
+    _, runs = timed(lambda: sum(range(200000)), repeats=1)
+    assert len(runs.cpu) == len(runs.load) == 1
+    assert runs.wall[0] > 0 and 0 < runs.cpu_share <= 1.5  # one thread: CPU about wall
 
 
 @pytest.mark.parametrize("kw, match", [({"repeats": 0}, "repeats"), ({"outlier": 1.0},
