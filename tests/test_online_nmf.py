@@ -343,9 +343,11 @@ def test_multiplicative_memory_counts_rows_not_small_batches():
 
 def test_auto_codes_multiplicative_while_learning_spectral_when_answering(monkeypatch):
     """code_step='auto': the beta-divergences' online steps code by the multiplicative update
-    (capped at MU_CODE_MAX_ITER), transform by the accurate spectral step; the squared loss
+    (MU_STEP_ITER / γ iterations, γ the update's exponent), transform by the accurate
+    spectral step; the squared loss
     by the spectral step, capped at QUADRATIC_CODE_MAX_ITER while learning only."""
     import onlinemf.estimators._online_nmf as mod
+    from onlinemf.coders import MU_STEP_ITER
     from onlinemf.losses import get_loss
 
     assert mod.code_step_for("auto", get_loss("is")) == "mu"
@@ -365,7 +367,10 @@ def test_auto_codes_multiplicative_while_learning_spectral_when_answering(monkey
     X = _small()
     est = OnlineNMF(4, loss="kl", batch_size=20, random_state=0).fit(X)
     assert {c["step"] for c in seen} == {"mu"}
-    assert {c["max_iter"] for c in seen} == {mod.MU_CODE_MAX_ITER}
+    assert {c["max_iter"] for c in seen} == {MU_STEP_ITER}  # KL: γ = 1
+    seen.clear()
+    OnlineNMF(4, loss="is", batch_size=20, random_state=0).fit(X + 0.1)
+    assert {(c["step"], c["max_iter"]) for c in seen} == {("mu", 2 * MU_STEP_ITER)}
     seen.clear()
     est.transform(X)
     assert {c["step"] for c in seen} == {"spg"}
@@ -404,8 +409,8 @@ def test_auto_batch_size_grows_with_the_vocabulary_for_the_surrogates():
 
     import scipy.sparse as sp
 
+    from onlinemf.coders import MU_STEP_ITER
     from onlinemf.estimators._online_nmf import (
-        MU_CODE_MAX_ITER,
         SGD_WARMUP_ROWS,
         SPARSE_CODE_ITERATIONS,
         WIDE_MU_CODE_MAX_ITER,
@@ -427,7 +432,7 @@ def test_auto_batch_size_grows_with_the_vocabulary_for_the_surrogates():
     text = OnlineNMF(10, loss="kl", max_iter=1, random_state=0).partial_fit(small)
     assert text.batch_size_ < math.ceil(10 * 2000 / SPARSE_CODE_ITERATIONS)
     assert text.dictionary_update_.warmup == SGD_WARMUP_ROWS
-    assert text.coder_.max_iter == MU_CODE_MAX_ITER
+    assert text.coder_.max_iter == MU_STEP_ITER
     dense = OnlineNMF(10, loss="kl", max_iter=1, random_state=0).partial_fit(small.toarray())
     assert dense.dictionary_update_.decay == 0.3  # a cold start's statistics go stale
     paper = OnlineNMF(10, loss="kl", settings="paper", max_iter=1, random_state=0)
@@ -454,3 +459,24 @@ def test_callback_sees_every_step_and_its_time_is_not_counted(rng):
     ref = OnlineNMF(3, batch_size=10, max_iter=1, max_no_improvement=None,
                     random_state=0).fit(X)
     np.testing.assert_array_equal(ref.components_, est.components_)  # it changes nothing
+
+
+@pytest.mark.parametrize("name, params, gamma", [
+    ("kl", {}, 1.0), ("is", {}, 0.5), ("beta", {"beta": 0.5}, 1 / 1.5),
+    ("beta", {"beta": 1.5}, 1.0), ("beta", {"beta": 3.0}, 0.5), ("beta", {"beta": 6.0}, 0.2)])
+def test_online_multiplicative_code_iterations_follow_the_exponent(name, params, gamma):
+    """An online step's multiplicative codes take MU_STEP_ITER / γ iterations, at most
+    MU_CODE_MAX_ITER: γ scales each step in log scale, so a smaller γ needs more of them."""
+    import math
+
+    from onlinemf.coders import MU_CODE_MAX_ITER, MU_STEP_ITER, CodeSolver, mu_step_iterations
+    from onlinemf.losses import get_loss
+
+    loss = get_loss(name, **params)
+    assert loss.mu_exponent == pytest.approx(gamma)
+    want = min(MU_CODE_MAX_ITER, math.ceil(MU_STEP_ITER / gamma - 1e-9))
+    assert mu_step_iterations(loss) == want
+    assert CodeSolver().resolved(loss, learning=True).max_iter == want
+    # codes that are an answer, and an explicit cap, are not changed by the rule
+    assert CodeSolver("mu").resolved(loss).max_iter == MU_CODE_MAX_ITER
+    assert CodeSolver(max_iter=7).resolved(loss, learning=True).max_iter == 7

@@ -33,13 +33,15 @@ from ._rules import StepRule
 from ._settings import (
     CODE_STEPS,
     MU_CODE_MAX_ITER,
+    MU_STEP_ITER,
     QUADRATIC_CODE_MAX_ITER,
     CodeSolver,
     code_step_for,
+    mu_step_iterations,
 )
 
 __all__ = ["CodeSolver", "CODE_STEPS", "STEP_RULES", "StepRule", "CodeResult", "code_step_for",
-           "MU_CODE_MAX_ITER", "QUADRATIC_CODE_MAX_ITER",
+           "MU_CODE_MAX_ITER", "MU_STEP_ITER", "QUADRATIC_CODE_MAX_ITER", "mu_step_iterations",
            "initial_codes", "spectral_norm_sq",
            "OUTLIER_SOLVERS", "outlier_loss", "solve_codes_outliers",
            "solve_codes_bsum", "solve_codes_accurate", "solve_codes_newton",

@@ -3,6 +3,7 @@ object API of the divergence coder (:meth:`CodeSolver.solve`)."""
 
 from __future__ import annotations
 
+import math
 from numbers import Integral, Real
 
 from sklearn.utils._param_validation import Interval, StrOptions
@@ -11,20 +12,37 @@ from .._params import Settings
 from ._divergence import STEP_RULES, make_rule, solve_batch
 from ._result import CodeResult
 
-__all__ = ["CodeSolver", "CODE_STEPS", "code_step_for", "MU_CODE_MAX_ITER",
-           "QUADRATIC_CODE_MAX_ITER"]
+__all__ = ["CodeSolver", "CODE_STEPS", "code_step_for", "MU_CODE_MAX_ITER", "MU_STEP_ITER",
+           "QUADRATIC_CODE_MAX_ITER", "mu_step_iterations"]
 
 #: what ``CodeSolver.step`` accepts: a step rule, "auto" (the fast defaults) or "paper" (the
 #: rules of Zhao, Tan and Xu, Section V-C)
 CODE_STEPS = ("auto", "paper", *STEP_RULES)
 
-#: Iterations of the multiplicative code update per online step (``CodeSolver(max_iter="auto")``)
+#: Iterations of the multiplicative code update (``CodeSolver(max_iter="auto")``) for codes
+#: that are an answer, and for an online step under the smallest exponent of the usual losses
+#: (IS, γ = 1/2)
 MU_CODE_MAX_ITER = 20
+
+#: Multiplicative code iterations of an online step at the exponent γ = 1 (KL and
+#: 1 ≤ β ≤ 2); a loss whose update takes the exponent γ < 1 takes MU_STEP_ITER / γ of them
+MU_STEP_ITER = 10
 
 #: Code iterations per online step for the squared loss (``CodeSolver(max_iter="auto")``): after the
 #: least-squares start, three projected steps leave codes a stochastic step can use, and the
 #: time saved buys more passes
 QUADRATIC_CODE_MAX_ITER = 3
+
+
+def mu_step_iterations(loss) -> int:
+    """Multiplicative code iterations of an online step: ``MU_STEP_ITER / γ`` (at most
+    ``MU_CODE_MAX_ITER``), γ the loss's exponent (:attr:`Loss.mu_exponent`).
+
+    The exponent scales every multiplicative step in log scale (Févotte and Idier 2011), so
+    an IS step (γ = 1/2) moves half as far as a KL step and takes twice the iterations. A
+    stochastic dictionary step needs codes no more accurate than these, and the iterations
+    saved buy samples."""
+    return int(min(MU_CODE_MAX_ITER, math.ceil(MU_STEP_ITER / loss.mu_exponent - 1e-9)))
 
 
 def code_step_for(code_step: str, loss, learning: bool = True) -> str:
@@ -147,7 +165,8 @@ class CodeSolver(Settings):
         rule = code_step_for(user, loss, learning)
         max_iter = self.max_iter
         if max_iter == "auto":
-            max_iter = (MU_CODE_MAX_ITER if rule == "mu" else
+            max_iter = (mu_step_iterations(loss) if rule == "mu" and learning else
+                        MU_CODE_MAX_ITER if rule == "mu" else
                         QUADRATIC_CODE_MAX_ITER if learning and loss.quadratic
                         and user == "auto" else 100)
         f_tol = self.f_tol if self.f_tol != "auto" else 1e-4 if user == "auto" else 1e-6

@@ -302,8 +302,8 @@ def _sensitivity_piece(loss, param, v, n, f, k0, seed):
 
 @register("zhao-sensitivity", "000", "Sensitivity of OL to τ, K and a (Figs. S-1 to S-3)",
           departures=("One run per setting (the paper's curves are also single runs), each "
-                      "a single timing; results kept from before the fresh-code checks were "
-                      "timed on cores shared with other fits.",
+                      "a single timing, the settings one at a time; during some of them "
+                      "another job used the machine's second core.",
                       "The grids are this implementation's (the paper says only 'in "
                       "log-scale'): τ ∈ {1, 10, 100}, K ∈ {10, 20, 40, 80, 160}, a ∈ {2·10³, "
                       "2·10⁴, 2·10⁵}; τ = 100 is above the paper's rule of thumb "
