@@ -36,12 +36,23 @@ QUADRATIC_CODE_MAX_ITER = 3
 
 def mu_step_iterations(loss) -> int:
     """Multiplicative code iterations of an online step: ``MU_STEP_ITER / γ`` (at most
-    ``MU_CODE_MAX_ITER``), γ the loss's exponent (:attr:`Loss.mu_exponent`).
+    ``MU_CODE_MAX_ITER``), γ the loss's exponent (``Loss.mu_exponent``).
 
     The exponent scales every multiplicative step in log scale (Févotte and Idier 2011), so
     an IS step (γ = 1/2) moves half as far as a KL step and takes twice the iterations. A
     stochastic dictionary step needs codes no more accurate than these, and the iterations
-    saved buy samples."""
+    saved buy samples.
+
+    Parameters
+    ----------
+    loss : Loss
+        A loss with a multiplicative update (``majorized_mu``).
+
+    Returns
+    -------
+    int
+        The ``max_iter`` that "auto" resolves to for an online step's multiplicative codes.
+    """
     return int(min(MU_CODE_MAX_ITER, math.ceil(MU_STEP_ITER / loss.mu_exponent - 1e-9)))
 
 
@@ -90,8 +101,11 @@ class CodeSolver(Settings):
         otherwise) from the constant start. Or one rule (see :mod:`onlinemf.coders`): "spg",
         "armijo", "lipschitz", "polyak", "fista", "bb", "mu", "exact", "admm".
     max_iter : int or "auto", default="auto"
-        Iteration cap per sample. "auto": 20 with "mu" and 3 for the squared loss's online
-        steps (codes that feed a stochastic step need not be exact); 100 otherwise.
+        Iteration cap per sample. "auto": with "mu", 10/γ in the online steps (γ the
+        update's exponent: 10 for KL, 20 for IS; see
+        :func:`onlinemf.coders.mu_step_iterations`) and 20 for codes that are an answer; 3
+        for the squared loss's online steps (codes that feed a stochastic step need not be
+        exact); 100 otherwise.
     tol : float, default=1e-4
         A sample stops when its step is below ``tol`` relative to its code...
     f_tol : float or "auto", default="auto"
