@@ -33,7 +33,7 @@ def test_iterates_stay_feasible(rng):
 def test_online_objective_decreases_on_scaled_synthetic(loss):
     d = make_nmf_synthetic(3000, 30, 10, NOISE_FOR_LOSS[loss], random_state=1)
     # the paper's metric scores the codes stored at coding time, so it is tested with
-    # converged codes (spg, 100 iterations): the default's capped codes (20 multiplicative
+    # converged codes (spg, 100 iterations): the default's capped codes (10/γ multiplicative
     # iterations, 3 for squared) keep it higher (IS: 0.149 → 0.144) while the re-coded score
     # falls as far
     params = dict(n_components=10, loss=loss, batch_size=10, history="paper",
@@ -480,3 +480,14 @@ def test_online_multiplicative_code_iterations_follow_the_exponent(name, params,
     # codes that are an answer, and an explicit cap, are not changed by the rule
     assert CodeSolver("mu").resolved(loss).max_iter == MU_CODE_MAX_ITER
     assert CodeSolver(max_iter=7).resolved(loss, learning=True).max_iter == 7
+
+
+def test_multiplicative_iterations_guard_a_degenerate_exponent():
+    """An exponent that is not a positive finite number (a loss built by hand) gets the
+    answer's cap rather than an error, and a tiny one the cap rather than an overflow."""
+    from types import SimpleNamespace
+
+    from onlinemf.coders import MU_CODE_MAX_ITER, mu_step_iterations
+
+    for gamma in (0.0, -1.0, float("inf"), float("nan"), 1e-320):
+        assert mu_step_iterations(SimpleNamespace(mu_exponent=gamma)) == MU_CODE_MAX_ITER

@@ -25,7 +25,8 @@ CODE_STEPS = ("auto", "paper", *STEP_RULES)
 MU_CODE_MAX_ITER = 20
 
 #: Multiplicative code iterations of an online step at the exponent γ = 1 (KL and
-#: 1 ≤ β ≤ 2); a loss whose update takes the exponent γ < 1 takes MU_STEP_ITER / γ of them
+#: 1 ≤ β ≤ 2); a loss whose update takes the exponent γ < 1 takes MU_STEP_ITER / γ of them,
+#: at most MU_CODE_MAX_ITER
 MU_STEP_ITER = 10
 
 #: Code iterations per online step for the squared loss (``CodeSolver(max_iter="auto")``): after the
@@ -53,7 +54,10 @@ def mu_step_iterations(loss) -> int:
     int
         The ``max_iter`` that "auto" resolves to for an online step's multiplicative codes.
     """
-    return int(min(MU_CODE_MAX_ITER, math.ceil(MU_STEP_ITER / loss.mu_exponent - 1e-9)))
+    gamma = float(loss.mu_exponent)
+    if not (gamma > 0 and math.isfinite(gamma)):
+        return MU_CODE_MAX_ITER
+    return int(math.ceil(min(float(MU_CODE_MAX_ITER), MU_STEP_ITER / gamma) - 1e-9))
 
 
 def code_step_for(code_step: str, loss, learning: bool = True) -> str:
@@ -101,8 +105,8 @@ class CodeSolver(Settings):
         otherwise) from the constant start. Or one rule (see :mod:`onlinemf.coders`): "spg",
         "armijo", "lipschitz", "polyak", "fista", "bb", "mu", "exact", "admm".
     max_iter : int or "auto", default="auto"
-        Iteration cap per sample. "auto": with "mu", 10/γ in the online steps (γ the
-        update's exponent: 10 for KL, 20 for IS; see
+        Iteration cap per sample. "auto": with "mu", 10/γ (at most 20) in the online steps
+        (γ the update's exponent: 10 for KL, 20 for IS; see
         :func:`onlinemf.coders.mu_step_iterations`) and 20 for codes that are an answer; 3
         for the squared loss's online steps (codes that feed a stochastic step need not be
         exact); 100 otherwise.
