@@ -117,7 +117,7 @@ class BCDSurrogateUpdate:
         # floor ε on the sum over atoms of each feature couples the atoms, and it only acts
         # where every atom is zero at a feature
         D, _ = bcd_dictionary(components, stats.sums[0], stats.sums[1], _nonnegative,
-                              max_sweeps=self.max_sweeps)
+                              max_sweeps=self.max_sweeps, separable=True)
         D, stats = rescale_into_box(D, stats)
         D = project_dictionary_box(D, self.eps)
         return (D.astype(components.dtype, copy=False),
