@@ -401,11 +401,13 @@ def test_a_pickled_stream_resumes_exactly_across_the_warmup_switch():
         np.testing.assert_array_equal(est.components_, whole.components_)
 
 
+@pytest.mark.parametrize("group", [1, 2, 32])
 @pytest.mark.parametrize("width_bytes", [8 * 5 * 1, 8 * 5 * 7, 8 * 5 * 64])
-def test_bcd_over_column_blocks_equals_the_whole_sweep(monkeypatch, width_bytes):
+def test_bcd_over_column_blocks_equals_the_whole_sweep(monkeypatch, width_bytes, group):
     """A separable projection (a clip) leaves each feature's column its own Gauss–Seidel
     sweep, so running every atom over one column block at a time (blocks of 1, 7 and all 64
-    columns here) gives the whole-dictionary sweep's D and sweep count, up to rounding."""
+    columns here), the products of ``group`` atoms at a time, gives the whole-dictionary
+    sweep's D and sweep count, up to rounding."""
     import onlinemf.updates._surrogate as surrogate
 
     rng = np.random.default_rng(3)
@@ -419,6 +421,7 @@ def test_bcd_over_column_blocks_equals_the_whole_sweep(monkeypatch, width_bytes)
 
     whole, n_whole = surrogate.bcd_dictionary(D0, A, B, clip, max_sweeps=5000, tol=1e-15)
     monkeypatch.setattr(surrogate, "BCD_BLOCK_BYTES", width_bytes)
+    monkeypatch.setattr(surrogate, "BCD_GROUP", group)
     blocked, n_blocked = surrogate.bcd_dictionary(D0, A, B, clip, max_sweeps=5000, tol=1e-15,
                                                   separable=True)
     np.testing.assert_allclose(blocked, whole, rtol=1e-10, atol=1e-12)
@@ -427,3 +430,23 @@ def test_bcd_over_column_blocks_equals_the_whole_sweep(monkeypatch, width_bytes)
     grad = A @ blocked - B
     assert np.all(grad[blocked == 0] >= -1e-8)
     assert np.abs(grad[blocked > 0]).max() < 1e-8
+
+
+def test_bcd_by_groups_leaves_an_unused_atom_and_matches_a_few_sweeps(monkeypatch):
+    """An atom no code uses (a_jj = 0) stays as it is, and with a capped sweep count (the
+    online steps' case) the grouped sweeps give the plain sweeps' D."""
+    import onlinemf.updates._surrogate as surrogate
+
+    rng = np.random.default_rng(5)
+    H = rng.random((30, 6))
+    H[:, 2] = 0.0
+    A, B = H.T @ H / 30, H.T @ rng.random((30, 50)) / 30
+    D0 = rng.random((6, 50))
+    whole, n_whole = surrogate.bcd_dictionary(D0, A, B, lambda d: np.maximum(d, 0), max_sweeps=3)
+    monkeypatch.setattr(surrogate, "BCD_GROUP", 4)
+    monkeypatch.setattr(surrogate, "BCD_BLOCK_BYTES", 8 * 6 * 16)
+    grouped, n_grouped = surrogate.bcd_dictionary(D0, A, B, lambda d: np.maximum(d, 0),
+                                                  max_sweeps=3, separable=True)
+    np.testing.assert_allclose(grouped, whole, rtol=1e-12, atol=1e-14)
+    assert n_grouped == n_whole == 3
+    np.testing.assert_array_equal(grouped[2], D0[2])
