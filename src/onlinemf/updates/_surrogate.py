@@ -16,7 +16,7 @@ from .._steps import nesterov_momentum, safe_cho_factor, spectral_lipschitz
 from ._running import PowerWeights, RunningAverage, SampleMean, SurrogateState
 
 __all__ = ["DICT_SOLVERS", "solve_surrogate_dictionary", "bcd_dictionary", "BCD_BLOCK_BYTES",
-           "batch_terms", "OutlierSurrogateUpdate", "OMFSurrogateUpdate"]
+           "BCD_GROUP", "batch_terms", "OutlierSurrogateUpdate", "OMFSurrogateUpdate"]
 
 
 DICT_SOLVERS = ("pgd", "apgd", "admm")
@@ -121,7 +121,7 @@ def bcd_dictionary(D0, A, B, project, *, max_sweeps=10, tol=1e-6, separable=Fals
     """
     D = D0.copy()
     sweeps = 0
-    k, f = D.shape
+    k = D.shape[0]
     diag = np.diagonal(A)
     inv = np.divide(1.0, diag, out=np.zeros(diag.shape), where=diag > 0)
     if separable:
