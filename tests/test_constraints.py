@@ -92,3 +92,24 @@ def test_the_small_simplex_shortcuts_equal_the_sorting_projection(K, s):
     V[200:300] = 1e-9
     V[300:400] = -rng.random((100, K))
     np.testing.assert_array_equal(_project_small_simplex(V, s), project_simplex(V, s))
+
+
+@pytest.mark.parametrize("K", [1, 2, 7])
+def test_the_projection_in_place_equals_the_projection_into_a_new_array(K):
+    # rows above the cap, rows with negative entries, rows whose clipped sum is under the
+    # floor with and without negative entries, and all-zero rows
+    rng = np.random.default_rng(K)
+    V = rng.normal(0.3, 1.0, size=(60, K))
+    V[10:20] = 1e-10 * rng.random((10, K))
+    V[20:30] = -rng.random((10, K))
+    V[20:30, 0] = 3e-9
+    V[30:35] = 0.0
+    V[35:40] = 2.0
+    expected = project_capped_floor(V, 1e-8)
+    W = V.copy()
+    out = project_capped_floor(W, 1e-8, out=W)
+    assert out is W
+    np.testing.assert_array_equal(W, expected)
+    D = V.T.copy()  # (K, F): the dictionary's layout, projected by feature column
+    np.testing.assert_array_equal(project_dictionary_box(D, 1e-8, out=D), expected.T)
+    np.testing.assert_array_equal(D, expected.T)

@@ -245,3 +245,19 @@ def test_cumulative_sums_and_their_mean():
     np.testing.assert_allclose(avg.sums[0], direct, rtol=1e-12)
     np.testing.assert_allclose(avg.mean()[0], direct / n, rtol=1e-12)
     assert avg.mass == n
+
+
+@pytest.mark.parametrize("schedule", [PowerWeights(0.6), PowerWeights(0.6, scale_first=True),
+                                      SampleMean(0.8), CumulativeSums()])
+def test_lent_terms_give_the_same_bits_and_others_stay_untouched(schedule):
+    stream = _stream(4)
+    plain = _fold(schedule, stream)
+    lent = RunningAverage.zeros(((3, 4), ()), schedule)
+    for terms, b in stream:
+        mine, theirs = terms[0].copy(), terms[0].copy()
+        lent = lent.add(mine, terms[1], n_rows=b, scratch=(0,))
+        kept = lent.add(theirs, terms[1], n_rows=b)  # not lent: the caller's array intact
+        np.testing.assert_array_equal(theirs, terms[0])
+        assert kept.sums[0] is not theirs
+    np.testing.assert_array_equal(lent.sums[0], plain.sums[0])
+    assert lent.sums[1] == plain.sums[1]

@@ -82,7 +82,8 @@ def project_simplex(V: np.ndarray, s: float = 1.0) -> np.ndarray:
     return out[0] if vec else out
 
 
-def project_capped_floor(V: np.ndarray, floor: float = 1e-8, cap: float = 1.0) -> np.ndarray:
+def project_capped_floor(V: np.ndarray, floor: float = 1e-8, cap: float = 1.0,
+                         out: np.ndarray | None = None) -> np.ndarray:
     """Project each row of ``V`` onto {w : 0 ≤ w ≤ cap, Σ w ≥ floor} exactly (floor < cap).
 
     Clipping to the box is exact whenever the clipped row still sums to at least ``floor``.
@@ -90,13 +91,31 @@ def project_capped_floor(V: np.ndarray, floor: float = 1e-8, cap: float = 1.0) -
     since every entry is then ≤ floor < cap, this is the projection of the original row onto
     the floor-scaled simplex (Zhao, Tan and Xu 2016, Supplement S-1, which says "column" and
     "probability simplex" where the row and the ε-scaled simplex are meant).
+
+    ``out`` (V itself allowed) receives the projection: in place, it saves an array of V's
+    size. A row that projects onto the simplex has no entry at or above ``cap`` (its clipped
+    sum would reach the floor), so only its negative entries differ from its clipped
+    values, and only the rows with a negative entry are kept aside before clipping.
     """
     if not 0 < floor < cap:
         raise ValueError("the row-sum floor must satisfy 0 < floor < cap")
-    out = np.clip(V, 0, cap)
+    negative = None
+    if out is not None and np.may_share_memory(out, V):
+        negative = np.flatnonzero((V < 0).any(axis=1))
+        kept = V[negative]
+    out = np.clip(V, 0, cap, out=out)
     low = out.sum(axis=1) < floor
     if np.any(low):
-        out[low] = _project_small_simplex(V[low], floor)
+        rows = np.flatnonzero(low)
+        if negative is None:
+            original = V[rows]
+        else:  # the clipped rows, with the negative entries of those that had any
+            original = out[rows]
+            pos = np.full(V.shape[0], -1)
+            pos[negative] = np.arange(negative.size)
+            p = pos[rows]
+            original[p >= 0] = kept[p[p >= 0]]
+        out[rows] = _project_small_simplex(original, floor)
     return out
 
 
@@ -110,25 +129,32 @@ def _project_small_simplex(V: np.ndarray, s: float) -> np.ndarray:
     K = V.shape[1]
     if K < 2:
         return project_simplex(V, s)
-    top = np.partition(V, K - 2, axis=1)[:, K - 2:]
+    zero = ~np.any(V, axis=1)
+    out = np.empty_like(V)
+    out[zero] = -(-s / K)
+    if zero.all():
+        return out
+    nonzero = np.flatnonzero(~zero)
+    W = V[nonzero]
+    top = np.partition(W, K - 2, axis=1)[:, K - 2:]
     u2, u1 = top[:, 0], top[:, 1]
     # the sort-based rule keeps the second entry when u2 − ((u1 + u2) − s)/2 > 0
     single = ~(u2 - ((u1 + u2) - s) / V.dtype.type(2) > 0)
-    zero = (u1 == 0) & ~np.any(V, axis=1)
-    out = np.empty_like(V)
     theta = (u1[single] - s)[:, None]
-    out[single] = np.maximum(V[single] - theta, 0)
-    out[zero] = -(-s / K)
-    rest = ~(single | zero)
-    if np.any(rest):
-        out[rest] = project_simplex(V[rest], s)
+    W[single] = np.maximum(W[single] - theta, 0)
+    if not single.all():
+        W[~single] = project_simplex(W[~single], s)
+    out[nonzero] = W
     return out
 
 
-def project_dictionary_box(components: np.ndarray, eps: float = 1e-8) -> np.ndarray:
+def project_dictionary_box(components: np.ndarray, eps: float = 1e-8,
+                           out: np.ndarray | None = None) -> np.ndarray:
     """Π_C for ``components_`` (K, F): entries in [0, 1] and every feature column summing to
-    at least ``eps``, so that the reconstruction of any code in H is ≥ ε·ε′ > 0."""
-    return project_capped_floor(components.T, floor=eps).T
+    at least ``eps``, so that the reconstruction of any code in H is ≥ ε·ε′ > 0. ``out``
+    (``components`` itself allowed) receives the projection."""
+    return project_capped_floor(components.T, floor=eps,
+                                out=None if out is None else out.T).T
 
 
 def project_l2_ball(V: np.ndarray, radius: float = 1.0) -> np.ndarray:

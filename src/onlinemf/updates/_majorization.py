@@ -168,12 +168,17 @@ class MultiplicativeSurrogateUpdate:
         if st is None:  # anchored: den = HᵀQ/b and num = D^(1/γ) ⊙ den, whose ratio is D
             den0 = HtQ / n_batch
             st = RunningAverage((Dg * den0, den0), self._weights())
-        st = st.add(Dg * HtP, HtQ, n_rows=n_batch, weight=w)
+        # D^(1/γ) ⊙ HᵀP is this step's own temporary: the running average scales it in place
+        st = st.add(np.multiply(Dg, HtP), HtQ, n_rows=n_batch, weight=w, scratch=(0,))
         num, den = st.sums
         # num / den where a code uses the atom's entry, the entry itself elsewhere
-        R = np.array(Dg, dtype=np.result_type(num, den, Dg))
-        np.divide(num, den, out=R, where=den > _TINY)
-        D = R if g == 1.0 else R ** g
+        used = den > _TINY
+        R = np.empty(np.broadcast_shapes(num.shape, den.shape, Dg.shape),
+                     dtype=np.result_type(num, den, Dg))
+        np.divide(num, den, out=R, where=used)
+        if not used.all():
+            np.copyto(R, Dg, where=~used)
+        D = R if g == 1.0 else np.power(R, g, out=R)
         c = D.max(axis=1)
         big = c > 1.0
         if big.any():  # the other atoms are divided by exactly 1, which changes no bit
@@ -182,6 +187,6 @@ class MultiplicativeSurrogateUpdate:
             den = den * s
             if g != 1.0:
                 num = num * s ** (1.0 - 1.0 / g)
-        D = project_dictionary_box(D, self.eps).astype(components.dtype, copy=False)
+        D = project_dictionary_box(D, self.eps, out=D).astype(components.dtype, copy=False)
         return D, SurrogateState(st.with_sums(num, den), state.n_steps + 1,
                                  state.n_samples_seen + n_batch)

@@ -38,7 +38,8 @@ class SampleMean:
 
     forget: float = 1.0
 
-    def blend(self, avg: RunningAverage, terms: tuple, n_rows: int, weight=None):
+    def blend(self, avg: RunningAverage, terms: tuple, n_rows: int, weight=None,
+              scratch=()):
         old = avg.mass if self.forget == 1.0 else self.forget * avg.mass
         mass = old + n_rows
         return tuple((old * x + s) / mass for x, s in zip(avg.sums, terms)), mass
@@ -56,13 +57,28 @@ class PowerWeights:
     decay: float = 1.0
     scale_first: bool = False
 
-    def blend(self, avg: RunningAverage, terms: tuple, n_rows: int, weight=None):
+    def blend(self, avg: RunningAverage, terms: tuple, n_rows: int, weight=None,
+              scratch=()):
         w = (avg.t + 1) ** (-self.decay) if weight is None else weight
-        if self.scale_first:
-            new = tuple(_plus((1 - w) * x, (w / n_rows) * s) for x, s in zip(avg.sums, terms))
-        else:
-            new = tuple(_plus((1 - w) * x, w * s / n_rows) for x, s in zip(avg.sums, terms))
-        return new, avg.mass + n_rows
+        new = []
+        for i, (x, s) in enumerate(zip(avg.sums, terms)):
+            if self.scale_first:
+                part = _times(s, w / n_rows, i in scratch)
+            else:
+                part = _times(s, w, i in scratch)
+                part = (np.divide(part, n_rows, out=part) if isinstance(part, np.ndarray)
+                        else part / n_rows)
+            new.append(_plus((1 - w) * x, part))
+        return tuple(new), avg.mass + n_rows
+
+
+def _times(s, c, lent: bool):
+    """c·s, written into ``s`` when the caller lent it (a temporary of its own, of the
+    product's dtype): the same bits without another array of the statistics' size."""
+    if lent and isinstance(s, np.ndarray) and s.flags.writeable and s.dtype == np.result_type(
+            s, c):
+        return np.multiply(s, c, out=s)
+    return c * s
 
 
 def _plus(a, b):
@@ -79,7 +95,8 @@ class CumulativeSums:
     """Plain sums x ← x + Σ_batch; the mean is x / (rows seen) (:meth:`RunningAverage.mean`),
     as the SMM baseline keeps them (Zhao, Haskell and Feng 2018, Algorithm S-2)."""
 
-    def blend(self, avg: RunningAverage, terms: tuple, n_rows: int, weight=None):
+    def blend(self, avg: RunningAverage, terms: tuple, n_rows: int, weight=None,
+              scratch=()):
         return tuple(x + s for x, s in zip(avg.sums, terms)), avg.mass + n_rows
 
 
@@ -119,11 +136,14 @@ class RunningAverage:
         return cls(tuple(0.0 if shape == () else np.zeros(shape, dtype) for shape in shapes),
                    schedule)
 
-    def add(self, *terms, n_rows: int, weight=None) -> RunningAverage:
+    def add(self, *terms, n_rows: int, weight=None, scratch=()) -> RunningAverage:
         """The average after one more batch of ``n_rows`` rows whose statistics sum to
         ``terms`` (in the order of ``sums``); ``weight`` overrides the schedule's w_t
-        where it has one."""
-        sums, mass = self.schedule.blend(self, terms, n_rows, weight)
+        where it has one. ``scratch`` lists the positions of terms the caller lends as
+        workspace (its own temporaries): a schedule may scale them in place, which saves an
+        array of the statistics' size per batch (a page-faulted fresh array costs several
+        times a pass over one already mapped)."""
+        sums, mass = self.schedule.blend(self, terms, n_rows, weight, scratch)
         return RunningAverage(sums, self.schedule, self.t + 1, self.n + n_rows, mass)
 
     def with_sums(self, *sums) -> RunningAverage:
