@@ -1,9 +1,17 @@
+import time
+
 import numpy as np
 import pytest
 
 from onlinemf import OnlineNMF
 from onlinemf.benchmarking import SUITES, run_benchmarks
-from onlinemf.benchmarking._measure import online_curve, peak_memory_mb, time_to, value_at
+from onlinemf.benchmarking._measure import (
+    fit_curve,
+    online_curve,
+    peak_memory_mb,
+    time_to,
+    value_at,
+)
 
 
 def test_time_to_and_value_at_read_the_curve():
@@ -41,6 +49,34 @@ def test_online_curve_feeds_whole_mini_batches(rng):
     assert calls[0] == 25 and sum(calls) == 400  # the first call sets the batch size
     later = calls[1:]
     assert all(c % 30 == 0 for c in later if c >= 30) and max(later) == 60
+
+
+def test_fit_curve_reads_one_fit_at_fractions_of_a_pass(rng):
+    X = rng.random((200, 8))
+    est = OnlineNMF(3, batch_size=25, random_state=0)
+    seen = []
+
+    def score(D):
+        seen.append(D.copy())
+        return float(D.sum())
+
+    curve = fit_curve(est, X, score, passes=2, points_per_pass=4, first_pass_points=8)
+    assert len(curve) == 12  # every step of the first pass (eighths), then quarters
+    assert est.n_iter_ == 2 and est.n_samples_seen_ == 400  # one fit, no early stop
+    times = [t for t, _ in curve]
+    assert times == sorted(times) and times[0] > 0
+    np.testing.assert_array_equal(seen[-1], est.components_)  # the last step's dictionary
+    # the same run as a plain fit: the reading does not change it
+    plain = OnlineNMF(3, batch_size=25, max_iter=2, max_no_improvement=None,
+                      random_state=0).fit(X)
+    np.testing.assert_array_equal(plain.components_, est.components_)
+    # the scoring's own time is not counted: 8 readings of 0.05 s each
+    slow = fit_curve(OnlineNMF(3, batch_size=25, random_state=0), X,
+                     lambda D: time.sleep(0.05) or 0.0, passes=1)
+    assert len(slow) == 8 and slow[-1][0] < 0.3
+    # a spent budget stops the fit after the step that spent it
+    assert len(fit_curve(OnlineNMF(3, batch_size=25, random_state=0), X, score, passes=5,
+                         time_budget=0.0)) == 1
 
 
 def test_peak_memory_sees_numpy_buffers():

@@ -491,3 +491,36 @@ def test_multiplicative_iterations_guard_a_degenerate_exponent():
 
     for gamma in (0.0, -1.0, float("inf"), float("nan"), 1e-320):
         assert mu_step_iterations(SimpleNamespace(mu_exponent=gamma)) == MU_CODE_MAX_ITER
+
+
+def test_a_shuffled_fit_starts_nndsvd_from_rows_across_x(monkeypatch):
+    # X stored by class: the first NNDSVD_ROWS rows hold only class A's features. A stream
+    # (or an unshuffled fit) starts from them; a shuffled fit draws its rows from all of X,
+    # so class B's features carry mass in the start atoms beyond NNDSVDa's fill
+    import onlinemf.estimators._online_nmf as m
+
+    monkeypatch.setattr(m, "NNDSVD_ROWS", 100)
+    rng = np.random.default_rng(0)
+    X = np.zeros((400, 20))
+    X[:200, :10] = rng.poisson(3.0, (200, 10))
+    X[200:, 10:] = rng.poisson(3.0, (200, 10))
+    calls = []
+    real = m.OnlineNMF._atoms_from_nndsvd
+
+    def spy(self, X, mask, scale, jitter, shuffled=False):
+        out = real(self, X, mask, scale, jitter, shuffled=shuffled)
+        calls.append((shuffled, out.copy()))
+        return out
+
+    monkeypatch.setattr(m.OnlineNMF, "_atoms_from_nndsvd", spy)
+    for shuffle in (True, False):
+        OnlineNMF(4, loss="kl", init="nndsvd", max_iter=1, shuffle=shuffle,
+                  random_state=0).fit(X)
+    OnlineNMF(4, loss="kl", init="nndsvd", random_state=0).partial_fit(X)
+    (s_fit, shuffled), (o_fit, ordered), (s_stream, stream) = calls
+    assert s_fit and not o_fit and not s_stream
+    np.testing.assert_allclose(ordered, stream)
+    # where an atom has no mass NNDSVDa writes one level (the data's mean): class B's
+    # features are flat in every start atom from the first rows, not in the shuffled fit's
+    assert np.ptp(ordered[:, 10:], axis=1).max() == 0
+    assert np.ptp(shuffled[:, 10:], axis=1).max() > 0.1

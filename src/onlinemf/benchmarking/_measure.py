@@ -10,7 +10,7 @@ from collections.abc import Callable
 import numpy as np
 
 __all__ = ["Curve", "time_to", "value_at", "peak_memory_mb", "gemm_rate", "online_curve",
-           "restart_curve"]
+           "fit_curve", "restart_curve"]
 
 Curve = list  # [(seconds, objective), ...], seconds of algorithm time, increasing
 
@@ -82,6 +82,56 @@ def online_curve(est, X, score: Callable, passes: float, chunks_per_pass: int = 
             curve.append((elapsed, score(est)))
             if done >= passes - 1e-9 or (time_budget is not None and elapsed >= time_budget):
                 return curve
+    return curve
+
+
+class _Budget(Exception):
+    """Raised by :func:`fit_curve`'s callback once the time budget is spent."""
+
+
+def fit_curve(est, X, score: Callable, passes: int, points_per_pass: int = 4,
+              time_budget: float | None = None, first_pass_points: int = 8) -> Curve:
+    """One ``fit`` of ``passes`` passes (no early stop), read through the estimator's
+    ``callback``: the dictionary is scored (``score(components)``) after the first step at
+    or past each 1/``points_per_pass`` of a pass (1/``first_pass_points`` in the first), and
+    the curve's seconds are ``fit``'s wall time less the callback's own (the scoring), so
+    they include what a user's ``fit`` pays: the start, the validation, the shuffling.
+
+    Unlike :func:`online_curve`, the estimator sees the data as one ``fit`` call, so the
+    reading does not change the run (a first ``partial_fit`` of a fraction of a pass would
+    choose the start and the batch size from that fraction). Stops once ``time_budget``
+    seconds are spent."""
+    n = X.shape[0]
+    marks = [n * i / first_pass_points for i in range(1, first_pass_points + 1)]
+    marks += [n * (p + i / points_per_pass) for p in range(1, passes)
+              for i in range(1, points_per_pass + 1)]
+    curve: Curve = []
+    spent, start, nxt = [0.0], [0.0], [0]
+
+    def read(info):
+        t0 = time.perf_counter()
+        elapsed = t0 - start[0] - spent[0]
+        seen = info["n_samples"]
+        if nxt[0] < len(marks) and seen >= marks[nxt[0]] - 1e-9:
+            while nxt[0] < len(marks) and seen >= marks[nxt[0]] - 1e-9:
+                nxt[0] += 1
+            curve.append((elapsed, score(info["components"])))
+        spent[0] += time.perf_counter() - t0
+        if time_budget is not None and elapsed >= time_budget:
+            raise _Budget
+
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+
+    est.set_params(callback=read, max_iter=passes, max_no_improvement=None)
+    start[0] = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        try:
+            est.fit(X)
+        except _Budget:
+            pass
     return curve
 
 

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import os
 import time
+import warnings
 
 import numpy as np
 import scipy.sparse as sp
 
-from ._measure import online_curve, peak_memory_mb, restart_curve, time_to
+from ._measure import fit_curve, peak_memory_mb, restart_curve, time_to
 
 __all__ = ["suite_scale", "loglog_slope"]
 
@@ -64,6 +65,7 @@ def _sparse_case(ctx):
 def _case_rows(ctx, data_name, X, k, lname):
     """Two rows: time to MiniBatchNMF's ``TARGET_PASSES``-pass objective, and one pass."""
     from sklearn.decomposition import MiniBatchNMF
+    from sklearn.exceptions import ConvergenceWarning
 
     from .. import OnlineNMF
     from ..losses import get_loss
@@ -76,23 +78,27 @@ def _case_rows(ctx, data_name, X, k, lname):
         return MiniBatchNMF(k, beta_loss=SK_LOSS[lname], max_iter=passes, tol=0,
                             max_no_improvement=None, random_state=0)
 
-    def ours():
-        return OnlineNMF(k, loss=lname, random_state=0)
+    def ours(passes=TARGET_PASSES):
+        return OnlineNMF(k, loss=lname, max_iter=passes, max_no_improvement=None,
+                         random_state=0)
 
     (t1, f1), (t10, f10) = restart_curve(anchor, X, lambda e: score(e.components_),
                                          [1, TARGET_PASSES])
     est = ours()
-    curve = online_curve(est, X, lambda e: score(e.components_), passes=TARGET_PASSES,
-                         time_budget=0.5 * t10, first_pass_chunks=8)
+    # one fit read through its callback, as a user runs it (a first partial_fit of an eighth
+    # of the data would choose the start and the batch size from that eighth)
+    curve = fit_curve(est, X, score, passes=TARGET_PASSES, time_budget=0.5 * t10)
     t_target = time_to(curve, f10)
-    one = ours()
-    t0 = time.perf_counter()
-    one.partial_fit(X)
-    t_pass = time.perf_counter() - t0
-    mem_ours = peak_memory_mb(lambda: ours().partial_fit(X))
+    one = ours(1)  # one pass as MiniBatchNMF's: fit with max_iter=1
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        t0 = time.perf_counter()
+        one.fit(X)
+        t_pass = time.perf_counter() - t0
+        mem_ours = peak_memory_mb(lambda: ours(1).fit(X))
     mem_anchor = peak_memory_mb(lambda: anchor(1).fit(X))
     case = f"{data_name} / {lname} (K={k})"
-    batch = f"batch_size_={est.batch_size_}"
+    batch = f"batch_size_={one.batch_size_}"
     return [
         Row("scale", case, "OnlineNMF()", f"MiniBatchNMF {TARGET_PASSES} passes", t10,
             t_target, t_target / t10, f10, curve[-1][1], peak_mb_ours=mem_ours,

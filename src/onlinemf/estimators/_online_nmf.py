@@ -62,7 +62,8 @@ __all__ = ["OnlineNMF", "auto_batch_size", "code_step_for", "MU_MEMORY_ROWS",
 #: Rows in one unit of the multiplicative surrogate's memory (its weight t^(−decay) counts
 #: units of max(batch, MU_MEMORY_ROWS) rows; see ``Surrogate.decay``).
 MU_MEMORY_ROWS = 512
-#: Rows of the first data seen that ``init="nndsvd"`` reads (a bounded cost, whatever X is)
+#: Rows of the first data seen (or, in a shuffled ``fit``, drawn from X) that
+#: ``init="nndsvd"`` reads: a bounded cost, whatever X is
 NNDSVD_ROWS = 4096
 
 #: Rows of projected SGD before the multiplicative surrogate takes over on sparse input
@@ -116,7 +117,9 @@ class OnlineNMF(RuleCountsMixin, OnlineFactorizationMixin, ClassNamePrefixFeatur
         misjudges smaller data.
     init : {"auto", "random", "samples", "nndsvd"}, default="auto"
         W₀: i.i.d. U(0, 1) projected onto C (the paper's), K jittered rows of the first data
-        seen, or NNDSVDa (Boutsidis and Gallopoulos 2008) on its first 4096 rows. "auto":
+        seen, or NNDSVDa (Boutsidis and Gallopoulos 2008) on 4096 of its rows (the first
+        ones of a stream; in a shuffled :meth:`fit` of an in-memory X, rows drawn at random,
+        since data stored in order would start the atoms from their first classes). "auto":
         "nndsvd" for sparse input whose first steps are SGD (better topics on text) and for
         the multiplicative surrogate over a large vocabulary (whose few large steps start
         better from the data's leading singular vectors than from K single rows), "samples"
@@ -497,7 +500,7 @@ class OnlineNMF(RuleCountsMixin, OnlineFactorizationMixin, ClassNamePrefixFeatur
         return Xb.astype(self.components_.dtype, copy=False), Mb
 
     # ------------------------------------------------------------------ state
-    def _initialize(self, n_features, dtype, loss, scale, X=None, mask=None):
+    def _initialize(self, n_features, dtype, loss, scale, X=None, mask=None, shuffled=False):
         self._warn_more_components_than_features(n_features)
         rng = check_random_state(self.random_state)
         self._rng = np.random.default_rng(rng.randint(np.iinfo(np.int32).max))
@@ -512,7 +515,7 @@ class OnlineNMF(RuleCountsMixin, OnlineFactorizationMixin, ClassNamePrefixFeatur
             "random" if self.settings == "paper" else "nndsvd" if self._wide else
             "samples" if not first_sgd else "nndsvd" if sparse else "random")
         if init == "nndsvd" and X is not None and X.shape[0] >= self.n_components:
-            D0 = self._atoms_from_nndsvd(X, mask, scale, jitter=D0)
+            D0 = self._atoms_from_nndsvd(X, mask, scale, jitter=D0, shuffled=shuffled)
         elif init in ("samples", "nndsvd") and X is not None and X.shape[0]:
             D0 = self._atoms_from_samples(X, mask, scale, jitter=D0)
         self.components_ = project_dictionary_box(D0, self._sgd.eps).astype(dtype)
@@ -528,16 +531,22 @@ class OnlineNMF(RuleCountsMixin, OnlineFactorizationMixin, ClassNamePrefixFeatur
         self.n_code_iter_ = 0
         self._buffer = []  # (X, mask, codes) kept only for history="paper"
 
-    def _atoms_from_nndsvd(self, X, mask, scale, jitter):
-        """NNDSVDa atoms (see ``init``) from the first ``NNDSVD_ROWS`` rows of X, scaled, with
-        missing entries as 0; each atom divided by its maximum. An atom without mass (a
+    def _atoms_from_nndsvd(self, X, mask, scale, jitter, shuffled=False):
+        """NNDSVDa atoms (see ``init``) from ``NNDSVD_ROWS`` rows of X, scaled, with missing
+        entries as 0; each atom divided by its maximum. The rows are the first ones of a
+        stream, or, for a ``shuffled`` fit of an in-memory X, rows drawn at random: the
+        passes will visit X in random order, and data stored sorted (by class, by date)
+        would otherwise start every atom from its first classes. An atom without mass (a
         singular value or sign part of zero: all-zero or rank-deficient data) is the
         ``jitter`` row's (U(0, 1)), so no two atoms start as twins."""
         from sklearn.utils.extmath import randomized_svd
 
         n = min(X.shape[0], NNDSVD_ROWS)
-        S = rows_of(X, slice(0, n))
-        M = None if mask is None else np.asarray(mask[:n])
+        take = slice(0, n)
+        if shuffled and n < X.shape[0] and not is_dask_array(X):
+            take = np.sort(self._rng.choice(X.shape[0], n, replace=False))
+        S = rows_of(X, take)
+        M = None if mask is None else np.asarray(mask[take])
         if sp.issparse(S):
             S = sp.csr_matrix(S if M is None else S.multiply(M)) / scale
             S.data = np.maximum(np.nan_to_num(S.data, nan=0.0, posinf=0.0), 0.0)
@@ -732,12 +741,13 @@ class OnlineNMF(RuleCountsMixin, OnlineFactorizationMixin, ClassNamePrefixFeatur
         return self
 
     # ------------------------------------------------------------------ dask arrays
-    def _start(self, X, mask):
-        """Validate X and start the model from it (a fresh stream); returns the validated X
-        and mask (a dask array as it is: its blocks are validated as they are read)."""
+    def _start(self, X, mask, shuffled=False):
+        """Validate X and start the model from it (a fresh stream; ``shuffled``: a fit that
+        visits X in random order); returns the validated X and mask (a dask array as it is:
+        its blocks are validated as they are read)."""
         if not is_dask_array(X):
             X, mask, loss, scale = self._check_X(X, mask, reset=True)
-            self._initialize(X.shape[1], X.dtype, loss, scale, X, mask)
+            self._initialize(X.shape[1], X.dtype, loss, scale, X, mask, shuffled=shuffled)
             return X, mask
         self._start_dask(X, mask)
         return X, None
@@ -779,7 +789,7 @@ class OnlineNMF(RuleCountsMixin, OnlineFactorizationMixin, ClassNamePrefixFeatur
         -------
         self
         """
-        X, mask = self._start(X, mask)
+        X, mask = self._start(X, mask, shuffled=bool(self.shuffle))
         bs = self.batch_size_ = self.batch_size_for(X, in_fit=True)
         self._converging_passes(
             X.shape[0], lambda: self._source(X, mask, self._rng if self.shuffle else None), bs)
