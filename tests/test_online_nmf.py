@@ -524,3 +524,16 @@ def test_a_shuffled_fit_starts_nndsvd_from_rows_across_x(monkeypatch):
     # features are flat in every start atom from the first rows, not in the shuffled fit's
     assert np.ptp(ordered[:, 10:], axis=1).max() == 0
     assert np.ptp(shuffled[:, 10:], axis=1).max() > 0.1
+
+
+@pytest.mark.parametrize("r", [3, 9, 10])  # Lanczos, and the dense SVD at r ≥ min(n, F) − 1
+def test_the_start_svd_gives_the_leading_triplets(r):
+    from onlinemf.estimators._online_nmf import _leading_singular_triplets
+
+    X = sp.random(40, 10, density=0.5, format="csr", random_state=1)
+    U, s, Vt = _leading_singular_triplets(X, r, 0)
+    exact = np.linalg.svd(X.toarray(), compute_uv=False)[:r]
+    np.testing.assert_allclose(s, exact, rtol=1e-10)
+    assert U.shape == (40, r) and Vt.shape == (r, 10)
+    np.testing.assert_allclose((U * s) @ Vt, X.toarray() @ Vt.T @ Vt, atol=1e-10)
+    np.testing.assert_allclose(Vt @ Vt.T, np.eye(r), atol=1e-10)

@@ -80,6 +80,25 @@ SPARSE_CODE_ITERATIONS = 8
 WIDE_MU_CODE_MAX_ITER = 5
 
 
+def _leading_singular_triplets(S, r: int, seed: int):
+    """The r leading singular triplets of S (n, F), singular values in decreasing order.
+
+    Lanczos (ARPACK, through :func:`scipy.sparse.linalg.svds`) works on the n × n side
+    by matrix–vector products with S, so a start over many features never forms, or
+    orthonormalizes, an F-long basis of r vectors (a randomized SVD's cost there), and its
+    vectors are exact. It needs r < min(n, F) − 1; otherwise S is small enough for a dense
+    SVD."""
+    from scipy.sparse.linalg import svds
+
+    if r < min(S.shape) - 1:
+        U, sig, Vt = svds(S, r, random_state=seed)
+        order = np.argsort(sig)[::-1]
+        return U[:, order], sig[order], Vt[order]
+    dense = S.toarray() if sp.issparse(S) else np.asarray(S)
+    U, sig, Vt = np.linalg.svd(dense, full_matrices=False)
+    return U[:, :r], sig[:r], Vt[:r]
+
+
 class OnlineNMF(RuleCountsMixin, OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin,
                 TransformerMixin, BaseEstimator):
     r"""Online NMF with a general divergence (Algorithm 1 of Zhao, Tan and Xu, faster defaults).
@@ -539,8 +558,6 @@ class OnlineNMF(RuleCountsMixin, OnlineFactorizationMixin, ClassNamePrefixFeatur
         would otherwise start every atom from its first classes. An atom without mass (a
         singular value or sign part of zero: all-zero or rank-deficient data) is the
         ``jitter`` row's (U(0, 1)), so no two atoms start as twins."""
-        from sklearn.utils.extmath import randomized_svd
-
         n = min(X.shape[0], NNDSVD_ROWS)
         take = slice(0, n)
         if shuffled and n < X.shape[0] and not is_dask_array(X):
@@ -557,7 +574,7 @@ class OnlineNMF(RuleCountsMixin, OnlineFactorizationMixin, ClassNamePrefixFeatur
         k = self.n_components
         seed = int(self._rng.integers(np.iinfo(np.int32).max))
         r = min(k, *S.shape)  # the SVD has no more than min(n, F) singular triplets
-        U, sig, Vt = randomized_svd(S, r, random_state=seed)
+        U, sig, Vt = _leading_singular_triplets(S, r, seed)
         atoms = np.zeros((k, S.shape[1]))
         atoms[0] = np.abs(Vt[0]) * np.sqrt(sig[0])  # Perron: one sign throughout
         for j in range(1, r):
