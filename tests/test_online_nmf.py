@@ -537,3 +537,19 @@ def test_the_start_svd_gives_the_leading_triplets(r):
     assert U.shape == (40, r) and Vt.shape == (r, 10)
     np.testing.assert_allclose((U * s) @ Vt, X.toarray() @ Vt.T @ Vt, atol=1e-10)
     np.testing.assert_allclose(Vt @ Vt.T, np.eye(r), atol=1e-10)
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_an_nndsvd_start_from_all_zero_rows_takes_the_jitter(sparse):
+    # the start's rows have no singular direction: every atom is its jitter row, and the
+    # fit goes on without an error or a non-finite entry
+    X = np.zeros((100, 20))
+    X[60:, :5] = np.random.default_rng(0).poisson(2.0, (40, 5))
+    X = sp.csr_matrix(X) if sparse else X
+    stream = OnlineNMF(3, loss="kl", init="nndsvd", batch_size=10, random_state=0)
+    stream.partial_fit(X[:50])  # all-zero rows only
+    assert np.isfinite(stream.components_).all() and stream.components_.max() > 0
+    stream.partial_fit(X[50:])
+    assert np.isfinite(stream.components_).all()
+    zero = OnlineNMF(3, loss="kl", init="nndsvd", max_iter=2, random_state=0)
+    assert np.isfinite(zero.fit(X[:50]).components_).all()

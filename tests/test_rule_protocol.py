@@ -261,3 +261,14 @@ def test_lent_terms_give_the_same_bits_and_others_stay_untouched(schedule):
         assert kept.sums[0] is not theirs
     np.testing.assert_array_equal(lent.sums[0], plain.sums[0])
     assert lent.sums[1] == plain.sums[1]
+
+
+def test_a_lent_float32_term_keeps_the_quotients_dtype():
+    # (w·s)/b with a NumPy integer b promotes float32 to float64: the lent term must not be
+    # divided in place into float32
+    avg = RunningAverage.zeros(((2, 3),), PowerWeights(0.5), dtype=np.float32)
+    term = np.arange(6, dtype=np.float32).reshape(2, 3) + 1
+    plain = avg.add(term.copy(), n_rows=np.int64(3))
+    lent = avg.add(term.copy(), n_rows=np.int64(3), scratch=(0,))
+    assert lent.sums[0].dtype == plain.sums[0].dtype
+    np.testing.assert_array_equal(lent.sums[0], plain.sums[0])

@@ -100,7 +100,8 @@ def fit_curve(est, X, score: Callable, passes: int, points_per_pass: int = 4,
     Unlike :func:`online_curve`, the estimator sees the data as one ``fit`` call, so the
     reading does not change the run (a first ``partial_fit`` of a fraction of a pass would
     choose the start and the batch size from that fraction). Stops once ``time_budget``
-    seconds are spent."""
+    seconds are spent, after scoring the step that spent them; the stop interrupts ``fit``,
+    which leaves ``est`` as it was before the call."""
     n = X.shape[0]
     marks = [n * i / first_pass_points for i in range(1, first_pass_points + 1)]
     marks += [n * (p + i / points_per_pass) for p in range(1, passes)
@@ -112,12 +113,13 @@ def fit_curve(est, X, score: Callable, passes: int, points_per_pass: int = 4,
         t0 = time.perf_counter()
         elapsed = t0 - start[0] - spent[0]
         seen = info["n_samples"]
-        if nxt[0] < len(marks) and seen >= marks[nxt[0]] - 1e-9:
+        spent_all = time_budget is not None and elapsed >= time_budget
+        if spent_all or (nxt[0] < len(marks) and seen >= marks[nxt[0]] - 1e-9):
             while nxt[0] < len(marks) and seen >= marks[nxt[0]] - 1e-9:
                 nxt[0] += 1
             curve.append((elapsed, score(info["components"])))
         spent[0] += time.perf_counter() - t0
-        if time_budget is not None and elapsed >= time_budget:
+        if spent_all:
             raise _Budget
 
     import warnings

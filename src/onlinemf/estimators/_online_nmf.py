@@ -87,11 +87,20 @@ def _leading_singular_triplets(S, r: int, seed: int):
     by matrix–vector products with S, so a start over many features never forms, or
     orthonormalizes, an F-long basis of r vectors (a randomized SVD's cost there), and its
     vectors are exact. It needs r < min(n, F) − 1; otherwise S is small enough for a dense
-    SVD."""
-    from scipy.sparse.linalg import svds
+    SVD. All-zero S has no singular direction: zero triplets. Should Lanczos fail, a
+    randomized SVD (Halko, Martinsson and Tropp 2011) answers instead."""
+    from scipy.sparse.linalg import ArpackError, svds
 
+    n, f = S.shape
+    if not (S.nnz if sp.issparse(S) else np.count_nonzero(S)):
+        return np.zeros((n, r)), np.zeros(r), np.zeros((r, f))
     if r < min(S.shape) - 1:
-        U, sig, Vt = svds(S, r, random_state=seed)
+        try:
+            U, sig, Vt = svds(S, r, random_state=seed)
+        except ArpackError:
+            from sklearn.utils.extmath import randomized_svd
+
+            return randomized_svd(S, r, random_state=seed)
         order = np.argsort(sig)[::-1]
         return U[:, order], sig[order], Vt[order]
     dense = S.toarray() if sp.issparse(S) else np.asarray(S)

@@ -66,8 +66,10 @@ class PowerWeights:
                 part = _times(s, w / n_rows, i in scratch)
             else:
                 part = _times(s, w, i in scratch)
-                part = (np.divide(part, n_rows, out=part) if isinstance(part, np.ndarray)
-                        else part / n_rows)
+                # in place only into an array of the quotient's own dtype
+                fits = (isinstance(part, np.ndarray)
+                        and np.result_type(part, n_rows) == part.dtype)
+                part = np.divide(part, n_rows, out=part) if fits else part / n_rows
             new.append(_plus((1 - w) * x, part))
         return tuple(new), avg.mass + n_rows
 
