@@ -56,6 +56,24 @@ def test_spectral_lipschitz_is_exact_on_ordinary_matrices():
         assert spectral_norm_sq(M.T) == pytest.approx(np.linalg.norm(M, 2) ** 2, rel=1e-12)
 
 
+@pytest.mark.parametrize("top", [1.0, 2.0 ** 150, 2.0 ** -150, 2.0 ** 300])
+def test_the_spectral_norm_is_the_same_with_and_without_the_sanitized_copy(top):
+    # a finite D of moderate entries takes the Gram matrix of D itself; dividing by a power
+    # of two is exact, so that gives the bits of the scaled (sanitized) computation, and the
+    # coders' Gram form gives them again from the Gram matrix it has already formed
+    from onlinemf.coders._problem import CodeProblem
+
+    rng = np.random.default_rng(2)
+    D = rng.random((5, 40)) * top
+    Ds = D / 2.0 ** np.frexp(D.max())[1]
+    scaled = spectral_lipschitz(Ds @ Ds.T, floor=0.0) * (D.max() / Ds.max()) ** 2
+    assert spectral_norm_sq(D) == scaled
+    assert spectral_norm_sq(D) == pytest.approx(np.linalg.norm(D, 2) ** 2, rel=1e-12)
+    if top == 1.0:
+        problem = CodeProblem(get_loss("squared"), D, rng.random((3, 40)), None, 0.0)
+        assert problem.norm_sq() == spectral_norm_sq(D)
+
+
 @pytest.mark.parametrize("bad", [np.inf, np.nan, 1e-310, 1e300])
 def test_spectral_bounds_are_finite_on_awkward_entries(bad):
     A = np.array([[2.0, bad, 0.0], [bad, 1.0, 0.0], [0.0, 0.0, 3.0]])

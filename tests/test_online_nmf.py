@@ -526,17 +526,26 @@ def test_a_shuffled_fit_starts_nndsvd_from_rows_across_x(monkeypatch):
     assert np.ptp(shuffled[:, 10:], axis=1).max() > 0.1
 
 
-@pytest.mark.parametrize("r", [3, 9, 10])  # Lanczos, and the dense SVD at r ≥ min(n, F) − 1
-def test_the_start_svd_gives_the_leading_triplets(r):
+# Lanczos (r < min(n, F)/20), the Gram matrix's eigenpairs on either side, the dense SVD at
+# r ≥ min(n, F) − 1
+@pytest.mark.parametrize("shape, r", [((300, 200), 4), ((300, 200), 30), ((200, 300), 30),
+                                      ((40, 10), 9), ((40, 10), 10)])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_the_start_svd_gives_the_leading_triplets(shape, r, sparse):
     from onlinemf.estimators._online_nmf import _leading_singular_triplets
 
-    X = sp.random(40, 10, density=0.5, format="csr", random_state=1)
+    X = sp.random(*shape, density=0.3, format="csr", random_state=1)
+    X = X if sparse else X.toarray()
+    dense = X.toarray() if sparse else X
     U, s, Vt = _leading_singular_triplets(X, r, 0)
-    exact = np.linalg.svd(X.toarray(), compute_uv=False)[:r]
+    exact = np.linalg.svd(dense, compute_uv=False)[:r]
     np.testing.assert_allclose(s, exact, rtol=1e-10)
-    assert U.shape == (40, r) and Vt.shape == (r, 10)
-    np.testing.assert_allclose((U * s) @ Vt, X.toarray() @ Vt.T @ Vt, atol=1e-10)
+    assert U.shape == (shape[0], r) and Vt.shape == (r, shape[1])
+    # a singular triplet each: S v = σu, Sᵀu = σv, orthonormal vectors
+    np.testing.assert_allclose(dense @ Vt.T, U * s, atol=1e-10)
+    np.testing.assert_allclose(dense.T @ U, Vt.T * s, atol=1e-10)
     np.testing.assert_allclose(Vt @ Vt.T, np.eye(r), atol=1e-10)
+    np.testing.assert_allclose(U.T @ U, np.eye(r), atol=1e-10)
 
 
 @pytest.mark.parametrize("sparse", [False, True])
@@ -553,3 +562,44 @@ def test_an_nndsvd_start_from_all_zero_rows_takes_the_jitter(sparse):
     assert np.isfinite(stream.components_).all()
     zero = OnlineNMF(3, loss="kl", init="nndsvd", max_iter=2, random_state=0)
     assert np.isfinite(zero.fit(X[:50]).components_).all()
+
+
+@pytest.mark.parametrize("loss", ["squared", "kl"])
+def test_a_sparse_batch_coded_in_parts_gives_the_model_of_one_coding(monkeypatch, loss):
+    # the surrogate statistics sum over a batch's parts: parts of 40 rows (three per batch
+    # of 100) give the model and the online loss of the batches coded whole
+    import onlinemf.estimators._online_nmf as m
+
+    X = sp.random(300, 60, density=0.2, format="csr", random_state=3)
+
+    def fit(rows):
+        monkeypatch.setattr(m, "CODE_PART_ROWS", rows)
+        return OnlineNMF(4, loss=loss, dictionary_update=Surrogate(warmup=0), batch_size=100,
+                         max_iter=2, max_no_improvement=None, history="paper",
+                         random_state=0).fit(X)
+
+    whole, parts = fit(4096), fit(40)
+    np.testing.assert_allclose(parts.components_, whole.components_, rtol=1e-10, atol=1e-14)
+    np.testing.assert_allclose(parts.history_["objective"], whole.history_["objective"],
+                               rtol=1e-10)
+    assert len(parts._buffer) == 3 * len(whole._buffer)  # the parts kept for the history
+
+
+def test_auto_batches_of_the_squared_surrogate_grow_with_k_over_a_large_vocabulary():
+    # a block-coordinate step costs O(K²F): over 10⁵ terms its "auto" batch grows with K past
+    # the 4096 rows the multiplicative step keeps, and a pass takes fewer of those steps
+    import onlinemf.estimators._online_nmf as m
+
+    rng = np.random.default_rng(0)
+    n, f = 30000, 100_000
+    cols = rng.integers(0, f, n * 20)
+    X = sp.csr_matrix((np.ones(cols.size), (np.repeat(np.arange(n), 20), cols)), shape=(n, f))
+    sizes = {}
+    for k in (50, 150, 400):
+        est = OnlineNMF(k, loss="squared")
+        est._dictionary_kind = "bcd"
+        sizes[k] = est.batch_size_for(X)
+    assert 4096 < sizes[50] < sizes[150] < sizes[400] <= m.BCD_MAX_BATCH_ROWS
+    wide = OnlineNMF(400, loss="kl")
+    wide._dictionary_kind, wide._wide = "mu", True
+    assert wide.batch_size_for(X) == m.CODE_PART_ROWS

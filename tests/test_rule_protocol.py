@@ -272,3 +272,33 @@ def test_a_lent_float32_term_keeps_the_quotients_dtype():
     lent = avg.add(term.copy(), n_rows=np.int64(3), scratch=(0,))
     assert lent.sums[0].dtype == plain.sums[0].dtype
     np.testing.assert_array_equal(lent.sums[0], plain.sums[0])
+
+
+def test_the_squared_step_rescales_its_own_arrays_and_leaves_the_past_intact():
+    # the step scales its new dictionary and statistics into the box in place: the same
+    # numbers as the out-of-place rescaling, and the state it started from is untouched
+    from onlinemf.updates._majorization import rescale_into_box
+
+    rng = np.random.default_rng(4)
+    D0 = rng.random((3, 8))
+    rule = BCDSurrogateUpdate(decay=0.5)
+    state = rule.init(D0)
+    for _ in range(3):
+        H, X = 3.0 * rng.random((6, 3)), 4.0 * rng.random((6, 8))
+        before = copy.deepcopy(state)
+        D1, s1 = rule.update(state, D0, H, X)
+        D2, s2 = rule.update(state, D0, H, X)  # the same step again from the same state
+        assert same_state(state, before)
+        np.testing.assert_array_equal(D1, D2)
+        np.testing.assert_array_equal(s1.stats.sums[1], s2.stats.sums[1])
+        state, D0 = s1, D1
+    D = 2.0 * rng.random((3, 8)) + 0.5
+    stats = RunningAverage((rng.random((3, 3)), rng.random((3, 8)), 1.0), PowerWeights(0.5))
+    out_D, out_stats = rescale_into_box(D, stats)
+    in_D, in_stats = rescale_into_box(D.copy(), RunningAverage(
+        tuple(np.array(x) if isinstance(x, np.ndarray) else x for x in stats.sums),
+        PowerWeights(0.5)), in_place=True)
+    np.testing.assert_array_equal(in_D, out_D)
+    for a, b in zip(in_stats.sums, out_stats.sums):
+        np.testing.assert_array_equal(a, b)
+    assert not in_stats.sums[1].flags.writeable  # frozen again in its new average

@@ -92,9 +92,20 @@ def spectral_norm_sq(components: np.ndarray) -> float:
     empty D: :func:`spectral_lipschitz` with no floor. The Gram matrix is formed from D
     divided by its largest entry, so a D whose squares overflow still gives a finite bound
     (capped at the largest float)."""
-    D = finite_matrix(np.atleast_2d(components)) if np.size(components) else None
-    if D is None:
+    if not np.size(components):
         return 0.0
+    D = np.atleast_2d(components)
+    if D.dtype.kind == "f" and D.dtype.itemsize >= 8:
+        # a finite D of moderate entries needs neither the sanitized copy nor the division:
+        # dividing by a power of two is exact, so the Gram matrix of D itself has the same
+        # bits scaled, without two more arrays of D's size
+        hi, lo = float(D.max()), float(D.min())  # NaN where D has one
+        top = _power_of_two_above(max(hi, -lo)) if np.isfinite(hi - lo) else np.inf
+        if 2.0 ** -200 <= top <= 2.0 ** 200:
+            lam = spectral_lipschitz(D @ D.T if D.shape[0] <= D.shape[1] else D.T @ D,
+                                     floor=0.0)
+            return float(min(lam, np.finfo(np.float64).max))
+    D = finite_matrix(D)
     top = _power_of_two_above(float(np.abs(D).max()))
     if top == 0.0:
         return 0.0

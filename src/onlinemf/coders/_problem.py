@@ -13,7 +13,7 @@ import scipy.sparse as sp
 from scipy.linalg import cho_solve
 
 from .._sparse import SparseRows, as_sparse_rows
-from .._steps import safe_cho_factor
+from .._steps import safe_cho_factor, spectral_lipschitz, spectral_norm_sq
 from ..constraints import project_box
 from ..losses import Y_FLOOR
 
@@ -124,6 +124,18 @@ class CodeProblem:
             c = loss.data_terms(X)
             if c is not None:
                 self.c, self.split = c, True
+
+    def norm_sq(self) -> float:
+        """‖D‖₂², the steps' Lipschitz scale: λ_max of the Gram matrix DDᵀ where the Gram
+        form has it (finite), else :func:`~onlinemf.coders.spectral_norm_sq` of D; once a
+        problem (the coders ask for it in every rule's first step)."""
+        norm = self.__dict__.get("_norm_sq")
+        if norm is None:
+            G = getattr(self, "G", None)
+            norm = (spectral_lipschitz(G, floor=0.0)
+                    if self.gram and np.isfinite(G).all() else spectral_norm_sq(self.D))
+            self._norm_sq = norm
+        return norm
 
     def subset(self, rows):
         """The problem of the given rows (the Gram products and data terms carried over)."""

@@ -35,7 +35,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._steps import bb_step, nesterov_momentum, spectral_norm_sq
+from .._steps import bb_step, nesterov_momentum
 from ._problem import clip
 
 __all__ = ["Step", "StepRule", "SPG", "Armijo", "Lipschitz", "Polyak", "FISTA", "BB",
@@ -115,7 +115,7 @@ class Lipschitz(StepRule):
             raise ValueError(f"the {loss.name} loss has no global curvature bound; use armijo")
 
     def init(self, problem, H, f):
-        L = problem.loss.curvature() * spectral_norm_sq(problem.D) + problem.h_l2
+        L = problem.loss.curvature() * problem.norm_sq() + problem.h_l2
         return SimpleNamespace(inv_L=1.0 / max(L, np.finfo(float).tiny))
 
     def step(self, problem, state, H, f, G, act, live, it):
@@ -196,7 +196,7 @@ def first_bb_step(problem, step0=None):
     for the Gram form and 1/(‖D‖₂²·max(1, max x) + m) otherwise (a guess at 1/L)."""
     if step0 is not None:
         return step0
-    norm = spectral_norm_sq(problem.D)
+    norm = problem.norm_sq()
     if problem.gram:
         return 1.0 / (norm + problem.h_l2 + 1e-300)
     X = problem.X
@@ -302,7 +302,7 @@ class ExactLineSearch(StepRule):
         k = H.shape[1]
         Gm = problem.G + problem.h_l2 * np.eye(k) if problem.h_l2 else problem.G
         a0 = (self.step0 if self.step0 is not None
-              else 1.0 / (spectral_norm_sq(problem.D) + problem.h_l2 + 1e-300))
+              else 1.0 / (problem.norm_sq() + problem.h_l2 + 1e-300))
         return SimpleNamespace(Gm=Gm, grad=H @ Gm - problem.B,
                                alpha=np.full(H.shape[0], a0, dtype=H.dtype))
 

@@ -22,7 +22,7 @@ import numpy as np
 from .._dask import as_rows, is_dask_array
 from ._base import one_blas_thread, transactional
 from ._convergence import ConvergenceMonitor
-from ._online_nmf import OnlineNMF
+from ._online_nmf import OnlineNMF, sum_statistics
 
 __all__ = ["fit_data_parallel"]
 
@@ -135,12 +135,9 @@ def _step(est, group, monitor, warm_batch: int) -> bool:
     t0 = time.perf_counter()
     model = dask.delayed(_coding_copy(est), traverse=False)
     parts = dask.compute(*[dask.delayed(_block_sums)(model, b) for b in group])
-    sums = parts[0][0]
-    for part in parts[1:]:
-        sums = tuple(a + b for a, b in zip(sums, part[0]))
     n_rows = sum(p[2] for p in parts)
     rule = est._update_rule(est.batch_size_)
-    D_new, state = est._surrogate_step(rule, sums, n_rows)
+    D_new, state = est._surrogate_step(rule, sum_statistics(p[0] for p in parts), n_rows)
     est.components_ = D_new.astype(est.components_.dtype, copy=False)
     est.state_ = state
     est._fit_time += time.perf_counter() - t0
@@ -164,11 +161,8 @@ def _block_sums(model, block):
     X, mask, _, _ = model._check_X(as_rows(block), None, reset=False)
     sparse = model._sparse_batches(X, mask)
     Xb, Mb = model._prepare_batch(X, np.arange(X.shape[0]), mask, sparse)
-    D = model.components_
-    coded = model._coder().solve(model.loss_, D, Xb, Mb)
-    sums = model._surrogate_sums(D, coded.codes, Xb, Mb)
-    loss = float(model._online_losses(coded, Xb, Mb, D).sum())
-    return tuple(sums), loss, Xb.shape[0], int(coded.n_iter.sum())
+    part = model._coded_part(model.components_, Xb, Mb)
+    return part.sums, part.loss, part.n_rows, part.n_code_iter
 
 
 def _default_blocks_per_step() -> int:

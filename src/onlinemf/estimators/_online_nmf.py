@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import time
 from numbers import Integral, Real
+from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
@@ -66,6 +67,10 @@ MU_MEMORY_ROWS = 512
 #: ``init="nndsvd"`` reads: a bounded cost, whatever X is
 NNDSVD_ROWS = 4096
 
+#: The start's SVD takes the Gram matrix's eigenpairs from r ≥ min(n, F) / this many
+#: triplets on (see ``_leading_singular_triplets``)
+GRAM_EIGEN_DIVISOR = 20
+
 #: Rows of projected SGD before the multiplicative surrogate takes over on sparse input
 #: (``Surrogate(warmup="auto")``): long enough for SGD to settle the topics the surrogate then keeps
 SGD_WARMUP_ROWS = 10000
@@ -73,6 +78,15 @@ SGD_WARMUP_ROWS = 10000
 #: coder iterations a sparse row is taken to cost in "auto" batch sizing of the surrogate
 #: updates (the sparse rows' coding work against the dictionary step's O(K²F) or O(K·F))
 SPARSE_CODE_ITERATIONS = 8
+
+#: Rows of a sparse batch coded at once: a larger batch (the block-coordinate surrogate's
+#: "auto" batches over a large vocabulary) is coded in parts of this many rows, whose
+#: statistics sum, so that the dictionary columns gathered at its nonzeros (nnz × K) stay
+#: bounded; also the cap of the multiplicative surrogate's "auto" batches of sparse rows
+CODE_PART_ROWS = 4096
+#: Cap of the block-coordinate surrogate's "auto" batches of sparse rows: each step costs
+#: O(K²F), so the batch grows with K until the step weighs no more than the batch's coding
+BCD_MAX_BATCH_ROWS = 65536
 
 #: Multiplicative code iterations per online step over a large vocabulary (see
 #: ``OnlineNMF._wide_vocabulary``): a batch's coding then dominates a step, and the running
@@ -87,13 +101,20 @@ def _leading_singular_triplets(S, r: int, seed: int):
     by matrix–vector products with S, so a start over many features never forms, or
     orthonormalizes, an F-long basis of r vectors (a randomized SVD's cost there), and its
     vectors are exact. It needs r < min(n, F) − 1; otherwise S is small enough for a dense
-    SVD. All-zero S has no singular direction: zero triplets. Should Lanczos fail, a
-    randomized SVD (Halko, Martinsson and Tropp 2011) answers instead."""
+    SVD. Lanczos's cost grows faster than r (its restarts orthogonalize about 2r vectors), so
+    from r ≥ min(n, F) / ``GRAM_EIGEN_DIVISOR`` on, the r leading eigenpairs of the smaller
+    Gram matrix (S Sᵀ or SᵀS, by LAPACK's MRRR) give the triplets instead, at a cost that
+    hardly depends on r; squaring S costs no accuracy a start can see (its singular values
+    span a few orders of magnitude). All-zero S has no singular direction: zero triplets.
+    Should Lanczos fail, a randomized SVD (Halko, Martinsson and Tropp 2011) answers
+    instead."""
     from scipy.sparse.linalg import ArpackError, svds
 
     n, f = S.shape
     if not (S.nnz if sp.issparse(S) else np.count_nonzero(S)):
         return np.zeros((n, r)), np.zeros(r), np.zeros((r, f))
+    if min(n, f) / GRAM_EIGEN_DIVISOR <= r < min(n, f) - 1:
+        return _triplets_from_gram(S, r)
     if r < min(S.shape) - 1:
         try:
             U, sig, Vt = svds(S, r, random_state=seed)
@@ -106,6 +127,24 @@ def _leading_singular_triplets(S, r: int, seed: int):
     dense = S.toarray() if sp.issparse(S) else np.asarray(S)
     U, sig, Vt = np.linalg.svd(dense, full_matrices=False)
     return U[:, :r], sig[:r], Vt[:r]
+
+
+def _triplets_from_gram(S, r: int):
+    """The r leading singular triplets of S from the eigenpairs of its smaller Gram matrix:
+    σ² and the singular vectors of that side, the other side's vectors by one product with S
+    (zero where σ = 0)."""
+    import scipy.linalg
+
+    wide = S.shape[0] <= S.shape[1]
+    G = S @ S.T if wide else S.T @ S
+    G = G.toarray() if sp.issparse(G) else np.asarray(G)
+    m = G.shape[0]
+    lam, V = scipy.linalg.eigh(G, subset_by_index=[m - r, m - 1], driver="evr")
+    lam, V = lam[::-1], V[:, ::-1]
+    sig = np.sqrt(np.maximum(lam, 0.0))
+    inv = np.divide(1.0, sig, out=np.zeros_like(sig), where=sig > 0)
+    other = np.asarray(S.T @ V if wide else S @ V) * inv
+    return (V, sig, other.T) if wide else (other, sig, V.T)
 
 
 class OnlineNMF(RuleCountsMixin, OnlineFactorizationMixin, ClassNamePrefixFeaturesOutMixin,
@@ -155,8 +194,9 @@ class OnlineNMF(RuleCountsMixin, OnlineFactorizationMixin, ClassNamePrefixFeatur
     batch_size : int, "auto" or "paper", default="auto"
         τ. "auto" (:func:`auto_batch_size`) makes the vectorized work of a step dominate its
         fixed Python cost, with at least K rows so that a pass costs O(N·K·F) at any K; for
-        sparse rows under a surrogate update it grows (to at most 4096) until their coding
-        outweighs the dictionary step, which costs O(K·F) or more whatever the rows'
+        sparse rows under a surrogate update it grows until their coding outweighs the
+        dictionary step, which costs O(K²F) (block coordinates; at most 65536 rows, coded
+        4096 at a time) or O(K·F) (multiplicative; at most 4096 rows) whatever the rows'
         nonzeros. "paper" is the paper's 10⁻⁴N in :meth:`fit` and 10 in
         :meth:`partial_fit`, where N is unknown; it is what "auto" means under
         ``settings="paper"``.
@@ -393,16 +433,17 @@ class OnlineNMF(RuleCountsMixin, OnlineFactorizationMixin, ClassNamePrefixFeatur
 
     def _sparse_rows_rule(self, X) -> tuple[int, int]:
         """(rows, cover) for "auto" batches of a sparse X: the rows whose coding amortizes a
-        step's fixed Python cost, and the rows whose coding outweighs the dictionary step's
-        O(K·F) work about ``SPARSE_CODE_ITERATIONS``-fold (at most 4096)."""
+        step's fixed Python cost, and the rows whose coding (K·(nnz + K) a row and
+        iteration, ``SPARSE_CODE_ITERATIONS`` iterations) outweighs a dictionary step of
+        O(K²F) work (uncapped; the callers cap it)."""
         k = self.n_components
         nnz_row = X.nnz / X.shape[0]
         # rows with at least K nonzeros (text) carry enough work for smaller batches, which
         # take more steps a pass
         work = 7e5 if nnz_row >= k else 2e6
-        rows = auto_batch_size(k, max(nnz_row + k, 1.0), work=work, high=4096)
+        rows = auto_batch_size(k, max(nnz_row + k, 1.0), work=work, high=CODE_PART_ROWS)
         cover = math.ceil(k * X.shape[1] / (SPARSE_CODE_ITERATIONS * (nnz_row + k)))
-        return rows, min(cover, 4096)
+        return rows, cover
 
     def _wide_vocabulary(self, X, loss: Loss) -> bool:
         """Whether the multiplicative surrogate meets a large vocabulary: sparse rows whose
@@ -418,7 +459,7 @@ class OnlineNMF(RuleCountsMixin, OnlineFactorizationMixin, ClassNamePrefixFeatur
         if not (X.shape[0] and self._sparse_batches(X, None, loss)):
             return False
         rows, cover = self._sparse_rows_rule(X)
-        return cover > rows
+        return min(cover, CODE_PART_ROWS) > rows
 
     def _resolved_decay(self) -> float:
         """The surrogate's decay: "auto" is 0.5 for the squared loss's statistics, which stay
@@ -461,12 +502,15 @@ class OnlineNMF(RuleCountsMixin, OnlineFactorizationMixin, ClassNamePrefixFeatur
             # a sparse step also pays O(K·F) for the dictionary and a Python cost per coder
             # iteration that the few nonzeros of a row cannot amortize: larger batches
             rows, cover = self._sparse_rows_rule(X)
-            if getattr(self, "_dictionary_kind", None) == "bcd" or getattr(self, "_wide", False):
-                # the surrogate's dictionary step costs O(K²F) (block coordinates) or O(K·F)
-                # (multiplicative) whatever the rows' nonzeros: over a large vocabulary it
-                # outweighs the coding of a text-sized batch, so the batch grows until a
-                # step's dictionary work is about an eighth of its coding's
-                rows = max(rows, cover)
+            # the surrogate's dictionary step costs O(K²F) (block coordinates) or O(K·F)
+            # (multiplicative) whatever the rows' nonzeros: over a large vocabulary it
+            # outweighs the coding of a text-sized batch, so the batch grows until a step's
+            # dictionary work is about an eighth of its coding's; without a cap below
+            # O(K²F)'s cover, a pass of block-coordinate steps would cost O(N·K²F / cap)
+            if getattr(self, "_dictionary_kind", None) == "bcd":
+                rows = max(rows, min(cover, BCD_MAX_BATCH_ROWS))
+            elif getattr(self, "_wide", False):
+                rows = max(rows, min(cover, CODE_PART_ROWS))
             return rows
         return auto_batch_size(self.n_components, X.shape[1])
 
@@ -546,7 +590,9 @@ class OnlineNMF(RuleCountsMixin, OnlineFactorizationMixin, ClassNamePrefixFeatur
             D0 = self._atoms_from_nndsvd(X, mask, scale, jitter=D0, shuffled=shuffled)
         elif init in ("samples", "nndsvd") and X is not None and X.shape[0]:
             D0 = self._atoms_from_samples(X, mask, scale, jitter=D0)
-        self.components_ = project_dictionary_box(D0, self._sgd.eps).astype(dtype)
+        # D0 is this call's own array: projected in place
+        self.components_ = project_dictionary_box(D0, self._sgd.eps, out=D0).astype(
+            dtype, copy=False)
         self.coder_ = self._resolved_coder(loss)
         self.dictionary_update_ = (self._sgd if self._surrogate is None else clone(
             self._surrogate).set_params(warmup=self._warmup, decay=self._resolved_decay()))
@@ -612,10 +658,15 @@ class OnlineNMF(RuleCountsMixin, OnlineFactorizationMixin, ClassNamePrefixFeatur
         S = S.toarray() if sp.issparse(S) else np.array(S, dtype=float)
         if mask is not None:
             S = np.where(np.asarray(mask)[rows], S, 0.0)
-        S = np.maximum(np.nan_to_num(S / scale, nan=0.0, posinf=0.0), 0.0)
+        # in place on S, a fresh K × F array (the same bits as new arrays, fewer of them)
+        S = S.astype(float, copy=False)
+        np.divide(S, scale, out=S)
+        np.nan_to_num(S, copy=False, nan=0.0, posinf=0.0)
+        np.maximum(S, 0.0, out=S)
         level = float(S.mean()) if S.any() else 1.0
-        S = S + 0.1 * level * jitter
-        return S / S.max(axis=1, keepdims=True)
+        S += 0.1 * level * jitter
+        S /= S.max(axis=1, keepdims=True)
+        return S
 
     # ------------------------------------------------------------------ the online step
     def _losses(self, Xb, Mb, H, D) -> np.ndarray:
@@ -630,15 +681,15 @@ class OnlineNMF(RuleCountsMixin, OnlineFactorizationMixin, ClassNamePrefixFeatur
         t0 = time.perf_counter()
         D = self.components_
         if isinstance(Xb, SparseRows):
-            # D's columns at the nonzeros, gathered once for the coder, the dictionary step's
-            # products and the batch's losses alike
-            Xb = Xb.bind(D)
-        coded = self._coder().solve(self.loss_, D, Xb, Mb)
-        H = coded.codes
+            Xb = Xb.bind(D)  # D transposed once for the batch, shared by its parts
         if isinstance(rule, (BCDSurrogateUpdate, MultiplicativeSurrogateUpdate)):
-            D_new, state = self._surrogate_step(rule, self._surrogate_sums(D, H, Xb, Mb),
+            # the statistics sum over the parts of a batch, so a large one is coded in parts
+            parts = [self._coded_part(D, x, m) for x, m in code_parts(Xb, Mb)]
+            D_new, state = self._surrogate_step(rule, sum_statistics(p.sums for p in parts),
                                                 Xb.shape[0])
         else:
+            parts = [self._coded_part(D, Xb, Mb, statistics=False)]
+            Xb, H = parts[0].batch[0], parts[0].batch[2]
             if isinstance(Xb, SparseRows):
                 grad = self.loss_.sparse_dictionary_grad(Xb, H, D)
             else:
@@ -652,8 +703,21 @@ class OnlineNMF(RuleCountsMixin, OnlineFactorizationMixin, ClassNamePrefixFeatur
         self.components_ = D_new.astype(D.dtype, copy=False)
         self.state_ = state
         self._fit_time += time.perf_counter() - t0
-        return self._account(float(self._online_losses(coded, Xb, Mb, D).sum()),
-                             Xb.shape[0], int(coded.n_iter.sum()), (Xb, Mb, H))
+        return self._account(sum(p.loss for p in parts), Xb.shape[0],
+                             sum(p.n_code_iter for p in parts), [p.batch for p in parts])
+
+    def _coded_part(self, D, Xb, Mb, statistics: bool = True) -> CodedPart:
+        """A batch (or part of one) coded under D: its surrogate statistics (unless not
+        ``statistics``), online loss sum, rows, code iterations and (X, mask, codes)."""
+        if isinstance(Xb, SparseRows):
+            # D's columns at the nonzeros, gathered once for the coder, the dictionary step's
+            # products and the losses alike (a part of a bound batch gathers its own)
+            Xb = Xb.bind(D)
+        coded = self._coder().solve(self.loss_, D, Xb, Mb)
+        H = coded.codes
+        sums = tuple(self._surrogate_sums(D, H, Xb, Mb)) if statistics else None
+        return CodedPart(sums, float(self._online_losses(coded, Xb, Mb, D).sum()),
+                         Xb.shape[0], int(coded.n_iter.sum()), (Xb, Mb, H))
 
     def _surrogate_sums(self, D, H, Xb, Mb) -> tuple:
         """The statistics a surrogate step adds for a batch coded H under D; they sum over
@@ -678,15 +742,15 @@ class OnlineNMF(RuleCountsMixin, OnlineFactorizationMixin, ClassNamePrefixFeatur
             return f - 0.5 * self._code.l2 * np.einsum("ij,ij->i", coded.codes, coded.codes)
         return f
 
-    def _account(self, batch_loss_sum: float, n_rows: int, n_code_iter: int, batch=None):
-        """Count a step's code iterations and online loss (and keep the batch for
-        ``history="paper"``); returns the batch's mean online loss (what ``fit``'s stopping
-        rule reads)."""
+    def _account(self, batch_loss_sum: float, n_rows: int, n_code_iter: int, batches=()):
+        """Count a step's code iterations and online loss (and keep the batch's parts, each
+        (X, mask, codes), for ``history="paper"``); returns the batch's mean online loss
+        (what ``fit``'s stopping rule reads)."""
         self.n_code_iter_ += n_code_iter
         if self.history == "online":
             self._loss_sum += batch_loss_sum
         elif self.history == "paper":
-            self._buffer.append(batch)
+            self._buffer.extend(batches)
         return batch_loss_sum / max(n_rows, 1)
 
     def _record(self, n_rows: int) -> None:
@@ -857,6 +921,43 @@ class OnlineNMF(RuleCountsMixin, OnlineFactorizationMixin, ClassNamePrefixFeatur
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True  # NaN marks missing entries
         return tags
+
+
+class CodedPart(NamedTuple):
+    """A batch, or a part of one, coded under the dictionary of a step."""
+
+    sums: tuple | None  # the surrogate statistics it adds (they sum over parts)
+    loss: float  # the sum of its rows' online losses
+    n_rows: int
+    n_code_iter: int
+    batch: tuple  # (X, mask, codes), what ``history="paper"`` keeps
+
+
+def code_parts(Xb, Mb, rows: int | None = None):
+    """(X, mask) parts of a batch of at most ``rows`` (``CODE_PART_ROWS``) rows each, in
+    order: a sparse batch of more rows is split, so that the dictionary columns gathered at
+    its nonzeros (nnz × K) stay bounded; a dense batch, whose rows cost K·F each whatever
+    their size, is not."""
+    rows = CODE_PART_ROWS if rows is None else rows
+    n = Xb.shape[0]
+    if not isinstance(Xb, SparseRows) or n <= rows:
+        return [(Xb, Mb)]
+    return [(Xb.subset(np.arange(s, min(s + rows, n))), None) for s in range(0, n, rows)]
+
+
+def sum_statistics(parts) -> tuple:
+    """The surrogate statistics of a batch from those of its parts, added in order (the
+    same order in one process and on dask workers, so the bits agree)."""
+    parts = iter(parts)
+    total = list(next(parts))
+    for part in parts:
+        for i, x in enumerate(part):
+            a = total[i]
+            # into the first part's own arrays (fresh products of its coding) where writable
+            total[i] = (np.add(a, x, out=a) if isinstance(a, np.ndarray) and a.flags.writeable
+                        and a.shape == np.shape(x) and a.dtype == np.result_type(a, x)
+                        else a + x)
+    return tuple(total)
 
 
 def auto_batch_size(n_components: int, n_features: float, work: float = 6e5,

@@ -51,18 +51,27 @@ def anchored_state(rule, components: np.ndarray, counts) -> SurrogateState:
                           counts.n_samples_seen)
 
 
-def rescale_into_box(D: np.ndarray, stats: RunningAverage) -> tuple[np.ndarray, RunningAverage]:
+def rescale_into_box(D: np.ndarray, stats: RunningAverage, in_place: bool = False
+                     ) -> tuple[np.ndarray, RunningAverage]:
     """Each atom d_j with max d_j = m_j > 1 divided by m_j, and the statistics changed with
     it (A_jk ← m_j m_k A_jk, B_j ← m_j B_j): the surrogate ½tr(DᵀAD) − tr(DᵀB) is the same
     function of the product of codes and dictionary, the atom is back in the box [0, 1], and
     the next codes take up the scale. The box only fixes the scale that codes and atoms
     trade; clipping an atom at 1 instead distorts its shape until the codes have grown by
-    the slow drift of the statistics."""
+    the slow drift of the statistics.
+
+    ``in_place``: D and the statistics' B are the caller's own fresh arrays (no other state
+    holds them), scaled where they are: the same bits without two arrays of D's size."""
     m = np.maximum(D.max(axis=1, initial=0.0), 1.0)
     if np.all(m == 1.0):
         return D, stats
     A, B, c = stats.sums
-    return D / m[:, None], stats.with_sums(A * np.outer(m, m), B * m[:, None], c)
+    if not (in_place and D.dtype == B.dtype == np.result_type(D, B, m)):
+        return D / m[:, None], stats.with_sums(A * np.outer(m, m), B * m[:, None], c)
+    np.divide(D, m[:, None], out=D)
+    B.flags.writeable = True  # frozen by its RunningAverage, which only this call holds
+    np.multiply(B, m[:, None], out=B)
+    return D, stats.with_sums(A * np.outer(m, m), B, c)
 
 
 @dataclass(frozen=True)
@@ -103,7 +112,8 @@ class BCDSurrogateUpdate:
 
     def update_from_sums(self, state: SurrogateState, components, sums: tuple, b: int):
         """One step on a batch of ``b`` rows given its :meth:`batch_sums` (summed over the
-        parts of the batch when it was coded in parts)."""
+        parts of the batch when it was coded in parts). The sums are the caller's own
+        arrays, which the step may overwrite (HᵀX is scaled in place into the average)."""
         HtH = sums[0]
         w = batch_weight(state.n_samples_seen + b, b, self.nominal_batch, self.decay)
         past = state.stats
@@ -111,14 +121,15 @@ class BCDSurrogateUpdate:
             A = HtH / b
             past = RunningAverage((A, A @ components.astype(float, copy=False), 0.0),
                                   PowerWeights(self.decay))
-        stats = past.add(*sums, n_rows=b, weight=w)
+        stats = past.add(*sums, n_rows=b, weight=w, scratch=(1,))
         # each atom nonnegative (exact per-atom minimization), then scaled into the box with
         # the statistics (see ``rescale_into_box``), then the whole dictionary onto C: the
         # floor ε on the sum over atoms of each feature couples the atoms, and it only acts
         # where every atom is zero at a feature
         D, _ = bcd_dictionary(components, stats.sums[0], stats.sums[1], _nonnegative,
                               max_sweeps=self.max_sweeps, separable=True)
-        D, stats = rescale_into_box(D, stats)
+        # bcd_dictionary's D and the blend's statistics are new arrays of this step's
+        D, stats = rescale_into_box(D, stats, in_place=True)
         D = project_dictionary_box(D, self.eps)
         return (D.astype(components.dtype, copy=False),
                 SurrogateState(stats, state.n_steps + 1, state.n_samples_seen + b))
