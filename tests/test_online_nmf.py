@@ -526,10 +526,10 @@ def test_a_shuffled_fit_starts_nndsvd_from_rows_across_x(monkeypatch):
     assert np.ptp(shuffled[:, 10:], axis=1).max() > 0.1
 
 
-# Lanczos (r < min(n, F)/20), the Gram matrix's eigenpairs on either side, the dense SVD at
-# r ≥ min(n, F) − 1
-@pytest.mark.parametrize("shape, r", [((300, 200), 4), ((300, 200), 30), ((200, 300), 30),
-                                      ((40, 10), 9), ((40, 10), 10)])
+# Lanczos on the Gram operator (r < min(n, F)/12), the formed Gram matrix's eigenpairs, each
+# on either side; the dense SVD at r ≥ min(n, F) − 1
+@pytest.mark.parametrize("shape, r", [((300, 200), 4), ((200, 300), 4), ((300, 200), 30),
+                                      ((200, 300), 30), ((40, 10), 9), ((40, 10), 10)])
 @pytest.mark.parametrize("sparse", [False, True])
 def test_the_start_svd_gives_the_leading_triplets(shape, r, sparse):
     from onlinemf.estimators._online_nmf import _leading_singular_triplets
@@ -603,3 +603,20 @@ def test_auto_batches_of_the_squared_surrogate_grow_with_k_over_a_large_vocabula
     wide = OnlineNMF(400, loss="kl")
     wide._dictionary_kind, wide._wide = "mu", True
     assert wide.batch_size_for(X) == m.CODE_PART_ROWS
+
+
+def test_the_start_svd_falls_back_on_a_randomized_svd_when_lanczos_fails(monkeypatch):
+    import scipy.sparse.linalg as spl
+
+    from onlinemf.estimators._online_nmf import _leading_singular_triplets
+
+    def fail(*args, **kwargs):
+        raise spl.ArpackError(-9999)
+
+    monkeypatch.setattr(spl, "eigsh", fail)
+    X = sp.random(300, 200, density=0.3, format="csr", random_state=1)
+    U, s, Vt = _leading_singular_triplets(X, 4, 0)
+    exact = np.linalg.svd(X.toarray(), compute_uv=False)[:4]
+    # an approximation (a flat random spectrum is the randomized SVD's hardest case)
+    np.testing.assert_allclose(s, exact, rtol=0.05)
+    assert U.shape == (300, 4) and Vt.shape == (4, 200)

@@ -67,9 +67,9 @@ MU_MEMORY_ROWS = 512
 #: ``init="nndsvd"`` reads: a bounded cost, whatever X is
 NNDSVD_ROWS = 4096
 
-#: The start's SVD takes the Gram matrix's eigenpairs from r ≥ min(n, F) / this many
-#: triplets on (see ``_leading_singular_triplets``)
-GRAM_EIGEN_DIVISOR = 20
+#: The start's SVD takes the formed Gram matrix's eigenpairs by a dense eigensolver from
+#: r ≥ min(n, F) / this many triplets on, Lanczos below (see ``_leading_singular_triplets``)
+GRAM_EIGEN_DIVISOR = 12
 
 #: Rows of projected SGD before the multiplicative surrogate takes over on sparse input
 #: (``Surrogate(warmup="auto")``): long enough for SGD to settle the topics the surrogate then keeps
@@ -97,53 +97,51 @@ WIDE_MU_CODE_MAX_ITER = 5
 def _leading_singular_triplets(S, r: int, seed: int):
     """The r leading singular triplets of S (n, F), singular values in decreasing order.
 
-    Lanczos (ARPACK, through :func:`scipy.sparse.linalg.svds`) works on the n × n side
-    by matrix–vector products with S, so a start over many features never forms, or
-    orthonormalizes, an F-long basis of r vectors (a randomized SVD's cost there), and its
-    vectors are exact. It needs r < min(n, F) − 1; otherwise S is small enough for a dense
-    SVD. Lanczos's cost grows faster than r (its restarts orthogonalize about 2r vectors), so
-    from r ≥ min(n, F) / ``GRAM_EIGEN_DIVISOR`` on, the r leading eigenpairs of the smaller
-    Gram matrix (S Sᵀ or SᵀS, by LAPACK's MRRR) give the triplets instead, at a cost that
-    hardly depends on r; squaring S costs no accuracy a start can see (its singular values
-    span a few orders of magnitude). All-zero S has no singular direction: zero triplets.
-    Should Lanczos fail, a randomized SVD (Halko, Martinsson and Tropp 2011) answers
-    instead."""
-    from scipy.sparse.linalg import ArpackError, svds
+    The eigenpairs of the smaller Gram matrix (S Sᵀ or SᵀS) give σ² and that side's singular
+    vectors, and one product with S the other side's: Lanczos (ARPACK's
+    :func:`scipy.sparse.linalg.eigsh`) on the Gram matrix as an operator, two products
+    with S a vector, so a start over many features never forms, or orthonormalizes, an
+    F-long basis of r vectors (a randomized SVD's cost there, and
+    :func:`scipy.sparse.linalg.svds`'s final dense SVD of the F × r products); from
+    r ≥ min(n, F) / ``GRAM_EIGEN_DIVISOR`` on, where Lanczos's restarts cost more than a
+    dense eigensolver, the formed Gram matrix's leading eigenpairs by LAPACK's MRRR, at a
+    cost that hardly depends on r. Squaring S costs no accuracy a start can see (its
+    singular values span a few orders of magnitude). Lanczos needs r < min(n, F) − 1;
+    otherwise S is small enough for a dense SVD. All-zero S has no singular direction:
+    zero triplets. Should Lanczos fail, a randomized SVD (Halko, Martinsson and Tropp
+    2011) answers instead."""
+    import scipy.linalg
+    from scipy.sparse.linalg import ArpackError, LinearOperator, eigsh
 
     n, f = S.shape
     if not (S.nnz if sp.issparse(S) else np.count_nonzero(S)):
         return np.zeros((n, r)), np.zeros(r), np.zeros((r, f))
-    if min(n, f) / GRAM_EIGEN_DIVISOR <= r < min(n, f) - 1:
-        return _triplets_from_gram(S, r)
-    if r < min(S.shape) - 1:
+    m = min(n, f)
+    if r >= m - 1:
+        dense = S.toarray() if sp.issparse(S) else np.asarray(S)
+        U, sig, Vt = np.linalg.svd(dense, full_matrices=False)
+        return U[:, :r], sig[:r], Vt[:r]
+    wide = n <= f
+    A, At = (S, S.T) if wide else (S.T, S)  # the Gram matrix is A·At, m × m
+    if r >= m / GRAM_EIGEN_DIVISOR:
+        G = A @ At
+        G = G.toarray() if sp.issparse(G) else np.asarray(G)
+        lam, V = scipy.linalg.eigh(G, subset_by_index=[m - r, m - 1], driver="evr")
+    else:
+        gram = LinearOperator((m, m), matvec=lambda v: A @ (At @ v),
+                              matmat=lambda V: A @ (At @ V), dtype=np.float64)
         try:
-            U, sig, Vt = svds(S, r, random_state=seed)
+            lam, V = eigsh(gram, r, which="LA",
+                           v0=np.random.default_rng(seed).uniform(-1.0, 1.0, m))
         except ArpackError:
             from sklearn.utils.extmath import randomized_svd
 
             return randomized_svd(S, r, random_state=seed)
-        order = np.argsort(sig)[::-1]
-        return U[:, order], sig[order], Vt[order]
-    dense = S.toarray() if sp.issparse(S) else np.asarray(S)
-    U, sig, Vt = np.linalg.svd(dense, full_matrices=False)
-    return U[:, :r], sig[:r], Vt[:r]
-
-
-def _triplets_from_gram(S, r: int):
-    """The r leading singular triplets of S from the eigenpairs of its smaller Gram matrix:
-    σ² and the singular vectors of that side, the other side's vectors by one product with S
-    (zero where σ = 0)."""
-    import scipy.linalg
-
-    wide = S.shape[0] <= S.shape[1]
-    G = S @ S.T if wide else S.T @ S
-    G = G.toarray() if sp.issparse(G) else np.asarray(G)
-    m = G.shape[0]
-    lam, V = scipy.linalg.eigh(G, subset_by_index=[m - r, m - 1], driver="evr")
-    lam, V = lam[::-1], V[:, ::-1]
+    order = np.argsort(lam)[::-1]
+    lam, V = lam[order], V[:, order]
     sig = np.sqrt(np.maximum(lam, 0.0))
     inv = np.divide(1.0, sig, out=np.zeros_like(sig), where=sig > 0)
-    other = np.asarray(S.T @ V if wide else S @ V) * inv
+    other = np.asarray(At @ V) * inv  # the other side's vectors, zero where σ = 0
     return (V, sig, other.T) if wide else (other, sig, V.T)
 
 
@@ -683,10 +681,14 @@ class OnlineNMF(RuleCountsMixin, OnlineFactorizationMixin, ClassNamePrefixFeatur
         if isinstance(Xb, SparseRows):
             Xb = Xb.bind(D)  # D transposed once for the batch, shared by its parts
         if isinstance(rule, (BCDSurrogateUpdate, MultiplicativeSurrogateUpdate)):
-            # the statistics sum over the parts of a batch, so a large one is coded in parts
-            parts = [self._coded_part(D, x, m) for x, m in code_parts(Xb, Mb)]
-            D_new, state = self._surrogate_step(rule, sum_statistics(p.sums for p in parts),
-                                                Xb.shape[0])
+            # the statistics sum over the parts of a batch, so a large one is coded in parts,
+            # each part's added as it comes (two sets of statistics alive at a time)
+            parts, sums = [], None
+            for x, m in code_parts(Xb, Mb):
+                part = self._coded_part(D, x, m)
+                sums = part.sums if sums is None else sum_statistics((sums, part.sums))
+                parts.append(part._replace(sums=None))
+            D_new, state = self._surrogate_step(rule, sums, Xb.shape[0])
         else:
             parts = [self._coded_part(D, Xb, Mb, statistics=False)]
             Xb, H = parts[0].batch[0], parts[0].batch[2]
