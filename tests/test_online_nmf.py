@@ -572,8 +572,10 @@ def test_a_sparse_batch_coded_in_parts_gives_the_model_of_one_coding(monkeypatch
 
     X = sp.random(300, 60, density=0.2, format="csr", random_state=3)
 
+    split = m.code_parts
+
     def fit(rows):
-        monkeypatch.setattr(m, "CODE_PART_ROWS", rows)
+        monkeypatch.setattr(m, "code_parts", lambda X, M: split(X, M, rows))
         return OnlineNMF(4, loss=loss, dictionary_update=Surrogate(warmup=0), batch_size=100,
                          max_iter=2, max_no_improvement=None, history="paper",
                          random_state=0).fit(X)
@@ -620,3 +622,28 @@ def test_the_start_svd_falls_back_on_a_randomized_svd_when_lanczos_fails(monkeyp
     # an approximation (a flat random spectrum is the randomized SVD's hardest case)
     np.testing.assert_allclose(s, exact, rtol=0.05)
     assert U.shape == (300, 4) and Vt.shape == (4, 200)
+
+
+@pytest.mark.parametrize("shape", [(300, 200), (200, 300)])
+def test_the_start_svd_of_a_rank_deficient_matrix_gives_zero_triplets_past_its_rank(shape):
+    # Lanczos returns the zero eigenvalues as rounding noise; their singular values are 0 and
+    # the other side's vectors zero, not that noise amplified
+    from onlinemf.estimators._online_nmf import _leading_singular_triplets
+
+    rng = np.random.default_rng(0)
+    S = sp.csr_matrix(rng.random((shape[0], 2)) @ rng.random((2, shape[1])))
+    U, s, Vt = _leading_singular_triplets(S, 4, 0)
+    assert s[1] > 0 and np.all(s[2:] == 0)
+    other = Vt if shape[0] <= shape[1] else U.T
+    np.testing.assert_allclose(np.linalg.norm(other, axis=1), [1, 1, 0, 0], atol=1e-10)
+    np.testing.assert_allclose((U * s) @ Vt, S.toarray(), atol=1e-8)
+
+
+def test_a_grown_squared_batch_weighs_as_the_steps_it_replaces():
+    # the statistics' weight counts steps of at most 4096 rows, so a short partial_fit batch
+    # replaces them only within the first 4096 rows, whatever the "auto" batch has grown to
+    import onlinemf.estimators._online_nmf as m
+
+    est = OnlineNMF(4, loss="squared").fit(np.random.default_rng(0).random((50, 6)))
+    assert est._update_rule(20000).nominal_batch == m.CODE_PART_ROWS
+    assert est._update_rule(300).nominal_batch == 300

@@ -164,8 +164,10 @@ class SparseRows:
         """(sparse W)ᵀ · H transposed, a (K, F) array: Σ_nz w · h_row placed at column col."""
         return np.asarray((self._weighted(weights).T @ H).T)
 
-    def subset(self, rows) -> SparseRows:
-        """The given rows (in order), keeping the bound dictionary's gathered columns."""
+    def subset(self, rows, share_gather: bool = True) -> SparseRows:
+        """The given rows (in order), keeping the bound dictionary's gathered columns (taken
+        from this batch's, should it gather them first, unless not ``share_gather``: then
+        the subset holds no reference to this batch)."""
         rows = np.asarray(rows)
         take, counts = gather_rows(self.indptr, rows)
         indptr = np.concatenate([[0], np.cumsum(counts)])
@@ -179,7 +181,7 @@ class SparseRows:
         sub.D, sub.dsum, sub.DT = self.D, self.dsum, self.DT
         # the columns at the nonzeros are gathered only if the subset needs them (a coder's
         # line search that interpolates the model never does)
-        sub._DC, sub._parent = None, (self, take)
+        sub._DC, sub._parent = None, ((self, take) if share_gather else None)
         return sub
 
     def positions(self, rows) -> np.ndarray:

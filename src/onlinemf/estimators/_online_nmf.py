@@ -139,7 +139,9 @@ def _leading_singular_triplets(S, r: int, seed: int):
             return randomized_svd(S, r, random_state=seed)
     order = np.argsort(lam)[::-1]
     lam, V = lam[order], V[:, order]
-    sig = np.sqrt(np.maximum(lam, 0.0))
+    # an eigenvalue at rounding level of the largest is a zero singular value (rank-deficient
+    # S), whose other-side vector is zero rather than amplified rounding noise
+    sig = np.where(lam > 1e-12 * max(lam[0], 0.0), np.sqrt(np.maximum(lam, 0.0)), 0.0)
     inv = np.divide(1.0, sig, out=np.zeros_like(sig), where=sig > 0)
     other = np.asarray(At @ V) * inv  # the other side's vectors, zero where σ = 0
     return (V, sig, other.T) if wide else (other, sig, V.T)
@@ -473,8 +475,11 @@ class OnlineNMF(RuleCountsMixin, OnlineFactorizationMixin, ClassNamePrefixFeatur
     def _update_rule(self, batch_size: int = 1):
         kind = "sgd" if self._warming_up else self._dictionary_kind
         if kind == "bcd":
+            # a batch's weight counts steps of at most CODE_PART_ROWS rows: a batch grown
+            # with K weighs as the steps it replaces, and a smaller batch (a short
+            # partial_fit call) replaces the statistics only within the first such step
             return BCDSurrogateUpdate(self._resolved_decay(), self._surrogate.eps,
-                                      nominal_batch=batch_size)
+                                      nominal_batch=min(batch_size, CODE_PART_ROWS))
         if kind == "mu":
             return MultiplicativeSurrogateUpdate(self.loss_.mu_exponent, self._resolved_decay(),
                                                  self._surrogate.eps,
@@ -656,7 +661,8 @@ class OnlineNMF(RuleCountsMixin, OnlineFactorizationMixin, ClassNamePrefixFeatur
         S = S.toarray() if sp.issparse(S) else np.array(S, dtype=float)
         if mask is not None:
             S = np.where(np.asarray(mask)[rows], S, 0.0)
-        # in place on S, a fresh K × F array (the same bits as new arrays, fewer of them)
+        # in place on S, a fresh K × F float64 array (the same bits as new float64 arrays,
+        # fewer of them)
         S = S.astype(float, copy=False)
         np.divide(S, scale, out=S)
         np.nan_to_num(S, copy=False, nan=0.0, posinf=0.0)
@@ -687,7 +693,9 @@ class OnlineNMF(RuleCountsMixin, OnlineFactorizationMixin, ClassNamePrefixFeatur
             for x, m in code_parts(Xb, Mb):
                 part = self._coded_part(D, x, m)
                 sums = part.sums if sums is None else sum_statistics((sums, part.sums))
-                parts.append(part._replace(sums=None))
+                # a part's rows and codes are kept only for history="paper"
+                parts.append(part._replace(sums=None, batch=(
+                    part.batch if self.history == "paper" else None)))
             D_new, state = self._surrogate_step(rule, sums, Xb.shape[0])
         else:
             parts = [self._coded_part(D, Xb, Mb, statistics=False)]
@@ -752,7 +760,7 @@ class OnlineNMF(RuleCountsMixin, OnlineFactorizationMixin, ClassNamePrefixFeatur
         if self.history == "online":
             self._loss_sum += batch_loss_sum
         elif self.history == "paper":
-            self._buffer.extend(batches)
+            self._buffer.extend(b for b in batches if b is not None)
         return batch_loss_sum / max(n_rows, 1)
 
     def _record(self, n_rows: int) -> None:
@@ -944,7 +952,9 @@ def code_parts(Xb, Mb, rows: int | None = None):
     n = Xb.shape[0]
     if not isinstance(Xb, SparseRows) or n <= rows:
         return [(Xb, Mb)]
-    return [(Xb.subset(np.arange(s, min(s + rows, n))), None) for s in range(0, n, rows)]
+    # each part gathers its own columns, and keeps no reference to the whole batch
+    return [(Xb.subset(np.arange(s, min(s + rows, n)), share_gather=False), None)
+            for s in range(0, n, rows)]
 
 
 def sum_statistics(parts) -> tuple:
