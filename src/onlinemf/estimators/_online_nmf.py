@@ -699,7 +699,9 @@ class OnlineNMF(RuleCountsMixin, OnlineFactorizationMixin, ClassNamePrefixFeatur
             D_new, state = self._surrogate_step(rule, sums, Xb.shape[0])
         else:
             parts = [self._coded_part(D, Xb, Mb, statistics=False)]
-            Xb, H = parts[0].batch[0], parts[0].batch[2]
+            batch = parts[0].batch
+            assert batch is not None  # _coded_part always returns it
+            Xb, H = batch[0], batch[2]
             if isinstance(Xb, SparseRows):
                 grad = self.loss_.sparse_dictionary_grad(Xb, H, D)
             else:
@@ -940,7 +942,7 @@ class CodedPart(NamedTuple):
     loss: float  # the sum of its rows' online losses
     n_rows: int
     n_code_iter: int
-    batch: tuple  # (X, mask, codes), what ``history="paper"`` keeps
+    batch: tuple | None  # (X, mask, codes), what ``history="paper"`` keeps
 
 
 def code_parts(Xb, Mb, rows: int | None = None):
