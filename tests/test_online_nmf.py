@@ -526,15 +526,20 @@ def test_a_shuffled_fit_starts_nndsvd_from_rows_across_x(monkeypatch):
     assert np.ptp(shuffled[:, 10:], axis=1).max() > 0.1
 
 
-# Lanczos on the Gram operator (r < min(n, F)/12), the formed Gram matrix's eigenpairs, each
-# on either side; the dense SVD at r ≥ min(n, F) − 1
+# Lanczos on the Gram operator (r < min(n, F)/12), the formed Gram matrix's randomized
+# eigenpairs (exact on a matrix whose rank is within the oversampling), each on either side;
+# the dense SVD at r ≥ min(n, F) − 1
 @pytest.mark.parametrize("shape, r", [((300, 200), 4), ((200, 300), 4), ((300, 200), 30),
                                       ((200, 300), 30), ((40, 10), 9), ((40, 10), 10)])
 @pytest.mark.parametrize("sparse", [False, True])
 def test_the_start_svd_gives_the_leading_triplets(shape, r, sparse):
+    import onlinemf.estimators._online_nmf as m
     from onlinemf.estimators._online_nmf import _leading_singular_triplets
 
     X = sp.random(*shape, density=0.3, format="csr", random_state=1)
+    if min(shape) / m.GRAM_EIGEN_DIVISOR <= r < min(shape) - 1:
+        rng = np.random.default_rng(1)
+        X = sp.csr_matrix(rng.random((shape[0], r + 5)) @ rng.random((r + 5, shape[1])))
     X = X if sparse else X.toarray()
     dense = X.toarray() if sparse else X
     U, s, Vt = _leading_singular_triplets(X, r, 0)
@@ -546,6 +551,24 @@ def test_the_start_svd_gives_the_leading_triplets(shape, r, sparse):
     np.testing.assert_allclose(dense.T @ U, Vt.T * s, atol=1e-10)
     np.testing.assert_allclose(Vt @ Vt.T, np.eye(r), atol=1e-10)
     np.testing.assert_allclose(U.T @ U, np.eye(r), atol=1e-10)
+
+
+@pytest.mark.parametrize("shape", [(300, 200), (200, 300)])
+def test_the_randomized_start_svd_approximates_a_flat_spectrum_from_below(shape):
+    # a random sparse matrix's spectrum is flat, the randomized SVD's hardest case: each
+    # value is at most the exact one (a projection's Ritz values) and together they hold
+    # most of the leading triplets' energy; the Gram side's vectors are orthonormal, the
+    # other side's (one product with S) nearly so
+    from onlinemf.estimators._online_nmf import _leading_singular_triplets
+
+    X = sp.random(*shape, density=0.3, format="csr", random_state=1)
+    U, s, Vt = _leading_singular_triplets(X, 30, 0)
+    exact = np.linalg.svd(X.toarray(), compute_uv=False)[:30]
+    assert np.all(s <= exact * (1 + 1e-10)) and np.all(np.diff(s) <= 0)
+    assert (s ** 2).sum() >= 0.9 * (exact ** 2).sum()
+    gram_side, other = (U, Vt.T) if shape[0] <= shape[1] else (Vt.T, U)
+    np.testing.assert_allclose(gram_side.T @ gram_side, np.eye(30), atol=1e-10)
+    np.testing.assert_allclose(other.T @ other, np.eye(30), atol=0.05)
 
 
 @pytest.mark.parametrize("sparse", [False, True])
@@ -647,3 +670,64 @@ def test_a_grown_squared_batch_weighs_as_the_steps_it_replaces():
     est = OnlineNMF(4, loss="squared").fit(np.random.default_rng(0).random((50, 6)))
     assert est._update_rule(20000).nominal_batch == m.CODE_PART_ROWS
     assert est._update_rule(300).nominal_batch == 300
+
+
+@pytest.mark.parametrize("update", ["surrogate", "sgd", "parts"])
+def test_columns_gathered_into_a_reused_buffer_give_the_fit_of_fresh_arrays(monkeypatch, update):
+    # each batch's dictionary columns at its nonzeros are written over the last batch's
+    # (one buffer, mapped once): the fit is bit for bit the one that gathers fresh arrays,
+    # for whole batches, batches coded in parts and the SGD step that reads the gathered
+    # columns after the coder
+    import onlinemf._sparse as sparse
+    import onlinemf.estimators._online_nmf as m
+
+    X = sp.random(300, 80, density=0.2, format="csr", random_state=4)
+    kw = dict(dictionary_update=SGD() if update == "sgd" else Surrogate(warmup=0))
+    if update == "parts":
+        split = m.code_parts
+        monkeypatch.setattr(m, "code_parts", lambda X, M: split(X, M, 40))
+    grown, calls = [], []
+    take = sparse.GatherBuffer.take
+
+    def spy(self, shape, dtype):
+        grown.append(self._flat is None or self._flat.size < np.prod(shape))
+        calls.append(shape)
+        return take(self, shape, dtype)
+
+    def fit():
+        return OnlineNMF(5, loss="kl", batch_size=100, max_iter=2, max_no_improvement=None,
+                         random_state=0, **kw).fit(X)
+
+    monkeypatch.setattr(sparse.GatherBuffer, "take", spy)
+    reused = fit()
+    # one buffer for every batch and part, grown at most once past the first one's size
+    assert len(calls) >= 6 and sum(grown) <= 2
+    monkeypatch.setattr(sparse.GatherBuffer, "take",
+                        lambda self, shape, dtype: np.empty(shape, dtype))
+    fresh = fit()
+    np.testing.assert_array_equal(reused.components_, fresh.components_)
+    np.testing.assert_array_equal(reused.history_["objective"], fresh.history_["objective"])
+    # the buffer pickles empty: a fitted model carries no batch's columns
+    assert pickle.loads(pickle.dumps(reused))._gather_buffer._flat is None
+
+
+def test_only_a_part_coded_on_its_own_gathers_into_its_batch_buffer():
+    # a subset that shares the batch's gathered columns lives beside the batch (a coder's
+    # working set), so it must not write over them; a part coded on its own may
+    from onlinemf._sparse import GatherBuffer, SparseRows
+
+    X = SparseRows.from_csr(sp.random(20, 9, density=0.5, format="csr", random_state=0))
+    D = np.random.default_rng(0).random((3, 9))
+    buf = GatherBuffer()
+    bound = X.bind(D, buffer=buf)
+    whole = bound.DC.copy()
+    rows = np.arange(5, 12)
+    shared = bound.subset(rows)
+    assert shared._buffer is None
+    np.testing.assert_array_equal(shared.DC, whole[bound.positions(rows)])
+    np.testing.assert_array_equal(bound.DC, whole)  # intact
+    part = bound.subset(rows, share_gather=False)
+    assert part._buffer is buf
+    np.testing.assert_array_equal(part.DC, whole[bound.positions(rows)])
+    assert np.shares_memory(part.DC, buf._flat)
+    assert bound.bind(D) is bound  # binding the bound dictionary again keeps the buffer

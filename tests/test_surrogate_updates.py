@@ -450,3 +450,43 @@ def test_bcd_by_groups_leaves_an_unused_atom_and_matches_a_few_sweeps(monkeypatc
     np.testing.assert_allclose(grouped, whole, rtol=1e-12, atol=1e-14)
     assert n_grouped == n_whole == 3
     np.testing.assert_array_equal(grouped[2], D0[2])
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+@pytest.mark.parametrize("gamma", [1.0, 0.5])
+@pytest.mark.parametrize("column", [True, False])
+@pytest.mark.parametrize("anchored", [False, True])
+def test_the_multiplicative_step_by_feature_blocks_equals_the_whole_arrays(
+        monkeypatch, order, gamma, column, anchored):
+    # every operation of the step but the atoms' rescaling acts feature by feature: blocks
+    # of 7 features (a ragged last one) give the bits of one block, statistics included, with
+    # an atom no code uses and atoms rescaled into the box
+    import onlinemf.updates._majorization as mj
+
+    k, f = 5, 103
+    rng = np.random.default_rng(0)
+    D0 = np.asarray(rng.random((k, f)) * 0.5, order=order)
+
+    def run(entries):
+        monkeypatch.setattr(mj, "MU_BLOCK_ENTRIES", entries)
+        rule = MultiplicativeSurrogateUpdate(gamma=gamma, nominal_batch=50)
+        state, D, out = rule.init(D0, anchored=anchored), D0, []
+        r = np.random.default_rng(1)
+        for _ in range(4):
+            HtP = r.random((k, f)) * 3
+            HtP = np.asarray(HtP, order=order)
+            HtQ = r.random((k, 1) if column else (k, f)) * 2
+            HtQ[0] = 0.0
+            D, state = rule.update(state, D, HtP, HtQ, 50)
+            st = state.stats
+            out.append((D, st.sums, st.t, st.n, st.mass))
+        return out
+
+    blocks, whole = run(7 * k), run(1 << 30)
+    assert whole[-1][0].max() == 1.0  # some atom was rescaled into the box
+    for (D1, s1, *c1), (D2, s2, *c2) in zip(blocks, whole):
+        np.testing.assert_array_equal(D1, D2)
+        for a, b in zip(s1, s2):
+            np.testing.assert_array_equal(a, b)
+        assert c1 == c2
+        assert D1.flags.f_contiguous == (order == "F")

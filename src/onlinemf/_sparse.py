@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["SparseRows", "as_sparse_rows", "gather_rows"]
+__all__ = ["GatherBuffer", "SparseRows", "as_sparse_rows", "gather_rows"]
 
 #: entries of the (nonzeros × K) repeated codes that :meth:`SparseRows.model` forms at once
 MODEL_BLOCK = 1 << 20
@@ -24,6 +24,30 @@ def gather_rows(indptr: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.nd
     counts = indptr[rows + 1] - starts
     offsets = np.concatenate([[0], np.cumsum(counts)])
     return np.repeat(starts - offsets[:-1], counts) + np.arange(offsets[-1]), counts
+
+
+class GatherBuffer:
+    """Memory for the dictionary columns gathered at a batch's nonzeros (nnz × K), reused
+    from batch to batch by one owner that codes one batch at a time (an estimator's step):
+    writing memory the process already holds costs a fraction of mapping a fresh array of
+    that size (its page faults can cost more than the gather), and the largest array of a
+    step over many components is this one. It grows to the largest batch seen, with an
+    eighth to spare (batches of one size differ a little in their nonzeros); it pickles and
+    copies empty."""
+
+    def __init__(self):
+        self._flat = None
+
+    def take(self, shape, dtype) -> np.ndarray:
+        """An uninitialized array of ``shape`` over the buffer (grown when too small)."""
+        size = int(np.prod(shape))
+        if self._flat is None or self._flat.size < size or self._flat.dtype != dtype:
+            self._flat = None  # the old buffer goes before the new one is mapped
+            self._flat = np.empty(size + size // 8, dtype=dtype)
+        return self._flat[:size].reshape(shape)
+
+    def __reduce__(self):
+        return (GatherBuffer, ())
 
 
 class SparseRows:
@@ -46,6 +70,7 @@ class SparseRows:
         self._counts = counts = np.diff(indptr)
         self._nonempty = np.flatnonzero(counts)
         self._rows = self._DC = self._csr = self._parent = self._segments = None
+        self._buffer = None
         self._row_consts = {}
         self.D = self.DT = self.dsum = None
         if D is not None:
@@ -65,8 +90,14 @@ class SparseRows:
         takes them from its parent's, when those were gathered)."""
         if self._DC is None and self.DT is not None:
             parent, take = self._parent or (None, None)
-            self._DC = (parent._DC[take] if parent is not None and parent._DC is not None
-                        else self.DT[self.cols])
+            if parent is not None and parent._DC is not None:
+                self._DC = parent._DC[take]
+            elif self._buffer is not None:
+                out = self._buffer.take((self.nnz, self.DT.shape[1]), self.DT.dtype)
+                # "clip" (the columns are valid) writes straight into out, unbuffered
+                self._DC = np.take(self.DT, self.cols, axis=0, out=out, mode="clip")
+            else:
+                self._DC = self.DT[self.cols]
             self._parent = None
         return self._DC
 
@@ -83,12 +114,18 @@ class SparseRows:
     def nnz(self) -> int:
         return self.data.size
 
-    def bind(self, D) -> SparseRows:
-        """The same rows with D bound (its columns gathered once)."""
-        if self.D is D:
+    def bind(self, D, buffer: GatherBuffer | None = None) -> SparseRows:
+        """The same rows with D bound (its columns gathered once, into ``buffer`` if given:
+        the caller then codes no other batch with that buffer while this one is in use)."""
+        if self.D is D and (buffer is None or buffer is self._buffer):
             return self
-        out = SparseRows(self.indptr, self.cols, self.data, self.shape, D)
+        if self.D is D:
+            out = SparseRows(self.indptr, self.cols, self.data, self.shape)
+            out.D, out.DT, out.dsum, out._DC = self.D, self.DT, self.dsum, self._DC
+        else:
+            out = SparseRows(self.indptr, self.cols, self.data, self.shape, D)
         out._row_consts = self._row_consts  # same rows, same data
+        out._buffer = buffer
         return out
 
     def columns(self, D) -> np.ndarray:
@@ -182,6 +219,10 @@ class SparseRows:
         # the columns at the nonzeros are gathered only if the subset needs them (a coder's
         # line search that interpolates the model never does)
         sub._DC, sub._parent = None, ((self, take) if share_gather else None)
+        # a part that gathers its own columns (a batch coded in parts, one after the other)
+        # may gather them into the batch's buffer; a subset sharing the batch's gather, alive
+        # beside it, may not
+        sub._buffer = None if share_gather else self._buffer
         return sub
 
     def positions(self, rows) -> np.ndarray:

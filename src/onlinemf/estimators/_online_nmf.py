@@ -29,7 +29,7 @@ from .._dask import (
     iter_row_blocks,
     rows_of,
 )
-from .._sparse import SparseRows, as_sparse_rows
+from .._sparse import GatherBuffer, SparseRows, as_sparse_rows
 from .._validation import check_magnitude, check_stream_input, dense_batch, guarded_validation
 from ..coders import (
     CODE_STEPS,
@@ -67,9 +67,12 @@ MU_MEMORY_ROWS = 512
 #: ``init="nndsvd"`` reads: a bounded cost, whatever X is
 NNDSVD_ROWS = 4096
 
-#: The start's SVD takes the formed Gram matrix's eigenpairs by a dense eigensolver from
-#: r ≥ min(n, F) / this many triplets on, Lanczos below (see ``_leading_singular_triplets``)
+#: The start's SVD takes the formed Gram matrix's leading eigenpairs by a randomized SVD from
+#: r ≥ min(n, F) / this many triplets on, exactly by Lanczos below (see
+#: ``_leading_singular_triplets``)
 GRAM_EIGEN_DIVISOR = 12
+#: Power iterations of that randomized SVD (each one two products with the m × m Gram matrix)
+START_POWER_ITERATIONS = 2
 
 #: Rows of projected SGD before the multiplicative surrogate takes over on sparse input
 #: (``Surrogate(warmup="auto")``): long enough for SGD to settle the topics the surrogate then keeps
@@ -98,19 +101,21 @@ def _leading_singular_triplets(S, r: int, seed: int):
     """The r leading singular triplets of S (n, F), singular values in decreasing order.
 
     The eigenpairs of the smaller Gram matrix (S Sᵀ or SᵀS) give σ² and that side's singular
-    vectors, and one product with S the other side's: Lanczos (ARPACK's
-    :func:`scipy.sparse.linalg.eigsh`) on the Gram matrix as an operator, two products
-    with S a vector, so a start over many features never forms, or orthonormalizes, an
-    F-long basis of r vectors (a randomized SVD's cost there, and
-    :func:`scipy.sparse.linalg.svds`'s final dense SVD of the F × r products); from
-    r ≥ min(n, F) / ``GRAM_EIGEN_DIVISOR`` on, where Lanczos's restarts cost more than a
-    dense eigensolver, the formed Gram matrix's leading eigenpairs by LAPACK's MRRR, at a
-    cost that hardly depends on r. Squaring S costs no accuracy a start can see (its
-    singular values span a few orders of magnitude). Lanczos needs r < min(n, F) − 1;
-    otherwise S is small enough for a dense SVD. All-zero S has no singular direction:
-    zero triplets. Should Lanczos fail, a randomized SVD (Halko, Martinsson and Tropp
-    2011) answers instead."""
-    import scipy.linalg
+    vectors, and one product with S the other side's. For r < min(n, F) /
+    ``GRAM_EIGEN_DIVISOR``, exactly: Lanczos (ARPACK's :func:`scipy.sparse.linalg.eigsh`) on
+    the Gram matrix as an operator, two products with S a vector, so a start over many
+    features never forms, or orthonormalizes, an F-long basis of r vectors (a randomized
+    SVD's cost there, and :func:`scipy.sparse.linalg.svds`'s final dense SVD of the F × r
+    products). From there on, where Lanczos's restarts and a dense eigensolver's O(m³)
+    reduction both cost more than the start is worth, approximately: a randomized SVD
+    (Halko, Martinsson and Tropp 2011, ``START_POWER_ITERATIONS`` power iterations) of the
+    formed m × m Gram matrix, O(m²r), exact when S has rank below r plus its
+    oversampling. An NNDSVD start needs each triplet's sign pattern and scale, not its
+    digits: the atoms it makes differ by little more than rounding on a text batch whose
+    spectrum decays slowly. Squaring S costs no accuracy a start can see. Lanczos needs
+    r < min(n, F) − 1; otherwise S is small enough for a dense SVD. All-zero S has no
+    singular direction: zero triplets. Should Lanczos fail, a randomized SVD of S answers
+    instead."""
     from scipy.sparse.linalg import ArpackError, LinearOperator, eigsh
 
     n, f = S.shape
@@ -124,9 +129,13 @@ def _leading_singular_triplets(S, r: int, seed: int):
     wide = n <= f
     A, At = (S, S.T) if wide else (S.T, S)  # the Gram matrix is A·At, m × m
     if r >= m / GRAM_EIGEN_DIVISOR:
+        from sklearn.utils.extmath import randomized_svd
+
         G = A @ At
         G = G.toarray() if sp.issparse(G) else np.asarray(G)
-        lam, V = scipy.linalg.eigh(G, subset_by_index=[m - r, m - 1], driver="evr")
+        # G is symmetric positive semidefinite: its singular pairs are its eigenpairs
+        V, lam, _ = randomized_svd(G, r, n_iter=START_POWER_ITERATIONS,
+                                   power_iteration_normalizer="QR", random_state=seed)
     else:
         gram = LinearOperator((m, m), matvec=lambda v: A @ (At @ v),
                               matmat=lambda V: A @ (At @ V), dtype=np.float64)
@@ -593,6 +602,11 @@ class OnlineNMF(RuleCountsMixin, OnlineFactorizationMixin, ClassNamePrefixFeatur
             D0 = self._atoms_from_nndsvd(X, mask, scale, jitter=D0, shuffled=shuffled)
         elif init in ("samples", "nndsvd") and X is not None and X.shape[0]:
             D0 = self._atoms_from_samples(X, mask, scale, jitter=D0)
+        if sparse and self._dictionary_kind == "mu":
+            # feature-major: the multiplicative step's products HᵀP over CSR rows come so from
+            # scipy's kernel, so every pass of the step over K × F arrays reads them in order,
+            # and the coders' columns of D at the nonzeros need no transposed copy
+            D0 = np.asfortranarray(D0)
         # D0 is this call's own array: projected in place
         self.components_ = project_dictionary_box(D0, self._sgd.eps, out=D0).astype(
             dtype, copy=False)
@@ -607,6 +621,7 @@ class OnlineNMF(RuleCountsMixin, OnlineFactorizationMixin, ClassNamePrefixFeatur
         self._loss_sum = 0.0
         self.n_code_iter_ = 0
         self._buffer = []  # (X, mask, codes) kept only for history="paper"
+        self._gather_buffer = GatherBuffer()
 
     def _atoms_from_nndsvd(self, X, mask, scale, jitter, shuffled=False):
         """NNDSVDa atoms (see ``init``) from ``NNDSVD_ROWS`` rows of X, scaled, with missing
@@ -685,7 +700,11 @@ class OnlineNMF(RuleCountsMixin, OnlineFactorizationMixin, ClassNamePrefixFeatur
         t0 = time.perf_counter()
         D = self.components_
         if isinstance(Xb, SparseRows):
-            Xb = Xb.bind(D)  # D transposed once for the batch, shared by its parts
+            # D transposed once for the batch, shared by its parts; the columns at the
+            # nonzeros gathered into memory reused from batch to batch (except for batches
+            # kept for history="paper")
+            Xb = Xb.bind(D, buffer=None if self.history == "paper" else getattr(
+                self, "_gather_buffer", None))
         if isinstance(rule, (BCDSurrogateUpdate, MultiplicativeSurrogateUpdate)):
             # the statistics sum over the parts of a batch, so a large one is coded in parts,
             # each part's added as it comes (two sets of statistics alive at a time)

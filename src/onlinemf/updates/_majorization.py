@@ -30,6 +30,22 @@ __all__ = ["BCDSurrogateUpdate", "MultiplicativeSurrogateUpdate",
            "anchored_state", "batch_weight", "rescale_into_box"]
 
 _TINY = 1e-300
+#: Entries of a K × F statistic that the multiplicative step handles at once (a block of
+#: features; a few such blocks stay in a core's cache)
+MU_BLOCK_ENTRIES = 1 << 15
+
+
+def _columns(a, b):
+    """The columns ``b`` of a (K, F) array, or the array itself when it is one (K, 1) column
+    that broadcasts over the features."""
+    return a if np.shape(a)[1] == 1 else a[:, b]
+
+
+def _feature_blocks(shape):
+    """Column slices of a (K, F) array, each about ``MU_BLOCK_ENTRIES`` entries."""
+    k, f = shape
+    step = max(1, MU_BLOCK_ENTRIES // max(k, 1))
+    return [slice(j, min(j + step, f)) for j in range(0, f, step)]
 
 
 def batch_weight(n_seen: int, n_batch: int, nominal: int, decay: float) -> float:
@@ -161,16 +177,23 @@ class MultiplicativeSurrogateUpdate:
         if anchored:
             return SurrogateState(None)
         # den starts as one zero column: it broadcasts to (K, F) with the first batch's HᵀQ,
-        # and stays a column where HᵀQ is one (KL over sparse rows)
-        return SurrogateState(RunningAverage.zeros((components.shape, (components.shape[0], 1)),
-                                                   self._weights()))
+        # and stays a column where HᵀQ is one (KL over sparse rows); num takes the
+        # dictionary's layout (see ``update``)
+        return SurrogateState(RunningAverage(
+            (np.zeros_like(components, dtype=float), np.zeros((components.shape[0], 1))),
+            self._weights()))
 
     def _weights(self) -> PowerWeights:
         return PowerWeights(self.decay, scale_first=True)
 
     def update(self, state: SurrogateState, components, HtP, HtQ, n_batch: int):
         """One step on a batch of ``n_batch`` rows whose multiplicative-update products are
-        (HᵀP, HᵀQ) (K, F)."""
+        (HᵀP, HᵀQ) (K, F), or HᵀQ (K, 1).
+
+        Every operation but the atoms' rescaling acts feature by feature, so the step runs a
+        block of features at a time (``MU_BLOCK_ENTRIES``): the blend, the ratio and the
+        projection of a block stay in cache, and each K × F array is read from memory about
+        once instead of once per operation. The numbers are those of the whole arrays."""
         g = self.gamma
         w = batch_weight(state.n_samples_seen + n_batch, n_batch, self.nominal_batch,
                          self.decay)
@@ -179,25 +202,55 @@ class MultiplicativeSurrogateUpdate:
         if st is None:  # anchored: den = HᵀQ/b and num = D^(1/γ) ⊙ den, whose ratio is D
             den0 = HtQ / n_batch
             st = RunningAverage((Dg * den0, den0), self._weights())
-        # D^(1/γ) ⊙ HᵀP is this step's own temporary: the running average scales it in place
-        st = st.add(np.multiply(Dg, HtP), HtQ, n_rows=n_batch, weight=w, scratch=(0,))
-        num, den = st.sums
-        # num / den where a code uses the atom's entry, the entry itself elsewhere
-        used = den > _TINY
-        R = np.empty(np.broadcast_shapes(num.shape, den.shape, Dg.shape),
-                     dtype=np.result_type(num, den, Dg))
-        np.divide(num, den, out=R, where=used)
-        if not used.all():
-            np.copyto(R, Dg, where=~used)
-        D = R if g == 1.0 else np.power(R, g, out=R)
-        c = D.max(axis=1)
+        num0, den0 = st.sums
+        # one (K, 1) denominator for every feature (KL over sparse rows): blended once
+        column = np.shape(HtQ)[1] == 1 and np.shape(den0)[1] == 1
+        if column:
+            den = st.with_sums(den0).add(HtQ, n_rows=n_batch, weight=w).sums[0]
+        shape = np.broadcast_shapes(num0.shape, np.shape(HtP), Dg.shape)
+        # in the dictionary's layout (feature-major over CSR rows, as HᵀP comes): elementwise
+        # passes over arrays of one layout read memory in order
+        order = ("F" if components.flags.f_contiguous and not components.flags.c_contiguous
+                 else "C")
+        dtype = np.result_type(num0, den0, Dg, HtP, HtQ)
+        num = np.empty(shape, dtype=dtype, order=order)
+        if not column:
+            den = np.empty(shape, dtype=dtype, order=order)
+        D = np.empty(shape, dtype=np.result_type(num, den, Dg), order=order)
+        c = np.zeros(shape[0], dtype=D.dtype)
+        for b in _feature_blocks(shape):
+            # D^(1/γ) ⊙ HᵀP is the block's own temporary: the running average scales it in
+            # place
+            terms = (np.multiply(Dg[:, b], HtP[:, b]),) + (
+                () if column else (_columns(HtQ, b),))
+            blended = st.with_sums(num0[:, b], *(() if column else (_columns(den0, b),))).add(
+                *terms, n_rows=n_batch, weight=w, scratch=(0,))
+            num[:, b] = blended.sums[0]
+            if column:
+                den_b = den
+            else:
+                den_b = den[:, b]
+                den_b[...] = blended.sums[1]
+            # num / den where a code uses the atom's entry, the entry itself elsewhere
+            used = den_b > _TINY
+            R = D[:, b]
+            np.divide(num[:, b], den_b, out=R, where=used)
+            if not used.all():
+                np.copyto(R, Dg[:, b], where=~used)
+            if g != 1.0:
+                np.power(R, g, out=R)
+            np.maximum(c, R.max(axis=1), out=c)
         big = c > 1.0
-        if big.any():  # the other atoms are divided by exactly 1, which changes no bit
-            s = np.where(big, c, 1.0)[:, None]
-            D /= s
+        s = np.where(big, c, 1.0)[:, None]
+        for b in _feature_blocks(shape):
+            if big.any():  # the other atoms are divided by exactly 1, which changes no bit
+                D[:, b] /= s
+            project_dictionary_box(D[:, b], self.eps, out=D[:, b])
+        if big.any():
             den = den * s
             if g != 1.0:
                 num = num * s ** (1.0 - 1.0 / g)
-        D = project_dictionary_box(D, self.eps, out=D).astype(components.dtype, copy=False)
-        return D, SurrogateState(st.with_sums(num, den), state.n_steps + 1,
-                                 state.n_samples_seen + n_batch)
+        # the counts of the blend (every block's are the same), the whole statistics
+        stats = blended.with_sums(num, den)
+        return D.astype(components.dtype, copy=False), SurrogateState(
+            stats, state.n_steps + 1, state.n_samples_seen + n_batch)
