@@ -737,3 +737,25 @@ def test_every_rule_meets_the_kkt_conditions_of_the_box(case):
     assert np.all(pg <= 1e-5 * scale), (pg / scale).max()
     assert np.all(H >= lower) and np.all(H <= upper)
     assert np.any(H == lower)  # a bound is active at the solution
+
+
+@pytest.mark.parametrize("name, kind", [("kl", "sparse"), ("kl", "dense"), ("kl", "masked"),
+                                        ("is", "dense"), ("beta", "masked")])
+def test_the_multiplicative_coder_hands_over_its_model_for_the_dictionary_products(name, kind):
+    # the rule's last objective forms HD at the final codes; the dictionary step's products
+    # read it, and they are those it would form itself, bit for bit
+    from onlinemf._sparse import as_sparse_rows
+
+    rng = np.random.default_rng(0)
+    loss = get_loss(name)
+    D = rng.random((4, 30)) + 0.05
+    X = sp.random(25, 30, density=0.3, format="csr", random_state=0)
+    mask = rng.random((25, 30)) > 0.3 if kind == "masked" else None
+    data = as_sparse_rows(X, D) if kind == "sparse" else X.toarray() + 0.1
+    res = CodeSolver("mu", max_iter=20).solve(loss, D, data, mask)
+    assert res.model is not None
+    expected = data.model(res.codes, D) if kind == "sparse" else res.codes @ D
+    np.testing.assert_array_equal(res.model, expected)
+    for given, fresh in zip(loss.mu_products(data, res.codes, D, mask, model=res.model),
+                            loss.mu_products(data, res.codes, D, mask)):
+        np.testing.assert_array_equal(given, fresh)

@@ -469,6 +469,7 @@ def test_the_multiplicative_step_by_feature_blocks_equals_the_whole_arrays(
 
     def run(entries):
         monkeypatch.setattr(mj, "MU_BLOCK_ENTRIES", entries)
+        monkeypatch.setattr(mj, "MU_WHOLE_ENTRIES", 0)
         rule = MultiplicativeSurrogateUpdate(gamma=gamma, nominal_batch=50)
         state, D, out = rule.init(D0, anchored=anchored), D0, []
         r = np.random.default_rng(1)

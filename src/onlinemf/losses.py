@@ -167,25 +167,27 @@ class Loss:
     #: with the exponent γ; Févotte and Idier 2011), so it can run on accumulated statistics
     majorized_mu = False
 
-    def _mu_weights(self, X, H, D, mask):
-        """The weights (P, Q) of :meth:`mu_ratios` at Y = HD of a dense batch, zero where an
-        entry is missing (CSR rows: losses with sparse kernels override the callers)."""
+    def _mu_weights(self, X, H, D, mask, model=None):
+        """The weights (P, Q) of :meth:`mu_ratios` at Y = HD (``model``, when the caller has
+        it) of a dense batch, zero where an entry is missing (CSR rows: losses with sparse
+        kernels override the callers)."""
         if hasattr(X, "transpose_times"):
             raise NotImplementedError(f"the {self.name} loss has no sparse kernels")
-        X, Y = self._prepare(X, H @ D, mask)
+        X, Y = self._prepare(X, H @ D if model is None else model, mask)
         P, Q = self.mu_ratios(X, Y)
         if mask is not None:
             P, Q = np.where(mask, P, 0), np.where(mask, Q, 0)
         return P, Q
 
-    def mu_products(self, X, H: np.ndarray, D: np.ndarray,
-                    mask: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    def mu_products(self, X, H: np.ndarray, D: np.ndarray, mask: np.ndarray | None = None,
+                    model: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """(HᵀP, HᵀQ), the (K, F) numerator and denominator of the dictionary's multiplicative
         update for a batch X (dense with an optional mask of observed entries, or CSR rows):
         the weights P, Q of :meth:`mu_ratios` at Y = HD, zero where an entry is missing.
-        A loss whose Q is the same for every feature may return HᵀQ as a (K, 1) column,
-        which broadcasts."""
-        P, Q = self._mu_weights(X, H, D, mask)
+        ``model`` is Y (at a sparse batch's nonzeros) when the caller has it (the coder's
+        last evaluation), which saves forming it again. A loss whose Q is the same for every
+        feature may return HᵀQ as a (K, 1) column, which broadcasts."""
+        P, Q = self._mu_weights(X, H, D, mask, model)
         return H.T @ P, H.T @ Q
 
     def mu_code_products(self, X, H: np.ndarray, D: np.ndarray,
@@ -378,13 +380,13 @@ class KLDivergence(Loss):
             return (X / Y) @ D.T, np.broadcast_to(D.sum(axis=1), H.shape)
         return np.where(mask, X / Y, 0) @ D.T, mask.astype(D.dtype) @ D.T
 
-    def mu_products(self, X, H, D, mask=None):
+    def mu_products(self, X, H, D, mask=None, model=None):
         if not hasattr(X, "transpose_times"):
-            return super().mu_products(X, H, D, mask)
+            return super().mu_products(X, H, D, mask, model)
         # P = x/y at the nonzeros only, Q = 1: HᵀQ is the codes' column sums, the same for
         # every feature, so it stays one (K, 1) column (a (K, F) copy would cost a dense
         # pass over a large vocabulary for nothing)
-        ratio = X.data / np.maximum(X.model(H, D), Y_FLOOR)
+        ratio = X.data / np.maximum(X.model(H, D) if model is None else model, Y_FLOOR)
         return X.transpose_times(ratio, H), H.sum(axis=0)[:, None].astype(D.dtype)
 
 

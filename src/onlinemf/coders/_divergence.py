@@ -214,4 +214,4 @@ def iterate(rule: StepRule, problem: CodeProblem, H: np.ndarray, f: np.ndarray |
                 live = np.ones(act.size, dtype=bool)
         Ha, fa = Hn, fn
     H, f = rule.result(problem, state, H, f)
-    return CodeResult(H, n_iter, converged, f)
+    return CodeResult(H, n_iter, converged, f, model=getattr(state, "model", None))

@@ -26,6 +26,10 @@ class CodeResult:
         cost (None otherwise, and when no iteration ran).
     outliers : ndarray of shape (n_samples, n_features) or None
         The outliers r of the solvers whose problems have them (None otherwise).
+    model : ndarray or None
+        The model HD at the returned codes (at a sparse batch's nonzeros, (nnz,)), where the
+        solver formed it for its last objective (the multiplicative rule): a dictionary
+        step that needs it reads it instead of forming it again.
     """
 
     codes: np.ndarray
@@ -33,3 +37,4 @@ class CodeResult:
     converged: np.ndarray
     objective: np.ndarray | None = None
     outliers: np.ndarray | None = None
+    model: np.ndarray | None = None

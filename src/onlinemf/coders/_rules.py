@@ -365,7 +365,9 @@ class Multiplicative(StepRule):
                     ref_sq=np.einsum("ij,ij->i", H, H))
 
     def result(self, problem, state, H, f):
-        return H, problem.value(H)
+        # the model at the final codes, kept for a dictionary step that reads it
+        state.model = problem.model(H)
+        return H, problem.value(H, model=state.model)
 
 
 def _fista_step(prob, H, f0, Hprev, mom, act, inv_L, lower, upper):

@@ -746,16 +746,17 @@ class OnlineNMF(RuleCountsMixin, OnlineFactorizationMixin, ClassNamePrefixFeatur
             Xb = Xb.bind(D)
         coded = self._coder().solve(self.loss_, D, Xb, Mb)
         H = coded.codes
-        sums = tuple(self._surrogate_sums(D, H, Xb, Mb)) if statistics else None
+        sums = tuple(self._surrogate_sums(D, H, Xb, Mb, coded.model)) if statistics else None
         return CodedPart(sums, float(self._online_losses(coded, Xb, Mb, D).sum()),
                          Xb.shape[0], int(coded.n_iter.sum()), (Xb, Mb, H))
 
-    def _surrogate_sums(self, D, H, Xb, Mb) -> tuple:
-        """The statistics a surrogate step adds for a batch coded H under D; they sum over
-        the parts of a batch split by rows (see :func:`fit_data_parallel`)."""
+    def _surrogate_sums(self, D, H, Xb, Mb, model=None) -> tuple:
+        """The statistics a surrogate step adds for a batch coded H under D (``model``: HD,
+        when the coder formed it); they sum over the parts of a batch split by rows (see
+        :func:`fit_data_parallel`)."""
         if self._dictionary_kind == "bcd":
             return BCDSurrogateUpdate.batch_sums(D, H, Xb, Mb)
-        return self.loss_.mu_products(Xb, H, D, Mb)
+        return self.loss_.mu_products(Xb, H, D, Mb, model=model)
 
     def _surrogate_step(self, rule, sums, n_rows):
         if isinstance(rule, BCDSurrogateUpdate):

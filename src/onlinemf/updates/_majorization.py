@@ -33,6 +33,9 @@ _TINY = 1e-300
 #: Entries of a K × F statistic that the multiplicative step handles at once (a block of
 #: features; a few such blocks stay in a core's cache)
 MU_BLOCK_ENTRIES = 1 << 15
+#: Statistics of at most this many entries are handled whole: they stay in the last-level
+#: cache between operations, where blocks would only add their loop
+MU_WHOLE_ENTRIES = 1 << 20
 
 
 def _columns(a, b):
@@ -42,8 +45,11 @@ def _columns(a, b):
 
 
 def _feature_blocks(shape):
-    """Column slices of a (K, F) array, each about ``MU_BLOCK_ENTRIES`` entries."""
+    """Column slices of a (K, F) array, each about ``MU_BLOCK_ENTRIES`` entries (one slice
+    for an array of at most ``MU_WHOLE_ENTRIES``)."""
     k, f = shape
+    if k * f <= MU_WHOLE_ENTRIES:
+        return [slice(0, f)]
     step = max(1, MU_BLOCK_ENTRIES // max(k, 1))
     return [slice(j, min(j + step, f)) for j in range(0, f, step)]
 
