@@ -759,3 +759,20 @@ def test_the_multiplicative_coder_hands_over_its_model_for_the_dictionary_produc
     for given, fresh in zip(loss.mu_products(data, res.codes, D, mask, model=res.model),
                             loss.mu_products(data, res.codes, D, mask)):
         np.testing.assert_array_equal(given, fresh)
+
+
+@pytest.mark.parametrize("step", ["spg", "exact"])
+def test_only_the_multiplicative_rule_hands_over_a_model(step):
+    # a rule whose state keeps a working set's model (the spectral projected gradient's,
+    # compacted as rows stop) hands none over, and a KL fit over sparse rows with such a
+    # coder and the multiplicative dictionary step runs on the products it forms itself
+    from onlinemf import OnlineNMF
+
+    X = sp.random(400, 60, density=0.2, format="csr", random_state=4)
+    D = np.random.default_rng(0).random((5, 60)) + 0.05
+    res = CodeSolver(step, max_iter=50).solve(get_loss("kl"), D, X)
+    assert res.model is None
+    est = OnlineNMF(5, loss="kl", coder=CodeSolver(step), dictionary_update="surrogate",
+                    batch_size=100, max_iter=2, max_no_improvement=None,
+                    random_state=0).fit(X)
+    assert np.isfinite(est.components_).all()

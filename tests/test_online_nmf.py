@@ -707,7 +707,9 @@ def test_columns_gathered_into_a_reused_buffer_give_the_fit_of_fresh_arrays(monk
     fresh = fit()
     np.testing.assert_array_equal(reused.components_, fresh.components_)
     np.testing.assert_array_equal(reused.history_["objective"], fresh.history_["objective"])
-    # the buffer pickles empty: a fitted model carries no batch's columns
+    # a fitted model holds no batch's columns (the buffer is released at the end of the
+    # call, and pickles empty)
+    assert reused._gather_buffer._flat is None
     assert pickle.loads(pickle.dumps(reused))._gather_buffer._flat is None
 
 

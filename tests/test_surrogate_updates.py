@@ -456,16 +456,17 @@ def test_bcd_by_groups_leaves_an_unused_atom_and_matches_a_few_sweeps(monkeypatc
 @pytest.mark.parametrize("gamma", [1.0, 0.5])
 @pytest.mark.parametrize("column", [True, False])
 @pytest.mark.parametrize("anchored", [False, True])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_the_multiplicative_step_by_feature_blocks_equals_the_whole_arrays(
-        monkeypatch, order, gamma, column, anchored):
+        monkeypatch, order, gamma, column, anchored, dtype):
     # every operation of the step but the atoms' rescaling acts feature by feature: blocks
     # of 7 features (a ragged last one) give the bits of one block, statistics included, with
-    # an atom no code uses and atoms rescaled into the box
+    # an atom no code uses and atoms rescaled into the box, float32 components included
     import onlinemf.updates._majorization as mj
 
     k, f = 5, 103
     rng = np.random.default_rng(0)
-    D0 = np.asarray(rng.random((k, f)) * 0.5, order=order)
+    D0 = np.asarray(rng.random((k, f)) * 0.5, order=order).astype(dtype, copy=False)
 
     def run(entries):
         monkeypatch.setattr(mj, "MU_BLOCK_ENTRIES", entries)
@@ -476,7 +477,7 @@ def test_the_multiplicative_step_by_feature_blocks_equals_the_whole_arrays(
         for _ in range(4):
             HtP = r.random((k, f)) * 3
             HtP = np.asarray(HtP, order=order)
-            HtQ = r.random((k, 1) if column else (k, f)) * 2
+            HtQ = (r.random((k, 1) if column else (k, f)) * 2).astype(dtype)
             HtQ[0] = 0.0
             D, state = rule.update(state, D, HtP, HtQ, 50)
             st = state.stats
@@ -491,3 +492,18 @@ def test_the_multiplicative_step_by_feature_blocks_equals_the_whole_arrays(
             np.testing.assert_array_equal(a, b)
         assert c1 == c2
         assert D1.flags.f_contiguous == (order == "F")
+
+
+def test_each_statistic_of_the_multiplicative_step_keeps_the_dtype_of_its_blend():
+    # float32 components and HᵀQ with float64 HᵀP, no atom rescaled: the numerator is
+    # float64, the denominator stays float32 (its blend never meets a float64 array)
+    rule = MultiplicativeSurrogateUpdate(nominal_batch=50)
+    rng = np.random.default_rng(0)
+    D = (rng.random((4, 30)) * 0.1).astype(np.float32)
+    state = rule.init(D, anchored=True)
+    for _ in range(3):
+        HtQ = (rng.random((4, 1)) + 1.0).astype(np.float32)
+        D, state = rule.update(state, D, rng.random((4, 30)) * 1e-3, HtQ, 50)
+        num, den = state.stats.sums
+        assert D.dtype == np.float32 and D.max() < 1.0
+        assert num.dtype == np.float64 and den.dtype == np.float32

@@ -32,8 +32,8 @@ class GatherBuffer:
     writing memory the process already holds costs a fraction of mapping a fresh array of
     that size (its page faults can cost more than the gather), and the largest array of a
     step over many components is this one. It grows to the largest batch seen, with an
-    eighth to spare (batches of one size differ a little in their nonzeros); it pickles and
-    copies empty."""
+    eighth to spare (batches of one size differ a little in their nonzeros); its owner
+    releases it at the end of a call (:meth:`release`), and it pickles and copies empty."""
 
     def __init__(self):
         self._flat = None
@@ -45,6 +45,10 @@ class GatherBuffer:
             self._flat = None  # the old buffer goes before the new one is mapped
             self._flat = np.empty(size + size // 8, dtype=dtype)
         return self._flat[:size].reshape(shape)
+
+    def release(self):
+        """Let the memory go (the next :meth:`take` maps it again)."""
+        self._flat = None
 
     def __reduce__(self):
         return (GatherBuffer, ())
@@ -93,8 +97,10 @@ class SparseRows:
             if parent is not None and parent._DC is not None:
                 self._DC = parent._DC[take]
             elif self._buffer is not None:
+                if self.nnz and not 0 <= self.cols.min() <= self.cols.max() < self.DT.shape[0]:
+                    raise IndexError("a column index of the sparse batch is out of range")
                 out = self._buffer.take((self.nnz, self.DT.shape[1]), self.DT.dtype)
-                # "clip" (the columns are valid) writes straight into out, unbuffered
+                # "clip" (the columns were checked) writes straight into out, unbuffered
                 self._DC = np.take(self.DT, self.cols, axis=0, out=out, mode="clip")
             else:
                 self._DC = self.DT[self.cols]

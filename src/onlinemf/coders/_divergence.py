@@ -214,4 +214,5 @@ def iterate(rule: StepRule, problem: CodeProblem, H: np.ndarray, f: np.ndarray |
                 live = np.ones(act.size, dtype=bool)
         Ha, fa = Hn, fn
     H, f = rule.result(problem, state, H, f)
-    return CodeResult(H, n_iter, converged, f, model=getattr(state, "model", None))
+    # a rule that formed the model at every row's returned codes hands it over
+    return CodeResult(H, n_iter, converged, f, model=getattr(state, "final_model", None))

@@ -27,9 +27,10 @@ class CodeResult:
     outliers : ndarray of shape (n_samples, n_features) or None
         The outliers r of the solvers whose problems have them (None otherwise).
     model : ndarray or None
-        The model HD at the returned codes (at a sparse batch's nonzeros, (nnz,)), where the
-        solver formed it for its last objective (the multiplicative rule): a dictionary
-        step that needs it reads it instead of forming it again.
+        The model HD at the returned codes of every row (at a sparse batch's nonzeros,
+        (nnz,)), where the rule formed it for its last objective (the multiplicative rule;
+        None for the others): a dictionary step that needs it reads it instead of forming it
+        again.
     """
 
     codes: np.ndarray

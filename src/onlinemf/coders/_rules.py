@@ -365,9 +365,10 @@ class Multiplicative(StepRule):
                     ref_sq=np.einsum("ij,ij->i", H, H))
 
     def result(self, problem, state, H, f):
-        # the model at the final codes, kept for a dictionary step that reads it
-        state.model = problem.model(H)
-        return H, problem.value(H, model=state.model)
+        # the model at the final codes of every row, kept for a dictionary step that reads
+        # it (``CodeResult.model``)
+        state.final_model = problem.model(H)
+        return H, problem.value(H, model=state.final_model)
 
 
 def _fista_step(prob, H, f0, Hprev, mom, act, inv_L, lower, upper):

@@ -98,7 +98,8 @@ WIDE_MU_CODE_MAX_ITER = 5
 
 
 def _leading_singular_triplets(S, r: int, seed: int):
-    """The r leading singular triplets of S (n, F), singular values in decreasing order.
+    """The r leading singular triplets of S (n, F), singular values in decreasing order
+    (approximate from r ≥ min(n, F) / ``GRAM_EIGEN_DIVISOR`` on).
 
     The eigenpairs of the smaller Gram matrix (S Sᵀ or SᵀS) give σ² and that side's singular
     vectors, and one product with S the other side's. For r < min(n, F) /
@@ -700,9 +701,9 @@ class OnlineNMF(RuleCountsMixin, OnlineFactorizationMixin, ClassNamePrefixFeatur
         t0 = time.perf_counter()
         D = self.components_
         if isinstance(Xb, SparseRows):
-            # D transposed once for the batch, shared by its parts; the columns at the
-            # nonzeros gathered into memory reused from batch to batch (except for batches
-            # kept for history="paper")
+            # D transposed once for the batch (a view of a feature-major D), shared by its
+            # parts; the columns at the nonzeros gathered into memory reused from batch to
+            # batch (except for batches kept for history="paper")
             Xb = Xb.bind(D, buffer=None if self.history == "paper" else getattr(
                 self, "_gather_buffer", None))
         if isinstance(rule, (BCDSurrogateUpdate, MultiplicativeSurrogateUpdate)):
@@ -858,9 +859,19 @@ class OnlineNMF(RuleCountsMixin, OnlineFactorizationMixin, ClassNamePrefixFeatur
         elif not is_dask_array(X):
             X, mask = self._check_X(X, mask, reset=False)[:2]
         self.batch_size_ = self.batch_size_for(X, in_fit=False)
-        self._pass(self._source(X, mask, None), self.batch_size_)
+        try:
+            self._pass(self._source(X, mask, None), self.batch_size_)
+        finally:
+            self._release_gather()
         self.n_iter_ += 1
         return self
+
+    def _release_gather(self):
+        """Return the gathered columns' memory: the buffer serves the batches of one call
+        (a fitted model holds no batch's columns)."""
+        buffer = getattr(self, "_gather_buffer", None)
+        if buffer is not None:
+            buffer.release()
 
     # ------------------------------------------------------------------ dask arrays
     def _start(self, X, mask, shuffled=False):
@@ -913,8 +924,12 @@ class OnlineNMF(RuleCountsMixin, OnlineFactorizationMixin, ClassNamePrefixFeatur
         """
         X, mask = self._start(X, mask, shuffled=bool(self.shuffle))
         bs = self.batch_size_ = self.batch_size_for(X, in_fit=True)
-        self._converging_passes(
-            X.shape[0], lambda: self._source(X, mask, self._rng if self.shuffle else None), bs)
+        try:
+            self._converging_passes(
+                X.shape[0], lambda: self._source(X, mask, self._rng if self.shuffle else None),
+                bs)
+        finally:
+            self._release_gather()
         return self
 
     @lazy_blocks("transform")

@@ -218,10 +218,10 @@ class MultiplicativeSurrogateUpdate:
         # passes over arrays of one layout read memory in order
         order = ("F" if components.flags.f_contiguous and not components.flags.c_contiguous
                  else "C")
-        dtype = np.result_type(num0, den0, Dg, HtP, HtQ)
-        num = np.empty(shape, dtype=dtype, order=order)
+        # each statistic in the dtype of its own blend
+        num = np.empty(shape, dtype=np.result_type(num0, Dg, HtP), order=order)
         if not column:
-            den = np.empty(shape, dtype=dtype, order=order)
+            den = np.empty(shape, dtype=np.result_type(den0, HtQ), order=order)
         D = np.empty(shape, dtype=np.result_type(num, den, Dg), order=order)
         c = np.zeros(shape[0], dtype=D.dtype)
         for b in _feature_blocks(shape):
