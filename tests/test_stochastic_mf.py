@@ -1023,3 +1023,28 @@ def test_default_vr_is_no_worse_than_smm_on_planted_orpca_at_equal_passes():
             for m in ("vr", "smm")}
     assert fits["vr"].n_solves_ == pytest.approx(fits["smm"].n_solves_, rel=0.02)
     assert fits["vr"].objective(X) <= fits["smm"].objective(X)
+
+
+def test_the_weighted_expressed_variance_is_xu_caramanis_and_mannors():
+    # Σ_j ŵ_jᵀ AᵀA ŵ_j over k′ orthonormal estimated directions, divided by the same sum over
+    # the clean data's top k′ principal directions: 1 for the true span (any basis of it, or
+    # a larger span holding it), the direct sum for a k′-dimensional estimate, and an
+    # estimate of more atoms read through its best k′ directions
+    from onlinemf.datasets import weighted_expressed_variance
+
+    data, W = make_smf_synthetic(500, 30, 3, density=0.1, magnitude=10, random_state=0)
+    A = data.X_clean
+    ev = weighted_expressed_variance(W, A)
+    rng = np.random.default_rng(0)
+    assert ev(W) == pytest.approx(1.0, abs=1e-10)
+    assert ev(rng.normal(size=(3, 3)) @ W) == pytest.approx(1.0, abs=1e-10)
+    assert ev(np.vstack([W, rng.normal(size=(4, 30))])) == pytest.approx(1.0, abs=1e-10)
+    est = W + 0.5 * rng.normal(size=W.shape)
+    Q = np.linalg.qr(est.T)[0]  # orthonormal estimated directions, columns
+    top = np.sort(np.linalg.eigvalsh(A.T @ A))[::-1][:3].sum()
+    direct = np.trace(Q.T @ A.T @ A @ Q) / top
+    assert ev(est) == pytest.approx(direct, rel=1e-10) and 0 < direct < 1
+    wide = np.vstack([est, rng.normal(size=(4, 30))])
+    assert direct <= ev(wide) <= 1
+    assert expressed_variance(W, est, clean=A) == ev(est)
+    assert ev(rng.normal(size=(3, 30))) < 0.5

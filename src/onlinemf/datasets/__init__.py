@@ -22,13 +22,19 @@ from ._embedded import (
 )
 from ._ising import CRITICAL_T, IsingLattice
 from ._outliers import contaminate, load_cbcl, load_video, make_outlier_synthetic, make_video
-from ._smf import expressed_variance, load_mnist, make_smf_synthetic
+from ._smf import (
+    expressed_variance,
+    load_mnist,
+    make_smf_synthetic,
+    weighted_expressed_variance,
+)
 from ._synthetic import NOISE_FOR_LOSS, SyntheticNMF, make_nmf_synthetic
 
 __all__ = ["NOISE_FOR_LOSS", "as_corpus", "SyntheticNMF", "find_data", "find_papers_data",
            "load_20newsgroups",
            "load_bbc", "load_sotu",
            "load_yaleb", "make_nmf_synthetic", "make_smf_synthetic", "load_mnist",
-           "expressed_variance", "make_topic_corpus", "make_topic_stream",
+           "expressed_variance", "weighted_expressed_variance", "make_topic_corpus",
+           "make_topic_stream",
            "render_faces", "tfidf_paper", "CRITICAL_T", "IsingLattice", "contaminate",
            "load_cbcl", "load_video", "make_outlier_synthetic", "make_video"]

@@ -84,18 +84,32 @@ def expressed_variance(W_true, W_est, clean=None) -> float:
 
     Default (the form of Feng, Xu and Yan's online robust PCA, 2013): EV = ‖U Lᵀ‖²_F / k′
     with U, L orthonormal bases of the two row spaces, in [0, 1], 1 for perfect recovery.
-    With ``clean`` (the clean data, rows), Xu et al.'s form: the variance of ``clean``
-    captured by the top-k′ directions of the estimate over that captured by the true top-k′
-    principal directions.
+    With ``clean`` (the clean data, rows), Xu, Caramanis and Mannor's (2013) form (see
+    :func:`weighted_expressed_variance`).
     """
+    if clean is not None:
+        return weighted_expressed_variance(W_true, clean)(W_est)
     U = _row_basis(W_true)
     L = _row_basis(W_est)
-    if clean is None:
-        return float(np.sum((U @ L.T) ** 2) / U.shape[0])
-    k = U.shape[0]
+    return float(np.sum((U @ L.T) ** 2) / U.shape[0])
+
+
+def weighted_expressed_variance(W_true, clean):
+    """Xu, Caramanis and Mannor's (2013) expressed variance as a function of the estimate:
+    the variance of the clean data (rows) captured by the best k′ directions of span(W_est)
+    over that captured by its top k′ principal directions, k′ = rank of W_true. 1 when the
+    estimate's span holds the clean data's top k′ principal subspace; an estimate of more
+    than k′ atoms is read through its best k′ directions (Xu et al. score k′ estimated
+    directions). The clean data's Gram matrix and its top-k′ variance are formed once, for
+    the many dictionaries of one fit."""
+    k = _row_basis(W_true).shape[0]
     C = clean.T @ clean
     top = np.linalg.eigh(C)[0][::-1][:k].sum()
-    # best k-dimensional subspace of span(W_est) for the clean data
-    M = L @ C @ L.T
-    captured = np.linalg.eigh(M)[0][::-1][:k].sum()
-    return float(captured / top) if top > 0 else 0.0
+
+    def ev(W_est) -> float:
+        L = _row_basis(W_est)
+        # the best k-dimensional subspace of span(W_est) for the clean data
+        captured = np.linalg.eigh(L @ C @ L.T)[0][::-1][:k].sum()
+        return float(captured / top) if top > 0 else 0.0
+
+    return ev
