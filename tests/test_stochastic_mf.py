@@ -1027,13 +1027,14 @@ def test_default_vr_is_no_worse_than_smm_on_planted_orpca_at_equal_passes():
 
 def test_the_weighted_expressed_variance_is_xu_caramanis_and_mannors():
     # Σ_j ŵ_jᵀ AᵀA ŵ_j over k′ orthonormal estimated directions, divided by the same sum over
-    # the clean data's top k′ principal directions: 1 for the true span (any basis of it, or
-    # a larger span holding it), the direct sum for a k′-dimensional estimate, and an
-    # estimate of more atoms read through its best k′ directions
+    # the clean data's top k′ principal directions (A centred: Xu et al.'s signal has mean
+    # zero): 1 for the true span (any basis of it, or a larger span holding it), the direct
+    # sum for a k′-dimensional estimate, an estimate of more atoms read through its best k′
+    # directions
     from onlinemf.datasets import weighted_expressed_variance
 
     data, W = make_smf_synthetic(500, 30, 3, density=0.1, magnitude=10, random_state=0)
-    A = data.X_clean
+    A = data.X_clean - data.X_clean.mean(axis=0)
     ev = weighted_expressed_variance(W, A)
     rng = np.random.default_rng(0)
     assert ev(W) == pytest.approx(1.0, abs=1e-10)
@@ -1048,3 +1049,5 @@ def test_the_weighted_expressed_variance_is_xu_caramanis_and_mannors():
     assert direct <= ev(wide) <= 1
     assert expressed_variance(W, est, clean=A) == ev(est)
     assert ev(rng.normal(size=(3, 30))) < 0.5
+    # the data's mean is no signal: uncentred data give the centred data's EV
+    assert weighted_expressed_variance(W, data.X_clean)(est) == pytest.approx(ev(est), rel=1e-9)

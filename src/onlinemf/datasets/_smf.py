@@ -96,13 +96,17 @@ def expressed_variance(W_true, W_est, clean=None) -> float:
 
 def weighted_expressed_variance(W_true, clean):
     """Xu, Caramanis and Mannor's (2013) expressed variance as a function of the estimate:
-    the variance of the clean data (rows) captured by the best k′ directions of span(W_est)
-    over that captured by its top k′ principal directions, k′ = rank of W_true. 1 when the
-    estimate's span holds the clean data's top k′ principal subspace; an estimate of more
-    than k′ atoms is read through its best k′ directions (Xu et al. score k′ estimated
-    directions). The clean data's Gram matrix and its top-k′ variance are formed once, for
-    the many dictionaries of one fit."""
+    the variance of the clean data (rows, centred) captured by the best k′ directions of
+    span(W_est) over that captured by its top k′ principal directions, k′ = rank of W_true.
+    1 when the estimate's span holds the clean data's top k′ principal subspace; an estimate
+    of more than k′ atoms is read through its best k′ directions (Xu et al. score k′
+    estimated directions). The data are centred because Xu et al.'s signal has mean zero:
+    the uncentred second moment of nonnegative data gives its mean direction most of the
+    variance, which any span near the all-ones vector would then capture. The covariance
+    and its top-k′ variance are formed once, for the many dictionaries of one fit."""
     k = _row_basis(W_true).shape[0]
+    clean = np.asarray(clean, dtype=float)
+    clean = clean - clean.mean(axis=0)
     C = clean.T @ clean
     top = np.linalg.eigh(C)[0][::-1][:k].sum()
 
