@@ -20,7 +20,7 @@ SCALE_COMPONENTS = (20, 50, 150, 400)
 #: the anchor's passes whose objective is the target
 TARGET_PASSES = 10
 #: one-pass fits timed per side and case; the median is the reading (a pass of a second or
-#: two moves by a fifth between runs on an idle machine, and the slope reads the small K)
+#: two moves from run to run, and the slope reads the small K)
 PASS_REPEATS = 3
 
 

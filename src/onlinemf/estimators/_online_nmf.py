@@ -112,8 +112,7 @@ def _leading_singular_triplets(S, r: int, seed: int):
     (Halko, Martinsson and Tropp 2011, ``START_POWER_ITERATIONS`` power iterations) of the
     formed m × m Gram matrix, O(m²r), exact when S has rank below r plus its
     oversampling. An NNDSVD start needs each triplet's sign pattern and scale, not its
-    digits: the atoms it makes differ by little more than rounding on a text batch whose
-    spectrum decays slowly. Squaring S costs no accuracy a start can see. Lanczos needs
+    digits. Squaring S costs no accuracy a start can see. Lanczos needs
     r < min(n, F) − 1; otherwise S is small enough for a dense SVD. All-zero S has no
     singular direction: zero triplets. Should Lanczos fail, a randomized SVD of S answers
     instead."""

@@ -247,12 +247,13 @@ class MultiplicativeSurrogateUpdate:
                 np.power(R, g, out=R)
             np.maximum(c, R.max(axis=1), out=c)
         big = c > 1.0
+        rescale = bool(big.any())
         s = np.where(big, c, 1.0)[:, None]
         for b in _feature_blocks(shape):
-            if big.any():  # the other atoms are divided by exactly 1, which changes no bit
+            if rescale:  # the other atoms are divided by exactly 1, which changes no bit
                 D[:, b] /= s
             project_dictionary_box(D[:, b], self.eps, out=D[:, b])
-        if big.any():
+        if rescale:
             den = den * s
             if g != 1.0:
                 num = num * s ** (1.0 - 1.0 / g)
