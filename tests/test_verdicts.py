@@ -146,11 +146,24 @@ def test_convergence_speed_is_time_to_a_common_level():
     seconds, why = common_level_times([fast, low])
     assert seconds is None and speed_band(seconds, why)[0] == NOT_REPRODUCED
     assert "never reaches" in fmt_times(seconds, [], why)
-    # where the parameter changes the attainable level (K, the data), disjoint ranges share
-    # no level: this measure cannot compare them, so the claim is not measured, not failed
-    seconds, why = common_level_times([fast, low], same_level=False)
+    # where the parameter changes the attainable level (K), each curve is read on its own
+    # scale: disjoint ranges descending alike are equally fast, whatever their levels
+    seconds, own = common_level_times([slow, _hist(np.linspace(0.5, 0.1, 100))],
+                                      same_level=False)
+    assert seconds[0] == seconds[1] and speed_band(seconds, own)[0] == REPRODUCED
+    assert "own descent" in fmt_times(seconds, ["a", "b"], own)
+    assert "own descent" in speed_band(seconds, own)[1]
+    # a curve that drops at once against one that descends steadily: far apart
+    seconds, own = common_level_times([fast, low], same_level=False)
+    assert seconds[0] == 1.0 and seconds[1] > 40 and speed_band(seconds, own)[0] == NOT_REPRODUCED
+    # a run that moves by less than 1% of its start draws a flat line: not measured
+    seconds, why = common_level_times([fast, _hist(np.linspace(10.0, 9.95, 100))],
+                                      same_level=False)
     assert seconds is None and speed_band(seconds, why)[0] == NOT_MEASURED
-    assert "no common level" in fmt_times(seconds, [], why)
+    assert "flat" in fmt_times(seconds, [], why)
+    # a rising run fails on either scale
+    seconds, why = common_level_times([rising, fast], same_level=False)
+    assert speed_band(seconds, why)[0] == NOT_REPRODUCED
 
 
 def test_threshold_bands():

@@ -29,8 +29,8 @@ __all__ = ["REPRODUCED", "PARTLY", "NOT_REPRODUCED", "NOT_MEASURED", "VERDICTS",
            "SPEC", "EXTENSION", "SOURCES", "PARTLY_FACTOR", "TIME_TIE", "claim", "judge",
            "ratio_band", "direction_band", "at_least", "at_most", "ordered", "lowest",
            "count_band", "SIGNIFICANT", "SIGNIFICANT_PARTLY", "SIGNIFICANT_WHY", "significantly",
-           "SPEED_RATIO", "SPEED_RATIO_PARTLY", "common_level_times", "speed_band", "fmt_times",
-           "LATE_RISE", "late_rise"]
+           "SPEED_RATIO", "SPEED_RATIO_PARTLY", "OWN_SCALE_WHY", "common_level_times",
+           "speed_band", "fmt_times", "LATE_RISE", "late_rise"]
 
 REPRODUCED = "reproduced"
 PARTLY = "partly"
@@ -214,50 +214,74 @@ SPEED_RATIO, SPEED_RATIO_PARTLY = 1.5, 2.0
 RISES = "a run does not descend"
 DISJOINT = "the runs' objective ranges do not overlap"
 APART = "a run never reaches the level the others start from"
+FLAT = "a run's objective moves by less than 1% of its start"
+#: the level of a parameter that changes the attainable objective: each run's own descent
+OWN = "own"
+#: a run whose objective moves by less than this share of its first value draws a flat line:
+#: no convergence speed can be read from it
+FLAT_SHARE = 0.01
+#: why a claim over K reads each curve on its own scale
+OWN_SCALE_WHY = ("K changes the objective a run can attain, so the runs share no level: each "
+                 "curve is read on its own scale, as a plot of each against time shows its "
+                 "shape, by the seconds to 90% of its own descent (its first to its final "
+                 "objective); a run that moves by less than 1% of its start draws a flat line, "
+                 "from which no speed can be read")
 
 
 def common_level_times(histories, frac: float = 0.9, same_level: bool = True):
-    """Convergence speed of several runs, as the papers plot it (objective against seconds):
-    the time each needs to reach a *common* level, ``frac`` of the way down from the lowest
-    first objective to the highest final one (a level every run reaches by its end).
+    """Convergence speed of several runs, as the papers plot it (objective against seconds).
 
-    Returns ``(seconds, level)``; or ``(None, RISES)`` when some run's objective does not
-    fall over the stream (it shows no convergence at all); when the runs descend over ranges
-    that do not overlap, ``(None, APART)`` if they minimize the same objective
-    (``same_level``: a parameter of the algorithm, such as τ or a step size, so one run is far
-    behind the others) and ``(None, DISJOINT)`` if the parameter changes the attainable level
-    (K, the data): no level is common to them, so this measure cannot compare their speeds.
-    Each history has ``objective`` and ``time``."""
+    With ``same_level`` (a parameter of the algorithm, such as τ or a step size, that leaves
+    the objective's attainable level as it is): the time each run needs to reach a *common*
+    level, ``frac`` of the way down from the lowest first objective to the highest final one
+    (a level every run reaches by its end); ``(None, APART)`` when the runs descend over
+    ranges that do not overlap (one run is far behind the others).
+
+    Without it (K, which changes the attainable level, so no level is common): the time each
+    run needs to cover ``frac`` of its own descent, from its first to its final objective
+    (level :data:`OWN`); ``(None, FLAT)`` when a run moves by less than :data:`FLAT_SHARE` of
+    its start.
+
+    Either way ``(None, RISES)`` when some run's objective does not fall over the stream (it
+    shows no convergence at all). Returns ``(seconds, level)``; each history has
+    ``objective`` and ``time``."""
     import numpy as np
 
     starts = [float(h["objective"][0]) for h in histories]
     finals = [float(h["objective"][-1]) for h in histories]
     if any(not f < s for s, f in zip(starts, finals)):
         return None, RISES
-    top, bottom = min(starts), max(finals)
-    if not bottom < top:
-        return None, APART if same_level else DISJOINT
-    level = top - frac * (top - bottom)
+    if same_level:
+        top, bottom = min(starts), max(finals)
+        if not bottom < top:
+            return None, APART
+        levels = [top - frac * (top - bottom)] * len(histories)
+    else:
+        if any(s - f < FLAT_SHARE * abs(s) for s, f in zip(starts, finals)):
+            return None, FLAT
+        levels = [s - frac * (s - f) for s, f in zip(starts, finals)]
     seconds = []
-    for h in histories:
+    for h, level in zip(histories, levels):
         obj, t = np.asarray(h["objective"]), np.asarray(h["time"], dtype=float)
         hit = np.flatnonzero(obj <= level)
         seconds.append(float(t[hit[0]]) if hit.size else math.inf)
-    return seconds, level
+    return seconds, (levels[0] if same_level else OWN)
 
 
 def speed_band(seconds, level=None) -> tuple[str, str]:
     """"Small (or even unnoticeable) variations" of the convergence speed: the slowest of
     :func:`common_level_times` at most :data:`SPEED_RATIO` times the fastest (reproduced) or
     :data:`SPEED_RATIO_PARTLY` (partly). A run that does not descend, or that never reaches
-    the others' range on the same objective, is not reproduced; runs whose parameter changes
-    the attainable level with no level in common are not measured."""
-    band = (f"reproduced if the slowest run reaches the common level within {SPEED_RATIO:g}× "
+    the others' range on the same objective, is not reproduced; a flat run (K) is not
+    measured."""
+    target = ("90% of its own descent" if level in (OWN, FLAT) else "the common level")
+    band = (f"reproduced if the slowest run reaches {target} within {SPEED_RATIO:g}× "
             f"the fastest's time; partly within {SPEED_RATIO_PARTLY:g}×; not if a run does not "
-            "descend or stays apart from the others on the same objective; not measured if "
-            "the parameter changes the attainable level and the runs share none")
+            "descend" + ("" if level in (OWN, FLAT) else
+                         " or stays apart from the others on the same objective")
+            + ("; not measured if a run's curve is flat" if level in (OWN, FLAT) else ""))
     if seconds is None:
-        return (NOT_MEASURED if level == DISJOINT else NOT_REPRODUCED), band
+        return (NOT_MEASURED if level in (DISJOINT, FLAT) else NOT_REPRODUCED), band
     ratio = max(seconds) / max(min(seconds), 1e-12)
     return judge(ratio <= SPEED_RATIO, ratio <= SPEED_RATIO_PARTLY), band
 
@@ -267,9 +291,13 @@ def fmt_times(seconds, labels, level) -> str:
     if seconds is None:
         return {RISES: "a run's objective does not fall over the stream (no convergence)",
                 APART: "a run never reaches the level the others start from (same objective)",
-                DISJOINT: "no common level: the runs' objective ranges do not overlap"}[level]
+                DISJOINT: "no common level: the runs' objective ranges do not overlap",
+                FLAT: "a run's objective moves by less than 1% of its start (a flat line)"
+                }[level]
     ratio = max(seconds) / max(min(seconds), 1e-12)
-    return (f"seconds to reach the common level {level:.4g}: "
+    what = ("90% of its own descent" if level == OWN
+            else f"the common level {level:.4g}")
+    return (f"seconds to reach {what}: "
             + ", ".join(f"{lab}: {s:.3g}" for lab, s in zip(labels, seconds))
             + f" (slowest/fastest {ratio:.2f}×)")
 

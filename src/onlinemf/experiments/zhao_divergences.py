@@ -28,6 +28,7 @@ from ._registry import Context, Result, pyplot, register, save_figure
 from ._timing import TIMING_DEPARTURE
 from ._verdicts import (
     NOT_MEASURED,
+    OWN_SCALE_WHY,
     SIGNIFICANT_WHY,
     SPEC,
     TIME_TIE,
@@ -349,12 +350,14 @@ def sensitivity(ctx: Context) -> Result:
                                     said, fmt_times(reach, [f"{v:g}" for v in values], level),
                                     *speed_band(reach, level),
                                     why="the paper compares curves of its metric against "
-                                        "seconds (Figs. S-1 to S-3): each run's time to one "
-                                        "level all runs reach (90% of the common descent, from "
-                                        "the lowest start to the highest final objective), the "
-                                        "slowest within 1.5× the fastest for 'small (or even "
-                                        "unnoticeable) variations'; a run whose objective "
-                                        "rises shows no convergence"))
+                                        "seconds (Figs. S-1 to S-3), the slowest within 1.5× "
+                                        "the fastest for 'small (or even unnoticeable) "
+                                        "variations'; a run whose objective rises shows no "
+                                        "convergence; " + (
+                                            "each run's time to one level all runs reach (90% "
+                                            "of the common descent, from the lowest start to "
+                                            "the highest final objective)" if same
+                                            else OWN_SCALE_WHY)))
             f_reach, f_level = common_level_times(fresh_hists, same_level=same)
             res.claims.append(claim(f"{loss}: the dictionaries' convergence speed across "
                                     f"{param} (fresh codes)", said,
