@@ -110,6 +110,38 @@ def test_orpca_separates_outliers():
     np.testing.assert_array_equal(again, ORPCA(4, random_state=0).fit(X).components_)
 
 
+def test_orpca_mini_batches_code_with_one_basis_then_update_once():
+    """With batch_size = τ the τ samples are coded with the basis they found, and the basis
+    changes once per batch; the method still separates the outliers."""
+    from onlinemf.baselines import ORPCA
+
+    V, X = _corrupted(n=400)
+    est = ORPCA(4, batch_size=5, random_state=0)
+    est.partial_fit(X[:1])  # the start (initial basis), then its statistics cleared
+    L0 = est.components_.copy()
+    est._A[:], est._B[:] = 0.0, 0.0
+    est.partial_fit(X[1:6])
+    ref = ORPCA(4, random_state=0)
+    ref.partial_fit(X[:1])
+    ref.components_ = L0
+    R, E = ref._code(X[1:6])
+    np.testing.assert_allclose(est.last_codes_, R, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(est._A, R.T @ R, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(est._B, R.T @ (X[1:6] - E), rtol=1e-10, atol=1e-12)
+    # one update of the basis from those statistics, not five
+    per_sample = ORPCA(4, random_state=0)
+    per_sample.partial_fit(X[:1])
+    per_sample.components_, per_sample._A[:], per_sample._B[:] = L0.copy(), 0.0, 0.0
+    per_sample.partial_fit(X[1:6])
+    assert not np.allclose(per_sample.components_, est.components_)
+    low, _ = ORPCA(4, batch_size=5, random_state=0).fit(X).decompose(X)
+    assert np.mean((low - V) ** 2) < 0.5 * np.mean((X - V) ** 2)
+    bad = ORPCA(4, batch_size=0, random_state=0)
+    with pytest.raises(ValueError, match="batch_size"):
+        bad.partial_fit(X[:5])
+    assert not hasattr(bad, "components_")
+
+
 def _sub_err(Dh, D):
     U, s, _ = np.linalg.svd(Dh, full_matrices=False)
     U = U[:, s > 1e-10 * s.max()]

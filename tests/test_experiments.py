@@ -199,7 +199,14 @@ def test_sensitivity_note_names_the_earliest_and_latest_runs():
     assert "n_components=10 after 0.91" in why
     assert "n_components=10: 130 → 119.4" in why
     flat = _sensitivity_why("l1", "a", [1, 2], hists[:2], None)
-    assert "no common level" in flat and "a=1: 130 → 119.4" in flat
+    assert "no speed to compare" in flat and "a=1: 130 → 119.4" in flat
+    # over K, each run's own descent, with the samples it had seen and its cost per sample
+    timed = [{**h, "time": np.array([0.0, t]), "n_samples": np.array([0, 1000])}
+             for h, t in zip(hists, (2.0, 4.0, 8.0))]
+    own = _sensitivity_why("kl", "n_components", [10, 20, 40], timed, [2.0, 4.0, 8.0],
+                           own=True)
+    assert "n_components=10 reaches 90% of its own descent after 2 s" in own
+    assert "n_components=40: 1e+03 samples, 8 ms per sample" in own
 
 
 def test_stall_note_names_the_runs_that_never_left_their_start():

@@ -374,7 +374,8 @@ def sensitivity(ctx: Context) -> Result:
             if outlier:
                 res.notes.append(outlier)
             if reach is None or max(reach) > 1.5 * min(reach):
-                spreads.append(_sensitivity_why(loss, param, values, hists, reach))
+                spreads.append(_sensitivity_why(loss, param, values, hists, reach,
+                                                own=not same))
     res.notes.append("The claims read the paper's metric (old codes re-scored with the "
                      "current W), as its figures plot it. Beside each, a check the "
                      "implementation adds reads the same runs' dictionaries scored with fresh "
@@ -429,20 +430,33 @@ def _outlying_run(loss, param, values, finals, scale) -> str:
     return text + "."
 
 
-def _sensitivity_why(loss, param, values, hists, reach) -> str:
+def _sensitivity_why(loss, param, values, hists, reach, own=False) -> str:
     """One measured reason for a failed convergence-speed claim: each run's first and final
-    objective, and the earliest and latest run to the common level."""
+    objective, and the earliest and latest run to the common level (``own``: to 90% of each
+    run's own descent, with the samples each had seen by then and its seconds per pass, which
+    tell a slower descent from a costlier step)."""
     ends = ", ".join(f"{param}={v:g}: {float(h['objective'][0]):.4g} → "
                      f"{float(h['objective'][-1]):.4g}" for v, h in zip(values, hists))
     if reach is None:
-        return (f"{loss}, {param}: no common level (first → final objective: {ends}); a run "
-                "whose objective rises shows no convergence; on one objective (τ, a) a run "
-                "that stays apart from the others' range is far behind them, and over levels "
-                "that K changes disjoint ranges share no level to compare speeds at")
+        return (f"{loss}, {param}: no speed to compare (first → final objective: {ends}); a "
+                "run whose objective rises shows no convergence; on one objective (τ, a) a "
+                "run that stays apart from the others' range is far behind them, and over "
+                "levels that K changes a run that moves by less than 1% draws a flat line")
     early, late = int(np.argmin(reach)), int(np.argmax(reach))
-    return (f"{loss}, {param}: {param}={values[early]:g} reaches the common level after "
+    where = "90% of its own descent" if own else "the common level"
+    text = (f"{loss}, {param}: {param}={values[early]:g} reaches {where} after "
             f"{reach[early]:.3g} s, {param}={values[late]:g} after {reach[late]:.3g} s "
             f"(first → final objective: {ends})")
+    if own:
+        seen = []
+        for v, h, t in zip(values, hists, reach):
+            time = np.asarray(h["time"], dtype=float)
+            n = np.asarray(h["n_samples"], dtype=float)
+            at = n[np.flatnonzero(time >= t)[0]] if np.isfinite(t) else np.inf
+            seen.append(f"{param}={v:g}: {at:.3g} samples, {time[-1] / n[-1] * 1e3:.3g} ms "
+                        "per sample")
+        text += "; by then, and the cost of its steps: " + ", ".join(seen)
+    return text
 
 
 # ------------------------------------------------------------------------ Tables V–VII
