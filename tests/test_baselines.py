@@ -134,6 +134,11 @@ def test_orpca_mini_batches_code_with_one_basis_then_update_once():
     per_sample.components_, per_sample._A[:], per_sample._B[:] = L0.copy(), 0.0, 0.0
     per_sample.partial_fit(X[1:6])
     assert not np.allclose(per_sample.components_, est.components_)
+    # exactly one block-coordinate sweep from L0 on the batch's statistics
+    from onlinemf.updates import bcd_dictionary
+    one, _ = bcd_dictionary(L0, R.T @ R + est._l1 * np.eye(4), R.T @ (X[1:6] - E),
+                            lambda d: d, max_sweeps=1, tol=0.0)
+    np.testing.assert_allclose(est.components_, one, rtol=1e-10, atol=1e-12)
     low, _ = ORPCA(4, batch_size=5, random_state=0).fit(X).decompose(X)
     assert np.mean((low - V) ** 2) < 0.5 * np.mean((X - V) ** 2)
     bad = ORPCA(4, batch_size=0, random_state=0)

@@ -44,6 +44,20 @@ def test_ratio_band_edges():
     assert "(the paper's direction)" in ratio_band(2.0, 2.4, 2.7)[1]
 
 
+def test_ratio_band_tie_keeps_a_direction_claim_out_of_the_tie():
+    """With a tie margin, a ratio within it of 1 is not "faster" (nor "slower"), unless the
+    paper's own range reaches into the tie, where the edge stays at 1."""
+    assert ratio_band(0.95, 0.85, 0.88, tie=0.1)[0] == NOT_REPRODUCED
+    assert ratio_band(0.95, 0.85, 0.88)[0] == REPRODUCED  # without the tie
+    assert ratio_band(0.90, 0.85, 0.88, tie=0.1)[0] == REPRODUCED
+    assert "never within the 10% tie of 1" in ratio_band(0.9, 0.85, 0.88, tie=0.1)[1]
+    assert ratio_band(1.05, 1.3, 1.5, tie=0.1)[0] == NOT_REPRODUCED
+    assert ratio_band(1.12, 1.3, 1.5, tie=0.1)[0] == REPRODUCED
+    # the paper's 0.93–0.97 is itself within the tie: the edge stays at 1
+    assert ratio_band(0.96, 0.935, 0.968, tie=0.1)[0] == REPRODUCED
+    assert ratio_band(1.0, 0.935, 0.968, tie=0.1)[0] == NOT_REPRODUCED
+
+
 @pytest.mark.parametrize("lo,hi", [(0.935, 0.968), (0.85, 0.88), (0.26, 0.32), (1.02, 1.1),
                                    (2.4, 2.61), (5.09, 5.39)])
 def test_a_reversed_direction_never_passes(lo, hi):
@@ -161,6 +175,12 @@ def test_convergence_speed_is_time_to_a_common_level():
                                       same_level=False)
     assert seconds is None and speed_band(seconds, why)[0] == NOT_MEASURED
     assert "flat" in fmt_times(seconds, [], why)
+    # the flat line's edge: a descent just over 1% of the start is read, one just under is not
+    edge = _hist(np.r_[10.0, np.full(99, 9.899)])
+    assert common_level_times([fast, edge], same_level=False)[0] is not None
+    under = _hist(np.r_[10.0, np.full(99, 9.901)])
+    assert common_level_times([fast, under], same_level=False)[1] == "a run's objective " \
+        "moves by less than 1% of its start"
     # a rising run fails on either scale
     seconds, why = common_level_times([rising, fast], same_level=False)
     assert speed_band(seconds, why)[0] == NOT_REPRODUCED

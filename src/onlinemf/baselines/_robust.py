@@ -209,22 +209,27 @@ class ORPCA:
         return self
 
     def fit(self, X):
-        """Learn the basis from a fresh start (as every ``fit``), in mini-batches of 50."""
+        """Learn the basis from a fresh start (as every ``fit``), in chunks of at least 50
+        samples, each a whole number of mini-batches."""
         X = np.asarray(X, dtype=float)
+        if not (isinstance(self.batch_size, (int, np.integer)) and self.batch_size >= 1):
+            raise ValueError(f"batch_size must be a positive integer, got {self.batch_size!r}")
         self.__dict__.pop("components_", None)  # fit restarts; partial_fit continues
         rng = np.random.default_rng(self.random_state)
         hist = History(self.n_checkpoints)
         elapsed = 0.0
         order = rng.permutation(X.shape[0])
-        for step, start in enumerate(range(0, X.shape[0], 50), 1):
+        chunk = self.batch_size * -(-50 // self.batch_size)
+        for step, start in enumerate(range(0, X.shape[0], chunk), 1):
+            rows = order[start:start + chunk]
             t0 = time.perf_counter()
-            self.partial_fit(X[order[start:start + 50]])
+            self.partial_fit(X[rows])
             elapsed += time.perf_counter() - t0
             if self.callback is not None:  # as OnlineRobustNMF's: codes stored at time i
-                self.callback({"rows": order[start:start + 50], "codes": self.last_codes_,
+                self.callback({"rows": rows, "codes": self.last_codes_,
                                "components": self.components_, "time": elapsed})
             if hist.due(step):
-                hist.record(min(start + 50, X.shape[0]), elapsed, float("nan"))
+                hist.record(min(start + chunk, X.shape[0]), elapsed, float("nan"))
         self.history_ = hist.as_arrays()
         return self
 

@@ -91,13 +91,16 @@ def _side_ok(x: float, direction: str | None) -> bool:
 
 
 def ratio_band(measured: float, lo: float, hi: float | None = None, rel: float = 0.25,
-               factor: float = PARTLY_FACTOR) -> tuple[str, str]:
+               factor: float = PARTLY_FACTOR, tie: float | None = None) -> tuple[str, str]:
     """A ratio against the paper's ``[lo, hi]`` (one number if ``hi`` is None).
 
     ``reproduced`` within ``[lo/(1 + rel), hi·(1 + rel)]``, ``partly`` within ``factor``
     of those edges. When the paper's range lies above 1 (or below), the claim is a
     direction: both windows are clipped at 1, so a ratio on the other side of 1 (or at 1)
-    is ``not reproduced``. A paper range that contains 1 is an "about the same" claim.
+    is ``not reproduced``. With ``tie`` (two values within that share of each other are a
+    tie, e.g. :data:`TIME_TIE` for times), they are clipped at 1 + tie (or 1/(1 + tie))
+    instead, unless the paper's own range reaches into the tie. A paper range that contains
+    1 is an "about the same" claim.
     """
     hi = lo if hi is None else hi
     if lo > hi or lo <= 0:
@@ -105,10 +108,13 @@ def ratio_band(measured: float, lo: float, hi: float | None = None, rel: float =
     direction = ">1" if lo > 1 else "<1" if hi < 1 else None
     a, b = lo / (1 + rel), hi * (1 + rel)
     pa, pb = a / factor, b * factor
+    up, edge = 1.0 + (tie or 0.0), 1.0
     if direction == ">1":
-        a, pa = max(a, 1.0), max(pa, 1.0)
+        edge = up if lo >= up else 1.0
+        a, pa = max(a, edge), max(pa, edge)
     elif direction == "<1":
-        b, pb = min(b, 1.0), min(pb, 1.0)
+        edge = 1 / up if hi <= 1 / up else 1.0
+        b, pb = min(b, edge), min(pb, edge)
     direction_band(a, b, direction)
     direction_band(pa, pb, direction)
 
@@ -117,7 +123,10 @@ def ratio_band(measured: float, lo: float, hi: float | None = None, rel: float =
 
     band = f"reproduced in [{a:.3g}, {b:.3g}] (±{rel:.0%} of the paper's range)"
     band += f"; partly in [{pa:.3g}, {pb:.3g}] (within ×{factor:g} of that band)"
-    if direction:
+    if direction and edge != 1.0:
+        band += (f"; never within the {tie:.0%} tie of 1 (the paper's direction: "
+                 f"{'>' if direction == '>1' else '<'} {edge:.3g})")
+    elif direction:
         band += f"; never {'≤' if direction == '>1' else '≥'} 1 (the paper's direction)"
     return judge(inside(measured, a, b), inside(measured, pa, pb)), band
 

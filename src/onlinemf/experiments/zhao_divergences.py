@@ -339,7 +339,7 @@ def sensitivity(ctx: Context) -> Result:
             axes[li, j].legend(fontsize=7)
             # convergence speed: the seconds each run needs to reach one level common to
             # all the runs (not each run's own final objective); K changes the level a run
-            # can reach, τ and a do not
+            # can reach, τ and a do not, so over K each run's curve is read on its own scale
             same = param != "n_components"
             reach, level = common_level_times(hists, same_level=same)
             fig_no = {"batch_size": "S-1", "n_components": "S-2", "a": "S-3"}[param]
@@ -433,8 +433,8 @@ def _outlying_run(loss, param, values, finals, scale) -> str:
 def _sensitivity_why(loss, param, values, hists, reach, own=False) -> str:
     """One measured reason for a failed convergence-speed claim: each run's first and final
     objective, and the earliest and latest run to the common level (``own``: to 90% of each
-    run's own descent, with the samples each had seen by then and its seconds per pass, which
-    tell a slower descent from a costlier step)."""
+    run's own descent, with the samples each had seen by then and its milliseconds per
+    sample, which tell a slower descent from a costlier step)."""
     ends = ", ".join(f"{param}={v:g}: {float(h['objective'][0]):.4g} → "
                      f"{float(h['objective'][-1]):.4g}" for v, h in zip(values, hists))
     if reach is None:

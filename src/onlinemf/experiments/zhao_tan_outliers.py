@@ -21,7 +21,7 @@ from ..datasets import (
 )
 from ..estimators import OnlineRobustNMF, RobustSolver
 from ..losses import get_loss
-from ._registry import Context, Result, pyplot, register, save_figure
+from ._registry import Context, PieceMissing, Result, pyplot, register, save_figure
 from ._timing import TIMING_DEPARTURE, timed
 from ._verdicts import (
     LATE_RISE,
@@ -29,6 +29,7 @@ from ._verdicts import (
     OWN_SCALE_WHY,
     SIGNIFICANT_WHY,
     SPEC,
+    TIME_TIE,
     VERDICTS,
     at_least,
     at_most,
@@ -52,10 +53,11 @@ SPEED_WHY_K = ("the paper plots the objective against time (Figs. 3, 12): the sl
 #: departures shared by every experiment that runs the other online methods
 BASELINE_DEPARTURES = (
     "ORPCA runs with the other online methods' mini-batch size τ, as the paper compares them "
-    "(§VII-D2). Fits kept from before ORPCA took a mini-batch size updated its basis after "
-    "every sample, as its own paper does (their tables name it plain 'ORPCA'): there the "
-    "ORPCA time claim reads a separate timing of ORPCA at τ beside OADMM and OPGD (its own "
-    "table), and is not judged where that timing is not kept.",
+    "(§VII-D2); the tables name it 'ORPCA (τ = 5)'. Fits kept from before ORPCA took a "
+    "mini-batch size updated its basis after every sample, as its own paper does (the tables "
+    "name that one plain 'ORPCA'): where such fits are kept, the ORPCA time claim reads a "
+    "separate timing of ORPCA at τ beside OADMM and OPGD (a table of its own) where that "
+    "timing is kept, and is not judged where it is not.",
     "ONMF is a stand-in for Guan et al.'s OR-NMF (one projected stochastic gradient step per "
     "mini-batch, without OR-NMF's buffer and inner robust iterations); its time claims are "
     "not judged.")
@@ -151,8 +153,11 @@ ORPCA_WHY = ("not judged: the paper runs every online algorithm with the same mi
 ORPCA_TAU_WHY = ("ORPCA with the online methods' mini-batch size τ, as the paper runs it "
                  "(§VII-D2), over OADMM's and over OPGD's time, each against the paper's two "
                  "ratios ±25% (a timing's spread over ten runs is not printed) and the worse "
-                 "pair's verdict; ORPCA faster than both, as every table prints it, never at "
-                 "or above 1")
+                 "pair's verdict; ORPCA faster than both, as every table prints it: never "
+                 "within the 10% timing tie of 1 unless the paper's own ratio is")
+ORPCA_CURVE_WHY = ("not judged: the paper's words are about when the f̂_t curves of Fig. 1(b) "
+                   "settle ('converges slightly faster … less than 1s'), not about a pass's "
+                   "total time, and it prints no time; the pass's times are shown")
 ONMF_WHY = ("not judged: ONMF here is a stand-in for Guan et al.'s OR-NMF (one projected "
             "stochastic gradient step per mini-batch, without OR-NMF's buffer and inner robust "
             "iterations), so its running time is not OR-NMF's")
@@ -330,17 +335,19 @@ def _time_claims(times: dict, data: str, where: str = "", orpca_tau: bool = Fals
                       why="the embedded video stands in for Hall and Escalator: their range "
                           "of ratios, ±25%")]
     paper_b, _, paper_o, _ = PAPER_TIMES[data]
-    on_main = on
     out = [claim(f"{where}batch time / online time", paper_b, f"{b / on:.2f}×",
                  *significantly(b / on, "batch time / online time"),
                  why=f"{SIGNIFICANT_TEXT[data]}: {SIGNIFICANT_WHY}")]
     if orpca_times is not None:
-        times, orpca_tau = {**times, **orpca_times}, True
-        on = np.mean([times[m] for m in ("OADMM", "OPGD")])
-    if "ORPCA" in times and orpca_tau:
+        times, orpca_tau = {**times, **orpca_times}, "ORPCA" in orpca_times
+    if "ORPCA" in times and data == "synthetic":
+        pair = ", ".join(f"ORPCA/{m} {times['ORPCA'] / times[m]:.2f}×" for m in ("OADMM", "OPGD"))
+        out.append(claim(f"{where}ORPCA time / online time", paper_o, pair, NOT_MEASURED,
+                         "not judged", why=ORPCA_CURVE_WHY))
+    elif "ORPCA" in times and orpca_tau:
         pairs = {m: times["ORPCA"] / times[m] for m in ("OADMM", "OPGD")}
         paper_range = PAPER_TIMES[data][3]
-        judged = [ratio_band(r, *paper_range) for r in pairs.values()]
+        judged = [ratio_band(r, *paper_range, tie=TIME_TIE) for r in pairs.values()]
         # the worse pair's verdict: ORPCA against each online method, as the tables print
         verdict = max((v for v, _ in judged), key=VERDICTS.index)
         out.append(claim(f"{where}ORPCA time / online time", paper_o,
@@ -353,21 +360,31 @@ def _time_claims(times: dict, data: str, where: str = "", orpca_tau: bool = Fals
     if ONMF in times and data in PAPER_ONMF_TIMES:
         paper_n, _ = PAPER_ONMF_TIMES[data]
         out.append(claim(f"{where}ONMF time / online time", paper_n,
-                         f"{times[ONMF] / on_main:.2f}× (the stand-in)", NOT_MEASURED,
+                         f"{times[ONMF] / on:.2f}× (the stand-in)", NOT_MEASURED,
                          "not judged", why=ONMF_WHY))
     return out
 
 
-def _orpca_times(ctx: Context, key: str, X, k: int, tau: int = 5) -> dict:
-    """ORPCA with the online methods' mini-batch size ``tau``, OADMM and OPGD fitted on X and
-    timed together by the timing protocol (``ctx.timed``): one piece, ``key``-orpca-tau, for
-    the ORPCA time claim of an experiment whose kept fits ran ORPCA per sample."""
+def _orpca_times(ctx: Context, key: str, results: dict, data, k: int,
+                 tau: int = 5) -> dict | None:
+    """ORPCA with the online methods' mini-batch size ``tau``, OADMM and OPGD fitted on the
+    data (``data()`` makes them) and timed together by the timing protocol (``ctx.timed``):
+    one piece, ``key``-orpca-tau, for the ORPCA time claim of a kept cell whose ``results``
+    ran ORPCA per sample. None where ``results``' ORPCA already took ``tau`` (its own times
+    serve) or, in a kept-only assembly, where the piece is not kept (the claim is then not
+    judged)."""
+    if "batch_size" in results.get("ORPCA", {"batch_size": tau}):
+        return None
+
     def fit():
-        out = run_methods(X, k, tau=tau, seed=ctx.seed, batch_iter=0, which=("online", "orpca"),
-                          online=("OADMM", "OPGD"), timer=ctx.timed)
+        out = run_methods(data(), k, tau=tau, seed=ctx.seed, batch_iter=0,
+                          which=("online", "orpca"), online=("OADMM", "OPGD"), timer=ctx.timed)
         return {m: {key_: r[key_] for key_ in ("time", "runs", "batch_size", "basis_share")
                     if key_ in r} for m, r in out.items()}
-    return ctx.memo(f"{key}-orpca-tau", fit)
+    try:
+        return ctx.memo(f"{key}-orpca-tau", fit)
+    except PieceMissing:
+        return None
 
 
 def _orpca_times_rows(times: dict) -> list:
@@ -528,7 +545,7 @@ def synthetic(ctx: Context) -> Result:
     axes[2].legend(fontsize=7)
     rows = []
     for m, r in results.items():
-        rows.append([m, _time_text(r), f"{r['psnr']:.2f}",
+        rows.append([_method_label(m, r), _time_text(r), f"{r['psnr']:.2f}",
                      f"{r['psnr_stored']:.2f}" if "psnr_stored" in r else "—",
                      f"{r['regret'][-1, 1]:.4g}" if "regret" in r else "—"])
     rows.append(["(corrupted data)", "—", f"{_psnr(d.X, d.X_clean):.2f}", "—", "—"])
@@ -562,7 +579,7 @@ def synthetic(ctx: Context) -> Result:
                             why="'almost the same' read as within 10% at the end of the "
                                 "stream, partly within ×2 of that"))
     _ratio_claims(res, results, "synthetic",
-                  orpca_times=_orpca_times(ctx, "zhao-tan-synthetic", d.X, k))
+                  orpca_times=_orpca_times(ctx, "zhao-tan-synthetic", results, lambda: d.X, k))
     ps = {m: r["psnr"] for m, r in results.items()}
     res.claims.append(claim("ONMF far worse than OADMM (PSNR)",
                             "\"the ONMF algorithm fails to converge because it is unable to "
@@ -628,7 +645,7 @@ def synthetic(ctx: Context) -> Result:
     axes[1].set(xlabel="time (s)", ylabel="f̃_t", yscale="log", title="Figs. 2, 4, 5")
     res.claims += _batch_sensitivity_claims()
     # Fig. 3: K = 25 and 100 beside the canonical K — OADMM's convergence speed, read as the
-    # seconds each run needs to reach one common level
+    # seconds each run needs to cover 90% of its own descent (K changes the attainable level)
     ks = ctx.pick((10, k, 40), (25, k, 100), tiny=(2, k, 6))
     hk = [ctx.memo(f"zhao-tan-synthetic-K-{kk}", lambda kk=kk: oadmm_like(n_components=kk))
           if kk != k else results["OADMM"]["history"] for kk in ks]
@@ -795,7 +812,7 @@ def cbcl(ctx: Context) -> Result:
             oadmm[(k, nu)] = results["OADMM"]["history"]
             stopped.append((f"K = {k}, ({nu}, {nut}):", results, data_psnr))
             for m, r in results.items():
-                rows.append([k, f"({nu}, {nut})", m, f"{r['psnr']:.2f}",
+                rows.append([k, f"({nu}, {nut})", _method_label(m, r), f"{r['psnr']:.2f}",
                              f"{r['psnr_stored']:.2f}" if "psnr_stored" in r else "—",
                              _time_text(r), paper.get(m, "—") if (k, nu) == (k_main, 0.7)
                              else "—"])
@@ -805,11 +822,13 @@ def cbcl(ctx: Context) -> Result:
                     results, f"K = {k}: PSNR ordering (Table {table})", f"Table {table}: \"Similar "
                     f"results were observed when K=25 and K=100\"; Table I(a)'s words"))
                 _ratio_claims(res, results, f"cbcl-{k}", where=f"K = {k}: ",
-                              orpca_times=_orpca_times(ctx, f"zhao-tan-cbcl-{k}-{nu}",
-                                                       cell(k, si)[1], k))
+                              orpca_times=_orpca_times(
+                                  ctx, f"zhao-tan-cbcl-{k}-{nu}", results,
+                                  lambda k=k, si=si: cell(k, si)[1], k))
             if (k, nu) == (k_main, 0.7):
                 _ratio_claims(res, results, "cbcl", orpca_times=_orpca_times(
-                    ctx, f"zhao-tan-cbcl-{k}-{nu}", cell(k, si)[1], k))
+                    ctx, f"zhao-tan-cbcl-{k}-{nu}", results, lambda k=k, si=si: cell(k, si)[1],
+                    k))
                 fig, axes = plt.subplots(1, 2, figsize=(11, 4))
                 for m in ("OADMM", "OPGD", "BADMM", "BPGD"):
                     h = results[m]["history"]
