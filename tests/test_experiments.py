@@ -307,3 +307,33 @@ def test_image_reconstruction_must_beat_the_unlearned_controls():
     assert "unlearned patches -3.5 dB" in res.claims[0][2]
     before = [c[2:4] for c in res.claims]
     assert [c[2:4] for c in _rejudge_image(res).claims] == before
+
+
+def test_huber_faces_times_a_kept_single_run_subject_again(tmp_path):
+    """A subject kept with single timed runs (a row without its runs) gets OL and OL-Wang
+    timed again together, and the OL-Wang/OL claim reads those times; a kept-only assembly
+    without that piece falls back to the kept row."""
+    import glob
+    import pickle
+
+    ctx = Context(scale="tiny", out_dir=str(tmp_path))
+    run_experiments(["zhao-huber-faces"], ctx)
+    (path,) = glob.glob(str(tmp_path / "pieces" / "*huber-faces-blocked*.pkl"))
+    with open(path, "rb") as fh:
+        version, value, seconds = pickle.load(fh)
+    row = value[0][:10]  # as kept before the runs were repeated
+    row[5] = "9.99×"
+    with open(path, "wb") as fh:
+        pickle.dump((version, (row, *value[1:]), seconds), fh)
+    only = Context(scale="tiny", out_dir=str(tmp_path), kept_only=True)
+    (res,) = run_experiments(["zhao-huber-faces"], only)
+    wang = {c[0]: c for c in res.claims}["OL-Wang time / OL time (Table VIII), median over "
+                                         "subjects"]
+    assert "9.99×" in wang[2]  # no retimed piece kept: the kept row's ratio
+    (res,) = run_experiments(["zhao-huber-faces"], Context(scale="tiny",
+                                                           out_dir=str(tmp_path), resume=True))
+    again = [t for t in res.tables if "timed again together" in t[0]]
+    assert again and len(again[0][2]) == 1
+    wang = {c[0]: c for c in res.claims}["OL-Wang time / OL time (Table VIII), median over "
+                                         "subjects"]
+    assert "9.99×" not in wang[2] and again[0][2][0][3] in wang[2]

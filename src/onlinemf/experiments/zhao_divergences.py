@@ -24,7 +24,7 @@ from ..datasets import (
 from ..estimators import OnlineNMF
 from ..losses import get_loss
 from ..updates import SGD
-from ._registry import Context, Result, pyplot, register, save_figure
+from ._registry import Context, PieceMissing, Result, pyplot, register, save_figure
 from ._timing import TIMING_DEPARTURE
 from ._verdicts import (
     NOT_MEASURED,
@@ -808,12 +808,12 @@ def huber_faces(ctx: Context) -> Result:
     p = ctx.pick(15, 1500, tiny=2)
     k = ctx.pick(40, 40, tiny=5)
     res = Result()
-    rows = []
+    rows, again_rows, wang_ratio = [], [], {}
     plt = pyplot()
     fig, axes = plt.subplots(len(subjects) * 3, 5, figsize=(7, 4.5 * len(subjects)))
 
-    def subject(si, s):
-        """One subject of Table VIII: its timing row, the images and three reconstructions."""
+    def stream(si, s):
+        """A subject's clean and noisy images, its stream V, τ and the generator after them."""
         rng = np.random.default_rng([ctx.seed, si])
         clean = imgs[subj == s][:64]
         noisy = clean.copy()
@@ -823,11 +823,33 @@ def huber_faces(ctx: Context) -> Result:
         noisy = np.clip(noisy, 0, 255)
         V = np.tile(noisy, (p, 1))[rng.permutation(p * noisy.shape[0])]
         tau = 10 if ctx.quick else max(1, int(np.ceil(1e-4 * V.shape[0])))
-        ol, ol_runs = ctx.timed(lambda: OnlineNMF(
+        return clean, noisy, V, tau, rng
+
+    def online_pair(V, tau):
+        """OL and OL-Wang on the stream V, each timed by the timing protocol."""
+        ol = ctx.timed(lambda: OnlineNMF(
             k, loss=get_loss("huber", delta=HUBER_DELTA), batch_size=tau, settings="paper",
             random_state=ctx.seed, **ONE_PASS).fit(V))
-        wang, wang_runs = ctx.timed(lambda: OnlineHuberSGD(
+        wang = ctx.timed(lambda: OnlineHuberSGD(
             k, tau, delta=HUBER_DELTA, random_state=ctx.seed).fit(V / 255.0))
+        return ol, wang
+
+    def retimed(si, s):
+        """OL's and OL-Wang's timed runs on a kept subject whose times are single runs on a
+        shared machine, timed again together (a piece); None in a kept-only assembly
+        without it."""
+        def fit():
+            (_, ol_runs), (_, wang_runs) = online_pair(*stream(si, s)[2:4])
+            return ol_runs, wang_runs
+        try:
+            return ctx.memo(f"zhao-huber-faces-{s}-online-retimed", fit)
+        except PieceMissing:
+            return None
+
+    def subject(si, s):
+        """One subject of Table VIII: its timing row, the images and three reconstructions."""
+        clean, noisy, V, tau, rng = stream(si, s)
+        (ol, ol_runs), (wang, wang_runs) = online_pair(V, tau)
         batch, batch_runs = ctx.timed(lambda: batch_nmf(
             V / 255.0, k, ol.loss_, max_iter=300, tol=1e-5, random_state=ctx.seed))
         t_ol, t_wang, t_batch = ol_runs.median, wang_runs.median, batch_runs.median
@@ -855,8 +877,15 @@ def huber_faces(ctx: Context) -> Result:
         # pieces before it, so their times are not comparable with those)
         row, clean, noisy, recon, shown = ctx.memo(f"zhao-huber-faces-blocked-{s}",
                                                    lambda si=si, s=s: subject(si, s))
-        # a subject kept from before the runs were repeated: one timed run each
+        # a subject kept from before the runs were repeated: one timed run each, so OL and
+        # OL-Wang are timed again together for their ratio
         rows.append(row if len(row) == 11 else [*row, "one run each"])
+        again = retimed(si, s) if len(row) != 11 else None
+        if again is not None:
+            ol_runs, wang_runs = again
+            again_rows.append([str(s), ol_runs.describe(), wang_runs.describe(),
+                               f"{wang_runs.median / ol_runs.median:.2f}×"])
+            wang_ratio[str(s)] = wang_runs.median / ol_runs.median
         for r, i in enumerate(shown):
             ax_row = axes[si * 3 + r]
             for c, (title, im) in enumerate([("clean", clean[i]), ("noisy", noisy[i])]
@@ -874,7 +903,13 @@ def huber_faces(ctx: Context) -> Result:
     # per-subject ratios: their median, so one run slowed by the machine cannot carry
     # the claim (a mean would)
     b_each = [float(r[4][:-1]) for r in rows]
-    w_each = [float(r[5][:-1]) for r in rows]
+    # OL-Wang over OL from the runs timed again together where a subject has them
+    w_each = [wang_ratio.get(r[0], float(r[5][:-1])) for r in rows]
+    if again_rows:
+        res.tables.append((
+            "OL and OL-Wang timed again together under the timing protocol (s), for the "
+            "subjects kept with single runs on a shared machine; the OL-Wang/OL claim reads "
+            "these", ["subject", "OL", "OL-Wang", "OL-Wang/OL"], again_rows))
     b_ratio, w_ratio = float(np.median(b_each)), float(np.median(w_each))
     each = ", ".join(f"{r[0]}: {{}}" for r in rows)
     res.claims += [
@@ -892,7 +927,8 @@ def huber_faces(ctx: Context) -> Result:
               f"median {w_ratio:.2f}× (" + each.format(*(f"{x:.2f}×" for x in w_each)) + ")",
               *ratio_band(w_ratio, 1.08, 1.37),
               why="the paper's per-subject range ±25%, partly within ×2 of it, never at or "
-                  "below 1 (OL-Wang slower); the median of the subjects' ratios"),
+                  "below 1 (OL-Wang slower); the median of the subjects' ratios, each from "
+                  "its runs timed together under the timing protocol where it has them"),
     ]
     res.claims += _fig3_claims(rows)
     src = "YaleB (from --data-dir)" if path else "embedded rendered faces (Yale-B-like)"
