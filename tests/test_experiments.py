@@ -302,6 +302,9 @@ def test_image_reconstruction_must_beat_the_unlearned_controls():
     assert [c[3] for c in _image_claims(19.0, 19.0, controls(10.0, 10.0),
                                         controls(10.0, 10.0))] == ["partly", "reproduced"]
     assert [c[3] for c in _image_claims(25.0, 25.0)] == ["not measured"] * 2
+    # a result kept with one control only is not judged against half the controls
+    only = _image_claims(25.3, 34.1, {"random atoms": 10.0}, {"random atoms": 10.0})
+    assert [c[3] for c in only] == ["not measured"] * 2 and "unlearned patches" in only[0][2]
     res = Result()
     res.claims = _image_claims(25.3, 34.1, controls(22.4, -3.5), controls(28.0, 25.0))
     assert "unlearned patches -3.5 dB" in res.claims[0][2]

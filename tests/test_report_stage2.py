@@ -102,6 +102,28 @@ def test_orpca_time_reads_a_separate_timing_where_the_kept_orpca_ran_per_sample(
         raise AssertionError("the data are made only when the piece is computed")
 
     assert _orpca_times(Ctx(), "k", kept, no_data, 4) is None  # kept-only, not kept
+
+    class Computes:
+        seed, repeats = 0, 1
+
+        def memo(self, key, func):
+            assert key == "k-orpca-tau"
+            return func()
+
+        def timed(self, fit, exclude=None):
+            from onlinemf.experiments._timing import timed
+            return timed(fit, self.repeats, exclude=exclude)
+
+    rng = np.random.default_rng(0)
+    X = np.abs(rng.standard_normal((60, 12)))
+    piece = _orpca_times(Computes(), "k", kept, lambda: X, 3)
+    assert set(piece) == {"OADMM", "OPGD", "ORPCA"} and piece["ORPCA"]["batch_size"] == 5
+    assert all(r["time"] > 0 and len(r["runs"].kept) == 1 for r in piece.values())
+    assert 0 <= piece["ORPCA"]["basis_share"] <= 1
+    more = Computes()
+    more.repeats = 3  # a piece timed once does not count under a 3-run protocol
+    more.memo = lambda key, func: piece
+    assert _orpca_times(more, "k", kept, no_data, 3) is None
     tau_kept = {**kept, "ORPCA": {"time": 9.0, "batch_size": 5}}
     assert _orpca_times(Ctx(), "k", tau_kept, no_data, 4) is None  # its own times serve
 

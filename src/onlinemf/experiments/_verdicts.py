@@ -125,7 +125,7 @@ def ratio_band(measured: float, lo: float, hi: float | None = None, rel: float =
     band += f"; partly in [{pa:.3g}, {pb:.3g}] (within ×{factor:g} of that band)"
     if direction and edge != 1.0:
         band += (f"; never within the {tie:.0%} tie of 1 (the paper's direction: "
-                 f"{'>' if direction == '>1' else '<'} {edge:.3g})")
+                 f"{'≥' if direction == '>1' else '≤'} {edge:.3g})")
     elif direction:
         band += f"; never {'≤' if direction == '>1' else '≥'} 1 (the paper's direction)"
     return judge(inside(measured, a, b), inside(measured, pa, pb)), band

@@ -528,8 +528,9 @@ def _image_claim(what, paper, psnr, controls, full, partial):
            f"{ABOVE_CONTROL_PARTLY:g} dB lowers it by a fifth")
     band = (f"reproduced if PSNR ≥ {full:g} dB and ≥ {ABOVE_CONTROL:g} dB above the better "
             f"control; partly if ≥ {partial:g} dB and ≥ {ABOVE_CONTROL_PARTLY:g} dB above it")
-    if not controls:
-        return claim(what, paper, f"PSNR {psnr:.1f} dB; controls not measured",
+    missing = [name for name in CONTROLS if name not in controls]
+    if missing:
+        return claim(what, paper, f"PSNR {psnr:.1f} dB; not measured: {', '.join(missing)}",
                      NOT_MEASURED, band, why=why)
     gain = psnr - max(controls.values())
     shown = ", ".join(f"{name} {v:.1f} dB" for name, v in controls.items())
