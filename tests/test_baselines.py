@@ -141,6 +141,12 @@ def test_orpca_mini_batches_code_with_one_basis_then_update_once():
     np.testing.assert_allclose(est.components_, one, rtol=1e-10, atol=1e-12)
     low, _ = ORPCA(4, batch_size=5, random_state=0).fit(X).decompose(X)
     assert np.mean((low - V) ** 2) < 0.5 * np.mean((X - V) ** 2)
+    # it learns on one BLAS thread, as the library's online methods do
+    from threadpoolctl import threadpool_info
+    seen = []
+    ORPCA(4, batch_size=5, random_state=0, callback=lambda info: seen.extend(
+        p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas")).fit(X[:100])
+    assert seen and set(seen) == {1}
     bad = ORPCA(4, batch_size=0, random_state=0)
     with pytest.raises(ValueError, match="batch_size"):
         bad.partial_fit(X[:5])

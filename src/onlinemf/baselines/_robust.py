@@ -23,6 +23,7 @@ from .._history import History
 from .._steps import safe_cho_factor
 from ..coders import spectral_norm_sq
 from ..constraints import outlier_step, project_nonneg_l2_ball, soft_threshold
+from ..estimators._base import one_blas_thread
 from ..updates import bcd_dictionary
 from ._zhao import BatchResult
 
@@ -179,6 +180,7 @@ class ORPCA:
                 break
         return Rc, E
 
+    @one_blas_thread  # its products are mini-batch sized, as the library's online methods'
     def partial_fit(self, X):
         X = np.asarray(X, dtype=float)
         if not (isinstance(self.batch_size, (int, np.integer)) and self.batch_size >= 1):
@@ -208,9 +210,11 @@ class ORPCA:
             self.basis_seconds_ += time.perf_counter() - t0
         return self
 
+    @one_blas_thread
     def fit(self, X):
         """Learn the basis from a fresh start (as every ``fit``), in chunks of at least 50
-        samples, each a whole number of mini-batches."""
+        samples, each a whole number of mini-batches; on one BLAS thread, as the library's
+        online methods learn."""
         X = np.asarray(X, dtype=float)
         if not (isinstance(self.batch_size, (int, np.integer)) and self.batch_size >= 1):
             raise ValueError(f"batch_size must be a positive integer, got {self.batch_size!r}")
