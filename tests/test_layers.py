@@ -9,6 +9,7 @@ import onlinemf
 ROOT = pathlib.Path(onlinemf.__file__).parent
 # a unit imports only units of strictly lower rank: nothing upward, and no cycle
 RANK = {"_params": 0, "_version": 0, "_sparse": 0, "_steps": 0, "_io": 0, "_history": 0, "_dask": 0,
+        "_threads": 0,
         "_validation": 1, "_state_file": 1, "_batches": 1, "_checkpoint": 2,
         "losses": 1, "constraints": 1, "problems": 2, "coders": 2,
         "updates": 3, "graphs": 3, "datasets": 3, "metrics": 4,

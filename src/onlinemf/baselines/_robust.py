@@ -21,9 +21,9 @@ from scipy.linalg import cho_solve
 
 from .._history import History
 from .._steps import safe_cho_factor
+from .._threads import one_blas_thread
 from ..coders import spectral_norm_sq
 from ..constraints import outlier_step, project_nonneg_l2_ball, soft_threshold
-from ..estimators._base import one_blas_thread
 from ..updates import bcd_dictionary
 from ._zhao import BatchResult
 

@@ -10,11 +10,11 @@ from typing import Any
 
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
-from threadpoolctl import ThreadpoolController
 
 from .._batches import BATCH_HOOK, Segment
 from .._dask import as_rows, is_dask_array, map_reduce_blocks
 from .._history import History
+from .._threads import one_blas_thread
 from ._convergence import ConvergenceMonitor
 
 __all__ = ["OnlineFactorizationMixin", "RuleCountsMixin", "lazy_blocks", "one_blas_thread",
@@ -67,28 +67,6 @@ def transactional(method):
             self.__dict__.clear()
             self.__dict__.update(saved)
             raise
-
-    return wrapper
-
-
-@functools.cache
-def _blas_controller() -> ThreadpoolController:
-    """One controller per process, made at first use (making one is far costlier than
-    applying a limit with it)."""
-    return ThreadpoolController()
-
-
-def one_blas_thread(method):
-    """Run ``method`` with one BLAS thread: for the online learning calls, whose products are
-    mini-batch sized: on an idle machine one thread is as fast or faster at those sizes (the
-    ``scale`` benchmark's K and F), and beside busy processes more threads spin on busy cores
-    and take much longer. Calls that code a whole data set at once
-    (``transform``, ``score``) keep the process's setting."""
-
-    @functools.wraps(method)
-    def wrapper(*args, **kwargs):
-        with _blas_controller().limit(limits=1, user_api="blas"):
-            return method(*args, **kwargs)
 
     return wrapper
 
