@@ -391,11 +391,6 @@ def _orpca_times(ctx: Context, key: str, results: dict, data, k: int,
     return times if all(len(r["runs"].kept) >= ctx.repeats for r in times.values()) else None
 
 
-def _orpca_times_rows(times: dict) -> list:
-    """The rows of an :func:`_orpca_times` piece's table."""
-    return [[_method_label(m, r), _time_text(r)] for m, r in times.items()]
-
-
 def _basis_note(where: str, r: dict) -> str | None:
     """How much of ORPCA's time (``r``: its result) went to its basis updates."""
     share = r.get("basis_share")
@@ -425,7 +420,7 @@ def _ratio_claims(res, results, data, where="", orpca_times: dict | None = None)
     if orpca_times is not None:
         res.tables.append((f"{where}ORPCA with τ = {orpca_times['ORPCA']['batch_size']} beside "
                            "OADMM and OPGD, timed together (s)", ["method", "time (s)"],
-                           _orpca_times_rows(orpca_times)))
+                           _times_table(orpca_times)))
     for r in (results.get("ORPCA", {}), (orpca_times or {}).get("ORPCA", {})):
         note = _basis_note(where, r)
         if note:
