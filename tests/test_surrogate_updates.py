@@ -425,7 +425,10 @@ def test_bcd_over_column_blocks_equals_the_whole_sweep(monkeypatch, width_bytes,
     blocked, n_blocked = surrogate.bcd_dictionary(D0, A, B, clip, max_sweeps=5000, tol=1e-15,
                                                   separable=True)
     np.testing.assert_allclose(blocked, whole, rtol=1e-10, atol=1e-12)
-    assert n_blocked == n_whole and (whole == 0).any() and not np.shares_memory(blocked, D0)
+    # at a tolerance of 1e-15 the last sweep's change is at the rounding floor, where the two
+    # summation orders (and the CPU's vector width) may stop one sweep apart
+    assert abs(n_blocked - n_whole) <= 1 and n_whole > 10
+    assert (whole == 0).any() and not np.shares_memory(blocked, D0)
     # and it is the minimizer: KKT of ½tr(DᵀAD) − tr(DᵀB) over D ≥ 0, to the sweeps' accuracy
     grad = A @ blocked - B
     assert np.all(grad[blocked == 0] >= -1e-8)

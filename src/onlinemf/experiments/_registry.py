@@ -41,7 +41,7 @@ PAPERS = {
 #: The version of the verdict rules (bands, sources, tie margins): a kept result judged by
 #: older rules is judged again from its kept numbers (``register(..., rejudge=...)``)
 #: before it enters a report.
-RULES = 5
+RULES = 6
 
 
 #: the measured column of a claim whose panel has not run yet (a kept-only assembly)

@@ -298,7 +298,8 @@ def speed_band(seconds, level=None) -> tuple[str, str]:
 def fmt_times(seconds, labels, level) -> str:
     """The measured column of a convergence-speed claim."""
     if seconds is None:
-        return {RISES: "a run's objective does not fall over the stream (no convergence)",
+        return {RISES: "a run's plotted objective ends above its start (no descent on the "
+                       "metric the claim reads)",
                 APART: "a run never reaches the level the others start from (same objective)",
                 DISJOINT: "no common level: the runs' objective ranges do not overlap",
                 FLAT: "a run's objective moves by less than 1% of its start (a flat line)"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 
 import numpy as np
@@ -115,19 +116,25 @@ def synthetic(ctx: Context) -> Result:
                 f"Subspace error against t (N={n}, K={k}, M={m}) and against time")
     res.tables.append(("Final subspace error and running time", ["p", "method", "error",
                                                                   "time (s)"], rows))
-    res.claims += _synthetic_claims(final)
+    res.claims += _synthetic_claims(final, n, k, ctx.seed)
     res.notes.append("The batch reference is multi-pass alternating minimization of the same "
                      "Poisson objective, a substitute for Cao and Xie's method. "
                      "GROUSE gets the better of two steps. ReProCS, BPFA and DMD (the "
-                     "paper's other baselines) are not implemented, so no claim names them; "
-                     "'close to batch' counts a rate where ML-SA's error is ≤ 1.25× the batch "
-                     "error. λ = 0.2, μ = 0.1.")
+                     "paper's other baselines) are not implemented, so no claim names them. "
+                     + CLOSE_NOTE + " λ = 0.2, μ = 0.1.")
     return res
 
 
-def _synthetic_claims(final) -> list:
+#: how 'close to batch' is counted (the note of the synthetic experiment)
+CLOSE_NOTE = ("'Close to batch' counts a rate where ML-SA's error closes at least half the "
+              "gap from a random nonnegative subspace's error (no learning) to the batch "
+              "error.")
+
+
+def _synthetic_claims(final, n: int, k: int, seed: int) -> list:
     """Figs. 1–3's claims from ``final[p][method] = (final error, seconds)`` (methods ML, SA,
-    GROUSE…, batch)."""
+    GROUSE…, batch) on data of dimension ``n`` and rank ``k``."""
+    rand, _ = random_subspace_error(n, k, 20, seed)
     d_ml = max(abs(final[p]["ML"][0] - final[p]["SA"][0]) for p in final)
     speed = final[1.0]["SA"][1] / final[1.0]["ML"][1]
     g = {p: min(v for kk, v in final[p].items() if kk.startswith("GROUSE")) for p in final}
@@ -165,11 +172,15 @@ def _synthetic_claims(final) -> list:
               "\"yields similar performances of the batch algorithm when the data index is "
               "large enough\" (§V-A, Figs. 1–2)",
               ", ".join(f"p={p}: ML {final[p]['ML'][0]:.3f} vs batch {final[p]['batch'][0]:.3f}"
-                        for p in final),
-              *count_band(sum(final[p]["ML"][0] <= 1.25 * final[p]["batch"][0] + ERR_TIE
-                              for p in final), len(final), 2),
-              why="'similar' read as within 25% of the batch error (plus the tie margin) at "
-                  "a rate; the batch reference is a substitute for the paper's"),
+                        for p in final) + f" (a random nonnegative subspace: {rand:.3f})",
+              *count_band(sum(final[p]["ML"][0] <= final[p]["batch"][0]
+                              + 0.5 * (rand - final[p]["batch"][0]) for p in final),
+                          len(final), 2),
+              why="'similar' read at a rate as closing at least half the gap from a random "
+                  "nonnegative subspace's error (no learning) to the batch error, the "
+                  "Monte-Carlo and rank claims' 'learned' (a bound relative to the batch "
+                  "error alone would pass a random subspace); the batch reference is a "
+                  "substitute for the paper's"),
         claim("Fig. 3: running time against error at least competitive with the other "
               "algorithms",
               "\"the running time is plotted against the normalized subspace error in Fig. 3. "
@@ -190,8 +201,10 @@ def _rejudge_synthetic(res: Result) -> Result:
     for p, name, err, secs in res.tables[0][2]:
         key = "batch" if name.startswith("batch") else name
         final.setdefault(float(p), {})[key] = (float(err), float(secs))
-    res.claims = _synthetic_claims(final)
-    res.notes = [n.replace("≤ 1.5× the batch", "≤ 1.25× the batch") for n in res.notes]
+    n, k = (30, 3) if res.scale == "tiny" else (100, 10)
+    res.claims = _synthetic_claims(final, n, k, 0)
+    res.notes = [re.sub(r"; 'close to batch' counts a rate where ML-SA's error is ≤ 1\.\d+× "
+                        r"the batch error\.", ". " + CLOSE_NOTE, note) for note in res.notes]
     return res
 
 
@@ -232,16 +245,30 @@ def rank(ctx: Context) -> Result:
                        "of a random nonnegative subspace and of a batch SVD of that rank",
                        ["method", "p", "input rank", "first → final", "late rise",
                         "random subspace", "batch SVD"], converge_rows))
-    res.notes.append("Under the paper's metric ‖P_{D̂⊥}D‖/‖D‖ a larger input rank can only "
-                     "help (a larger span captures more of D), so the subspace error falls "
-                     "with the rank: the paper's 'increases gracefully' cannot hold for this "
-                     "error, and the claims read not reproduced where it falls (a paper "
-                     "inconsistency, shown by the measured errors).")
+    res.notes.append(rank_note(rows))
     return res
 
 
 #: the input ranks of Figs. 4–5 (the true rank is 10)
 RANKS = (10, 12, 15, 20)
+
+
+def rank_note(rows) -> str:
+    """Why the error falls with the input rank, from the final-error table's ``rows``
+    (method, p, input rank, error): expected of this metric, not forced by it."""
+    panels = {}
+    for method, p, _, err in rows:
+        panels.setdefault((method, p), []).append(float(err))
+    falls = sum(e[-1] < e[0] - ERR_TIE for e in panels.values())
+    return ("Under the paper's metric ‖P_{D̂⊥}D‖/‖D‖ a larger span captures at least as much "
+            "of D only when the spans are nested; the runs at each input rank are fitted "
+            "separately, so a fall with the rank is expected, not forced (a larger-rank run "
+            "could end worse, for instance by converging more slowly within the stream). Both "
+            "references of the table above fall with the rank (a random nonnegative subspace "
+            "and a batch SVD of as many samples drawn by the same recipe). The measured error "
+            f"falls from rank {RANKS[0]} to rank {RANKS[-1]} by more than the tie margin "
+            f"{ERR_TIE:g} in {falls} of {len(panels)} panels; the claims read not reproduced "
+            "where it falls.")
 
 
 def _converge_claim(method: str, p: float, traces, n, k, m, seed):
@@ -300,13 +327,10 @@ def _rejudge_rank(res: Result) -> Result:
     kept = [c for c in res.claims if "converges at every input rank" in str(c[0])]
     res.claims = [_rank_claim(m, p, v) for (m, p), v in
                   sorted(errs.items(), key=lambda kv: (-kv[0][1], kv[0][0] != "ML"))] + kept
-    res.notes = [n.replace("the paper's 'increases gracefully' matches the rate error "
-                           "instead (spec 003 §8.2). The check is that every rank converges "
-                           "to a comparable level.",
-                           "the paper's 'increases gracefully' cannot hold for this error, and "
-                           "the claims read not reproduced where it falls (a paper "
-                           "inconsistency, shown by the measured errors).")
-                 for n in res.notes]
+    # the note on why the error falls, as any older run worded it, is today's
+    res.notes = [rank_note(res.tables[0][2])
+                 if n.startswith("Under the paper's metric ‖P_{D̂⊥}D‖/‖D‖") or "rate error" in n
+                 else n for n in res.notes]
     return res
 
 
@@ -348,7 +372,8 @@ def tracking(ctx: Context) -> Result:
         after = [e[i] for i in starts]
         seg_end = [e[i] for i in ends]
         rows.append([name] + [f"{a:.3f} → {b:.3f}" for a, b in zip(after, seg_end)])
-        res.claims.append(_tracking_claim(name, after, seg_end))
+        res.claims.append(_tracking_claim(name, after, seg_end,
+                                          _learned_levels(n, k, changes, m, ctx.seed)))
     for c in changes:
         ax.axvline(c, color="r", lw=0.8)
     ax.set(xlabel="t", ylabel="subspace error", yscale="log")
@@ -361,25 +386,49 @@ def tracking(ctx: Context) -> Result:
     return res
 
 
-def _tracking_claim(name: str, after, seg_end) -> list:
-    """Fig. 6: the error falls after each change (by more than the tie margin)."""
-    falls = sum(b < a - ERR_TIE for a, b in zip(after, seg_end))
+def _learned_levels(n: int, k: int, changes, m: int, seed: int) -> list:
+    """For each segment after a change (from a change to the next, the last to ``m``), the
+    error that shows the new subspace learned: half way from a random nonnegative
+    subspace's error to that of a batch SVD of as many samples, drawn by the same recipe
+    (the Monte-Carlo claims' 'learned')."""
+    rand, _ = random_subspace_error(n, k, 20, seed)
+    lengths = np.diff([*changes, m + 1])
+    return [b + 0.5 * (rand - b) for b in
+            (batch_subspace_error(n, k, int(size), 1.0, 5, seed) for size in lengths)]
+
+
+def _tracking_claim(name: str, after, seg_end, learned) -> list:
+    """Fig. 6: after each change the error falls (by more than the tie margin) to a level
+    that shows the new subspace learned (``learned``: one level per segment; an end within
+    the tie margin of it counts as reaching it)."""
+    tracked = sum(b < a - ERR_TIE and b <= lv + ERR_TIE
+                  for a, b, lv in zip(after, seg_end, learned))
     return claim(f"{name}: error falls after each change",
                  "\"both algorithms have successfully tracked the subspace when changes "
                  "occur\" (§V-A, Fig. 6)" if "paper" in name else
                  "tracks the changes (forgetting is the library's extension, not the paper's)",
-                 "; ".join(f"{a:.3f} → {b:.3f}" for a, b in zip(after, seg_end)),
-                 *count_band(falls, len(after), 2), source="paper" if "paper" in name else SPEC,
+                 "; ".join(f"{a:.3f} → {b:.3f} (learned ≤ {lv:.3f})"
+                           for a, b, lv in zip(after, seg_end, learned)),
+                 *count_band(tracked, len(after), 2), source="paper" if "paper" in name else SPEC,
                  why="tracking a change shows as an error that falls after it, by more than "
-                     f"the tie margin {ERR_TIE:g}, in every segment")
+                     f"the tie margin {ERR_TIE:g}, to a level that shows the new subspace "
+                     "learned: at least half way from a random nonnegative subspace's error "
+                     "to a batch SVD's of as many samples drawn by the same recipe (within "
+                     f"the tie margin {ERR_TIE:g}; a fall alone would pass an estimate that "
+                     "barely leaves the random level)")
 
 
 def _rejudge_tracking(res: Result) -> Result:
     """A kept wang-chi-tracking result judged by the current rules, from its table."""
+    n, k, changes, m = ((30, 3, (61, 101, 141), 200) if res.scale == "tiny" else
+                        (100, 10, (351, 601, 901), 1300) if res.scale == "quick" else
+                        (100, 10, (701, 1201, 1801), 2600))
+    learned = _learned_levels(n, k, changes, m, 0)
     claims = []
     for name, *cells in res.tables[0][2]:
         pairs = [tuple(float(x) for x in c.split(" → ")) for c in cells]
-        claims.append(_tracking_claim(name, [a for a, _ in pairs], [b for _, b in pairs]))
+        claims.append(_tracking_claim(name, [a for a, _ in pairs], [b for _, b in pairs],
+                                      learned))
     res.claims = claims
     res.notes = [n.replace("library's documented extension (spec §2.7).",
                            "library's documented extension, checked apart from the paper's "

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import time
 
 import numpy as np
@@ -28,11 +27,10 @@ from ._registry import Context, PieceMissing, Result, pyplot, register, save_fig
 from ._timing import TIMING_DEPARTURE
 from ._verdicts import (
     NOT_MEASURED,
+    NOT_REPRODUCED,
     OWN_SCALE_WHY,
     SIGNIFICANT_WHY,
     SPEC,
-    TIME_TIE,
-    at_least,
     claim,
     common_level_times,
     count_band,
@@ -45,12 +43,14 @@ from ._verdicts import (
 
 FIG2 = ("\"our online algorithm OL converges significantly faster than Batch for all the "
         "divergences\" (§VIII-D2, Fig. 2; curves, no ratio printed)")
-FAST_WHY = ("'significantly faster' read as at least 2× (Batch's time to OL's level over "
-            f"OL's); within {TIME_TIE:.0%} of 1 is a tie. OL's level is its final dictionary "
-            "scored with fresh codes on the first 3000 rows, as Batch's objective scores its "
-            "dictionary with the codes fitted to it (the paper's online metric re-scores codes "
-            "stored along the stream, a different number). Batch is stopped at twice OL's "
-            "time, so ∞ means 'not within 2×'")
+#: "significantly faster", as every such claim of the report reads it
+SIGNIFICANT_TEXT = "at least 2× (partly from 1.5×, within ×4/3 of that)"
+FAST_WHY = (f"'significantly faster' read as {SIGNIFICANT_TEXT} (Batch's time to OL's level "
+            "over OL's). OL's level is its final dictionary scored with fresh codes on every "
+            "row, as Batch's objective scores its dictionary with the codes fitted to it on "
+            "every row (the paper's online metric re-scores codes stored along the stream, a "
+            "different number). Batch is stopped at twice OL's time, so ∞ means 'not within "
+            "2×'")
 
 LOSSES = ("is", "kl", "squared", "huber", "l1", "l2")
 HUBER_DELTA = 0.05  # in units of the data scaled to [0, 1]; the paper does not give its value
@@ -87,34 +87,51 @@ def _fmt_ratio(r: float) -> str:
 
 
 # ------------------------------------------------------------------------ Fig. 2
-#: the diagnosis of OL-Wang's rising metric on Fig. 2's Huber panel at the paper's scale: the
-#: same fit re-run (seed 0), its dictionary W_t scored with fresh codes (300 IRLS sweeps on
-#: the first 3000 rows) at steps 1, 1001, 5001 and 10000 of its 10000
-WANG_FRESH = (0.3279, 0.2988, 0.2898, 0.2872)
-WANG_STEPS = (1, 1001, 5001, 10000)
+#: rows (the stream's first) on which Fig. 2's OL and OL-Wang dictionaries are followed with
+#: fresh codes over their streams
+FIG2_FRESH_ROWS = 3000
 
 
-def _earlier_rise_note(loss, name, oh, scale) -> str:
-    """Why the earlier online method's own curve rises: its metric, not its dictionary."""
+def _earlier_rise_note(loss, name, oh, fresh_other=None) -> str:
+    """Why the earlier online method's own curve rises: its metric, not its dictionary
+    (``fresh_other``: its dictionaries along the stream scored with fresh codes)."""
     first, last = float(oh["objective"][0]), float(oh["objective"][-1])
     text = (f"{loss}: {name}'s own curve rises ({first:.4g} → {last:.4g}). It is the same "
             "metric as OL's, each sample's stored codes re-scored with the current W, and a "
             "dictionary that keeps moving" + (" (OL-Wang's step is constant)" if loss == "huber"
                                               else "") + " makes old codes fit it less and less")
-    if loss == "huber" and scale == "paper":
-        text += (": re-running this fit and scoring its W_t with fresh codes on the first "
-                 "3000 rows gives " + " → ".join(f"{v:.3f}" for v in WANG_FRESH) +
-                 " at steps " + ", ".join(map(str, WANG_STEPS)) + ", so its dictionary "
-                 "improves over the whole "
-                 "stream and the rise is the metric's, not a divergence")
+    if fresh_other is not None:
+        obj = fresh_other["objective"]
+        text += (f": its W_t scored with fresh codes on the first {FIG2_FRESH_ROWS} rows goes "
+                 f"{obj[0]:.4g} → {obj[len(obj) // 2]:.4g} → {obj[-1]:.4g} (first step, "
+                 "half-way, end)" + (", so its dictionary improves over the stream and the "
+                                     "rise is the metric's, not a divergence"
+                                     if obj[-1] < obj[0] else ""))
     return text + "."
 
 
+def _keeper(snapshots: list, n: int, points: int):
+    """A fit callback keeping (time, samples seen, W) after the first step and then at each
+    1/``points`` of an ``n``-row stream; it reads OnlineNMF's ``n_samples`` or counts the
+    baselines' ``rows``."""
+    every, seen = n / points, [0]
+
+    def keep(info):
+        seen[0] = info["n_samples"] if "n_samples" in info else seen[0] + len(info["rows"])
+        if not snapshots or seen[0] >= every * len(snapshots) - 1e-9:
+            snapshots.append((info["time"], seen[0], np.array(info["components"], copy=True)))
+    return keep
+
+
 def _synthetic_piece(loss, n, f, k, tau, seed):
-    """One panel of Fig. 2: OL's, Batch's and the earlier online method's histories, and OL's
-    final dictionary scored with fresh codes."""
+    """One panel of Fig. 2: OL's, Batch's and the earlier online method's histories; OL's
+    final dictionary scored with fresh codes on every row (Batch's objective scores every
+    row with the codes fitted to its dictionary); and, for the earlier method, both methods'
+    dictionaries along their streams scored with fresh codes on the stream's first
+    :data:`FIG2_FRESH_ROWS` rows (``None`` without one)."""
     d = make_nmf_synthetic(n, f, k, NOISE_FOR_LOSS[loss], random_state=seed)
-    ol = _ol(loss, k, tau, seed).fit(d.X)
+    snaps = []
+    ol = _ol(loss, k, tau, seed, callback=_keeper(snaps, n, FRESH_POINTS)).fit(d.X)
     h = ol.history_
     Xs = np.maximum(d.X / ol.scale_, 1e-8) if ol.loss_.positive_data else d.X / ol.scale_
     batch = batch_nmf(Xs, k, ol.loss_, max_iter=2000, tol=1e-6,
@@ -123,13 +140,18 @@ def _synthetic_piece(loss, n, f, k, tau, seed):
              "squared": RobustSANMF(k, tau, random_state=seed),
              "huber": OnlineHuberSGD(k, tau, delta=HUBER_DELTA, random_state=seed),
              }.get(loss)
-    oh = other.fit(Xs).history_ if other is not None else None
-    # the paper's metric scores old codes h_i with the final W_t; the learned W_t itself is
-    # judged by fresh codes (on nonsmooth losses W drifts along flat directions, so the
-    # paper's metric can rise while W_t fits better: ℓ1 at N = 1e5, 8.35 → 11.96 against
-    # 7.90 with fresh codes)
-    fresh = -ol.score(Xs[: min(3000, Xs.shape[0])] * ol.scale_)
-    return h, batch.history, type(other).__name__, oh, fresh
+    oh, curves = None, None
+    if other is not None:
+        other_snaps = []
+        other.callback = _keeper(other_snaps, n, FRESH_POINTS)
+        oh = other.fit(Xs).history_
+        # the paper's metric scores old codes h_i with the current W_t; on nonsmooth losses
+        # W drifts along flat directions, so that metric can rise while W_t fits better: each
+        # method's dictionaries are also followed with fresh codes on the same rows
+        rows = d.X[:FIG2_FRESH_ROWS]
+        curves = (fresh_curve(ol, rows, snaps), fresh_curve(ol, rows, other_snaps))
+    fresh = -ol.score(Xs * ol.scale_)
+    return h, batch.history, type(other).__name__, oh, fresh, curves
 
 
 EARLIER_ONLINE = {"is": "OL-Lef", "squared": "OL-Guan", "huber": "OL-Wang"}
@@ -140,34 +162,38 @@ EARLIER_ONLINE = {"is": "OL-Lef", "squared": "OL-Guan", "huber": "OL-Wang"}
 FLAT = 0.01
 
 
-def _earlier_method_claim(loss: str, oh: dict, h: dict, fresh: float, scale: str) -> list:
+def _earlier_method_claim(loss: str, oh: dict, h: dict, curves=None) -> list:
     """Fig. 2's comparison with the earlier online method of ``loss`` (history ``oh``)
-    against OL's (``h``; ``fresh``: OL's final W scored with fresh codes), both on the
-    paper's stored-code metric: its time to reach OL's final objective over OL's time.
-    "Significantly faster" than OL-Lef (IS) and OL-Guan (squared), "as fast as" OL-Wang
-    (Huber). A stand-in whose curve does not descend is not
-    measured, except OL-Wang at the paper's scale, whose dictionary was scored with fresh
-    codes (:data:`WANG_FRESH`)."""
+    against OL's (``h``). "Significantly faster" than OL-Lef (IS) and OL-Guan (squared): the
+    other's time to reach OL's final objective over OL's time, on the paper's stored-code
+    metric. "As fast as" OL-Wang (Huber), whose stored-code metric rises while its
+    dictionary improves: both methods' dictionaries along their streams scored with fresh
+    codes on the same rows (``curves``, from :func:`_synthetic_piece`), each one's time to a
+    level both reach. A stand-in whose curve does not descend is not measured."""
     name = EARLIER_ONLINE[loss]
     first, low = float(oh["objective"][0]), float(np.min(oh["objective"]))
-    ratio = _time_to_reach(oh, float(h["objective"][-1])) / h["time"][-1]
-    measured = f"{name} needs {_fmt_ratio(ratio)} OL's time to reach OL's final objective"
-    flat = low > (1 - FLAT) * first
-    if loss == "huber" and scale == "paper":  # OL-Wang's W scored with fresh codes
-        ol_fresh = fresh  # on the same 3000 rows
-        step = next((s for s, v in zip(WANG_STEPS, WANG_FRESH) if v <= ol_fresh), None)
-        ratio = (math.inf if step is None else
-                 step / WANG_STEPS[-1] * oh["time"][-1] / h["time"][-1])
-        measured = (f"its stored-code curve rises ({first:.4g} → {oh['objective'][-1]:.4g}); "
-                    f"with fresh codes its W reaches OL's fresh level {ol_fresh:.4g} " + (
-                        "at none of the scored steps" if step is None else
-                        f"by step {step} of {WANG_STEPS[-1]}: at most {ratio:.3f}× OL's time"))
-        flat = False
     quote = ("OL \"converges as fast as (for the Huber loss)\" the other online algorithm "
              "(§VIII-D2, Fig. 2)" if loss == "huber" else
              "OL \"significantly faster than (for the IS and squared-ℓ2 losses) other "
              "state-of-the-art online NMF algorithms\" (§VIII-D2, Fig. 2)")
-    if flat:
+    if loss == "huber" and curves is not None:
+        seconds, level = common_level_times(list(curves))
+        verdict, band = (NOT_REPRODUCED, "a method that never reaches the common level is "
+                         "not as fast") if seconds is None else ratio_band(
+                             seconds[1] / max(seconds[0], 1e-12), 1.0, rel=1 / 3)
+        measured = ("with fresh codes on the first " f"{FIG2_FRESH_ROWS} rows, "
+                    + fmt_times(seconds, ["OL", name], level)
+                    + ("" if seconds is None else
+                       f"; {name} time / OL time {seconds[1] / max(seconds[0], 1e-12):.2f}"))
+        return claim(f"{loss}: OL as fast as {name}", quote, measured, verdict, band,
+                     why="'as fast as' is no direction: the ratio within a third of 1 "
+                         "(0.75–1.33), partly within ×2 of that; each method's dictionaries "
+                         "along its stream scored with fresh codes on the same rows (its own "
+                         "stored-code metric rises while its dictionary improves), each one's "
+                         "time to one level both reach (90% of the common descent)")
+    ratio = _time_to_reach(oh, float(h["objective"][-1])) / h["time"][-1]
+    measured = f"{name} needs {_fmt_ratio(ratio)} OL's time to reach OL's final objective"
+    if low > (1 - FLAT) * first:
         return claim(f"{loss}: OL {'as fast as' if loss == 'huber' else 'faster than'} {name}",
                      quote, f"{name}'s curve does not descend over the stream ({first:.4g} "
                      f"→ {float(oh['objective'][-1]):.4g}, against OL's first record "
@@ -177,9 +203,8 @@ def _earlier_method_claim(loss: str, oh: dict, h: dict, fresh: float, scale: str
                          "convergence speed to compare")
     if loss != "huber":
         return claim(f"{loss}: OL faster than {name}", quote, measured,
-                     *at_least(ratio, 2.0, 1 + TIME_TIE, f"{name} time / OL time"),
-                     why="'significantly faster' read as at least 2×; within "
-                         f"{TIME_TIE:.0%} of 1 is a tie")
+                     *significantly(ratio, f"{name} time / OL time"),
+                     why=f"'significantly faster' read as {SIGNIFICANT_TEXT}")
     return claim(f"{loss}: OL as fast as {name}", quote, measured,
                  *ratio_band(ratio, 1.0, rel=1 / 3),
                  why="'as fast as' is no direction: the ratio within a third of 1 (0.75–1.33), "
@@ -206,8 +231,11 @@ def synthetic(ctx: Context) -> Result:
     fig, axes = plt.subplots(2, 3, figsize=(13, 7))
     rows = []
     for ax, loss in zip(axes.flat, LOSSES):
-        h, bh, other_name, oh, fresh = ctx.memo(f"zhao-synthetic-{loss}", lambda loss=loss: (
-            _synthetic_piece(loss, n, f, k, tau, ctx.seed)))
+        # "-allrows": OL's level scored on every row, as Batch's (older pieces scored the
+        # first 3000 rows and kept no fresh-code curves)
+        h, bh, other_name, oh, fresh, curves = ctx.memo(
+            f"zhao-synthetic-{loss}-allrows",
+            lambda loss=loss: _synthetic_piece(loss, n, f, k, tau, ctx.seed))
         ax.plot(h["time"], h["objective"], label="OL")
         ax.plot(bh["time"], bh["objective"], label="Batch")
         other_txt = "—"
@@ -231,13 +259,13 @@ def synthetic(ctx: Context) -> Result:
         res.claims.append(claim(f"{loss}: OL reaches its level faster than Batch", FIG2,
                                 f"Batch needs {_fmt_ratio(speedup)} OL's time to reach the "
                                 f"level of OL's final W with fresh codes ({fresh:.4g})",
-                                *at_least(speedup, 2.0, 1 + TIME_TIE, "Batch time / OL time"),
+                                *significantly(speedup, "Batch time / OL time"),
                                 why=FAST_WHY))
         if oh is not None:
-            res.claims.append(_earlier_method_claim(loss, oh, h, fresh, ctx.scale))
+            res.claims.append(_earlier_method_claim(loss, oh, h, curves))
             if oh["objective"][-1] > 1.05 * oh["objective"][0]:  # beyond a wobble
                 res.notes.append(_earlier_rise_note(loss, EARLIER_ONLINE[loss], oh,
-                                                    ctx.scale))
+                                                    curves[1] if curves else None))
         if ol_final > start:  # the why of a "not reproduced", from the measurement
             batch_final = float(bh["objective"][-1])
             res.notes.append(
@@ -748,8 +776,8 @@ def _fig3_claims(rows) -> list:
                      for r, o, w, b in zip(rows, ol, wang, batch))
     similar = [abs(o - b) <= PSNR_SIMILAR for o, b in zip(ol, batch)]
     above = [min(o, b) - w >= 2 * PSNR_SIMILAR for o, w, b in zip(ol, wang, batch)]
-    above_some = [min(o, b) - w > PSNR_SIMILAR / 2 for o, w, b in zip(ol, wang, batch)]
     n = len(rows)
+    full = n - 1 if n >= 4 else n  # the paper excepts one subject of its four
     return [
         claim("Fig. 3: all three methods remove the salt-and-pepper noise (PSNR gain over the "
               "noisy input)",
@@ -765,15 +793,21 @@ def _fig3_claims(rows) -> list:
                   "the squared error"),
         claim("Fig. 3: OL and Batch similar, both well above OL-Wang (PSNR)",
               "\"in terms of shadow removal and image denoising, OL and Batch have similar "
-              "performances and they greatly outperform OL-Wang\" (§VIII-F, Fig. 3)",
-              each + " dB",
-              *count_band(sum(s_ and a for s_, a in zip(similar, above)), n,
-                          max(1, n // 2)),
-              why=f"per subject: |OL − Batch| ≤ {PSNR_SIMILAR:g} dB ('similar') and both at least "
-                  f"{2 * PSNR_SIMILAR:g} dB above OL-Wang ('greatly outperform'); the PSNR is "
-                  "against the shadowed images, so only the denoising half of the sentence is "
-                  f"judged (OL and Batch above OL-Wang by > {PSNR_SIMILAR / 2:g} dB on "
-                  f"{sum(above_some)} of {n} subjects)"),
+              "performances and they greatly outperform OL-Wang\" (§VIII-F, Fig. 3; \"for "
+              "subject D however, all the three algorithms achieve almost the same results\")",
+              each + f" dB; OL and Batch both ≥ {2 * PSNR_SIMILAR:g} dB above OL-Wang on "
+              f"{sum(above)} of {n} (|OL − Batch| ≤ {PSNR_SIMILAR:g} dB, not judged, on "
+              f"{sum(similar)})",
+              judge(sum(above) >= full, sum(above) >= max(1, n // 2)),
+              f"reproduced if OL and Batch are both at least {2 * PSNR_SIMILAR:g} dB above "
+              f"OL-Wang on {full} of {n} subjects (all but one of four, as the paper's own "
+              f"subject D); partly on at least {max(1, n // 2)}",
+              why="the PSNR is against the clean but still shadowed images, so it measures the "
+                  "denoising half of the sentence: 'greatly outperform' read as twice the "
+                  f"{PSNR_SIMILAR:g} dB of a similar PSNR, per subject, the paper itself "
+                  "excepting one of its four subjects (D); 'OL and Batch similar' is not "
+                  "judged, because removing a shadow lowers a PSNR against the shadowed image "
+                  "and the paper credits Batch with the best shadow removal"),
         claim("Fig. 3: Batch achieves the best visual quality in shadow removal",
               "\"For shadow removal, Batch achieves the best visual quality\" (§VIII-F, Fig. 3)",
               "not measured: no shadow-free reference image per face (the PSNR above is "

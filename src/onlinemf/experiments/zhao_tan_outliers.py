@@ -21,14 +21,19 @@ from ..datasets import (
 )
 from ..estimators import OnlineRobustNMF, RobustSolver
 from ..losses import get_loss
-from ._registry import Context, PieceMissing, Result, pyplot, register, save_figure
+from ._registry import NOT_RUN, Context, PieceMissing, Result, pyplot, register, save_figure
 from ._timing import TIMING_DEPARTURE, timed
 from ._verdicts import (
     LATE_RISE,
     NOT_MEASURED,
+    NOT_REPRODUCED,
     OWN_SCALE_WHY,
+    PARTLY,
+    REPRODUCED,
+    RISES,
     SIGNIFICANT_WHY,
     SPEC,
+    SPEED_RATIO,
     TIME_TIE,
     VERDICTS,
     at_least,
@@ -47,6 +52,12 @@ from ._verdicts import (
 SPEED_WHY = ("the paper plots the objective against time (Figs. 2–6, 12, 15): each run's "
              "seconds to one level all runs reach (90% of the common descent), not each run's "
              "own final value; the slowest within 1.5× the fastest for insensitive speeds")
+CONVERGE_WHY = ("the paper says both ADMM-based algorithms converge slower as ρ grows (and "
+                "finds 'similar effects' of κ on the PGD-based ones), OADMM's change 'much less "
+                "drastic' than BADMM's, and 'in less than 10s, all the OADMM algorithms … "
+                "converge' (§VII-D3, Fig. 4): the online claim is that every run still "
+                "converges, read as reaching a level all runs share within one pass; the "
+                "comparison with the batch solver is its own claim")
 SPEED_WHY_K = ("the paper plots the objective against time (Figs. 3, 12): the slowest within "
                "1.5× the fastest for insensitive speeds; " + OWN_SCALE_WHY)
 
@@ -61,10 +72,14 @@ BASELINE_DEPARTURES = (
     "kept in pieces).",
     "ONMF is a stand-in for Guan et al.'s OR-NMF (one projected stochastic gradient step per "
     "mini-batch, without OR-NMF's buffer and inner robust iterations); its time claims are "
-    "not judged.")
+    "not judged, since a pass's time turns on those inner iterations. Its PSNR and "
+    "convergence claims are judged: they turn on the absence of an outlier model, which the "
+    "stand-in shares with OR-NMF.")
 
-#: two PSNRs closer than this (dB) are a tie
-PSNR_TIE = 0.5
+#: two PSNRs closer than this (dB) are a tie: below the smallest gap the paper reads as
+#: "slightly outperform ORPCA" (OADMM over ORPCA in Tables I(a), IV(a), IV(b): 0.10 to 0.15 dB,
+#: the least in Table I(a), setting 3), so the paper's own tables pass the ordering
+PSNR_TIE = 0.05
 
 # The paper's running times (s, means over ten initializations) as (batch / online, ORPCA /
 # online) ranges: the two batch-over-online pairs BADMM/OADMM and BPGD/OPGD, and ORPCA over
@@ -98,10 +113,10 @@ PAPER_TIMES = {
     # counterparts"; "ORPCA converges slightly faster … (the time difference is less than
     # 1s)": no ratio printed, read as ≥ 2× and 0.8–0.99×
     "synthetic": ("\"our online algorithms converge much faster than their batch "
-                  "counterparts\" (§VII-D2, Fig. 1(a)); no ratio printed, read as ≥ 2×",
+                  "counterparts\" (§VII-D2, Fig. 1(a)); no ratio printed",
                   (2.0, np.inf),
                   "\"ORPCA converges slightly faster than our online algorithms (the time "
-                  "difference is less than 1s)\" (§VII-D2, Fig. 1(b)); read as 0.8–0.99×",
+                  "difference is less than 1s)\" (§VII-D2, Fig. 1(b)); no ratio printed",
                   (0.8, 0.99)),
 }
 # Tables IV–V (Section S-10): the same at K = 25 and K = 100, setting 1 (Table V(a), (b))
@@ -570,13 +585,7 @@ def synthetic(ctx: Context) -> Result:
                                 "level above the lowest value it had reached, more than "
                                 "OADMM's does; a curve that keeps falling converges, however "
                                 "high it ends"))
-    res.claims.append(claim("Fig. 1(b): OPGD and OADMM reach almost the same f̂",
-                            "\"the convergence speeds of OADMM and OPGD are almost the "
-                            "same\" (§VII-D2, Fig. 1)", f"final f̂ ratio OPGD/OADMM "
-                            f"{fin['OPGD'] / fin['OADMM']:.3f}",
-                            *ratio_band(fin["OPGD"] / fin["OADMM"], 1.0, rel=0.1),
-                            why="'almost the same' read as within 10% at the end of the "
-                                "stream, partly within ×2 of that"))
+    res.claims.append(_same_speed_claim(results))
     _ratio_claims(res, results, "synthetic")  # its ORPCA claim is not judged (ORPCA_CURVE_WHY)
     ps = {m: r["psnr"] for m, r in results.items()}
     res.claims.append(claim("ONMF far worse than OADMM (PSNR)",
@@ -632,12 +641,22 @@ def synthetic(ctx: Context) -> Result:
         sens.append([f"{param} ∈ {values} ({solver})", f"{spread:.3f}"])
         shares, level = common_level_times(list(hists.values()))
         fig_no, quote = words[param]
-        res.claims.append(claim(f"convergence speed across {param} ({solver})",
+        verdict, band = speed_band(shares, level)
+        why = SPEED_WHY
+        if param != "batch_size":
+            # the paper expects slower convergence as ρ grows (κ alike), so what it claims of
+            # the online solver is that every run still converges, not equal speeds
+            verdict, band = (judge(shares is not None),
+                             "reproduced if every run descends to the common level (90% of "
+                             "the common descent) within the pass; not if a run does not "
+                             "descend or stays apart from the others")
+            why = CONVERGE_WHY
+        name = "convergence speed" if param == "batch_size" else "convergence"
+        res.claims.append(claim(f"{name} across {param} ({solver})",
                                 f"{quote} (§VII-D3, {fig_no})",
                                 fmt_times(shares, [f"{param}={v:g}" for v in values], level)
-                                + f"; final f̃ max/min = {spread:.3f}",
-                                *speed_band(shares, level),
-                                why=SPEED_WHY))
+                                + f"; final f̃ max/min = {spread:.3f}", verdict, band,
+                                why=why))
         if spread > 1.25:
             res.notes.append(stall_note(param, solver, hists))
     axes[1].set(xlabel="time (s)", ylabel="f̃_t", yscale="log", title="Figs. 2, 4, 5")
@@ -657,7 +676,8 @@ def synthetic(ctx: Context) -> Result:
     save_figure(ctx, res, fig, "zhao_tan_fig1_synthetic.png",
                 "Objective versus time: online against batch, and sensitivity")
     dens = []
-    for nu, nut in ((0.8, 0.2), (0.9, 0.3)):
+    densities = ((0.7, 0.1), (0.8, 0.2), (0.9, 0.3))
+    for nu, nut in densities[1:]:
         def heavier(nu=nu, nut=nut):
             dd = make_outlier_synthetic(n, f, k, nu, nut, random_state=ctx.seed)
             est = OnlineRobustNMF(k, solver="admm", batch_size=5, scale=None,
@@ -667,6 +687,31 @@ def synthetic(ctx: Context) -> Result:
 
         p_data, p_low = ctx.memo(f"zhao-tan-synthetic-density-{nu}", heavier)
         dens.append([f"({nu}, {nut})", f"{p_data:.2f}", f"{p_low:.2f}"])
+
+    def curves():
+        """Fig. 6's curves: OADMM's and OPGD's f̃ histories at the three densities, made
+        together so that their times are of one session."""
+        out = {"OADMM": {}, "OPGD": {}}
+        for nu, nut in densities:
+            dd = make_outlier_synthetic(n, f, k, nu, nut, random_state=ctx.seed)
+            for m, solver in (("OADMM", "admm"), ("OPGD", "pgd")):
+                out[m][(k, nu)] = OnlineRobustNMF(
+                    k, scale=None, settings="paper", batch_size=5, solver=RobustSolver(solver),
+                    random_state=ctx.seed, **ONE_PASS).fit(dd.X).history_
+        return out
+
+    try:
+        online = ctx.memo("zhao-tan-synthetic-density-curves", curves)
+        res.claims.append(_online_speed_claim(online, list(online["OADMM"]), "(ν, ν̃)", "6",
+                                              data="synthetic"))
+    except PieceMissing:  # a kept-only assembly before the curves were run
+        res.missing.append("Fig. 6's curves")
+        res.claims.append(claim("synthetic: the online algorithms' convergence across (ν, ν̃) "
+                                "(Fig. 6)", "\"our online algorithms still converge fast and "
+                                "steadily (without fluctuations) to a stationary point even "
+                                "though both ν and ν̃ have increased\" (§VII-D4, Fig. 6)",
+                                NOT_RUN, NOT_MEASURED, "needs the curves at the three densities",
+                                why="the curves of Fig. 6 are not yet run at this scale"))
     res.tables.append(("Heavier outliers (Fig. 6): PSNR of the data and of OADMM's low-rank "
                        "part", ["(ν, ν̃)", "PSNR data", "PSNR OADMM"], dens))
     res.notes.append(f"Synthetic recipe of §VII-D1 with the fix σ = 1/√K° "
@@ -674,6 +719,82 @@ def synthetic(ctx: Context) -> Result:
                      f"{d.noise_std} (the paper's std 1 on [0, 1] data clips 60% of entries); "
                      f"F={f}, K=K°={k}, N={n}, τ=5. PSNR uses codes re-solved with W_N.")
     return res
+
+
+def _same_speed_claim(results: dict) -> list:
+    """Fig. 1: "the convergence speeds of OADMM and OPGD are almost the same", read from both
+    subfigures (f̃_t in (a), f̂_t in (b)) as the two runs' seconds to a level both reach on
+    that objective; the worse subfigure decides."""
+    order = {REPRODUCED: 0, PARTLY: 1, NOT_MEASURED: 2, NOT_REPRODUCED: 3}
+    parts, worst = [], None
+    for name, key in (("f̃_t (a)", "history"), ("f̂_t (b)", "regret")):
+        curves = []
+        for m in ("OADMM", "OPGD"):
+            c = results[m][key]
+            curves.append(c if key == "history" else
+                          {"time": c[:, 0], "objective": c[:, 1]})
+        seconds, level = common_level_times(curves)
+        verdict, band = speed_band(seconds, level)
+        parts.append(f"{name}: " + fmt_times(seconds, ["OADMM", "OPGD"], level))
+        if worst is None or order[verdict] > order[worst]:
+            worst = verdict
+    return claim("Fig. 1: OPGD and OADMM converge almost equally fast",
+                 "\"Apart from this difference, the convergence speeds of OADMM and OPGD are "
+                 "almost the same\" (§VII-D2, Fig. 1, 'from both subfigures')",
+                 "; ".join(parts), worst, band + "; on each subfigure, the worse decides",
+                 why="the sentence compares speeds on the curves of both subfigures (objective "
+                     "against seconds): each method's time to one level both reach on that "
+                     "objective, 'almost the same' as the slower within "
+                     f"{SPEED_RATIO:g}× the faster (the rule of every speed claim here); the "
+                     "final levels are not compared, but a run that never reaches the level the "
+                     "other starts from stays behind it on the same objective, which is not "
+                     "the same speed")
+
+
+def _online_speed_claim(online: dict, keys, what: str, fig_no: str, data: str = "CBCL") -> list:
+    """Both online algorithms (``online[m][key]``: the f̃ history of OADMM or OPGD at
+    (K, ν)) converge at insensitive speeds across K (CBCL, Fig. 12, Section S-10), and "fast
+    and steadily" across the outlier densities (§VII-D4: Fig. 6 on the synthetic data,
+    Fig. 15 on CBCL). The runs differ in the level they can attain, so each curve is read on
+    its own scale; the worse algorithm decides."""
+    order = {REPRODUCED: 0, PARTLY: 1, NOT_MEASURED: 2, NOT_REPRODUCED: 3}
+    parts, worst, band = [], REPRODUCED, ""
+    for m, hists in online.items():
+        sh, level = common_level_times([hists[key] for key in keys], same_level=False)
+        verdict, band = speed_band(sh, level)
+        text = fmt_times(sh, [str(key) for key in keys], level)
+        if what != "K":  # heavier outliers: "fast and steadily"; steady alone is partly
+            rises = [late_rise(hists[key]["objective"]) for key in keys]
+            steady = all(r < LATE_RISE for r in rises)
+            verdict = (NOT_REPRODUCED if not steady or level == RISES else
+                       REPRODUCED if verdict == REPRODUCED else PARTLY)
+            text = ("late rise of f̃ above its lowest value: " + ", ".join(
+                f"{key[1]}: {r:.1%}" for key, r in zip(keys, rises)) + "; " + text)
+        parts.append(f"{m}: {text}")
+        worst = max(worst, verdict, key=order.get)
+    if what == "K":
+        return claim(f"CBCL: the online algorithms' convergence speed across {what} (Fig. "
+                     f"{fig_no})", "\"the convergence speeds are insensitive to the key "
+                     "parameters (τ, K, ρ and κ)\" (§VII-D5, Section S-10)", "; ".join(parts),
+                     worst, band + "; for OADMM and for OPGD, the worse decides",
+                     why=SPEED_WHY_K + "; the sentence is about both online algorithms")
+    where = ("§VII-D4, Fig. 6; Section S-10: \"both our online algorithms demonstrate fast "
+             "and steady convergences\" on CBCL, Fig. 15" if data == "CBCL" else
+             "§VII-D4, Fig. 6")
+    return claim(f"{data}: the online algorithms' convergence across {what} (Fig. {fig_no})",
+                 "\"our online algorithms still converge fast and steadily (without "
+                 f"fluctuations) to a stationary point even though both ν and ν̃ have "
+                 f"increased\" ({where})", "; ".join(parts),
+                 worst, "for OADMM and for OPGD, the worse deciding: not reproduced if a run is "
+                        f"unsteady (its f̃ rises by {LATE_RISE:.0%} or more above the lowest "
+                        "value it had reached, over the second half of the stream); "
+                        "reproduced if every run is steady and " + band.replace(
+                            "reproduced if ", "", 1).split("; partly")[0]
+                 + "; partly if every run is steady and descends",
+                 why="'steadily' is a curve without a late rise; 'fast' across densities that "
+                     "change the attainable level is each curve read on its own scale, as "
+                     "across K: the slowest within 1.5× the fastest time to 90% of its own "
+                     "descent (the curves are single timings)")
 
 
 # ----------------------------------------------------------------------------- Tables I, IV, V
@@ -740,22 +861,27 @@ PSNR_GREATLY = 3.0
 
 def _psnr_order_claim(results: dict, what: str, place: str) -> list:
     """Table I(a)'s ordering, on the paper's PSNR (eq. (48), the codes stored during the
-    pass, for the online methods): OADMM at least :data:`PSNR_GREATLY` dB above ONMF
-    ("greatly") and above ORPCA beyond :data:`PSNR_TIE` ("slightly"). The batch leg ("only
-    slightly underperform their batch counterparts") is reported, not judged: the batch
-    solvers stop at an iteration cap before their tolerance."""
+    pass, for the online methods): each of "our online algorithms" (OADMM and OPGD) at least
+    :data:`PSNR_GREATLY` dB above ONMF ("greatly") and above ORPCA beyond :data:`PSNR_TIE`
+    ("slightly"). The batch leg ("only slightly underperform their batch counterparts") is
+    reported, not judged: the batch solvers stop at an iteration cap before their
+    tolerance."""
     ps = {m: r.get("psnr_stored", r["psnr"]) for m, r in results.items()}
-    holds = [ps["OADMM"] - ps[ONMF] >= PSNR_GREATLY, ps["OADMM"] > ps["ORPCA"] + PSNR_TIE]
+    ours = [m for m in ("OADMM", "OPGD") if m in ps]
+    holds = [c for m in ours for c in (ps[m] - ps[ONMF] >= PSNR_GREATLY,
+                                        ps[m] > ps["ORPCA"] + PSNR_TIE)]
     return claim(what, "\"our online algorithms only slightly underperform their batch "
                        "counterparts, but slightly outperform ORPCA and greatly outperform "
                        f"ONMF\" (§VII-F, {place})",
                  "eq. (48) online, eq. (47) batch: "
                  + ", ".join(f"{m} {v:.1f}" for m, v in ps.items()),
-                 *count_band(sum(holds), 2, 1),
-                 why=f"two orderings: OADMM at least {PSNR_GREATLY:g} dB above ONMF "
-                     f"('greatly'), above ORPCA by more than the tie margin {PSNR_TIE} dB "
-                     "('slightly outperform'); the batch leg is not judged, its solvers "
-                     "stopping at an iteration cap (see the note on their last change)")
+                 *count_band(sum(holds), len(holds)),
+                 why=f"two orderings for each of the paper's online algorithms "
+                     f"({' and '.join(ours)}): at least {PSNR_GREATLY:g} dB above ONMF "
+                     f"('greatly'), above ORPCA by more than the tie margin {PSNR_TIE:g} dB "
+                     "('slightly outperform', a margin below the paper's own smallest gap, "
+                     "0.10 dB); the batch leg is not judged, its solvers stopping at an "
+                     "iteration cap (see the note on their last change)")
 
 
 @register("zhao-tan-cbcl", "001", "CBCL faces with outliers: PSNR and time (Tables I, IV, V) "
@@ -800,14 +926,16 @@ def cbcl(ctx: Context) -> Result:
         out["(contaminated data)"] = {"psnr": _psnr(X, clean), "time": 0.0}
         return out
 
-    rows, oadmm, stopped = [], {}, []
+    rows, stopped = [], []
+    online = {"OADMM": {}, "OPGD": {}}  # each online algorithm's f̃ history per (K, ν)
     for k in ks:
         for si, (nu, nut) in enumerate(settings):
             results = ctx.memo(f"zhao-tan-cbcl-{k}-{nu}", lambda k=k, si=si: setting(k, si))
             data_psnr = results.pop("(contaminated data)")["psnr"]
             rows.append([k, f"({nu}, {nut})", "(contaminated data)", f"{data_psnr:.2f}", "—",
                          "—", "—"])
-            oadmm[(k, nu)] = results["OADMM"]["history"]
+            for m in online:
+                online[m][(k, nu)] = results[m]["history"]
             stopped.append((f"K = {k}, ({nu}, {nut}):", results, data_psnr))
             for m, r in results.items():
                 rows.append([k, f"({nu}, {nut})", _method_label(m, r), f"{r['psnr']:.2f}",
@@ -898,33 +1026,7 @@ def cbcl(ctx: Context) -> Result:
                                 "15")):
         if len(keys) < 2:
             continue
-        sh, level = common_level_times([oadmm[key] for key in keys], same_level=False)
-        if what == "K":
-            res.claims.append(claim(f"CBCL: OADMM's convergence speed across {what} (Fig. "
-                                    f"{fig_no})", "\"the convergence speeds are insensitive to "
-                                    "the key parameters (τ, K, ρ and κ)\" (§VII-D5, Section "
-                                    "S-10)", fmt_times(sh, [str(key) for key in keys], level),
-                                    *speed_band(sh, level), why=SPEED_WHY_K))
-            continue
-        # heavier outliers change the data, not a parameter of the algorithm: the paper says
-        # the online algorithms "still converge fast and steadily (without fluctuations)"
-        rises = [late_rise(oadmm[key]["objective"]) for key in keys]
-        res.claims.append(claim(f"CBCL: OADMM's convergence speed across {what} (Fig. {fig_no})",
-                                "\"our online algorithms still converge fast and steadily "
-                                "(without fluctuations) to a stationary point even though both "
-                                "ν and ν̃ have increased\" (§VII-D4, Fig. 6; Section S-10 "
-                                "finds the same on CBCL)",
-                                "late rise of f̃ above its lowest value: " + ", ".join(
-                                    f"{key[1]}: {r:.1%}" for key, r in zip(keys, rises))
-                                + "; " + fmt_times(sh, [str(key) for key in keys], level),
-                                judge(False, all(r < LATE_RISE for r in rises)),
-                                "partly if every run is steady (no run's f̃ rises by "
-                                f"{LATE_RISE:.0%} or more above the lowest value it had "
-                                "reached, over the second half of the stream); never "
-                                "reproduced here",
-                                why="the sentence says 'fast and steadily': the steady half is "
-                                    "measured, while 'fast' is not comparable across data "
-                                    "sets whose attainable levels differ, so at most partly"))
+        res.claims.append(_online_speed_claim(online, keys, what, fig_no))
     res.tables.append(("PSNR (dB, peak 1, against the clean faces) and time (s)",
                        ["K", "(ν, ν̃)", "method", "PSNR (W_N codes)", "PSNR (stored codes, "
                         "eq. 48)", "time (s)", "paper PSNR"], rows))
