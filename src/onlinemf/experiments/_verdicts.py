@@ -50,6 +50,13 @@ PARTLY_FACTOR = 2.0
 TIME_TIE = 0.10
 
 
+def worst(verdicts) -> str:
+    """The least favourable of ``verdicts`` (reproduced < partly < not measured < not
+    reproduced): the verdict of a claim judged on several parts, the worse deciding."""
+    order = {REPRODUCED: 0, PARTLY: 1, NOT_MEASURED: 2, NOT_REPRODUCED: 3}
+    return max(verdicts, key=order.__getitem__)
+
+
 def judge(full: bool, partial: bool = False) -> str:
     """``reproduced`` if ``full``, else ``partly`` if ``partial``, else ``not reproduced``."""
     if full:

@@ -47,6 +47,7 @@ from ._verdicts import (
     ratio_band,
     significantly,
     speed_band,
+    worst,
 )
 
 SPEED_WHY = ("the paper plots the objective against time (Figs. 2–6, 12, 15): each run's "
@@ -725,8 +726,7 @@ def _same_speed_claim(results: dict) -> list:
     """Fig. 1: "the convergence speeds of OADMM and OPGD are almost the same", read from both
     subfigures (f̃_t in (a), f̂_t in (b)) as the two runs' seconds to a level both reach on
     that objective; the worse subfigure decides."""
-    order = {REPRODUCED: 0, PARTLY: 1, NOT_MEASURED: 2, NOT_REPRODUCED: 3}
-    parts, worst = [], None
+    parts, verdicts = [], []
     for name, key in (("f̃_t (a)", "history"), ("f̂_t (b)", "regret")):
         curves = []
         for m in ("OADMM", "OPGD"):
@@ -736,12 +736,11 @@ def _same_speed_claim(results: dict) -> list:
         seconds, level = common_level_times(curves)
         verdict, band = speed_band(seconds, level)
         parts.append(f"{name}: " + fmt_times(seconds, ["OADMM", "OPGD"], level))
-        if worst is None or order[verdict] > order[worst]:
-            worst = verdict
+        verdicts.append(verdict)
     return claim("Fig. 1: OPGD and OADMM converge almost equally fast",
                  "\"Apart from this difference, the convergence speeds of OADMM and OPGD are "
                  "almost the same\" (§VII-D2, Fig. 1, 'from both subfigures')",
-                 "; ".join(parts), worst, band + "; on each subfigure, the worse decides",
+                 "; ".join(parts), worst(verdicts), band + "; on each subfigure, the worse decides",
                  why="the sentence compares speeds on the curves of both subfigures (objective "
                      "against seconds): each method's time to one level both reach on that "
                      "objective, 'almost the same' as the slower within "
@@ -757,8 +756,7 @@ def _online_speed_claim(online: dict, keys, what: str, fig_no: str, data: str = 
     and steadily" across the outlier densities (§VII-D4: Fig. 6 on the synthetic data,
     Fig. 15 on CBCL). The runs differ in the level they can attain, so each curve is read on
     its own scale; the worse algorithm decides."""
-    order = {REPRODUCED: 0, PARTLY: 1, NOT_MEASURED: 2, NOT_REPRODUCED: 3}
-    parts, worst, band = [], REPRODUCED, ""
+    parts, verdicts, band = [], [], ""
     for m, hists in online.items():
         sh, level = common_level_times([hists[key] for key in keys], same_level=False)
         verdict, band = speed_band(sh, level)
@@ -771,12 +769,12 @@ def _online_speed_claim(online: dict, keys, what: str, fig_no: str, data: str = 
             text = ("late rise of f̃ above its lowest value: " + ", ".join(
                 f"{key[1]}: {r:.1%}" for key, r in zip(keys, rises)) + "; " + text)
         parts.append(f"{m}: {text}")
-        worst = max(worst, verdict, key=order.get)
+        verdicts.append(verdict)
     if what == "K":
         return claim(f"CBCL: the online algorithms' convergence speed across {what} (Fig. "
                      f"{fig_no})", "\"the convergence speeds are insensitive to the key "
                      "parameters (τ, K, ρ and κ)\" (§VII-D5, Section S-10)", "; ".join(parts),
-                     worst, band + "; for OADMM and for OPGD, the worse decides",
+                     worst(verdicts), band + "; for OADMM and for OPGD, the worse decides",
                      why=SPEED_WHY_K + "; the sentence is about both online algorithms")
     where = ("§VII-D4, Fig. 6; Section S-10: \"both our online algorithms demonstrate fast "
              "and steady convergences\" on CBCL, Fig. 15" if data == "CBCL" else
@@ -785,7 +783,8 @@ def _online_speed_claim(online: dict, keys, what: str, fig_no: str, data: str = 
                  "\"our online algorithms still converge fast and steadily (without "
                  f"fluctuations) to a stationary point even though both ν and ν̃ have "
                  f"increased\" ({where})", "; ".join(parts),
-                 worst, "for OADMM and for OPGD, the worse deciding: not reproduced if a run is "
+                 worst(verdicts),
+                 "for OADMM and for OPGD, the worse deciding: not reproduced if a run is "
                         f"unsteady (its f̃ rises by {LATE_RISE:.0%} or more above the lowest "
                         "value it had reached, over the second half of the stream); "
                         "reproduced if every run is steady and " + band.replace(
