@@ -2,6 +2,7 @@
 verdict and a band, its tables are filled and its figures written (a smoke test: the numbers
 at this size mean nothing)."""
 
+import math
 import os
 
 import numpy as np
@@ -186,27 +187,43 @@ def test_seeded_step_grid_reaches_the_same_multiplier_in_fewer_fits():
                        memo=_scripted_memo(f, wrong)) == 16 and min(wrong) == 8
 
 
-def test_sensitivity_note_names_the_earliest_and_latest_runs():
-    """The note behind a failed speed claim quotes the measured runs it compares: the
-    earliest and latest to the common level, and each run's first and final objective; runs
-    that share no descent are named so."""
-    from onlinemf.experiments.zhao_divergences import _sensitivity_why
+def test_sensitivity_split_separates_samples_from_cost_per_sample():
+    """A sensitivity comparison's time is split, run by run, into the samples seen when the
+    level was reached and the milliseconds per sample: runs that need the same samples at a
+    tenth of the cost per sample differ by cost, and across τ the cost per step (ms per
+    sample × τ) is reported beside it."""
+    from onlinemf.experiments.zhao_divergences import _speed_row, _split_note
 
-    hists = [{"objective": np.array([a, b])} for a, b in ((130.0, 119.4), (3.0, 0.1579),
-                                                           (2.0, 0.0546))]
-    why = _sensitivity_why("is", "n_components", [10, 20, 40], hists, [0.91, 0.05, 0.08])
-    assert "n_components=20 reaches the common level after 0.05" in why
-    assert "n_components=10 after 0.91" in why
-    assert "n_components=10: 130 → 119.4" in why
-    flat = _sensitivity_why("l1", "a", [1, 2], hists[:2], None)
-    assert "no speed to compare" in flat and "a=1: 130 → 119.4" in flat
-    # over K, each run's own descent, with the samples it had seen and its cost per sample
-    timed = [{**h, "time": np.array([0.0, t]), "n_samples": np.array([0, 1000])}
-             for h, t in zip(hists, (2.0, 4.0, 8.0))]
-    own = _sensitivity_why("kl", "n_components", [10, 20, 40], timed, [2.0, 4.0, 8.0],
-                           own=True)
-    assert "n_components=10 reaches 90% of its own descent after 2 s" in own
-    assert "n_components=40: 1e+03 samples, 8 ms per sample" in own
+    # τ = 1 and 10 reach the level after 500 samples; τ = 1 costs 10× per sample
+    hists = [{"objective": np.array([1.0, 0.5, 0.1]), "time": np.array([0.0, t / 2, t]),
+              "n_samples": np.array([0, 500, 1000])} for t in (10.0, 1.0)]
+    reach = [5.0, 0.5]
+    row, spread = _speed_row("kl", "batch_size", [1, 10], hists, reach, "fresh codes")
+    assert row[:3] == ["kl", "τ = 1 / 10", "fresh codes"]
+    assert row[5] == "500 / 500" and row[6] == "10 / 1"
+    assert spread == (1.0, 10.0, 1.0)  # same samples, 10× per sample, equal per step
+    note = _split_note({"batch_size": [spread], "a": []})
+    assert "samples to the level differ 1–1×" in note and "per step only 1–1×" in note
+    assert "across a" not in note  # no comparison with a speed, nothing said
+    # a run that never reaches the level: no spread, and the row says "never"
+    row, spread = _speed_row("l2", "a", [2e3, 2e4], hists, [math.inf, 0.5], "fresh codes")
+    assert spread is None and row[5].startswith("never")
+    row, spread = _speed_row("l1", "a", [2e3, 2e4], hists, None, "the paper's metric")
+    assert spread is None and row[4] == "no speed to compare" and row[5] == "—"
+
+
+def test_split_text_gives_each_runs_time_and_its_split():
+    """A failed speed comparison of the outlier experiments names each run's seconds to the
+    level and splits them into samples and milliseconds per sample."""
+    from onlinemf.experiments.zhao_tan_outliers import split_text
+
+    # 90% of the descent 1 → 0.1 is 0.19, first reached at the fourth record (400 samples)
+    hists = [{"objective": np.array([1.0, 0.5, 0.2, 0.12, 0.1]), "time": np.arange(1, 6) * c,
+              "n_samples": np.arange(1, 6) * 100} for c in (1.0, 3.0)]
+    text = split_text("OADMM across K", ["K=25", "K=49"], hists, same_level=False)
+    assert text.startswith("OADMM across K: seconds to reach 90% of its own descent")
+    assert "K=25: 400 samples, 10 ms per sample" in text
+    assert "K=49: 400 samples, 30 ms per sample" in text
 
 
 def test_stall_note_names_the_runs_that_never_left_their_start():

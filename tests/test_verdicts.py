@@ -1,6 +1,7 @@
 """Verdict bands of the reproduction claims, and the report's claims.csv and summary."""
 
 import csv
+import math
 import os
 
 import numpy as np
@@ -28,6 +29,8 @@ from onlinemf.experiments._verdicts import (
     ordered,
     ratio_band,
     speed_band,
+    speed_parts,
+    speed_split,
 )
 
 
@@ -129,6 +132,25 @@ def _hist(objective):
     objective = np.asarray(objective, dtype=float)
     return {"objective": objective, "n_samples": np.arange(1, objective.size + 1) * 10,
             "time": np.arange(1, objective.size + 1) * 0.5}
+
+
+def test_speed_parts_split_a_runs_time_into_samples_and_cost():
+    """A run's seconds to a level are split into the samples it had seen by then and its
+    milliseconds per sample: the same curve at twice the cost per sample needs the same
+    samples and twice the milliseconds; a run that never reaches the level says so."""
+    cheap = _hist(np.linspace(10.0, 1.0, 100))  # 0.5 s per 10 samples: 50 ms per sample
+    dear = {**cheap, "time": cheap["time"] * 2}
+    seconds, _ = common_level_times([cheap, dear])
+    samples, cost = speed_parts([cheap, dear], seconds)
+    assert samples[0] == samples[1] == cheap["n_samples"][np.flatnonzero(
+        cheap["time"] >= seconds[0])[0]]
+    assert cost == [50.0, 100.0]
+    assert speed_parts([cheap], None) == ([None], [50.0])
+    assert speed_parts([cheap], [math.inf])[0] == [math.inf]
+    text = speed_split(["a", "b"], [cheap, dear], seconds)
+    assert f"a: {samples[0]:.3g} samples, 50 ms per sample" in text
+    assert "b:" in text and "100 ms per sample" in text
+    assert speed_split(["a"], [cheap], [math.inf]) == "a: never, 50 ms per sample"
 
 
 def test_convergence_speed_is_time_to_a_common_level():

@@ -30,7 +30,7 @@ __all__ = ["REPRODUCED", "PARTLY", "NOT_REPRODUCED", "NOT_MEASURED", "VERDICTS",
            "ratio_band", "direction_band", "at_least", "at_most", "ordered", "lowest",
            "count_band", "SIGNIFICANT", "SIGNIFICANT_PARTLY", "SIGNIFICANT_WHY", "significantly",
            "SPEED_RATIO", "SPEED_RATIO_PARTLY", "OWN_SCALE_WHY", "common_level_times",
-           "speed_band", "fmt_times", "LATE_RISE", "late_rise"]
+           "speed_band", "fmt_times", "speed_parts", "speed_split", "LATE_RISE", "late_rise"]
 
 REPRODUCED = "reproduced"
 PARTLY = "partly"
@@ -317,6 +317,37 @@ def fmt_times(seconds, labels, level) -> str:
     return (f"seconds to reach {what}: "
             + ", ".join(f"{lab}: {s:.3g}" for lab, s in zip(labels, seconds))
             + f" (slowest/fastest {ratio:.2f}×)")
+
+
+def speed_parts(histories, seconds=None) -> tuple[list, list]:
+    """Each run's time to a level split in two: the samples it had seen when it reached the
+    level (``seconds``, from :func:`common_level_times`; ``inf`` for a run that never did,
+    all None without ``seconds``) and its milliseconds per sample over its whole run. A run
+    slow for want of descent per sample needs more samples; a run slow for the cost of its
+    steps needs more milliseconds per sample. Each history has ``time`` and
+    ``n_samples``."""
+    import numpy as np
+
+    samples, cost = [], []
+    for i, h in enumerate(histories):
+        t = np.asarray(h["time"], dtype=float)
+        n = np.asarray(h["n_samples"], dtype=float)
+        cost.append(float(t[-1] / max(n[-1], 1.0) * 1e3))
+        if seconds is None:
+            samples.append(None)
+        elif not math.isfinite(seconds[i]):
+            samples.append(math.inf)
+        else:
+            samples.append(float(n[np.flatnonzero(t >= seconds[i])[0]]))
+    return samples, cost
+
+
+def speed_split(labels, histories, seconds=None) -> str:
+    """:func:`speed_parts` in words, one ``label: samples, ms per sample`` per run."""
+    samples, cost = speed_parts(histories, seconds)
+    return ", ".join(f"{lab}: " + ("" if s is None else "never, " if math.isinf(s) else
+                                   f"{s:.3g} samples, ") + f"{c:.3g} ms per sample"
+                     for lab, s, c in zip(labels, samples, cost))
 
 
 #: "converges" / "fails to converge": a curve that rises over the second half of its run by
