@@ -226,6 +226,22 @@ def test_split_text_gives_each_runs_time_and_its_split():
     assert "K=49: 400 samples, 30 ms per sample" in text
 
 
+def test_time_ratio_spread_over_the_runs():
+    """A judged time ratio is given with its range over every pair of the two methods'
+    timed runs, read from the runs themselves or from a kept table cell (a replaced run left
+    out); a single timing gives no range."""
+    from onlinemf.experiments._timing import TimedRuns
+    from onlinemf.experiments.zhao_tan_outliers import _run_seconds, _spread
+
+    cell = "1.75 s (median of 3 runs: 1.75, 9.9 replaced, 1.74, 1.91; CPU share ≥ 1.00)"
+    assert _run_seconds(cell) == [1.75, 1.74, 1.91]
+    assert _run_seconds("12.34 (one run)") == [] and _run_seconds("12.34") == []
+    assert _run_seconds({"runs": TimedRuns(wall=[4.4, 4.2, 9.0], replaced=[2])}) == [4.4, 4.2]
+    runs = {"ORPCA": [1.75, 1.74, 1.91], "OPGD": [4.41, 4.26, 4.2]}
+    assert _spread(runs, "ORPCA", "OPGD") == " (0.39–0.45× over the runs)"
+    assert _spread({"ORPCA": [1.7]}, "ORPCA", "OPGD") == ""
+
+
 def test_stall_note_names_the_runs_that_never_left_their_start():
     """A spread sensitivity grid is explained from its runs: a value whose f̃ fell by less
     than 1% over the stream is named as stalled, a learning one is not."""
