@@ -391,3 +391,23 @@ def test_pronounced_diagonal_reads_the_diagonal_share_not_the_trace():
                     "depth 3: 2.5e-05 vs 1e-05", "x", "y"]]
     (again,) = [c for c in _rejudge_wan(kept).claims if c[0] == DIAGONAL]
     assert again[3] == REPRODUCED
+
+
+def test_table_one_diagnosis_counts_words_ranks_and_the_corpus_peak():
+    """The SOTU diagnosis reports each of Table I's words with its corpus count and best rank
+    over the learned topics (a word outside the vocabulary marked), and a dated topic's words
+    per thousand inside its years against outside, from the counts themselves."""
+    from onlinemf.experiments.wang_chi_poisson import TABLE_ONE, _table_one_diagnosis
+
+    terms = ["iraq", "war", "enemy", "island", "filler"]
+    years = np.array([1900, 1920, 1930, 2005])
+    # document counts: war and enemy in the 1920s and 1930s, iraq in 2005, island in 1900
+    Y = np.array([[0, 1, 0, 3, 6], [0, 4, 2, 0, 4], [0, 2, 2, 0, 6], [5, 0, 0, 0, 5]], float)
+    D = np.array([[0.1, 0.9, 0.5, 0.0, 0.2], [0.9, 0.0, 0.1, 0.3, 0.2]])
+    text = _table_one_diagnosis(D, Y, terms, years)
+    assert "iraq 5× (rank 1)" in text and "war 7× (rank 1)" in text
+    assert "enemy 4× (rank 2)" in text and "terrorists —" in text
+    # war / enemy / japanese / german in 1917–1945: (6 + 4) / 10 per document inside, 1/10
+    # and 0/10 outside
+    assert f"{' / '.join(TABLE_ONE[1])}: 500.00 per thousand words in 1917–1945 against " \
+           "50.00 outside" in text
