@@ -57,7 +57,7 @@ def wan(ctx: Context) -> Result:
     r = 45
     n_iter, batch, steps = ctx.pick((30, 100, 5000), (300, 100, 50_000), tiny=(3, 50, 300))
     res = Result()
-    rows, traces = [], []
+    rows, traces, shares = [], [], []
     for depth in (1, 2, 3):
         est = NetworkDictionaryLearning(r, motif=path_motif(depth, depth), n_iter=n_iter,
                                         batch_size=batch, alpha=0.6, chain="glauber",
@@ -73,6 +73,7 @@ def wan(ctx: Context) -> Result:
         # larger trace without a more pronounced diagonal
         traces.append((float(np.trace(R) / max(R.sum(), 1e-300)),
                        float(np.trace(An) / max(An.sum(), 1e-300))))
+        shares.append(_diagonal_shares(est, An, ctx.seed) + (traces[-1][0],))
         norm_r, err = np.linalg.norm(R), np.linalg.norm(An - R)
         paper = PAPER_WAN[depth] if real else ("—", "—")
         rows.append([f"depth-{depth} wedge ({2 * depth + 1}×{2 * depth + 1})",
@@ -93,12 +94,38 @@ def wan(ctx: Context) -> Result:
                f"{os.path.join(ctx.data_dir, 'wan', 'twain_1.txt')} not found")
         res.notes.append(f"**Fell back to Les Misérables**: {why}; the paper's numbers "
                          "need the real WAN (`--data-dir ../shared/data`).")
+    res.notes.append(
+        f"The diagonal's share of the mass, tr/Σ, along the pipeline (A itself: "
+        f"{traces[0][1]:.4f}): " + "; ".join(
+            f"depth {d}: the sampled patches {p:.4f}, the learned patches (weighted by their "
+            f"importance) {w:.4f}, Â {r_:.4f}" for d, (p, w, r_) in enumerate(shares, 1))
+        + ". Â averages the patches' reconstructions over the node pairs each chain state "
+        "covers, so a share that holds from the sampled to the learned patches and falls "
+        "from them to Â is lost in that averaging, not in the learning.")
     res.notes.append(f"Data: {src}, normalized by its maximum; r = {r}, λ = 0.6 to learn and "
                      f"0.2 to reconstruct (the authors' code); {n_iter} online steps of {batch} "
                      f"Glauber states; reconstruction from {steps} steps (the paper uses "
                      "50000). One seed (the implementation's check asks for the average of "
                      "three).")
     return res
+
+
+def _diagonal_shares(est, A, seed, n_states: int = 5000) -> tuple[float, float]:
+    """The diagonal's share of the mass (trace over sum) of the k×k patches at
+    ``n_states`` states of a fresh chain of the fitted NDL ``est`` on the normalized network
+    A, and of its learned patches weighted by their importance: where along the pipeline a
+    reconstruction's diagonal gains or loses weight."""
+    from ..graphs import as_adjacency
+
+    chain = est._chain(as_adjacency(A), est.motif_, seed)
+    _, X = chain.sample_patches(n_states)
+    k = est.motif_.shape[0]
+    P = np.asarray(X).reshape(-1, k, k)
+    sampled = float(np.trace(P, axis1=1, axis2=2).sum() / max(P.sum(), 1e-300))
+    W, imp = est.patches_, est.importance_
+    learned = float(imp @ np.trace(W, axis1=1, axis2=2) / max(imp @ W.sum(axis=(1, 2)),
+                                                              1e-300))
+    return sampled, learned
 
 
 def _patch_figure(ctx: Context, res: Result, est, name: str, caption: str) -> None:
