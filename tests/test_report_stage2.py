@@ -411,3 +411,21 @@ def test_table_one_diagnosis_counts_words_ranks_and_the_corpus_peak():
     # and 0/10 outside
     assert f"{' / '.join(TABLE_ONE[1])}: 500.00 per thousand words in 1917–1945 against " \
            "50.00 outside" in text
+
+
+def test_psnr_split_scores_corrupted_and_untouched_pixels_apart():
+    """The faces' PSNR is split between the pixels the noise hit (where the noisy image
+    differs from the clean one) and the rest: a reconstruction that repairs the hit pixels
+    scores high on them, the noisy image itself is exact (∞) on the untouched ones."""
+    from onlinemf.experiments.zhao_divergences import _psnr_split
+
+    clean = np.full((2, 4), 100.0)
+    noisy = clean.copy()
+    noisy[:, 0] = 255.0  # one hit pixel per image, off by 155
+    fixed = clean.copy()
+    fixed[:, 0] = 100.0 + 2.55  # the hit pixel repaired to within 1% of the peak
+    recon = {"OL": fixed, "OL-Wang": noisy, "Batch": clean + 2.55}
+    out = _psnr_split(clean, noisy, recon)
+    assert out[:2] == [f"{20 * np.log10(255 / 155):.1f}", "∞"]
+    assert out[2:4] == ["40.0", "∞"]  # OL: repaired hit pixels, untouched ones kept
+    assert out[4:6] == [out[0], "∞"] and out[6:] == ["40.0", "40.0"]
