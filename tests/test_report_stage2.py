@@ -429,3 +429,19 @@ def test_psnr_split_scores_corrupted_and_untouched_pixels_apart():
     assert out[:2] == [f"{20 * np.log10(255 / 155):.1f}", "∞"]
     assert out[2:4] == ["40.0", "∞"]  # OL: repaired hit pixels, untouched ones kept
     assert out[4:6] == [out[0], "∞"] and out[6:] == ["40.0", "40.0"]
+
+
+def test_tied_top_words_are_counted_and_matched_whole():
+    """A topic whose weights tie across its 10th place has a tied set larger than 10 (its
+    top 10 is an arbitrary pick); Table VI's rule can then read the whole set."""
+    from onlinemf.experiments.zhao_divergences import TABLE_SIX, _tie_note, _top_tie
+
+    row = np.r_[np.full(12, 1.0), np.linspace(0.5, 0.1, 8)]
+    assert _top_tie(row).tolist() == list(range(12))
+    assert _top_tie(np.linspace(1.0, 0.0, 20)).tolist() == list(range(10))
+    # a topic holding the space words only beyond a 10-word cut of its tie: matched whole
+    space = list(TABLE_SIX["space"])
+    terms = [f"w{i}" for i in range(10)] + space[:3] + [f"x{i}" for i in range(7)]
+    comps = np.vstack([np.r_[np.full(13, 1.0), np.zeros(7)], np.linspace(1.0, 0.0, 20)])
+    text = _tie_note(comps, terms)
+    assert "number 13, 10" in text and "space: topic 0 (3/8)" in text
