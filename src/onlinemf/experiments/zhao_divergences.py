@@ -42,6 +42,7 @@ from ._verdicts import (
     significantly,
     speed_band,
     speed_parts,
+    speed_split,
 )
 
 FIG2 = ("\"our online algorithm OL converges significantly faster than Batch for all the "
@@ -207,7 +208,9 @@ def _earlier_method_claim(loss: str, oh: dict, h: dict, curves=None) -> list:
         measured = ("with fresh codes on the first " f"{FIG2_FRESH_ROWS} rows, "
                     + fmt_times(seconds, ["OL", name], level)
                     + ("" if seconds is None else
-                       f"; {name} time / OL time {seconds[1] / max(seconds[0], 1e-12):.2f}"))
+                       f"; {name} time / OL time {seconds[1] / max(seconds[0], 1e-12):.2f}")
+                    + "; samples by then, and each one's cost: "
+                    + speed_split(["OL", name], list(curves), seconds))
         return claim(f"{loss}: OL as fast as {name}", quote, measured, verdict, band,
                      why="'as fast as' is no direction: the ratio within a third of 1 "
                          "(0.75–1.33), partly within ×2 of that; each method's dictionaries "
