@@ -202,9 +202,11 @@ def test_sensitivity_split_separates_samples_from_cost_per_sample():
     assert row[:3] == ["kl", "τ = 1 / 10", "fresh codes"]
     assert row[5] == "500 / 500" and row[6] == "10 / 1"
     assert spread == (1.0, 10.0, 1.0)  # same samples, 10× per sample, equal per step
-    note = _split_note({"batch_size": [spread], "a": []})
+    note = _split_note({"batch_size": [spread], "a": []}, [1, 10])
     assert "samples to the level differ 1–1×" in note and "per step only 1–1×" in note
     assert "across a" not in note  # no comparison with a speed, nothing said
+    assert "for 10 times the samples" in note
+    assert _split_note({"batch_size": [], "a": []}, [1, 10]) == ""
     # a run that never reaches the level: no spread, and the row says "never"
     row, spread = _speed_row("l2", "a", [2e3, 2e4], hists, [math.inf, 0.5], "fresh codes")
     assert spread is None and row[5].startswith("never")
@@ -215,15 +217,21 @@ def test_sensitivity_split_separates_samples_from_cost_per_sample():
 def test_split_text_gives_each_runs_time_and_its_split():
     """A failed speed comparison of the outlier experiments names each run's seconds to the
     level and splits them into samples and milliseconds per sample."""
+    from onlinemf.experiments._verdicts import common_level_times
     from onlinemf.experiments.zhao_tan_outliers import split_text
 
     # 90% of the descent 1 → 0.1 is 0.19, first reached at the fourth record (400 samples)
     hists = [{"objective": np.array([1.0, 0.5, 0.2, 0.12, 0.1]), "time": np.arange(1, 6) * c,
               "n_samples": np.arange(1, 6) * 100} for c in (1.0, 3.0)]
-    text = split_text("OADMM across K", ["K=25", "K=49"], hists, same_level=False)
+    text = split_text("OADMM across K", ["K=25", "K=49"], hists,
+                      *common_level_times(hists, same_level=False))
     assert text.startswith("OADMM across K: seconds to reach 90% of its own descent")
     assert "K=25: 400 samples, 10 ms per sample" in text
     assert "K=49: 400 samples, 30 ms per sample" in text
+    # no speed to compare: the reason, and each run's cost alone
+    rising = [{**h, "objective": h["objective"][::-1]} for h in hists]
+    text = split_text("PGD across kappa", ["a", "b"], rising, *common_level_times(rising))
+    assert "ends above its start" in text and "a: 10 ms per sample" in text
 
 
 def test_time_ratio_spread_over_the_runs():

@@ -165,10 +165,14 @@ def test_batch_stop_note_reports_the_cap_the_last_change_and_psnrs_below_the_inp
 
 
 def test_outlying_run_and_rising_curve_notes_only_when_the_numbers_call_for_them():
-    assert _outlying_run("is", "n_components", [10, 20], [0.2, 0.1], "paper") == ""
-    note = _outlying_run("is", "n_components", [10, 20, 40], [119.4, 0.16, 0.05], "paper")
-    assert "119.4" in note and "not a blow-up" in note and "K=20: 0.16" in note
-    quick = _outlying_run("is", "n_components", [10, 20], [50.0, 0.1], "quick")
+    assert _outlying_run("is", "n_components", [10, 20], [0.2, 0.1], "paper",
+                         [0.2, 0.1]) == ""
+    # the diagnosed run's fresh-code score is set beside the others' fresh-code finals
+    note = _outlying_run("is", "n_components", [10, 20, 40], [119.4, 0.16, 0.05], "paper",
+                         [0.19, 0.084, 0.035])
+    assert "119.4" in note and "not a blow-up" in note and "K=20: 0.084" in note
+    assert "(0.19 on the first" in note and "K=20: 0.16" not in note
+    quick = _outlying_run("is", "n_components", [10, 20], [50.0, 0.1], "quick", [0.2, 0.1])
     assert "50" in quick and "Re-running" not in quick
     hist = {"objective": np.array([0.318, 0.498])}
     assert "0.318 → 0.498" in _earlier_rise_note("huber", "OL-Wang", hist)
@@ -409,8 +413,8 @@ def test_table_one_diagnosis_counts_words_ranks_and_the_corpus_peak():
     assert "enemy 4× (rank 2)" in text and "terrorists —" in text
     # war / enemy / japanese / german in 1917–1945: (6 + 4) / 10 per document inside, 1/10
     # and 0/10 outside
-    assert f"{' / '.join(TABLE_ONE[1])}: 500.00 per thousand words in 1917–1945 against " \
-           "50.00 outside" in text
+    assert f"{' / '.join(TABLE_ONE[1])}: 500.00 per thousand counted terms in 1917–1945 " \
+           "against 50.00 outside" in text
 
 
 def test_psnr_split_scores_corrupted_and_untouched_pixels_apart():

@@ -99,9 +99,10 @@ def wan(ctx: Context) -> Result:
         f"{traces[0][1]:.4f}): " + "; ".join(
             f"depth {d}: the sampled patches {p:.4f}, the learned patches (weighted by their "
             f"importance) {w:.4f}, Â {r_:.4f}" for d, (p, w, r_) in enumerate(shares, 1))
-        + ". Â averages the patches' reconstructions over the node pairs each chain state "
-        "covers, so a share that holds from the sampled to the learned patches and falls "
-        "from them to Â is lost in that averaging, not in the learning.")
+        + ". Â re-codes each sampled patch with the learned patches (λ = 0.2, where learning "
+        "used 0.6) and averages the results over the node pairs each chain state covers: a "
+        "share that holds from the sampled to the learned patches and falls from them to Â "
+        "is lost in that reconstruction, not in the learning.")
     res.notes.append(f"Data: {src}, normalized by its maximum; r = {r}, λ = 0.6 to learn and "
                      f"0.2 to reconstruct (the authors' code); {n_iter} online steps of {batch} "
                      f"Glauber states; reconstruction from {steps} steps (the paper uses "

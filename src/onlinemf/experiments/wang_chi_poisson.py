@@ -745,7 +745,9 @@ def _table_one_diagnosis(D, Y, terms, years) -> str:
     """What the corpus and the learned topics hold of Table I's words, measured: each word's
     count in the corpus and its best rank over the learned topics (``—`` when the vocabulary
     lacks it), and, for the topics Fig. 10 dates, the share of their words among all words
-    inside their years against outside (what the corpus itself says of the peak)."""
+    inside their years against outside: the addresses' mean rate of those words per
+    thousand counted terms (the vocabulary kept after the filtering), what the corpus itself
+    says of the peak."""
     terms = np.asarray(terms)
     index = {t: i for i, t in enumerate(terms)}
     ranks = np.argsort(np.argsort(-D, axis=1), axis=1)  # ranks[j, w]: w's rank in topic j
@@ -765,11 +767,12 @@ def _table_one_diagnosis(D, Y, terms, years) -> str:
         inside = (years >= lo) & (years <= hi)
         rate = Y[:, cols].sum(axis=1) / np.maximum(Y.sum(axis=1), 1.0)
         share.append(f"{' / '.join(TABLE_ONE[t])}: {1e3 * rate[inside].mean():.2f} per "
-                     f"thousand words in {lo}–{hi} against {1e3 * rate[~inside].mean():.2f} "
-                     "outside")
+                     f"thousand counted terms in {lo}–{hi} against "
+                     f"{1e3 * rate[~inside].mean():.2f} outside")
     return ("Table I's words in this corpus (count, and best rank over the learned topics' "
             "word lists): " + "; ".join(parts) + ". The dated topics' words in the "
-            "addresses themselves: " + "; ".join(share) + ".")
+            "addresses themselves (each address's rate among its terms of the vocabulary, "
+            "averaged): " + "; ".join(share) + ".")
 
 
 def _rejudge_sotu(res: Result) -> Result:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import time
 
 import numpy as np
@@ -339,8 +340,6 @@ def _run_seconds(entry) -> list[float]:
     """The seconds of the timed runs that count, from a :class:`TimedRuns`, a result with
     ``runs``, or a kept table cell ``"12.3 s (median of 3 runs: 12.1, 31 replaced, 12.3;
     …)"``; empty for a single timing."""
-    import re
-
     if isinstance(entry, dict):
         entry = entry.get("runs")
     if hasattr(entry, "kept"):
@@ -352,7 +351,7 @@ def _run_seconds(entry) -> list[float]:
 
 
 def _spread(runs: dict, a: str, b: str) -> str:
-    """`` (a/b over the runs: lo–hi×)``: the ratio's range over every pair of the two
+    """`` (lo–hi× over the runs)``: the ratio a/b's range over every pair of the two
     methods' timed runs, or nothing without runs: how far a ratio can move within the
     timings' own spread."""
     ra, rb = runs.get(a) or [], runs.get(b) or []
@@ -514,13 +513,46 @@ def _series_styles(n: int):
 STALL = 0.01  # a run whose f̃ falls by less than 1% over the stream did not learn
 
 
-def split_text(name: str, labels, hists, same_level: bool = True) -> str:
-    """One speed comparison's runs, each one's seconds to the level split into samples and
+def split_text(name: str, labels, hists, seconds, level) -> str:
+    """One speed comparison's runs (``seconds``, ``level`` from
+    :func:`common_level_times`), each one's seconds to the level split into samples and
     milliseconds per sample (:func:`speed_split`): a run slow for its descent per sample
     needs more samples, one slow for its step's cost more milliseconds per sample."""
-    seconds, level = common_level_times(hists, same_level=same_level)
-    return f"{name}: " + (fmt_times(seconds, labels, level) + "; "
-                          if seconds is not None else "") + speed_split(labels, hists, seconds)
+    return (f"{name}: " + fmt_times(seconds, labels, level) + "; "
+            + speed_split(labels, hists, seconds))
+
+
+def _caps_diagnosis(X, k: int, seed, stalled) -> dict:
+    """For each stalled grid run ``(param, value, solver)``: f̃'s first and final value over
+    one pass of the stream prefix X, with the inner solves' caps (code_max_iter,
+    dict_max_iter) as the grid runs have them and ten times larger."""
+    out = {}
+    for param, v, solver in stalled:
+        for mult in (1, 10):
+            sol = RobustSolver(solver, **({param: v} if param in ("rho", "kappa") else {}))
+            sol.set_params(code_max_iter=sol.code_max_iter * mult,
+                           dict_max_iter=sol.dict_max_iter * mult)
+            kw = {"batch_size": 5, **({param: v} if param == "batch_size" else {})}
+            h = OnlineRobustNMF(k, scale=None, settings="paper", solver=sol,
+                                random_state=seed, **kw, **ONE_PASS).fit(X).history_
+            out[(f"{param} = {v:g}, {solver.upper()}", mult)] = (
+                float(h["objective"][0]), float(h["objective"][-1]), X.shape[0])
+    return out
+
+
+def _caps_note(caps: dict) -> str:
+    """:func:`_caps_diagnosis` in words: does a tenfold cap let a stalled run descend?"""
+    parts, n = [], 0
+    for name in dict.fromkeys(name for name, _ in caps):
+        (f1, l1, n), (f10, l10, _) = caps[(name, 1)], caps[(name, 10)]
+        parts.append(f"{name}: f̃ {f1:.4g} → {l1:.4g} ({100 * (l1 - f1) / f1:+.1f}%) with the "
+                     f"caps, {f10:.4g} → {l10:.4g} ({100 * (l10 - f10) / f10:+.1f}%) with ten "
+                     "times the caps")
+    return (f"The grid runs that never left their starting level, re-run on the stream's "
+            f"first {n} samples with the inner solves' iteration caps (code_max_iter, "
+            "dict_max_iter) as in the grid and ten times larger: " + "; ".join(parts)
+            + ". A run that descends once its caps grow stalled at them; one that does not, "
+            "stalls for another reason.")
 
 
 def stall_note(param: str, solver: str, hists: dict) -> str:
@@ -661,7 +693,7 @@ def synthetic(ctx: Context) -> Result:
              ("kappa", [0.1, 0.4, 0.7, 1.0], "pgd")]
     if ctx.quick:
         grids = [(p_, v[::3], s_) for p_, v, s_ in grids]
-    sens, splits = [], []
+    sens, splits, stalled = [], [], []
     styles = _series_styles(sum(len(v) for _, v, _ in grids))  # one style per series
     words = {"batch_size": ("Fig. 2", "\"different values of τ have very little effects on "
                             "the convergence speeds of both our online algorithms\""),
@@ -704,8 +736,19 @@ def synthetic(ctx: Context) -> Result:
             res.notes.append(stall_note(param, solver, hists))
         if verdict != REPRODUCED:
             splits.append(split_text(f"{solver.upper()} across {param}",
-                                     [f"{param}={v:g}" for v in values], list(hists.values())))
+                                     [f"{param}={v:g}" for v in values], list(hists.values()),
+                                     shares, level))
+        stalled += [(param, v, solver) for v, h in hists.items()
+                    if h["objective"][0] - h["objective"][-1] < STALL * h["objective"][0]]
     axes[1].set(xlabel="time (s)", ylabel="f̃_t", yscale="log", title="Figs. 2, 4, 5")
+    if stalled:  # do the stalled runs stall at the inner solves' caps? (an untimed piece)
+        key = "-".join(f"{p_}{v:g}" for p_, v, _ in stalled)
+        try:
+            caps = ctx.memo(f"zhao-tan-synthetic-caps-x10-{key}", lambda: _caps_diagnosis(
+                d.X[:ctx.pick(2000, 5000, tiny=200)], k, ctx.seed, stalled))
+            res.notes.append(_caps_note(caps))
+        except PieceMissing:
+            pass
     res.claims += _batch_sensitivity_claims()
     # Fig. 3: K = 25 and 100 beside the canonical K — OADMM's convergence speed, read as the
     # seconds each run needs to cover 90% of its own descent (K changes the attainable level)
@@ -714,8 +757,8 @@ def synthetic(ctx: Context) -> Result:
           if kk != k else results["OADMM"]["history"] for kk in ks]
     shares, level = common_level_times(hk, same_level=False)
     if speed_band(shares, level)[0] != REPRODUCED:
-        splits.append(split_text("OADMM across K", [f"K={kk}" for kk in ks], hk,
-                                 same_level=False))
+        splits.append(split_text("OADMM across K", [f"K={kk}" for kk in ks], hk, shares,
+                                 level))
     res.claims.append(claim("convergence speed across K (Fig. 3)",
                             "\"the convergence speeds of both our online and batch algorithms "
                             "are insensitive to this parameter\" (§VII-D3, Fig. 3)",
@@ -754,8 +797,9 @@ def synthetic(ctx: Context) -> Result:
         res.claims.append(_online_speed_claim(online, list(online["OADMM"]), "(ν, ν̃)", "6",
                                               data="synthetic"))
         for m, by_key in online.items():
+            runs = list(by_key.values())
             splits.append(split_text(f"{m} across (ν, ν̃)", [str(key[1]) for key in by_key],
-                                     list(by_key.values()), same_level=False))
+                                     runs, *common_level_times(runs, same_level=False)))
     except PieceMissing:  # a kept-only assembly before the curves were run
         res.missing.append("Fig. 6's curves")
         res.claims.append(claim("synthetic: the online algorithms' convergence across (ν, ν̃) "
