@@ -449,3 +449,20 @@ def test_tied_top_words_are_counted_and_matched_whole():
     comps = np.vstack([np.r_[np.full(13, 1.0), np.zeros(7)], np.linspace(1.0, 0.0, 20)])
     text = _tie_note(comps, terms)
     assert "number 13, 10" in text and "space: topic 0 (3/8)" in text
+
+
+def test_caps_diagnosis_reruns_a_stalled_run_with_its_caps_and_ten_times_them():
+    """A stalled grid run is re-run on a prefix with its inner iteration caps as they are
+    and ten times larger; the note gives both descents, in percent of the first f̃."""
+    from onlinemf.datasets import make_outlier_synthetic
+    from onlinemf.experiments.zhao_tan_outliers import _caps_diagnosis, _caps_note
+
+    d = make_outlier_synthetic(60, 12, 3, 0.7, 0.1, random_state=0)
+    caps = _caps_diagnosis(d.X, 3, 0, [("rho", 10.0, "admm")])
+    assert set(caps) == {("rho = 10, ADMM", 1), ("rho = 10, ADMM", 10)}
+    (f1, l1, n), (f10, l10, _) = caps[("rho = 10, ADMM", 1)], caps[("rho = 10, ADMM", 10)]
+    assert n == 60 and f1 > 0 and np.isfinite([l1, f10, l10]).all()
+    note = _caps_note(caps)
+    assert note.startswith("The grid runs that never left their starting level, re-run on "
+                           "the stream's first 60 samples")
+    assert f"({100 * (l10 - f10) / f10:+.1f}%) with ten times the caps" in note
