@@ -566,10 +566,10 @@ def stall_note(param: str, solver: str, hists: dict) -> str:
         if first - last < STALL * first:
             stalled.append(f"{v:g}")
     why = (f"the runs at {param} = {', '.join(stalled)} never leave their starting level "
-           f"(f̃ falls by less than {STALL:.0%} over the whole stream): under the iteration "
-           f"caps of the inner {solver.upper()} solves (code_max_iter, dict_max_iter) their "
-           "codes and dictionary barely move from the start, so the spread measures runs that "
-           "did not learn, not different optima" if stalled else
+           f"(f̃ falls by less than {STALL:.0%} over the whole stream): their codes and "
+           "dictionary barely move from the start, so the spread measures runs that did not "
+           "learn, not different optima (whether the inner solves' iteration caps are why is "
+           "measured below)" if stalled else
            "every run learns (f̃ falls by more than 1%), to different levels")
     return f"final f̃ across {param} ({solver.upper()}), first checkpoint → end: " \
         f"{'; '.join(parts)}. {why[0].upper() + why[1:]}."
