@@ -209,11 +209,14 @@ def test_ol_wang_speed_reads_both_fresh_code_curves_on_one_level():
     ol = {"objective": np.array([0.30]), "time": np.array([4.0])}
 
     def curve(times, values):
-        return {"time": np.array(times, float), "objective": np.array(values, float)}
+        return {"time": np.array(times, float), "objective": np.array(values, float),
+                "n_samples": np.array([100.0, 200.0, 400.0])}
 
     same = (curve([1, 2, 4], [0.33, 0.30, 0.29]), curve([1, 2, 4], [0.33, 0.30, 0.29]))
     row = _earlier_method_claim("huber", stored, ol, same)
     assert row[3] == REPRODUCED and "fresh codes" in row[2]
+    # each method's time split: samples seen at the common level, milliseconds per sample
+    assert "OL: 400 samples, 10 ms per sample" in row[2]  # the level 0.294, at t = 4
     slow = (curve([1, 2, 4], [0.33, 0.30, 0.29]), curve([1, 3, 8], [0.33, 0.30, 0.29]))
     assert _earlier_method_claim("huber", stored, ol, slow)[3] == PARTLY  # 2×: within ×2 of 4/3
     never = (curve([1, 2, 4], [0.33, 0.30, 0.29]), curve([1, 2, 4], [0.50, 0.45, 0.40]))

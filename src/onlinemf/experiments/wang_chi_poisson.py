@@ -719,14 +719,14 @@ def _table_one_claims(D, intensity, terms, years, n_terms, res) -> list:
     than outside them (the Philippine–American war is dated 1898–1913).
     """
     terms = np.asarray(terms)
-    tops = [set(terms[np.argsort(-D[j])[:10]]) for j in range(D.shape[0])]
+    tops = [set(terms[np.argsort(-D[j], kind="stable")[:10]]) for j in range(D.shape[0])]
     matches, rows = [], []
     for words in TABLE_ONE:
         overlap = [len(t & set(words)) for t in tops]
         j = int(np.argmax(overlap))
         matches.append(j if overlap[j] >= 2 else None)
         rows.append([" / ".join(words), f"topic {j}", f"{overlap[j]} of 4",
-                     ", ".join(terms[np.argsort(-D[j])[:6]])])
+                     ", ".join(terms[np.argsort(-D[j], kind="stable")[:6]])])
     res.tables.append(("Table I matched automatically (top 10 words of the best learned topic)",
                        ["paper's topic", "learned", "shared words", "its top words"], rows))
     hits = sum(m is not None for m in matches)
@@ -750,7 +750,8 @@ def _table_one_diagnosis(D, Y, terms, years) -> str:
     says of the peak."""
     terms = np.asarray(terms)
     index = {t: i for i, t in enumerate(terms)}
-    ranks = np.argsort(np.argsort(-D, axis=1), axis=1)  # ranks[j, w]: w's rank in topic j
+    # ranks[j, w]: w's rank in topic j (ties in vocabulary order)
+    ranks = np.argsort(np.argsort(-D, axis=1, kind="stable"), axis=1, kind="stable")
     total = Y.sum(axis=0)
     parts = []
     for words in TABLE_ONE:
@@ -870,7 +871,7 @@ def sotu(ctx: Context) -> Result:
     A, D = ctx.memo(f"wang-chi-sotu-{method}-{k}-{Y.shape[1]}", fit)
     intensity = A / np.maximum(A.sum(axis=1, keepdims=True), 1e-12)
     order = np.argsort(-intensity.max(axis=0))[: min(8, k)]
-    top = [[str(terms[i]) for i in np.argsort(-D[j])[:6]] for j in order]
+    top = [[str(terms[i]) for i in np.argsort(-D[j], kind="stable")[:6]] for j in order]
     res.tables.append(("Top words of the topics with the highest peak intensity",
                        [f"topic {j}" for j in order], [list(r) for r in zip(*top)]))
     plt = pyplot()

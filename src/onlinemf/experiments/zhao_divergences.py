@@ -729,12 +729,13 @@ def _kept_estimator(est):
 
 
 def _top_words(components, terms, n=8):
-    """The ``n`` top words of each topic, ties in NumPy's default (unstable) sort order: the
-    order the kept runs' tables and Table VI matches were made with. The figure's
-    :func:`onlinemf.plotting.top_terms` breaks ties in vocabulary order instead, so where
-    weights tie (entries at the box bound 1) the two may list different tied words;
-    :func:`_tied_topics` counts those topics for the report."""
-    return [[terms[i] for i in np.argsort(-row)[:n]] for row in components]
+    """The ``n`` top words of each topic, ties broken in vocabulary order (a stable sort, as
+    :func:`onlinemf.plotting.top_terms` does): NumPy's default sort orders tied weights
+    (entries at the box bound 1) differently from one run to the next, which made the tables
+    and Table VI's matches change between assemblies of the same kept topics;
+    :func:`_tied_topics` counts the topics with ties for the report."""
+    return [[terms[i] for i in np.argsort(-np.asarray(row), kind="stable")[:n]]
+            for row in components]
 
 
 def _tied_topics(components, n=8) -> int:
