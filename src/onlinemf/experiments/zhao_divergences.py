@@ -285,7 +285,7 @@ def synthetic(ctx: Context) -> Result:
         # Batch's objective is a dictionary with codes fitted to it: OL's level is the same
         # kind of number, its final W with fresh codes (not the paper's stored-code metric)
         speedup = _time_to_reach(bh, fresh) / h["time"][-1]
-        how = "single timings from the curves' run"
+        how = "single timings in the curves' run"
         ol_runs, race = None, None
         if np.isfinite(speedup):  # a race Batch ran to the end is timed under the protocol
             try:
