@@ -469,3 +469,27 @@ def test_caps_diagnosis_reruns_a_stalled_run_with_its_caps_and_ten_times_them():
     assert note.startswith("The grid runs that never left their starting level, re-run on "
                            "the stream's first 60 samples")
     assert f"({100 * (l10 - f10) / f10:+.1f}%) with ten times the caps" in note
+
+
+def test_frame_marks_and_the_race_split():
+    """The video's error is quoted at frames 1, 5, 10, 25, 50, 100 and the last (those the
+    stream has); the OL/Batch split reads the race timed alone when it exists (OL's
+    milliseconds per sample over the n samples, Batch's seconds per iteration), else the
+    curves' single timings, and says which."""
+    from onlinemf.experiments.wang_chi_poisson import _mark_frames
+    from onlinemf.experiments.zhao_divergences import _batch_race_split
+
+    assert _mark_frames(200) == [0, 4, 9, 24, 49, 99, 199]
+    assert _mark_frames(30) == [0, 4, 9, 24, 29]
+    n = 1000
+    h = {"time": np.array([1.0, 4.0]), "n_samples": np.array([500.0, 1000.0])}
+    bh = {"objective": np.array([1.0, 0.5, 0.2]), "time": np.array([0.5, 1.0, 1.5]),
+          "n_samples": np.array([1.0, 2.0, 3.0]) * n}
+    single = _batch_race_split("kl", h, bh, 0.5, n)
+    assert single.startswith("kl (single timings): OL's pass 4 s (4 ms per sample)")
+    assert "after 2 iterations of 0.5 s (1 s)" in single
+    timed = _batch_race_split("kl", h, bh, 0.5, n, race=(3.0, 1.2, 2))
+    assert timed.startswith("kl (timed alone): OL's pass 3 s (3 ms per sample)")
+    assert "after 2 iterations of 0.6 s (1.2 s)" in timed
+    never = _batch_race_split("kl", h, bh, 0.1, n)
+    assert "Batch never reaches its level, at 0.5 s per iteration" in never
