@@ -169,10 +169,9 @@ def _timed_race(ctx: Context, loss, n, f, k, tau, fresh, bh):
     None when Batch never reached the level, iterations)``."""
     d = make_nmf_synthetic(n, f, k, NOISE_FOR_LOSS[loss], random_state=ctx.seed)
     ol, ol_runs = ctx.timed(lambda: _ol(loss, k, tau, ctx.seed, history=None).fit(d.X))
-    hit = np.flatnonzero(bh["objective"] <= fresh)
-    if not hit.size:
+    its, _ = _iterations_to(bh, fresh, n)
+    if its is None:
         return ol_runs, None, None
-    its = int(round(float(bh["n_samples"][hit[0]]) / n))
     Xs = np.maximum(d.X / ol.scale_, 1e-8) if ol.loss_.positive_data else d.X / ol.scale_
     _, batch_runs = ctx.timed(lambda: batch_nmf(Xs, k, ol.loss_, max_iter=its, tol=0.0,
                                                 random_state=ctx.seed))
@@ -294,8 +293,7 @@ def synthetic(ctx: Context) -> Result:
                     _timed_race(ctx, loss, n, f, k, tau, fresh, bh))
             except PieceMissing:  # not yet run: the single timings stand
                 pass
-        hit = np.flatnonzero(bh["objective"] <= fresh)
-        its_now = int(round(float(bh["n_samples"][hit[0]]) / n)) if hit.size else None
+        its_now, _ = _iterations_to(bh, fresh, n)
         # a race counts with the protocol's runs, and only for the Batch curve kept now
         if (ol_runs is not None and len(ol_runs.kept) >= ctx.repeats and its == its_now
                 and batch_runs is not None):
@@ -357,6 +355,15 @@ def synthetic(ctx: Context) -> Result:
     return res
 
 
+def _iterations_to(bh: dict, level: float, n: int) -> tuple[int | None, float | None]:
+    """(iterations, seconds) of the first record of a Batch history at or below ``level``
+    (its ``n_samples`` are iterations × n), or (None, None) when no record reaches it."""
+    hit = np.flatnonzero(bh["objective"] <= level)
+    if not hit.size:
+        return None, None
+    return int(round(float(bh["n_samples"][hit[0]]) / n)), float(bh["time"][hit[0]])
+
+
 def _batch_race_split(loss: str, h: dict, bh: dict, fresh: float, n: int,
                       race=None) -> str:
     """OL's pass against Batch's iterations, measured: OL's seconds and milliseconds per
@@ -364,15 +371,13 @@ def _batch_race_split(loss: str, h: dict, bh: dict, fresh: float, n: int,
     level with fresh codes; from ``race`` = (OL's median, Batch's median, iterations) of the
     runs timed alone where given, else from the single-timed curves (Batch's history records
     ``n_samples`` = iterations × n)."""
-    hit = np.flatnonzero(bh["objective"] <= fresh)
     if race is not None:
         t_ol, t_batch, its = race
         per_it, source = t_batch / its, "timed alone"
     else:
         t_ol = float(h["time"][-1])
         per_it = float(bh["time"][-1]) / max(float(bh["n_samples"][-1]) / n, 1.0)
-        its = float(bh["n_samples"][hit[0]]) / n if hit.size else None
-        t_batch = float(bh["time"][hit[0]]) if hit.size else None
+        its, t_batch = _iterations_to(bh, fresh, n)
         source = "single timings"
     ms = t_ol / n * 1e3
     if its is None:

@@ -555,16 +555,20 @@ def _caps_note(caps: dict) -> str:
             "stalls for another reason.")
 
 
+def _stalled(hists: dict) -> list:
+    """The grid values whose f̃ fell by less than :data:`STALL` of its first value over the
+    whole stream: runs that did not learn."""
+    return [v for v, h in hists.items()
+            if h["objective"][0] - h["objective"][-1] < STALL * h["objective"][0]]
+
+
 def stall_note(param: str, solver: str, hists: dict) -> str:
     """Why a sensitivity grid spreads, read from its runs: each value's f̃ at the first
     checkpoint and at the end, and which runs never left their starting level (f̃ fell by
     less than ``STALL``), against the level the others reach."""
-    parts, stalled = [], []
-    for v, h in hists.items():
-        first, last = float(h["objective"][0]), float(h["objective"][-1])
-        parts.append(f"{param} = {v:g}: {first:.4g} → {last:.4g}")
-        if first - last < STALL * first:
-            stalled.append(f"{v:g}")
+    parts = [f"{param} = {v:g}: {float(h['objective'][0]):.4g} → "
+             f"{float(h['objective'][-1]):.4g}" for v, h in hists.items()]
+    stalled = [f"{v:g}" for v in _stalled(hists)]
     why = (f"the runs at {param} = {', '.join(stalled)} never leave their starting level "
            f"(f̃ falls by less than {STALL:.0%} over the whole stream): their codes and "
            "dictionary barely move from the start, so the spread measures runs that did not "
@@ -738,8 +742,7 @@ def synthetic(ctx: Context) -> Result:
             splits.append(split_text(f"{solver.upper()} across {param}",
                                      [f"{param}={v:g}" for v in values], list(hists.values()),
                                      shares, level))
-        stalled += [(param, v, solver) for v, h in hists.items()
-                    if h["objective"][0] - h["objective"][-1] < STALL * h["objective"][0]]
+        stalled += [(param, v, solver) for v in _stalled(hists)]
     axes[1].set(xlabel="time (s)", ylabel="f̃_t", yscale="log", title="Figs. 2, 4, 5")
     if stalled:  # do the stalled runs stall at the inner solves' caps? (an untimed piece)
         key = "-".join(f"{p_}{v:g}" for p_, v, _ in stalled)
