@@ -552,3 +552,27 @@ def test_rho_code_diagnosis_counts_the_iterations_and_the_gap_at_each_rho():
     assert "at ρ = 10 the solves run to the cap" in text
     assert "at ρ = 100 an iteration changes the objective by less than" in text
     assert "more than 30000 iterations" in text
+
+
+def test_scale_note_reads_each_loss_at_both_scales():
+    """The normalization's effect: per loss, the relative error with fresh codes scaled and
+    raw, the metric's change and W's entries at the box's bounds; which losses fit worse
+    or better at the data's own scale, by more than 10%, is read from the numbers."""
+    from onlinemf.experiments.zhao_divergences import LOSSES, _scale_diagnosis, _scale_note
+
+    made_up = {(loss, sc): {"first": 1.0, "final": 0.5 if sc == "scaled" else 2.0,
+                            "at_top": 0.0 if sc == "scaled" else 0.6, "at_zero": 0.1,
+                            "error": 0.2 if sc == "scaled" or loss != "kl" else 0.5}
+               for loss in LOSSES for sc in ("scaled", "raw")}
+    made_up[("squared", "raw")]["error"] = 0.1
+    text = _scale_note(made_up, 5000)
+    assert "first 5000 samples" in text and "first 1000 rows" in text
+    assert "kl: relative error 0.2 scaled against 0.5 raw; the metric -50% against +100%" in text
+    assert "at the bound 1: 0% against 60%" in text
+    assert text.endswith("worse by more than 10% for kl and better by more than 10% for "
+                         "squared.")
+    diag = _scale_diagnosis(300, 12, 3, 10, 0, 60)
+    assert set(diag) == {(loss, sc) for loss in LOSSES for sc in ("scaled", "raw")}
+    for d_ in diag.values():
+        assert 0.0 <= d_["at_top"] <= 1.0 and 0.0 <= d_["at_zero"] <= 1.0
+        assert np.isfinite([d_["first"], d_["final"], d_["error"]]).all() and d_["error"] >= 0
