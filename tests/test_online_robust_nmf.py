@@ -346,3 +346,26 @@ def test_solver_settings_reach_the_sub_problems_and_the_paper_preset(rng):
     loose = OnlineRobustNMF(3, solver="pgd", batch_size=10, random_state=0).partial_fit(X)
     more = loose._code(Xs, est.components_)  # the same dictionary, fifty iterations
     assert est._losses(Xs, capped).sum() > est._losses(Xs, more).sum()
+
+
+def test_inner_reports_the_inner_solves_iterations_caps_and_seconds():
+    """``inner_`` averages the inner solves over the steps: at a cap of one iteration every
+    step stops at the cap; with the paper's caps the iterations stay within them; a
+    partial_fit adds its steps to those of fit."""
+    rng = np.random.default_rng(0)
+    X = rng.random((60, 4)) @ rng.random((4, 20))
+    one = OnlineRobustNMF(3, solver=RobustSolver("pgd", code_max_iter=1, dict_max_iter=1),
+                          batch_size=5, random_state=0, max_iter=1,
+                          max_no_improvement=None).fit(X)
+    assert one.inner_["code_iterations"] == 1.0 and one.inner_["dict_iterations"] == 1.0
+    assert one.inner_["dict_capped"] == 1.0 and one.inner_["code_capped"] > 0.0
+    est = OnlineRobustNMF(3, batch_size=5, settings="paper", random_state=0, max_iter=1,
+                          max_no_improvement=None).fit(X)
+    inner = est.inner_
+    assert 1.0 <= inner["code_iterations"] <= 50 and 1.0 <= inner["dict_iterations"] <= 200
+    assert 0.0 <= inner["code_capped"] <= 1.0 and 0.0 <= inner["dict_capped"] <= 1.0
+    assert inner["code_seconds"] > 0.0 and inner["dict_seconds"] > 0.0
+    steps = est.n_steps_
+    est.partial_fit(X[:10])
+    assert est.n_steps_ == steps + 2
+    assert est.inner_["code_seconds"] > inner["code_seconds"]

@@ -136,6 +136,12 @@ class OnlineRobustNMF(RuleCountsMixin, OnlineFactorizationMixin, ClassNamePrefix
     history_ : dict of ndarrays
         ``n_samples``, ``time`` and ``objective`` = f̃_t(W_t), the surrogate the paper plots,
         computed exactly from the statistics.
+    inner_ : dict
+        How the two inner solves went over the steps since the model started: mean
+        iterations per step (``code_iterations``, ``dict_iterations``), the share of steps
+        that stopped at the cap rather than by the relative-change rule (``code_capped``,
+        ``dict_capped``) and the seconds spent in each (``code_seconds``, ``dict_seconds``).
+        It tells whether the caps of Section VII-B2 bind, and where a step's time goes.
 
     References
     ----------
@@ -295,6 +301,7 @@ class OnlineRobustNMF(RuleCountsMixin, OnlineFactorizationMixin, ClassNamePrefix
         self.components_ = self._project(D0).astype(X.dtype)
         self.n_components_ = self.n_components
         self.state_ = self._rule().init(self.components_)
+        self._inner = (0,) + (0.0,) * 6  # steps, then the sums behind ``inner_``
         self._reset_history()
 
     def _rule(self) -> OutlierSurrogateUpdate:
@@ -304,6 +311,17 @@ class OnlineRobustNMF(RuleCountsMixin, OnlineFactorizationMixin, ClassNamePrefix
             self._project, self.lam_, solver=ROBUST_METHODS[sol.method][1],
             max_iter=sol.dict_max_iter, tol=sol.dict_tol, kappa=sol.kappa, rho=sol.rho,
             w_l1=self._penalty.w_l1, w_l2=self._penalty.w_l2)
+
+    @property
+    def inner_(self) -> dict:
+        """The inner solves' iterations, caps reached and seconds (see the class docstring)."""
+        check_is_fitted(self, "components_")
+        n, code_it, code_cap, dict_it, dict_cap, code_s, dict_s = getattr(
+            self, "_inner", (0,) + (0.0,) * 6)  # a model saved before the counts existed
+        per = 1.0 / max(n, 1)
+        return {"code_iterations": code_it * per, "code_capped": code_cap * per,
+                "dict_iterations": dict_it * per, "dict_capped": dict_cap * per,
+                "code_seconds": code_s, "dict_seconds": dict_s}
 
     @property
     def stats_(self):
@@ -325,9 +343,16 @@ class OnlineRobustNMF(RuleCountsMixin, OnlineFactorizationMixin, ClassNamePrefix
         Xs = Xb / s
         res = self._code(Xs, self.components_)
         f = float(self._losses(Xs, res).mean())
+        t1 = time.perf_counter()
         self.components_, self.state_ = self._rule().update(self.state_, self.components_, Xs,
                                                             res.codes, res.outliers)
-        self._fit_time += time.perf_counter() - t0
+        t2 = time.perf_counter()
+        self._fit_time += t2 - t0
+        dict_its = self.state_.last_iterations
+        n, *sums = self._inner
+        self._inner = (n + 1, *(a + b for a, b in zip(sums, (
+            float(res.n_iter.max(initial=0)), float(not res.converged.all()), float(dict_its),
+            float(dict_its >= self._solver.dict_max_iter), t1 - t0, t2 - t1))))
         if self.callback is not None:
             self.callback({"rows": rows, "codes": res.codes * s, "components": self.components_,
                            "time": self._fit_time})

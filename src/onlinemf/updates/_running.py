@@ -168,3 +168,5 @@ class SurrogateState:
     stats: RunningAverage | None
     n_steps: int = 0
     n_samples_seen: int = 0
+    #: iterations of the last step's inner dictionary solve (0 for a rule without one)
+    last_iterations: int = 0

@@ -236,11 +236,11 @@ class OutlierSurrogateUpdate:
         """One step on the scaled batch X (b, F) with its codes H and outliers R."""
         stats = self.accumulate(state.stats, X, H, R)
         A, B, _ = stats.sums
-        D, _ = solve_surrogate_dictionary(
+        D, its = solve_surrogate_dictionary(
             components, A, B, self.project, solver=self.solver, max_iter=self.max_iter,
             tol=self.tol, kappa=self.kappa, rho=self.rho, w_l1=self.w_l1, w_l2=self.w_l2)
         return (D.astype(components.dtype, copy=False),
-                SurrogateState(stats, state.n_steps + 1, stats.n))
+                SurrogateState(stats, state.n_steps + 1, stats.n, last_iterations=its))
 
     def surrogate(self, stats: RunningAverage, D) -> float:
         """f̃_t(D) from the statistics (with the dictionary regularizers of Zhao and Tan 2016,
