@@ -580,3 +580,22 @@ def test_scale_note_reads_each_loss_at_both_scales():
     for d_ in diag.values():
         assert 0.0 <= d_["at_top"] <= 1.0 and 0.0 <= d_["at_zero"] <= 1.0
         assert np.isfinite([d_["first"], d_["final"], d_["error"]]).all() and d_["error"] >= 0
+
+
+def test_inner_split_and_note_give_each_online_methods_time_by_solve():
+    """One pass of OADMM and of OPGD with their inner solves' counts; the note gives each
+    method's share of time in the code and dictionary solves and the steps at the caps."""
+    from onlinemf.datasets import make_outlier_synthetic
+    from onlinemf.experiments.zhao_tan_outliers import _inner_note, _inner_split
+
+    d = make_outlier_synthetic(40, 12, 3, 0.7, 0.1, random_state=0)
+    split = _inner_split(d.X, 3, 0)
+    assert set(split) == {"OADMM", "OPGD"}
+    assert all(1.0 <= s["code_iterations"] <= 50 for s in split.values())
+    made_up = {"OADMM": {"code_seconds": 3.0, "dict_seconds": 1.0, "code_iterations": 33.0,
+                         "code_capped": 0.0, "dict_iterations": 1.1, "dict_capped": 0.0}}
+    text = _inner_note("K = 49: ", made_up)
+    assert text.startswith("K = 49: Where the online methods' time goes")
+    assert ("OADMM: 75% of its 4.0 s in the code solves (33.0 iterations per step, 0% of the "
+            "steps at the cap), 25% in the dictionary solves (1.1 iterations per step, 0% at "
+            "the cap)") in text
