@@ -599,3 +599,16 @@ def test_inner_split_and_note_give_each_online_methods_time_by_solve():
     assert ("OADMM: 75% of its 4.0 s in the code solves (33.0 iterations per step, 0% of the "
             "steps at the cap), 25% in the dictionary solves (1.1 iterations per step, 0% at "
             "the cap)") in text
+
+
+def test_metric_step_text_compares_the_two_ablations_on_the_panels_both_ran():
+    """The defaults ablation's winning panels against the m = n/b ablation's, only where
+    both ran: a panel won only with the metric step is named; none, and it says so."""
+    from onlinemf.experiments.zhao_haskell_feng import _metric_step_text
+
+    inner = {"ODL / cbcl": True, "ONMF / cbcl": False, "ONMF / mnist": False}
+    text = _metric_step_text(["ODL / cbcl", "ONMF / cbcl", "ORPCA / synth"], inner)
+    assert "on 1 of the 3 panels that ablation ran (ODL / cbcl)" in text
+    assert text.endswith("the step in each atom's curvature is what ONMF / cbcl needed")
+    assert "adds no panel" in _metric_step_text(["ODL / cbcl"], inner)
+    assert _metric_step_text(["ODL / cbcl"], None) == ""
