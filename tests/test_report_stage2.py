@@ -612,3 +612,16 @@ def test_metric_step_text_compares_the_two_ablations_on_the_panels_both_ran():
     assert text.endswith("the step in each atom's curvature is what ONMF / cbcl needed")
     assert "adds no panel" in _metric_step_text(["ODL / cbcl"], inner)
     assert _metric_step_text(["ODL / cbcl"], None) == ""
+
+
+def test_theta_note_reads_how_much_of_ol_wangs_gap_its_step_explains():
+    """OL-Wang's other steps θ against the one it runs with and OL: none better, part of
+    the gap, or all of it, each said from the numbers."""
+    from onlinemf.experiments.zhao_divergences import _theta_note
+
+    worse = _theta_note("1", {0.03: (14.0, 9.0), 0.3: (15.0, 10.0)}, 15.7, 23.2)
+    assert worse.endswith("None does better than θ = 0.1: the gap to OL is not the step's.")
+    part = _theta_note("1", {0.3: (19.45, 15.0)}, 15.7, 23.2)
+    assert "θ = 0.3, gains 3.8 dB and leaves 3.8 dB to OL" in part and "50% of" in part
+    full = _theta_note("1", {1.0: (24.0, 20.0)}, 15.7, 23.2)
+    assert "reaches OL's level (+0.8 dB): the step accounts for OL-Wang's gap." in full
