@@ -218,7 +218,7 @@ def test_split_text_gives_each_runs_time_and_its_split():
     """A failed speed comparison of the outlier experiments names each run's seconds to the
     level and splits them into samples and milliseconds per sample."""
     from onlinemf.experiments._verdicts import common_level_times
-    from onlinemf.experiments.zhao_tan_outliers import split_text
+    from onlinemf.experiments._zhao_tan_diagnoses import split_text
 
     # 90% of the descent 1 → 0.1 is 0.19, first reached at the fourth record (400 samples)
     hists = [{"objective": np.array([1.0, 0.5, 0.2, 0.12, 0.1]), "time": np.arange(1, 6) * c,
@@ -253,7 +253,7 @@ def test_time_ratio_spread_over_the_runs():
 def test_stall_note_names_the_runs_that_never_left_their_start():
     """A spread sensitivity grid is explained from its runs: a value whose f̃ fell by less
     than 1% over the stream is named as stalled, a learning one is not."""
-    from onlinemf.experiments.zhao_tan_outliers import stall_note
+    from onlinemf.experiments._zhao_tan_diagnoses import stall_note
 
     hists = {1: {"objective": np.array([0.59, 0.55, 0.515])},
              10: {"objective": np.array([7.49, 7.50, 7.495])},

@@ -463,7 +463,7 @@ def test_caps_diagnosis_reruns_a_stalled_run_with_its_caps_and_ten_times_them():
     """A stalled grid run is re-run on a prefix with its inner iteration caps as they are
     and ten times larger; the note gives both descents, in percent of the first f̃."""
     from onlinemf.datasets import make_outlier_synthetic
-    from onlinemf.experiments.zhao_tan_outliers import _caps_diagnosis, _caps_note
+    from onlinemf.experiments._zhao_tan_diagnoses import _caps_diagnosis, _caps_note
 
     d = make_outlier_synthetic(60, 12, 3, 0.7, 0.1, random_state=0)
     caps = _caps_diagnosis(d.X, 3, 0, [("rho", 10.0, "admm")])
@@ -510,7 +510,7 @@ def test_batch_sensitivity_claims_compare_the_two_slowdowns():
     level) against the online one: reproduced from 2× it, partly above it, not at or below
     it; an online run that never reaches its grid's level is not reproduced whatever the
     batch does, and without the batch runs the claim is only judged when that decides it."""
-    from onlinemf.experiments.zhao_tan_outliers import _batch_sensitivity_claims, _slowdown
+    from onlinemf.experiments._zhao_tan_diagnoses import _batch_sensitivity_claims, _slowdown
 
     fast, slow = _curve([1.0, 0.5, 0.2, 0.2]), _curve([1.0, 0.8, 0.6, 0.2])
     assert _slowdown([fast, slow])[0] == pytest.approx(4 / 3)  # 90% of 1 → 0.2: 0.28
@@ -537,7 +537,7 @@ def test_rho_code_diagnosis_counts_the_iterations_and_the_gap_at_each_rho():
     """The codes' ADMM with the paper's rule, per ρ: a small ρ stops near the optimum; the
     note reads which ρ stop far from it, at the cap or early, from the numbers."""
     from onlinemf.datasets import make_outlier_synthetic
-    from onlinemf.experiments.zhao_tan_outliers import _rho_code_diagnosis, _rho_code_note
+    from onlinemf.experiments._zhao_tan_diagnoses import _rho_code_diagnosis, _rho_code_note
 
     d = make_outlier_synthetic(100, 30, 4, 0.7, 0.1, random_state=0)
     diag = _rho_code_diagnosis(d.X, 4, 0, [1.0, 1000.0], n_batches=4, limit=3000)
@@ -586,7 +586,7 @@ def test_inner_split_and_note_give_each_online_methods_time_by_solve():
     """One pass of OADMM and of OPGD with their inner solves' counts; the note gives each
     method's share of time in the code and dictionary solves and the steps at the caps."""
     from onlinemf.datasets import make_outlier_synthetic
-    from onlinemf.experiments.zhao_tan_outliers import _inner_note, _inner_split
+    from onlinemf.experiments._zhao_tan_diagnoses import _inner_note, _inner_split
 
     d = make_outlier_synthetic(40, 12, 3, 0.7, 0.1, random_state=0)
     split = _inner_split(d.X, 3, 0)
