@@ -509,28 +509,37 @@ def test_batch_sensitivity_claims_compare_the_two_slowdowns():
     """Figs. 4(a), 5(a): the batch slowdown (slowest over fastest run to the grid's common
     level) against the online one: reproduced from 2× it, partly above it, not at or below
     it; an online run that never reaches its grid's level is not reproduced whatever the
-    batch does, and without the batch runs the claim is only judged when that decides it."""
+    batch does; a batch grid not yet complete is judged only where the online side decides."""
     from onlinemf.experiments._zhao_tan_diagnoses import _batch_sensitivity_claims, _slowdown
 
     fast, slow = _curve([1.0, 0.5, 0.2, 0.2]), _curve([1.0, 0.8, 0.6, 0.2])
     assert _slowdown([fast, slow])[0] == pytest.approx(4 / 3)  # 90% of 1 → 0.2: 0.28
     assert np.isinf(_slowdown([fast, _curve([1.0, 1.1])])[0])  # rises: unbounded
     online = {"rho": [fast, slow], "kappa": [fast, slow]}
+    values = {"rho": [1, 10], "kappa": [0.4, 0.7]}
     very_slow = _curve([1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.25, 0.2])
 
-    def verdicts(on, ba):
-        return [row[3] for row in _batch_sensitivity_claims(on, ba, {})]
+    def verdicts(on, ba, vals=values):
+        return [row[3] for row in _batch_sensitivity_claims(on, ba, vals)]
 
-    assert verdicts(online, {"rho": [fast, very_slow], "kappa": [fast, slow]}) == [
-        REPRODUCED, NOT_REPRODUCED]  # 3 ≥ 2 × 4/3; equal slowdowns
-    assert verdicts(online, {"rho": [fast, _curve([1.0, 0.8, 0.7, 0.5, 0.2])],
-                             "kappa": [slow, fast]}) == [PARTLY, NOT_REPRODUCED]
+    assert verdicts(online, {"rho": {1: fast, 10: very_slow}, "kappa": {0.4: fast, 0.7: slow}}
+                    ) == [REPRODUCED, NOT_REPRODUCED]  # 3 ≥ 2 × 4/3; equal slowdowns
+    assert verdicts(online, {"rho": {1: fast, 10: _curve([1.0, 0.8, 0.7, 0.5, 0.2])},
+                             "kappa": {0.4: slow, 0.7: fast}}) == [PARTLY, NOT_REPRODUCED]
     stalled = {"rho": [fast, _curve([1.0, 1.0001, 1.1])], "kappa": [fast, slow]}
-    assert verdicts(stalled, {"rho": [fast, very_slow], "kappa": None}) == [
+    assert verdicts(stalled, {"rho": {1: fast, 10: very_slow}, "kappa": None}) == [
         NOT_REPRODUCED, NOT_MEASURED]
-    rows = _batch_sensitivity_claims(stalled, {"rho": None, "kappa": None}, {})
+    rows = _batch_sensitivity_claims(stalled, {"rho": None, "kappa": None}, values)
     assert [r[3] for r in rows] == [NOT_REPRODUCED, NOT_MEASURED]
     assert "BADMM not run across rho" in rows[0][2] and "ends above its start" in rows[0][2]
+    # a grid with a value still running: the kept runs are shown, judged only if the online
+    # side decides
+    three = {"rho": [1, 10, 100], "kappa": [0.4, 0.7, 1.0]}
+    part = _batch_sensitivity_claims(
+        {"rho": stalled["rho"] + [slow], "kappa": [fast, slow, slow]},
+        {"rho": {1: fast, 10: very_slow}, "kappa": {0.4: fast, 0.7: very_slow}}, three)
+    assert [r[3] for r in part] == [NOT_REPRODUCED, NOT_MEASURED]
+    assert "BADMM over rho = 1, 10 (100 not yet run): slowdown 3.00×" in part[0][2]
 
 
 def test_rho_code_diagnosis_counts_the_iterations_and_the_gap_at_each_rho():

@@ -707,9 +707,10 @@ def synthetic(ctx: Context) -> Result:
         except PieceMissing:
             pass
     res.claims += _batch_sensitivity_claims(grid_hists, {
-        p_: None if runs is None else [_iteration_history(r["history"], n) for r in runs]
+        p_: None if runs is None else {v: _iteration_history(r["history"], n)
+                                       for v, r in runs.items()}
         for p_, runs in batch.items()}, values)
-    note = _batch_grid_note(batch, values, n)
+    note = _batch_grid_note(batch, n)
     if note:
         res.notes.append(note)
     # Fig. 3: K = 25 and 100 beside the canonical K — OADMM's convergence speed, read as the
