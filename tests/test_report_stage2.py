@@ -630,7 +630,12 @@ def test_theta_note_reads_how_much_of_ol_wangs_gap_its_step_explains():
 
     worse = _theta_note("1", {0.03: (14.0, 9.0), 0.3: (15.0, 10.0)}, 15.7, 23.2)
     assert worse.endswith("None does better than θ = 0.1: the gap to OL is not the step's.")
-    part = _theta_note("1", {0.3: (19.45, 15.0)}, 15.7, 23.2)
+    part = _theta_note("1", {0.03: (15.0, 10.0), 0.3: (19.45, 15.0), 1.0: (17.0, 12.0)},
+                       15.7, 23.2)
     assert "θ = 0.3, gains 3.8 dB and leaves 3.8 dB to OL" in part and "50% of" in part
+    assert "edge" not in part
+    edge = _theta_note("1", {0.3: (16.0, 11.0), 1.0: (17.4, 13.3)}, 15.7, 23.2)
+    assert edge.endswith("θ = 1 is the edge of the values tried: a step beyond it may do "
+                         "better (not run).")
     full = _theta_note("1", {1.0: (24.0, 20.0)}, 15.7, 23.2)
     assert "reaches OL's level (+0.8 dB): the step accounts for OL-Wang's gap." in full

@@ -652,7 +652,9 @@ def _theta_note(subject: str, sweep: dict, wang_psnr: float, ol_psnr: float) -> 
                if sweep[best][0] >= ol_psnr else
                f"The best of them, θ = {best:g}, gains {gain:.1f} dB and leaves "
                f"{ol_psnr - sweep[best][0]:.1f} dB to OL: the step accounts for "
-               f"{gain / max(ol_psnr - wang_psnr, 1e-12):.0%} of OL-Wang's gap."))
+               f"{gain / max(ol_psnr - wang_psnr, 1e-12):.0%} of OL-Wang's gap.")
+            + (f" θ = {best:g} is the edge of the values tried: a step beyond it may do better "
+               "(not run)." if gain > 0 and best in (min(sweep), max(sweep)) else ""))
 
 
 #: the diagnosis of IS at K = 10 in Fig. S-2 at the paper's scale (the same fit re-run, seed
