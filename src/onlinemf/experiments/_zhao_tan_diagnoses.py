@@ -104,7 +104,7 @@ def _rho_code_diagnosis(X, k: int, seed, rhos, n_batches: int = 20, tau: int = 5
     (relative change 1e-3, cap 50; §VII-B2) runs and the objective it stops at over the
     optimum (a solve to 1e-12), and, on the first batch, the fewest iterations of a grid
     (up to ``limit``) that come within 1% of the optimum with no tolerance stop."""
-    from ..coders._outliers import outlier_loss, solve_codes_outliers
+    from ..coders import outlier_loss, solve_codes_outliers
     from ..constraints import project_nonneg_l2_ball
 
     D = project_nonneg_l2_ball(np.random.default_rng(seed).random((k, X.shape[1])))
