@@ -369,3 +369,7 @@ def test_inner_reports_the_inner_solves_iterations_caps_and_seconds():
     est.partial_fit(X[:10])
     assert est.n_steps_ == steps + 2
     assert est.inner_["code_seconds"] > inner["code_seconds"]
+    del est._inner  # a model saved before the counts existed: nothing measured, still fits
+    assert est.inner_ == {}
+    est.partial_fit(X[:5])
+    assert est.inner_["code_iterations"] >= 1.0

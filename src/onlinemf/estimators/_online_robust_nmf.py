@@ -141,7 +141,8 @@ class OnlineRobustNMF(RuleCountsMixin, OnlineFactorizationMixin, ClassNamePrefix
         iterations per step (``code_iterations``, ``dict_iterations``), the share of steps
         that stopped at the cap rather than by the relative-change rule (``code_capped``,
         ``dict_capped``) and the seconds spent in each (``code_seconds``, ``dict_seconds``).
-        It tells whether the caps of Section VII-B2 bind, and where a step's time goes.
+        It tells whether the caps of Section VII-B2 bind, and where a step's time goes (empty
+        for a model saved before these counts existed).
 
     References
     ----------
@@ -317,8 +318,10 @@ class OnlineRobustNMF(RuleCountsMixin, OnlineFactorizationMixin, ClassNamePrefix
         """The inner solves' iterations, caps reached and seconds (see the class docstring)."""
         check_is_fitted(self, "components_")
         n, code_it, code_cap, dict_it, dict_cap, code_s, dict_s = getattr(
-            self, "_inner", (0,) + (0.0,) * 6)  # a model saved before the counts existed
-        per = 1.0 / max(n, 1)
+            self, "_inner", (0,) + (0.0,) * 6)
+        if n == 0:  # a model saved before the counts existed: nothing measured
+            return {}
+        per = 1.0 / n
         return {"code_iterations": code_it * per, "code_capped": code_cap * per,
                 "dict_iterations": dict_it * per, "dict_capped": dict_cap * per,
                 "code_seconds": code_s, "dict_seconds": dict_s}
@@ -349,7 +352,7 @@ class OnlineRobustNMF(RuleCountsMixin, OnlineFactorizationMixin, ClassNamePrefix
         t2 = time.perf_counter()
         self._fit_time += t2 - t0
         dict_its = self.state_.last_iterations
-        n, *sums = self._inner
+        n, *sums = getattr(self, "_inner", (0,) + (0.0,) * 6)  # a model saved before them
         self._inner = (n + 1, *(a + b for a, b in zip(sums, (
             float(res.n_iter.max(initial=0)), float(not res.converged.all()), float(dict_its),
             float(dict_its >= self._solver.dict_max_iter), t1 - t0, t2 - t1))))

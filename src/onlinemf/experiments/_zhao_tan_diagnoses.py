@@ -30,7 +30,7 @@ ONE_PASS = {"max_iter": 1, "max_no_improvement": None}
 
 def _inner_split(X, k: int, seed) -> dict:
     """One untimed pass of OADMM and of OPGD over X (rows = normalized samples) at the
-    paper's settings, from the runs' W₀: each one's ``inner_`` (the inner solves'
+    paper's settings, seeded as the runs are: each one's ``inner_`` (the inner solves'
     iterations, steps at their caps and seconds)."""
     return {name: OnlineRobustNMF(k, solver=ONLINE[name], batch_size=5, scale=None,
                                   settings="paper", random_state=seed, **ONE_PASS).fit(X).inner_
@@ -100,10 +100,11 @@ def _caps_note(caps: dict) -> str:
 def _rho_code_diagnosis(X, k: int, seed, rhos, n_batches: int = 20, tau: int = 5,
                         limit: int = 30_000) -> dict:
     """The codes' ADMM (eqs. (25)–(30)) of the stream's first ``n_batches`` mini-batches,
-    from a W₀ drawn as the runs draw theirs, at each ρ: the iterations the paper's rule
-    (relative change 1e-3, cap 50; §VII-B2) runs and the objective it stops at over the
-    optimum (a solve to 1e-12), and, on the first batch, the fewest iterations of a grid
-    (up to ``limit``) that come within 1% of the optimum with no tolerance stop."""
+    from a W₀ of the runs' distribution (uniform, projected onto C), at each ρ: the
+    iterations the paper's rule (relative change 1e-3, cap 50; §VII-B2) runs and the
+    objective it stops at over the optimum (a solve to 1e-12), and, on the first batch, the
+    fewest iterations of a grid (up to ``limit``) that come within 1% of the optimum with no
+    tolerance stop."""
     from ..coders import outlier_loss, solve_codes_outliers
     from ..constraints import project_nonneg_l2_ball
 
@@ -134,14 +135,15 @@ def _rho_code_diagnosis(X, k: int, seed, rhos, n_batches: int = 20, tau: int = 5
     return out
 
 
-def _rho_code_note(diag: dict) -> str:
+def _rho_code_note(diag: dict, n_batches: int = 20) -> str:
     """:func:`_rho_code_diagnosis` in words, its reading drawn from the numbers: which ρ run
     to the cap far from the optimum, which stop early on the relative-change rule."""
     parts = [f"ρ = {rho:g}: {d['iterations']:.0f} iterations on average "
              f"({d['capped']:.0%} of the batches at the cap), stopping at "
-             f"{d['ratio']:.2f}× the optimum (median over the batches); within 1% of it after "
+             f"{d['ratio']:.2f}× the optimum (median over the batches); on the first batch, "
+             "within 1% of it by "
              + (f"{d['need']} iterations" if d["need"] else
-                f"more than {d.get('limit', 30_000)} iterations")
+                f"no count up to {d.get('limit', 30_000)}")
              for rho, d in diag.items()]
     far = {rho: d for rho, d in diag.items() if d["ratio"] > 1.05}
     capped = [f"{rho:g}" for rho, d in far.items() if d["capped"] >= 0.5]
@@ -157,9 +159,11 @@ def _rho_code_note(diag: dict) -> str:
         reading.append(f"at ρ = {', '.join(early)} an iteration changes the objective by "
                        "less than the rule's 1e-3 and the solves stop early, far from their "
                        "optimum, so a larger cap does not help")
-    return ("Why OADMM stalls at large ρ, measured on the codes' ADMM of the stream's first 20 "
-            "mini-batches from a W₀ drawn as the runs draw theirs, with the paper's stopping "
-            "rule (relative change of the objective below 1e-3, or 50 iterations; §VII-B2): "
+    return (f"Why OADMM stalls at large ρ, measured on the codes' ADMM of the stream's first "
+            f"{n_batches} mini-batches from a W₀ of the runs' distribution (uniform, projected "
+            "onto C), with the paper's stopping rule (relative change of the objective below "
+            "1e-3, or 50 iterations; §VII-B2), the iterations to within 1% read on the grid "
+            "10, 30, 100, …: "
             + "; ".join(parts) + "." + (" So " + "; ".join(reading) + "." if reading else ""))
 
 
@@ -262,10 +266,12 @@ def _batch_sensitivity_claims(online: dict, batch: dict, values: dict) -> list:
             f"its fastest's) is at least {DRASTIC:g}× the online solver's (the same in "
             f"seconds); partly if it is larger but under {DRASTIC:g}×; not if an online run "
             f"never reaches its grid's common level (an unbounded slowdown, which no batch "
-            f"result makes less drastic) or the batch slowdown is no larger")
+            f"result makes less drastic) or the batch slowdown is no larger; a run that does "
+            f"not descend, or stays apart from the others, counts as an unbounded slowdown")
     why = ("the paper says the ADMM-based (and, 'similar effects', the PGD-based) solvers "
            "converge slower as the parameter moves from its best value, the online one's change "
-           "'much less drastic' than the batch one's: the two slowdowns as ratios over each "
+           "'much less drastic' than the batch one's ('similar effects' of κ read as the same "
+           "pattern as ρ's): the two slowdowns as ratios over each "
            "grid, 'much' as a factor of 2 as 'much faster' reads elsewhere; the batch solver "
            "counted in iterations, since one of its iterations is one step on every row "
            "whatever ρ or κ (its runs here share the machine, and its seconds per iteration "

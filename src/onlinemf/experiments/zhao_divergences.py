@@ -645,8 +645,7 @@ def _theta_note(subject: str, sweep: dict, wang_psnr: float, ol_psnr: float) -> 
     return (f"OL-Wang's step θ (the constant θ/L̂₀; neither paper gives it, θ = 0.1 runs "
             f"here) on subject {subject}, other values in an untimed run: {parts}; "
             f"as run {wang_psnr:.1f} dB, OL {ol_psnr:.1f} dB. "
-            + ("None does better than θ = 0.1: the gap to OL is not the step's."
-               if gain <= 0 else
+            + ("No θ tried does better than θ = 0.1." if gain <= 0 else
                f"The best of them, θ = {best:g}, gains {gain:.1f} dB and reaches OL's level "
                f"({sweep[best][0] - ol_psnr:+.1f} dB): the step accounts for OL-Wang's gap."
                if sweep[best][0] >= ol_psnr else

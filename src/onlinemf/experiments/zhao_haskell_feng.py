@@ -403,9 +403,10 @@ def _metric_step_text(below: list, inner: dict | None) -> str:
     won = [p for p, w in inner.items() if w]
     return (f"; with m = n/b and the global step tuned, on {len(won)} of the {len(inner)} "
             f"panels that ablation ran ({', '.join(won) or 'none'})"
-            + (f": the step in each atom's curvature is what {', '.join(gained)} needed"
-               if gained else ": the metric step adds no panel to those the inner loop's "
-               "length gives"))
+            + (f": {', '.join(gained)} end below both with the defaults' step in each atom's "
+               "curvature (untuned) but not with the tuned global step"
+               if gained else ": the defaults add no panel to those the inner loop's length "
+               "gives"))
 
 
 def _synth_rank_note(problem: str, runs: dict, n: int) -> str:
