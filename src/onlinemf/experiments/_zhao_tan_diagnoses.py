@@ -97,6 +97,14 @@ def _caps_note(caps: dict) -> str:
             "stalls for another reason.")
 
 
+def batch_start(seed, k: int, n_features: int) -> np.ndarray:
+    """The batch solvers' W₀ (K, F): uniform entries projected onto C, drawn from ``seed``
+    (every batch run of an experiment starts from it)."""
+    from ..constraints import project_nonneg_l2_ball
+
+    return project_nonneg_l2_ball(np.random.default_rng(seed).random((k, n_features)))
+
+
 def _rho_code_diagnosis(X, k: int, seed, rhos, n_batches: int = 20, tau: int = 5,
                         limit: int = 30_000) -> dict:
     """The codes' ADMM (eqs. (25)–(30)) of the stream's first ``n_batches`` mini-batches,
@@ -106,9 +114,8 @@ def _rho_code_diagnosis(X, k: int, seed, rhos, n_batches: int = 20, tau: int = 5
     fewest iterations of a grid (up to ``limit``) that come within 1% of the optimum with no
     tolerance stop."""
     from ..coders import outlier_loss, solve_codes_outliers
-    from ..constraints import project_nonneg_l2_ball
 
-    D = project_nonneg_l2_ball(np.random.default_rng(seed).random((k, X.shape[1])))
+    D = batch_start(seed, k, X.shape[1])
     lam = 1.0 / np.sqrt(X.shape[1])
     batches = [X[i * tau:(i + 1) * tau] for i in range(n_batches)]
 
@@ -197,16 +204,14 @@ def _batch_grid(ctx: Context, X, k: int, results: dict, param: str, values) -> d
     meet its stopping rule (the same rule, tol 1e-5); the canonical run itself stands for its
     grid value. Returns the kept runs by grid value (a kept-only assembly may lack some), or
     ``None`` when no run beside the canonical one is kept."""
-    from ..constraints import project_nonneg_l2_ball
-
     solver, name = BATCH_GRIDS[param][:2]
     canon = {"rho": 1.0, "kappa": 0.7}[param]
     n = X.shape[0]
     cap = int(round(results[name]["history"]["n_samples"][-1] / n))
 
     def fit(v):
-        init = project_nonneg_l2_ball(np.random.default_rng(ctx.seed).random((k, X.shape[1])))
-        out = batch_robust_nmf(X, k, solver=solver, max_iter=cap, tol=1e-5, init=init,
+        out = batch_robust_nmf(X, k, solver=solver, max_iter=cap, tol=1e-5,
+                               init=batch_start(ctx.seed, k, X.shape[1]),
                                random_state=ctx.seed, **{param: v})
         return {"history": out.history, "n_iter": out.n_iter}
 

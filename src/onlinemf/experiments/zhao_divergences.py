@@ -621,19 +621,24 @@ def _theta_sweep(k, tau, V, clean, noisy, seed, thetas=WANG_THETAS) -> dict:
     """OL-Wang on the stream V (pixels in [0, 255]) at each step θ: the PSNR (dB, peak 255)
     of its reconstruction of the noisy images against the clean ones, over all pixels and
     over the corrupted ones, its codes solved as the experiment solves them."""
-    from ..coders import CodeSolver
-
     loss = get_loss("huber", delta=HUBER_DELTA)
     hit = noisy != clean
     out = {}
     for theta in thetas:
         D = OnlineHuberSGD(k, tau, delta=HUBER_DELTA, theta=theta,
                            random_state=seed).fit(V / 255.0).components_
-        H = CodeSolver("paper", lower=0.0, max_iter=100, f_tol=1e-6, start="best").solve(
-            loss, D, noisy / 255.0).codes
-        recon = 255.0 * H @ D
+        recon = _recode(loss, D, noisy)
         out[theta] = (_psnr255(recon, clean), _psnr255(recon, clean, hit))
     return out
+
+
+def _recode(loss, D, images):
+    """``images`` (pixels in [0, 255]) reconstructed by the atoms D (scaled to [0, 1]) with
+    codes from the loss's own rule of the paper (Section V-C), from the better start: how
+    the dictionaries of OL-Wang and Batch are read, beside OL's own ``transform``."""
+    H = CodeSolver("paper", lower=0.0, max_iter=100, f_tol=1e-6, start="best").solve(
+        loss, D, images / 255.0).codes
+    return 255.0 * H @ D
 
 
 def _theta_note(subject: str, sweep: dict, wang_psnr: float, ol_psnr: float) -> str:
@@ -1173,14 +1178,10 @@ def huber_faces(ctx: Context) -> Result:
         batch, batch_runs = ctx.timed(lambda: batch_nmf(
             V / 255.0, k, ol.loss_, max_iter=300, tol=1e-5, random_state=ctx.seed))
         t_ol, t_wang, t_batch = ol_runs.median, wang_runs.median, batch_runs.median
-        from ..coders import CodeSolver
 
         recon = {"OL": ol.inverse_transform(ol.transform(noisy))}
         for name, D in (("OL-Wang", wang.components_), ("Batch", batch.components)):
-            # the loss's own rule of the paper (Section V-C), from the better start
-            Hn = CodeSolver("paper", lower=0.0, max_iter=100, f_tol=1e-6, start="best").solve(
-                ol.loss_, D, noisy / 255.0).codes
-            recon[name] = 255.0 * Hn @ D
+            recon[name] = _recode(ol.loss_, D, noisy)
 
         row = ([str(s), f"{t_ol:.1f}", f"{t_wang:.1f}", f"{t_batch:.1f}",
                 f"{t_batch / t_ol:.2f}×", f"{t_wang / t_ol:.2f}×",

@@ -64,6 +64,7 @@ from ._zhao_tan_diagnoses import (
     _rho_code_diagnosis,
     _rho_code_note,
     _stalled,
+    batch_start,
     split_text,
     stall_note,
 )
@@ -288,14 +289,11 @@ def run_methods(X, k, *, tau, seed, batch_iter, which=("online", "batch", "other
 
             run(name, fit_online, extra=online_parts)
     if "batch" in which:
-        init = np.random.default_rng(seed).random((k, X.shape[1]))
-        from ..constraints import project_nonneg_l2_ball
-
+        init = batch_start(seed, k, X.shape[1])
         for name, solver in (("BADMM", "admm"), ("BPGD", "pgd")):
             def fit_batch(solver=solver):
                 return batch_robust_nmf(X, k, solver=solver, max_iter=batch_iter, tol=1e-5,
-                                        time_budget=batch_budget,
-                                        init=project_nonneg_l2_ball(init),
+                                        time_budget=batch_budget, init=init.copy(),
                                         random_state=seed), None
 
             run(name, fit_batch, extra=lambda res: dict(
