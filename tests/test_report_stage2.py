@@ -640,3 +640,59 @@ def test_theta_note_reads_how_much_of_ol_wangs_gap_its_step_explains():
                          "better (not run).")
     full = _theta_note("1", {1.0: (24.0, 20.0)}, 15.7, 23.2)
     assert "reaches OL's level (+0.8 dB): the step accounts for OL-Wang's gap." in full
+
+
+def test_batch_grid_caps_each_run_at_the_canonical_iterations_and_keeps_it_as_a_piece(
+        tmp_path):
+    """Figs. 4(a), 5(a)'s batch runs: the canonical run stands for its own grid value, every
+    other value is one run from the batch W₀ capped at the canonical run's iterations and
+    kept as a piece (a kept-only assembly reloads it, and without it reports no grid)."""
+    from onlinemf.baselines import batch_robust_nmf
+    from onlinemf.datasets import make_outlier_synthetic
+    from onlinemf.experiments._zhao_tan_diagnoses import _batch_grid, batch_start
+
+    d = make_outlier_synthetic(60, 12, 3, 0.7, 0.1, random_state=0)
+    cap = 4
+    canon = batch_robust_nmf(d.X, 3, solver="admm", max_iter=cap, tol=0.0,
+                             init=batch_start(0, 3, 12), random_state=0)
+    results = {"BADMM": {"history": canon.history}}
+    assert canon.history["n_samples"][-1] == cap * 60
+    ctx = Context(scale="tiny", out_dir=str(tmp_path), seed=0)
+    assert _batch_grid(Context(scale="tiny", out_dir=str(tmp_path), kept_only=True),
+                       d.X, 3, results, "rho", [1.0, 10.0]) is None  # nothing kept yet
+    runs = _batch_grid(ctx, d.X, 3, results, "rho", [1.0, 10.0])
+    assert runs[1.0]["history"] is canon.history and runs[1.0]["n_iter"] == cap
+    assert 1 <= runs[10.0]["n_iter"] <= cap
+    alone = batch_robust_nmf(d.X, 3, solver="admm", rho=10.0, max_iter=cap, tol=1e-5,
+                             init=batch_start(0, 3, 12), random_state=0)
+    np.testing.assert_allclose(runs[10.0]["history"]["objective"], alone.history["objective"])
+    again = _batch_grid(Context(scale="tiny", out_dir=str(tmp_path), kept_only=True),
+                        d.X, 3, results, "rho", [1.0, 10.0])
+    np.testing.assert_array_equal(again[10.0]["history"]["objective"],
+                                  runs[10.0]["history"]["objective"])
+
+
+def test_theta_sweep_runs_ol_wang_at_each_step_and_recode_reads_back_a_dictionarys_images():
+    """OL-Wang's step sweep scores one fit per θ (different steps, different dictionaries,
+    finite PSNRs on all pixels and on the corrupted ones); the re-coding it uses reconstructs
+    images that its dictionary spans exactly."""
+    from onlinemf.experiments.zhao_divergences import (
+        HUBER_DELTA,
+        _psnr255,
+        _recode,
+        _theta_sweep,
+    )
+    from onlinemf.losses import get_loss
+
+    rng = np.random.default_rng(0)
+    D = rng.random((3, 16))
+    D /= np.linalg.norm(D, axis=1, keepdims=True)
+    clean = 255.0 * rng.random((40, 3)) @ D / 3.0
+    noisy = clean.copy()
+    noisy[rng.random(clean.shape) < 0.1] = 255.0
+    back = _recode(get_loss("huber", delta=HUBER_DELTA), D, clean)
+    assert _psnr255(back, clean) > 40.0
+    sweep = _theta_sweep(3, 5, noisy, clean, noisy, 0, thetas=(0.1, 1.0))
+    assert set(sweep) == {0.1, 1.0}
+    assert all(np.isfinite(v) for pair in sweep.values() for v in pair)
+    assert sweep[0.1] != sweep[1.0]
