@@ -696,3 +696,17 @@ def test_theta_sweep_runs_ol_wang_at_each_step_and_recode_reads_back_a_dictionar
     assert set(sweep) == {0.1, 1.0}
     assert all(np.isfinite(v) for pair in sweep.values() for v in pair)
     assert sweep[0.1] != sweep[1.0]
+
+
+def test_time_scales_bring_each_curve_to_the_median_of_its_protocol_timings():
+    """Fig. 1's equal-time claims: a method's curve keeps its shape and ends at the median of
+    its timings (the drawn run's own time where the panel was not timed again)."""
+    from onlinemf.experiments._timing import TimedRuns
+    from onlinemf.experiments.zhao_haskell_feng import METHODS, _time_scales
+
+    runs = {m: {"history": {"time": np.array([0.0, 1.0, t])}}
+            for m, t in zip(METHODS, (2.0, 4.0, 5.0))}
+    retimed = {m: {"runs": TimedRuns(wall=w, cpu=w)} for m, w in zip(
+        METHODS, ([3.0, 1.0, 2.0], [8.0, 8.0, 9.0], [5.0, 6.0, 4.0]))}
+    assert _time_scales(runs, retimed) == pytest.approx({"vr": 1.0, "smm": 2.0, "sgd": 1.0})
+    assert _time_scales(runs, None) == {m: 1.0 for m in METHODS}

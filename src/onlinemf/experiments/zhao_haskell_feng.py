@@ -471,9 +471,9 @@ def _retimed(ctx: Context, problem: str, dname: str, X, runs: dict, K: int, S: i
     curve (its tuned step, its seed) run again ``ctx.repeats`` times without evaluations
     (the curves exclude their time), each run's wall time its algorithm time; the median
     counts, a run over twice the others' median is run once more. A piece; returns, per
-    method, the
-    :class:`TimedRuns` and the largest entry change between the rerun's dictionary and the
-    kept one (zero: the same computation)."""
+    method, the :class:`TimedRuns` and the largest entry change between the rerun's
+    dictionary and the kept one (zero: the same computation)."""
+
     def one(method):
         def fit():
             return StochasticMF(problem, method, K, max_iter=S, random_state=ctx.seed,
@@ -543,10 +543,12 @@ ZHF_DEPARTURES = (
 
 
 #: Fig. 1's timings: the protocol's where a fit takes minutes, one where it takes an hour
-FIG1_TIMING = ("One seed per panel. Each method's fit on CBCL, MNIST and YaleB is timed by the "
-               "protocol (three runs alone, the median; the equal-time claims read each curve "
-               "with its time axis scaled to it); on Synth, where a fit takes about an hour, "
-               "the curves' own single timings, taken on a machine shared with other fits.")
+FIG1_TIMING = ("One seed per panel. The equal-time claims of the panels in the timing "
+               "protocol's table read each method's time from three runs of its fit alone "
+               "(the median; each curve's time axis scaled to it); the others (Synth, where a "
+               "fit takes about an hour, and any panel the table does not list) read the "
+               "curves' own single timings, taken on a machine shared with other fits, and "
+               "their claims say 'one timing'.")
 
 
 @register("zhf-fig1", "002 §4.4 Fig. 1",
