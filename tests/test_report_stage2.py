@@ -710,3 +710,20 @@ def test_time_scales_bring_each_curve_to_the_median_of_its_protocol_timings():
         METHODS, ([3.0, 1.0, 2.0], [8.0, 8.0, 9.0], [5.0, 6.0, 4.0]))}
     assert _time_scales(runs, retimed) == pytest.approx({"vr": 1.0, "smm": 2.0, "sgd": 1.0})
     assert _time_scales(runs, None) == {m: 1.0 for m in METHODS}
+
+
+def test_retimed_repeats_the_drawn_fit_and_names_its_steps(tmp_path):
+    """Fig. 1's protocol timings re-run the very fit that drew each curve (the same
+    dictionary), as many times as the run asks, in a piece named by the steps it timed."""
+    from onlinemf.experiments.zhao_haskell_feng import METHODS, _retimed, run_methods
+
+    X = np.random.default_rng(0).random((60, 8))
+    ctx = Context(scale="tiny", out_dir=str(tmp_path), seed=0, repeats=2)
+    runs = run_methods("odl", X, 3, 2, 1.0, 0, tune=False, memo=ctx.memo, key="t",
+                       state=ctx.state_file)
+    out = _retimed(ctx, "odl", "x", X, runs, 3, 2)
+    assert set(out) == set(METHODS)
+    for m in METHODS:
+        assert out[m]["change"] < 1e-12
+        assert len(out[m]["runs"].kept) == 2 and out[m]["runs"].median > 0
+    assert (tmp_path / "pieces" / "tiny-0-zhf-fig1-odl-x-fit-times2-c1-1-1.pkl").exists()
