@@ -727,3 +727,21 @@ def test_retimed_repeats_the_drawn_fit_and_names_its_steps(tmp_path):
         assert out[m]["change"] < 1e-12
         assert len(out[m]["runs"].kept) == 2 and out[m]["runs"].median > 0
     assert (tmp_path / "pieces" / "tiny-0-zhf-fig1-odl-x-fit-times2-c1-1-1.pkl").exists()
+
+
+def test_verdict_spread_counts_each_choice_of_one_timed_run_per_method():
+    """VR's curve against two rivals whose timings straddle VR's: read at VR's end with each
+    combination of runs, the verdict changes with the rivals' runs and is counted."""
+    from onlinemf.experiments._timing import TimedRuns
+    from onlinemf.experiments.zhao_haskell_feng import _verdict_spread
+
+    t = np.array([0.0, 1.0, 2.0])
+    runs = {m: {"history": {"time": t}} for m in ("vr", "smm", "sgd")}
+    logs = {"vr": np.array([0.0, -1.0, -2.0]), "smm": np.array([0.0, -1.0, -2.0]),
+            "sgd": np.array([0.0, -1.0, -2.0])}
+    retimed = {"vr": {"runs": TimedRuns(wall=[2.0], cpu=[2.0])},
+               "smm": {"runs": TimedRuns(wall=[4.0], cpu=[4.0])},
+               "sgd": {"runs": TimedRuns(wall=[2.0, 4.0], cpu=[2.0, 4.0])}}
+    # SGD as fast as VR ties with it (partly: below SMM only); twice as slow, VR is lowest
+    assert _verdict_spread(runs, logs, retimed) in ("partly 1 of 2, reproduced 1",
+                                                    "reproduced 1 of 2, partly 1")
