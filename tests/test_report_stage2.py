@@ -745,3 +745,27 @@ def test_verdict_spread_counts_each_choice_of_one_timed_run_per_method():
     # SGD as fast as VR ties with it (partly: below SMM only); twice as slow, VR is lowest
     assert _verdict_spread(runs, logs, retimed) in ("partly 1 of 2, reproduced 1",
                                                     "reproduced 1 of 2, partly 1")
+
+
+def test_dating_diagnosis_names_the_eras_topic_when_the_match_is_another():
+    """Fig. 10's war topic: the matched topic (two of Table I's words) is flat over the
+    years, while a topic holding one of them peaks inside 1917–1945; the note names both."""
+    from onlinemf.experiments.wang_chi_poisson import TABLE_ONE, _dating_diagnosis
+
+    words = sorted({w for t in TABLE_ONE for w in t})
+    terms = np.array(words + [f"filler{i}" for i in range(20)])
+    index = {t: i for i, t in enumerate(terms)}
+    D = np.zeros((3, terms.size))
+    D[:, len(words):] = 1e-3  # every topic's top 10: its own words, then fillers
+    D[0, [index["war"], index["enemy"]]] = 1.0      # matched, flat
+    D[1, index["war"]] = 0.5                        # the era's topic
+    D[1, index["filler0"]] = 1.0
+    D[2, index["iraq"]] = 1.0
+    years = np.arange(1900, 2011)
+    intensity = np.full((years.size, 3), 1.0)
+    intensity[(years >= 1917) & (years <= 1945), 1] = 5.0
+    note = _dating_diagnosis(D, intensity, terms, years)
+    war = note.split("war / enemy")[1].split("island")[0]
+    assert "matched topic 0" in war and "1.0× inside" in war
+    assert "most concentrated topic 1" in war and "5.0× inside" in war
+    assert "none matched; the best overlap topic" in note.split("island / islands")[1]

@@ -776,6 +776,39 @@ def _table_one_diagnosis(D, Y, terms, years) -> str:
             "averaged): " + "; ".join(share) + ".")
 
 
+def _dating_diagnosis(D, intensity, terms, years) -> str:
+    """For each topic Fig. 10 dates, the learned topic most concentrated in its years (the
+    largest mean intensity inside them over outside, among the topics holding at least one
+    of its Table I words in their top 10) beside the one the automatic match picks: whether
+    the era's topic was learned but holds too few of the paper's words to be matched."""
+    terms = np.asarray(terms)
+    years = np.asarray(years)
+    tops = [set(terms[np.argsort(-D[j], kind="stable")[:10]]) for j in range(D.shape[0])]
+    parts = []
+    for i, (lo, hi) in TABLE_ONE_YEARS:
+        words = set(TABLE_ONE[i])
+        inside = (years >= lo) & (years <= hi)
+        ratio = intensity[inside].mean(axis=0) / np.maximum(intensity[~inside].mean(axis=0),
+                                                              1e-12)
+        overlap = np.array([len(t & words) for t in tops])
+        matched = int(np.argmax(overlap))
+        held = np.flatnonzero(overlap >= 1)
+        best = int(held[np.argmax(ratio[held])]) if held.size else matched
+
+        def describe(j, overlap=overlap, ratio=ratio):
+            top = ", ".join(terms[np.argsort(-D[j], kind="stable")[:6]])
+            return (f"topic {j} ({top}; {overlap[j]} of its 4 words, peak "
+                    f"{years[np.argmax(intensity[:, j])]}, {ratio[j]:.1f}× inside)")
+
+        label = "matched " if overlap[matched] >= 2 else "none matched; the best overlap "
+        parts.append(f"{' / '.join(TABLE_ONE[i])} ({lo}–{hi}): {label}"
+                     + describe(matched) + ("; it is also the most concentrated" if
+                                            best == matched else
+                                            "; most concentrated " + describe(best)))
+    return ("The dated topics' eras in the learned topics (intensity inside the years over "
+            "outside): " + "; ".join(parts) + ".")
+
+
 def _rejudge_sotu(res: Result) -> Result:
     """A kept wang-chi-sotu result judged by the current rules, from its measured values
     (matched topics, vocabulary size, intensities inside and outside their years)."""
@@ -897,6 +930,7 @@ def sotu(ctx: Context) -> Result:
     else:
         res.claims += _table_one_claims(D, intensity, terms, years, Y.shape[1], res)
         res.notes.append(_table_one_diagnosis(D, Y, terms, years))
+        res.notes.append(_dating_diagnosis(D, intensity, terms, years))
     src = "State of the Union 1790–2014 (from --data-dir)" if path else \
         "embedded five-topic stream with planted intensities"
     res.notes.append(f"Data: {src}; {Y.shape[0]} documents, vocabulary {Y.shape[1]} (the paper "
