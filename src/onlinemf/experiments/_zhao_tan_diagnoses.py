@@ -323,5 +323,7 @@ def _batch_grid_note(batch: dict, n: int) -> str:
                          f"the common level {reach}, "
                          f"{r['history']['time'][-1] / max(its, 1):.2f} s per iteration")
     return ("The batch solvers across the grids (each capped at the iterations the canonical "
-            "run took to meet its stopping rule, read in iterations): " + "; ".join(parts)
+            "run took to meet its stopping rule, read in iterations; the seconds per "
+            "iteration are the wall time of untimed runs that shared the machine, or were "
+            "paused while timed runs had it, and compare nothing): " + "; ".join(parts)
             + ".") if parts else ""
