@@ -711,6 +711,12 @@ TABLE_ONE = (("iraq", "terrorists", "terror", "afghanistan"),
 TABLE_ONE_YEARS = ((0, (2001, 2014)), (1, (1917, 1945)), (3, (1898, 1913)))
 
 
+def _top_words(D, terms, n: int = 10) -> list[set]:
+    """Each learned topic's ``n`` heaviest words (ties in vocabulary order): what Table I's
+    topics are matched against."""
+    return [set(terms[np.argsort(-D[j], kind="stable")[:n]]) for j in range(D.shape[0])]
+
+
 def _table_one_claims(D, intensity, terms, years, n_terms, res) -> list:
     """Match Table I's four topics automatically and check their dating in Fig. 10.
 
@@ -719,7 +725,7 @@ def _table_one_claims(D, intensity, terms, years, n_terms, res) -> list:
     than outside them (the Philippine–American war is dated 1898–1913).
     """
     terms = np.asarray(terms)
-    tops = [set(terms[np.argsort(-D[j], kind="stable")[:10]]) for j in range(D.shape[0])]
+    tops = _top_words(D, terms)
     matches, rows = [], []
     for words in TABLE_ONE:
         overlap = [len(t & set(words)) for t in tops]
@@ -783,7 +789,7 @@ def _dating_diagnosis(D, intensity, terms, years) -> str:
     the era's topic was learned but holds too few of the paper's words to be matched."""
     terms = np.asarray(terms)
     years = np.asarray(years)
-    tops = [set(terms[np.argsort(-D[j], kind="stable")[:10]]) for j in range(D.shape[0])]
+    tops = _top_words(D, terms)
     parts = []
     for i, (lo, hi) in TABLE_ONE_YEARS:
         words = set(TABLE_ONE[i])

@@ -508,7 +508,22 @@ def _time_scales(runs: dict, retimed: dict | None) -> dict:
     it) to the median of its protocol timings; one where the panel was not timed again."""
     if retimed is None:
         return {m: 1.0 for m in METHODS}
-    return {m: retimed[m]["runs"].median / max(_final_time(runs, m), 1e-12) for m in METHODS}
+    return _scales_to(runs, {m: retimed[m]["runs"].median for m in METHODS})
+
+
+def _scales_to(runs: dict, times: dict) -> dict:
+    """The factor that makes each method's curve end at ``times[method]`` seconds."""
+    return {m: times[m] / max(_final_time(runs, m), 1e-12) for m in METHODS}
+
+
+def _timed_cell(runs: dict, retimed: dict, method: str) -> str:
+    """The timing table's cell of ``method``: its protocol runs beside the drawn run's time,
+    and how far its re-run's dictionary is from the drawn one where they differ."""
+    cell = retimed[method]
+    text = cell["runs"].describe() + f", as drawn {_final_time(runs, method):.3g} s"
+    if cell["change"] > 1e-9:
+        text += f" (its dictionary differs from the drawn run's by up to {cell['change']:.2g})"
+    return text
 
 
 def _at_equal_time(runs: dict, logs: dict, scales: dict) -> dict:
@@ -529,8 +544,8 @@ def _verdict_spread(runs: dict, logs: dict, retimed: dict) -> str:
     counts = Counter()
     kept = [retimed[m]["runs"].kept for m in METHODS]
     for choice in itertools.product(*kept):
-        scales = {m: t / max(_final_time(runs, m), 1e-12) for m, t in zip(METHODS, choice)}
-        counts[_below_both(_at_equal_time(runs, logs, scales))[0]] += 1
+        at = _at_equal_time(runs, logs, _scales_to(runs, dict(zip(METHODS, choice))))
+        counts[_below_both(at)[0]] += 1
     total = sum(counts.values())
     return ", ".join(f"{v} {n}" + (f" of {total}" if i == 0 else "")
                      for i, (v, n) in enumerate(counts.most_common()))
@@ -578,7 +593,7 @@ ZHF_DEPARTURES = (
     "other directions.")
 
 
-#: Fig. 1's timings: the protocol's where a fit takes minutes, one where it takes an hour
+#: Fig. 1's timings: the protocol's where a fit can be repeated, else the curve's own
 FIG1_TIMING = ("One seed per panel. The equal-time claims of the panels in the timing "
                "protocol's table read each method's time from three runs of its whole fit "
                "alone, without evaluations (the median; each curve's time axis scaled to it, "
@@ -650,11 +665,8 @@ def fig1(ctx: Context) -> Result:
         if ctx.repeats > 1 and not (dname == "synth" and not ctx.quick):
             try:
                 retimed = _retimed(ctx, problem, dname, X, runs, sc["K"], sc["S"])
-                timed_rows.append([problem.upper(), dname] + [
-                    retimed[m]["runs"].describe() + f", as drawn {_final_time(runs, m):.3g} s"
-                    + (f" (its dictionary differs from the drawn run's by up to "
-                       f"{retimed[m]['change']:.2g})" if retimed[m]["change"] > 1e-9 else "")
-                    for m in METHODS])
+                timed_rows.append([problem.upper(), dname]
+                                  + [_timed_cell(runs, retimed, m) for m in METHODS])
             except PieceMissing:
                 pass
         scales = _time_scales(runs, retimed)
