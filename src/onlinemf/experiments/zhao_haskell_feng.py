@@ -940,9 +940,7 @@ def stepsize(ctx: Context) -> Result:
     res = Result()
     plt = pyplot()
     # every panel of Fig. 1 at paper scale (the demo's budget keeps the faces only)
-    panels = [("odl", "cbcl"), ("onmf", "cbcl")] + ([] if ctx.quick else [
-        ("odl", "mnist"), ("onmf", "mnist"), ("orpca", "synth"), ("ornmf", "synth"),
-        ("orpca", "yaleb"), ("ornmf", "yaleb")])
+    panels = PANELS[:2] if ctx.quick else PANELS
     data = {d: load_panel_data(d, ctx, sc) for d in dict.fromkeys(d for _, d in panels)}
     cols = min(len(panels), 4)
     rows = -(-len(panels) // cols)
