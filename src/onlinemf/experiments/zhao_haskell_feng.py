@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 import os
 import pickle
+import textwrap
 
 import numpy as np
 from sklearn.datasets import load_digits
@@ -559,8 +560,6 @@ def _plot_panel(axes, runs, logs, title, scales=None):
     axes[0].set_xlabel("data passes")
     axes[1].set_xlabel("time (s; evaluations excluded; the timing protocol's median, "
                        "where its table lists the panel)", fontsize=7)
-    import textwrap
-
     wrapped = "\n".join(textwrap.wrap(title, 44))  # a long data label must not run into
     for ax in axes:                                  # the neighbouring panel's title
         ax.set_ylabel("log10(f(W) − f(Ŵ))")
@@ -983,7 +982,7 @@ def stepsize(ctx: Context) -> Result:
             finals[mult] = float(h["objective"][-1])
         ax.set_xlabel("data passes")
         ax.set_ylabel("log10(f − min f)")
-        ax.set_title(f"VR-{problem.upper()} on {src}", fontsize=8)
+        ax.set_title(textwrap.fill(f"VR-{problem.upper()} on {src}", 44), fontsize=8)
         ax.legend(fontsize=7)
         best = min(finals, key=finals.get)
         gap = (max(finals.values()) - min(finals.values())) / max(abs(min(finals.values())),
