@@ -552,6 +552,12 @@ def _verdict_spread(runs: dict, logs: dict, retimed: dict) -> str:
                      for i, (v, n) in enumerate(counts.most_common()))
 
 
+def _wrapped(title: str) -> str:
+    """A panel title on lines short enough that a long data label does not run into the
+    neighbouring panel's title."""
+    return textwrap.fill(title, 44)
+
+
 def _plot_panel(axes, runs, logs, title, scales=None):
     for m, r in runs.items():
         axes[0].plot(r["passes"], logs[m], color=COLORS[m], label=m.upper())
@@ -560,8 +566,8 @@ def _plot_panel(axes, runs, logs, title, scales=None):
     axes[0].set_xlabel("data passes")
     axes[1].set_xlabel("time (s; evaluations excluded; the timing protocol's median, "
                        "where its table lists the panel)", fontsize=7)
-    wrapped = "\n".join(textwrap.wrap(title, 44))  # a long data label must not run into
-    for ax in axes:                                  # the neighbouring panel's title
+    wrapped = _wrapped(title)
+    for ax in axes:
         ax.set_ylabel("log10(f(W) − f(Ŵ))")
         ax.set_title(wrapped, fontsize=8)
     axes[0].legend(fontsize=7)
@@ -982,7 +988,7 @@ def stepsize(ctx: Context) -> Result:
             finals[mult] = float(h["objective"][-1])
         ax.set_xlabel("data passes")
         ax.set_ylabel("log10(f − min f)")
-        ax.set_title(textwrap.fill(f"VR-{problem.upper()} on {src}", 44), fontsize=8)
+        ax.set_title(_wrapped(f"VR-{problem.upper()} on {src}"), fontsize=8)
         ax.legend(fontsize=7)
         best = min(finals, key=finals.get)
         gap = (max(finals.values()) - min(finals.values())) / max(abs(min(finals.values())),
