@@ -500,6 +500,40 @@ def test_frame_marks_and_the_race_split():
     assert "Batch never reaches its level, at 0.5 s per iteration" in never
 
 
+def test_batch_that_settles_above_ols_level_and_the_budget_race():
+    """Batch's curve run that stopped on its tolerance, within its budget and cap, above OL's
+    level never reaches it, whatever the clock; one stopped by its budget or cap, or below
+    the level, is not settled. A budget race reads the median over Batch's runs of its
+    seconds to OL's level over OL's median pass, ∞ when most runs never reach it."""
+    from onlinemf.experiments._timing import TimedRuns
+    from onlinemf.experiments.zhao_divergences import (
+        CURVE_BATCH_ITERS,
+        _batch_settled_above,
+        _budget_verdict_input,
+    )
+
+    n = 100
+
+    def bh(its, t, final):
+        return {"n_samples": np.array([1, its]) * n, "time": np.array([0.1, t]),
+                "objective": np.array([9.0, final])}
+
+    settled = _batch_settled_above(bh(794, 275.0, 7.935), 7.868, 153.6, n)
+    assert "after 794 iterations at 7.935" in settled and "tolerance" in settled
+    assert _batch_settled_above(bh(794, 320.0, 7.935), 7.868, 153.6, n) == ""  # budget
+    assert _batch_settled_above(bh(CURVE_BATCH_ITERS, 100.0, 7.935), 7.868, 153.6, n) == ""
+    assert _batch_settled_above(bh(794, 275.0, 7.8), 7.868, 153.6, n) == ""  # reached it
+
+    ol = TimedRuns(wall=[10.0, 12.0, 11.0], cpu=[10.0, 12.0, 11.0])
+    batch = TimedRuns(wall=[22.0, 22.5, 22.1], cpu=[44.0, 45.0, 44.2])
+    never = [(900, 0.5, np.inf), (910, 0.49, 15.0), (905, 0.5, np.inf)]
+    ratio, how, row = _budget_verdict_input(ol, batch, never)
+    assert np.isinf(ratio) and "twice that median, 3 runs alone" in how
+    assert row[1].startswith("budget 22 s: ") and "0.49 after 910 iterations" in row[1]
+    reached = [(900, 0.4, 30.0), (910, 0.4, 33.0), (905, 0.4, np.inf)]
+    assert _budget_verdict_input(ol, batch, reached)[0] == pytest.approx(3.0)  # 33 / 11
+
+
 def _curve(obj, step=1.0):
     obj = np.asarray(obj, dtype=float)
     return {"objective": obj, "time": step * np.arange(1, obj.size + 1)}

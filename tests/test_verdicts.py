@@ -151,6 +151,14 @@ def test_speed_parts_split_a_runs_time_into_samples_and_cost():
     assert f"a: {samples[0]:.3g} samples, 50 ms per sample" in text
     assert "b:" in text and "100 ms per sample" in text
     assert speed_split(["a"], [cheap], [math.inf]) == "a: never, 50 ms per sample"
+    assert "uneven" not in text  # each run's pace is even
+    # a slow first half (4× the later cost per sample) and a level reached early, at its
+    # 210th sample: 200 ms per sample until then against 125 over the pass, both named
+    t = np.cumsum(np.where(np.arange(100) < 50, 2.0, 0.5))
+    slow_start = {**cheap, "time": t}
+    uneven = speed_split(["c"], [slow_start], [float(t[20])])
+    assert "c: 210 samples, 125 ms per sample over its pass but 200 up to the level" in uneven
+    assert "uneven" not in speed_split(["c"], [slow_start], [float(t[90])])  # 132 vs 125
 
 
 def test_convergence_speed_is_time_to_a_common_level():

@@ -342,12 +342,27 @@ def speed_parts(histories, seconds=None) -> tuple[list, list]:
     return samples, cost
 
 
+#: a run whose milliseconds per sample up to its level differ from its whole pass's by more
+#: than this factor ran at an uneven pace (a shared machine, or costlier early steps): its
+#: split then names both, since samples × the pass's pace no longer gives its seconds
+UNEVEN_PACE = 1.5
+
+
 def speed_split(labels, histories, seconds=None) -> str:
-    """:func:`speed_parts` in words, one ``label: samples, ms per sample`` per run."""
+    """:func:`speed_parts` in words, one ``label: samples, ms per sample`` per run, with its
+    milliseconds per sample up to the level where its pace was uneven (:data:`UNEVEN_PACE`)."""
     samples, cost = speed_parts(histories, seconds)
-    return ", ".join(f"{lab}: " + ("" if s is None else "never, " if math.isinf(s) else
-                                   f"{s:.3g} samples, ") + f"{c:.3g} ms per sample"
-                     for lab, s, c in zip(labels, samples, cost))
+    parts = []
+    for i, (lab, s, c) in enumerate(zip(labels, samples, cost)):
+        text = f"{lab}: " + ("" if s is None else "never, " if math.isinf(s) else
+                             f"{s:.3g} samples, ") + f"{c:.3g} ms per sample"
+        if s is not None and math.isfinite(s) and s > 0:
+            early = seconds[i] / s * 1e3
+            if not 1 / UNEVEN_PACE <= early / c <= UNEVEN_PACE:
+                text += (f" over its pass but {early:.3g} up to the level (an uneven pace: "
+                         "its time to the level is not samples × its pass's pace)")
+        parts.append(text)
+    return ", ".join(parts)
 
 
 #: "converges" / "fails to converge": a curve that rises over the second half of its run by

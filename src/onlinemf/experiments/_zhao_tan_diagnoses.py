@@ -37,6 +37,40 @@ def _inner_split(X, k: int, seed) -> dict:
             for name in ("OADMM", "OPGD")}
 
 
+def _timed_histories(ctx: Context, fit) -> tuple:
+    """``fit()`` (a seeded run that returns its history) timed by the protocol
+    (:meth:`Context.timed`): its :class:`TimedRuns` and every run's history, in the order the
+    runs ran (each on its own clock; a replaced run's history is kept beside it)."""
+    hists = []
+
+    def run():
+        hists.append(fit())
+        return hists[-1]
+
+    _, runs = ctx.timed(run)
+    return runs, hists
+
+
+def _own_descent_medians(timed: list) -> tuple[list | None, object, list]:
+    """For each setting's ``(runs, histories)`` of :func:`_timed_histories`: the median over
+    its runs that count of each one's seconds to 90% of its own descent, ``(medians, OWN,
+    per-run seconds)``; ``(None, reason, [])`` when a run gives no such time
+    (:func:`common_level_times`)."""
+    medians, every = [], []
+    for runs, hists in timed:
+        secs = []
+        for i, h in enumerate(hists):
+            if i in runs.replaced:
+                continue
+            seconds, level = common_level_times([h], same_level=False)
+            if seconds is None:
+                return None, level, []
+            secs.append(seconds[0])
+        medians.append(float(np.median(secs)))
+        every.append(secs)
+    return medians, level, every
+
+
 def _inner_note(where: str, split: dict) -> str:
     """:func:`_inner_split` in words: where each online method's pass goes."""
     parts = []

@@ -141,7 +141,7 @@ def _synthetic_piece(loss, n, f, k, tau, seed):
     ol = _ol(loss, k, tau, seed, callback=_keeper(snaps, n, FRESH_POINTS)).fit(d.X)
     h = ol.history_
     Xs = np.maximum(d.X / ol.scale_, 1e-8) if ol.loss_.positive_data else d.X / ol.scale_
-    batch = batch_nmf(Xs, k, ol.loss_, max_iter=2000, tol=1e-6,
+    batch = batch_nmf(Xs, k, ol.loss_, max_iter=CURVE_BATCH_ITERS, tol=1e-6,
                       time_budget=2 * h["time"][-1], random_state=seed)
     other = {"is": OnlineISNMF(k, tau, random_state=seed),
              "squared": RobustSANMF(k, tau, random_state=seed),
@@ -339,7 +339,8 @@ def _earlier_method_claim(loss: str, oh: dict, h: dict, curves=None) -> list:
           "earlier online methods (Fig. 2)", departures=(
               "Batch is stopped at twice OL's wall time (or 2000 iterations, or a relative "
               "change of 1e-6), where the paper's Fig. 2 shows Batch's whole curve: a Batch "
-              "time of '∞' reads 'not within 2× OL's time', not 'never'.",
+              "time of '∞' reads 'not within 2× OL's time', not 'never', unless its claim "
+              "says Batch stopped on its tolerance above OL's level.",
               "One initialization per loss; the paper's curves are also of one run.",
               "OL-Wang's step size is not given by either paper: the constant θ/L̂₀ with "
               "θ = 0.1 is this implementation's choice (with 30 IRLS sweeps for its codes).",
@@ -391,6 +392,19 @@ def synthetic(ctx: Context) -> Result:
             except PieceMissing:  # not yet run: the single timings stand
                 pass
         its_now, _ = _iterations_to(bh, fresh, n)
+        settled = _batch_settled_above(bh, fresh, h["time"][-1], n)
+        if settled:  # no clock makes Batch reach the level: its time is not what decides
+            how = settled
+        elif not np.isfinite(speedup):  # Batch's budget run alone, under the protocol
+            try:
+                budget = ctx.memo(f"zhao-synthetic-{loss}-budget",
+                                  lambda loss=loss, fresh=fresh:
+                                  _budget_race(ctx, loss, n, f, k, tau, fresh))
+            except PieceMissing:
+                budget = None
+            if budget is not None and len(budget[0].kept) >= ctx.repeats:
+                speedup, how, row = _budget_verdict_input(*budget)
+                timed_rows.append([loss, *row, _fmt_ratio(speedup)])
         # a race counts with the protocol's runs, and only for the Batch curve kept now
         if (ol_runs is not None and len(ol_runs.kept) >= ctx.repeats and its == its_now
                 and batch_runs is not None):
@@ -409,7 +423,7 @@ def synthetic(ctx: Context) -> Result:
         res.claims.append(claim(f"{loss}: OL reaches its level faster than Batch", FIG2,
                                 f"Batch needs {_fmt_ratio(speedup)} OL's time to reach the "
                                 f"level of OL's final W with fresh codes ({fresh:.4g}); "
-                                f"times from {how}",
+                                + (how if settled else f"times from {how}"),
                                 *significantly(speedup, "Batch time / OL time"),
                                 why=FAST_WHY))
         if not speedup >= SIGNIFICANT:
@@ -439,8 +453,10 @@ def synthetic(ctx: Context) -> Result:
     if timed_rows:
         res.tables.append(("OL's pass and Batch's iterations to OL's level, timed under the "
                            "timing protocol (OL without its curve's bookkeeping; Batch run "
-                           "for the iterations its curve needed)",
-                           ["loss", "OL's pass", "Batch to OL's level", "Batch / OL"],
+                           "for the iterations its curve needed or, where its curve never "
+                           "reached OL's level, given twice OL's median pass)",
+                           ["loss", "OL's pass", "Batch to OL's level, or its budget run",
+                            "Batch / OL"],
                            timed_rows))
     if costs:
         res.notes.append("Where OL's and Batch's time goes, for the losses on which Batch "
@@ -457,6 +473,25 @@ def synthetic(ctx: Context) -> Result:
                      "The paper gives curves only, no speed-up numbers for this figure. Batch "
                      "is stopped at twice OL's wall time: '∞' reads 'not within 2×'.")
     return res
+
+
+#: Batch's iteration cap in the curves' run of :func:`_synthetic_piece`
+CURVE_BATCH_ITERS = 2000
+
+
+def _batch_settled_above(bh: dict, level: float, ol_time: float, n: int) -> str:
+    """Why Batch never reaches OL's level at any time, when it does not: its curve's run
+    stopped on its tolerance (within its budget of twice OL's time ``ol_time`` and its
+    iteration cap) at an objective above ``level``. Empty when it reached the level or
+    stopped on its budget or cap."""
+    its = int(round(float(bh["n_samples"][-1]) / n))
+    final = float(bh["objective"][-1])
+    if (final <= level or float(bh["time"][-1]) > 2 * ol_time
+            or its >= CURVE_BATCH_ITERS):
+        return ""
+    return (f"Batch's run stopped on its tolerance (relative change ≤ 1e-6) after {its} "
+            f"iterations at {final:.4g}, above OL's level, within its budget: no clock "
+            "makes it reach that level")
 
 
 def _iterations_to(bh: dict, level: float, n: int) -> tuple[int | None, float | None]:
