@@ -534,6 +534,40 @@ def test_batch_that_settles_above_ols_level_and_the_budget_race():
     assert _budget_verdict_input(ol, batch, reached)[0] == pytest.approx(3.0)  # 33 / 11
 
 
+def test_a_grid_timed_by_the_protocol_reads_each_runs_own_clock():
+    """Every timed run's history is kept; each setting's time is the median over its runs
+    that count of each run's seconds to 90% of its own descent (a replaced run left out), and
+    a run without such a time leaves the grid without one."""
+    from onlinemf.experiments._timing import TimedRuns
+    from onlinemf.experiments._verdicts import FLAT, OWN
+    from onlinemf.experiments._zhao_tan_diagnoses import (
+        _own_descent_medians,
+        _speed_spread,
+        _timed_histories,
+    )
+
+    def hist(step):  # 1 → 0.1, `step` seconds a record: 90% of it (0.19) at the third
+        return {"objective": np.array([1.0, 0.6, 0.15, 0.1]), "time": step * np.arange(1, 5.0)}
+
+    calls = []  # each call's history has its own clock (a run the outlier rule replaced too)
+    runs, hists = _timed_histories(Context(scale="tiny", repeats=3),
+                                   lambda: calls.append(1) or hist(float(len(calls))))
+    assert len(hists) == len(runs.wall) >= 3
+    assert [h["time"][0] for h in hists] == [float(i) for i in range(1, len(hists) + 1)]
+
+    a = (TimedRuns(wall=[1.0] * 3, cpu=[1.0] * 3), [hist(1.0), hist(2.0), hist(4.0)])
+    b = (TimedRuns(wall=[1.0] * 4, cpu=[1.0] * 4, replaced=[0]),
+         [hist(50.0), hist(1.0), hist(1.0), hist(3.0)])
+    medians, level, every = _own_descent_medians([a, b])
+    assert level == OWN and medians == [6.0, 3.0]
+    assert every == [[3.0, 6.0, 12.0], [3.0, 3.0, 9.0]]
+    flat = (TimedRuns(wall=[1.0], cpu=[1.0]), [{"objective": np.array([1.0, 0.999]),
+                                                 "time": np.array([1.0, 2.0])}])
+    assert _own_descent_medians([a, flat]) == (None, FLAT, [])
+    # one run per setting, 3 × 3 choices: slowest/fastest ≤ 1.5 four times, 2 twice, 3–4 thrice
+    assert _speed_spread(every, level) == "reproduced 4 of 9, not reproduced 3, partly 2"
+
+
 def _curve(obj, step=1.0):
     obj = np.asarray(obj, dtype=float)
     return {"objective": obj, "time": step * np.arange(1, obj.size + 1)}

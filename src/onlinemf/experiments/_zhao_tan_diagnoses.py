@@ -17,6 +17,7 @@ from ._verdicts import (
     common_level_times,
     fmt_times,
     judge,
+    speed_band,
     speed_split,
 )
 
@@ -69,6 +70,19 @@ def _own_descent_medians(timed: list) -> tuple[list | None, object, list]:
         medians.append(float(np.median(secs)))
         every.append(secs)
     return medians, level, every
+
+
+def _speed_spread(every: list, level) -> str:
+    """How a speed verdict reads over every choice of one timed run per setting (``every``:
+    each setting's runs' seconds, from :func:`_own_descent_medians`), e.g. ``"reproduced 20
+    of 27, partly 7"``: how far the medians' verdict is from its neighbours."""
+    import itertools
+    from collections import Counter
+
+    counts = Counter(speed_band(list(choice), level)[0] for choice in itertools.product(*every))
+    total = sum(counts.values())
+    return ", ".join(f"{v} {n}" + (f" of {total}" if i == 0 else "")
+                     for i, (v, n) in enumerate(counts.most_common()))
 
 
 def _inner_note(where: str, split: dict) -> str:

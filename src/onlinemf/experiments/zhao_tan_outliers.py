@@ -64,6 +64,7 @@ from ._zhao_tan_diagnoses import (
     _own_descent_medians,
     _rho_code_diagnosis,
     _rho_code_note,
+    _speed_spread,
     _stalled,
     _timed_histories,
     batch_start,
@@ -731,6 +732,9 @@ def synthetic(ctx: Context) -> Result:
         shares, level, every = _own_descent_medians(timed_k)
         how = (f"; the median of {ctx.repeats} runs of each, timed alone (each run's seconds "
                "on its own clock)")
+        if shares is not None:
+            how += ("; over every choice of one run per K: "
+                    + _speed_spread(every, level))
         res.tables.append((
             "OADMM across K under the timing protocol: each run's seconds to 90% of its own "
             "descent, and its whole pass", ["K", "seconds to the level, each run",
