@@ -52,16 +52,28 @@ def _timed_histories(ctx: Context, fit) -> tuple:
     return runs, hists
 
 
-def _own_descent_medians(timed: list) -> tuple[list | None, object, list]:
+def _own_descent_medians(timed: list, same_level: bool = False
+                         ) -> tuple[list | None, object, list]:
     """For each setting's ``(runs, histories)`` of :func:`_timed_histories`: the median over
-    its runs that count of each one's seconds to 90% of its own descent, ``(medians, OWN,
-    per-run seconds)``; ``(None, reason, [])`` when a run gives no such time
-    (:func:`common_level_times`)."""
+    its runs that count of each one's seconds to its level, ``(medians, level, per-run
+    seconds)``. The level is 90% of each run's own descent, or with ``same_level`` the
+    common level of the settings' runs (:func:`common_level_times` on the histories of the
+    runs whose values were kept; seeded runs share their objectives and differ only in
+    their clocks). ``(None, reason, [])`` when there is no such level."""
+    level = None
+    if same_level:
+        seconds, level = common_level_times([h[r.value_run] for r, h in timed])
+        if seconds is None:
+            return None, level, []
     medians, every = [], []
     for runs, hists in timed:
         secs = []
         for i, h in enumerate(hists):
             if i in runs.replaced:
+                continue
+            if same_level:
+                hit = np.flatnonzero(np.asarray(h["objective"]) <= level)
+                secs.append(float(np.asarray(h["time"])[hit[0]]) if hit.size else np.inf)
                 continue
             seconds, level = common_level_times([h], same_level=False)
             if seconds is None:
