@@ -519,7 +519,10 @@ def test_batch_that_settles_above_ols_level_and_the_budget_race():
                 "objective": np.array([9.0, final])}
 
     settled = _batch_settled_above(bh(794, 275.0, 7.935), 7.868, 153.6, n)
-    assert "after 794 iterations at 7.935" in settled and "tolerance" in settled
+    assert "after 794 iterations at 7.935" in settled and "stopping rule" in settled
+    dipped = {**bh(794, 275.0, 7.935), "objective": np.array([9.0, 7.8, 7.935])}
+    dipped["n_samples"], dipped["time"] = np.array([1, 400, 794]) * n, np.array([.1, 90, 275])
+    assert _batch_settled_above(dipped, 7.868, 153.6, n) == ""  # it had reached the level
     assert _batch_settled_above(bh(794, 320.0, 7.935), 7.868, 153.6, n) == ""  # budget
     assert _batch_settled_above(bh(CURVE_BATCH_ITERS, 100.0, 7.935), 7.868, 153.6, n) == ""
     assert _batch_settled_above(bh(794, 275.0, 7.8), 7.868, 153.6, n) == ""  # reached it
@@ -532,6 +535,11 @@ def test_batch_that_settles_above_ols_level_and_the_budget_race():
     assert row[1].startswith("budget 22 s: ") and "0.49 after 910 iterations" in row[1]
     reached = [(900, 0.4, 30.0), (910, 0.4, 33.0), (905, 0.4, np.inf)]
     assert _budget_verdict_input(ol, batch, reached)[0] == pytest.approx(3.0)  # 33 / 11
+    # a replaced run (the first, slowed) is listed and marked, and left out of the median
+    rerun = TimedRuns(wall=[60.0, 22.0, 22.5, 22.1], cpu=[60.0, 44.0, 45.0, 44.2],
+                      replaced=[0])
+    ratio, _, row = _budget_verdict_input(ol, rerun, [(400, 0.6, np.inf), *reached])
+    assert ratio == pytest.approx(3.0) and "0.6 after 400 iterations (replaced)" in row[1]
 
 
 def test_a_grid_timed_by_the_protocol_reads_each_runs_own_clock():
@@ -563,9 +571,18 @@ def test_a_grid_timed_by_the_protocol_reads_each_runs_own_clock():
     assert every == [[3.0, 6.0, 12.0], [3.0, 3.0, 9.0]]
     flat = (TimedRuns(wall=[1.0], cpu=[1.0]), [{"objective": np.array([1.0, 0.999]),
                                                  "time": np.array([1.0, 2.0])}])
-    assert _own_descent_medians([a, flat]) == (None, FLAT, [])
     # one run per setting, 3 × 3 choices: slowest/fastest ≤ 1.5 four times, 2 twice, 3–4 thrice
     assert _speed_spread(every, level) == "reproduced 4 of 9, not reproduced 3, partly 2"
+    assert _own_descent_medians([a, flat]) == (None, FLAT, [])
+    # one level for all (τ): the common one of the kept runs' curves, from the lowest start
+    # 1 to the highest final 0.2: 0.28, which every run reaches at its third record
+    c = (TimedRuns(wall=[1.0] * 3, cpu=[1.0] * 3), [{"objective": np.array([1.0, 0.5, 0.2]),
+                                                      "time": np.array([1.0, 2.0, 3.0])}] * 3)
+    medians, common, every = _own_descent_medians([a, c], same_level=True)
+    assert common == pytest.approx(0.28) and medians == [6.0, 3.0]
+    assert every == [[3.0, 6.0, 12.0], [3.0, 3.0, 3.0]]
+    apart = (c[0], [{"objective": np.array([5.0, 4.0]), "time": np.array([1.0, 2.0])}] * 3)
+    assert _own_descent_medians([a, apart], same_level=True)[0] is None
 
 
 def _curve(obj, step=1.0):

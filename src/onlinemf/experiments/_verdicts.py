@@ -356,7 +356,7 @@ def speed_split(labels, histories, seconds=None) -> str:
     for i, (lab, s, c) in enumerate(zip(labels, samples, cost)):
         text = f"{lab}: " + ("" if s is None else "never, " if math.isinf(s) else
                              f"{s:.3g} samples, ") + f"{c:.3g} ms per sample"
-        if s is not None and math.isfinite(s) and s > 0:
+        if s is not None and math.isfinite(s) and s > 0 and c > 0:
             early = seconds[i] / s * 1e3
             if not 1 / UNEVEN_PACE <= early / c <= UNEVEN_PACE:
                 text += (f" over its pass but {early:.3g} up to the level (an uneven pace: "
