@@ -30,7 +30,8 @@ __all__ = ["REPRODUCED", "PARTLY", "NOT_REPRODUCED", "NOT_MEASURED", "VERDICTS",
            "ratio_band", "direction_band", "at_least", "at_most", "ordered", "lowest",
            "count_band", "SIGNIFICANT", "SIGNIFICANT_PARTLY", "SIGNIFICANT_WHY", "significantly",
            "SPEED_RATIO", "SPEED_RATIO_PARTLY", "OWN_SCALE_WHY", "common_level_times",
-           "speed_band", "fmt_times", "speed_parts", "speed_split", "LATE_RISE", "late_rise"]
+           "speed_band", "fmt_times", "speed_parts", "speed_split", "LATE_RISE", "late_rise",
+           "time_to_level", "verdict_counts"]
 
 REPRODUCED = "reproduced"
 PARTLY = "partly"
@@ -244,6 +245,27 @@ OWN_SCALE_WHY = ("K changes the objective a run can attain, so the runs share no
                  "from which no speed can be read")
 
 
+def time_to_level(history, level: float) -> float:
+    """The first recorded time at which a history's ``objective`` is at or below ``level``
+    (``inf`` when no record is)."""
+    import numpy as np
+
+    hit = np.flatnonzero(np.asarray(history["objective"]) <= level)
+    return float(np.asarray(history["time"], dtype=float)[hit[0]]) if hit.size else math.inf
+
+
+def verdict_counts(verdicts) -> str:
+    """How often each verdict occurs, the most frequent first, e.g. ``"reproduced 24 of 27,
+    partly 3"``: how a verdict reads over every choice of one timed run per method or
+    setting, which shows how far the medians' verdict is from its neighbours."""
+    from collections import Counter
+
+    counts = Counter(verdicts)
+    total = sum(counts.values())
+    return ", ".join(f"{v} {n}" + (f" of {total}" if i == 0 else "")
+                     for i, (v, n) in enumerate(counts.most_common()))
+
+
 def common_level_times(histories, frac: float = 0.9, same_level: bool = True):
     """Convergence speed of several runs, as the papers plot it (objective against seconds).
 
@@ -261,8 +283,6 @@ def common_level_times(histories, frac: float = 0.9, same_level: bool = True):
     Either way ``(None, RISES)`` when some run's objective does not fall over the stream (it
     shows no convergence at all). Returns ``(seconds, level)``; each history has
     ``objective`` and ``time``."""
-    import numpy as np
-
     starts = [float(h["objective"][0]) for h in histories]
     finals = [float(h["objective"][-1]) for h in histories]
     if any(not f < s for s, f in zip(starts, finals)):
@@ -276,11 +296,7 @@ def common_level_times(histories, frac: float = 0.9, same_level: bool = True):
         if any(s - f < FLAT_SHARE * abs(s) for s, f in zip(starts, finals)):
             return None, FLAT
         levels = [s - frac * (s - f) for s, f in zip(starts, finals)]
-    seconds = []
-    for h, level in zip(histories, levels):
-        obj, t = np.asarray(h["objective"]), np.asarray(h["time"], dtype=float)
-        hit = np.flatnonzero(obj <= level)
-        seconds.append(float(t[hit[0]]) if hit.size else math.inf)
+    seconds = [time_to_level(h, level) for h, level in zip(histories, levels)]
     return seconds, (levels[0] if same_level else OWN)
 
 

@@ -19,6 +19,8 @@ from ._verdicts import (
     judge,
     speed_band,
     speed_split,
+    time_to_level,
+    verdict_counts,
 )
 
 #: the online methods of the paper, by the solver that runs each
@@ -72,8 +74,7 @@ def _own_descent_medians(timed: list, same_level: bool = False
             if i in runs.replaced:
                 continue
             if same_level:
-                hit = np.flatnonzero(np.asarray(h["objective"]) <= level)
-                secs.append(float(np.asarray(h["time"])[hit[0]]) if hit.size else np.inf)
+                secs.append(time_to_level(h, level))
                 continue
             seconds, level = common_level_times([h], same_level=False)
             if seconds is None:
@@ -89,12 +90,9 @@ def _speed_spread(every: list, level) -> str:
     each setting's runs' seconds, from :func:`_own_descent_medians`), e.g. ``"reproduced 20
     of 27, partly 7"``: how far the medians' verdict is from its neighbours."""
     import itertools
-    from collections import Counter
 
-    counts = Counter(speed_band(list(choice), level)[0] for choice in itertools.product(*every))
-    total = sum(counts.values())
-    return ", ".join(f"{v} {n}" + (f" of {total}" if i == 0 else "")
-                     for i, (v, n) in enumerate(counts.most_common()))
+    return verdict_counts(speed_band(list(choice), level)[0]
+                          for choice in itertools.product(*every))
 
 
 def _inner_note(where: str, split: dict) -> str:

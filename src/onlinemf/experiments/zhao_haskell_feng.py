@@ -28,7 +28,7 @@ from ..datasets import (
 from ..estimators import SMFCoder, SMFStep, StochasticMF
 from ..updates import default_batch_params
 from ._registry import NOT_RUN, Context, PieceMissing, Result, pyplot, register, save_figure
-from ._verdicts import NOT_MEASURED, claim, lowest
+from ._verdicts import NOT_MEASURED, claim, lowest, verdict_counts
 
 #: Fig. 1 and Fig. 2 share one tie margin: values within 5% of each other are a tie (in
 #: Fig. 1 the suboptimality f − f(Ŵ), so 0.0212 in its log10; in Fig. 2 the EV, and the
@@ -540,16 +540,11 @@ def _verdict_spread(runs: dict, logs: dict, retimed: dict) -> str:
     (how far the median's verdict is from its neighbours), e.g. ``"reproduced 24 of 27,
     partly 3"``."""
     import itertools
-    from collections import Counter
 
-    counts = Counter()
     kept = [retimed[m]["runs"].kept for m in METHODS]
-    for choice in itertools.product(*kept):
-        at = _at_equal_time(runs, logs, _scales_to(runs, dict(zip(METHODS, choice))))
-        counts[_below_both(at)[0]] += 1
-    total = sum(counts.values())
-    return ", ".join(f"{v} {n}" + (f" of {total}" if i == 0 else "")
-                     for i, (v, n) in enumerate(counts.most_common()))
+    return verdict_counts(
+        _below_both(_at_equal_time(runs, logs, _scales_to(runs, dict(zip(METHODS, choice)))))[0]
+        for choice in itertools.product(*kept))
 
 
 def _wrapped(title: str) -> str:

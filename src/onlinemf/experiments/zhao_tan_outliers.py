@@ -558,6 +558,25 @@ def _timed_grid_table(title: str, name: str, values, every: list, timed: list) -
              for v, secs, (runs, _) in zip(values, every or [[]] * len(values), timed)])
 
 
+def _timed_grid(ctx: Context, key: str, name: str, title: str, values, fit,
+                same_level: bool):
+    """A speed grid's runs ``fit(value)`` timed again alone (the piece ``key``), read under
+    the timing protocol: ``(seconds, level, how, table, the histories of the runs whose
+    values were kept)``, or None while the piece is missing or holds fewer runs than the
+    protocol's."""
+    try:
+        timed = ctx.memo(key, lambda: [_timed_histories(ctx, lambda v=v: fit(v))
+                                       for v in values])
+    except PieceMissing:
+        return None
+    if not all(len(runs.kept) >= ctx.repeats for runs, _ in timed):
+        return None
+    shares, level, every = _own_descent_medians(timed, same_level=same_level)
+    return (shares, level, _protocol_text(ctx, name, every, level, shares),
+            _timed_grid_table(title, name, values, every, timed),
+            [hists[runs.value_run] for runs, hists in timed])
+
+
 @register("zhao-tan-synthetic", "001", "Synthetic data: online versus batch, sensitivity "
           "to τ, K, ρ, κ and the outlier density (Figs. 1–6)", departures=(
               "One initialization of W₀.", TIMING_DEPARTURE,
@@ -686,19 +705,13 @@ def synthetic(ctx: Context) -> Result:
         sens.append([f"{param} ∈ {values} ({solver})", f"{spread:.3f}"])
         shares, level = common_level_times(list(hists.values()))
         how = ""
-        if param == "batch_size":  # its runs timed again alone, each on its own clock
-            try:
-                timed_tau = ctx.memo("zhao-tan-synthetic-batch_size-timed", lambda vs=values: [
-                    _timed_histories(ctx, lambda v=v: oadmm_like(batch_size=v)) for v in vs])
-            except PieceMissing:
-                timed_tau = None
-            if (timed_tau is not None
-                    and all(len(runs.kept) >= ctx.repeats for runs, _ in timed_tau)):
-                shares, level, every = _own_descent_medians(timed_tau, same_level=True)
-                how = _protocol_text(ctx, "τ", every, level, shares)
-                res.tables.append(_timed_grid_table("OADMM across τ", "τ", values, every,
-                                                    timed_tau))
-                hists = {v: h[r.value_run] for v, (r, h) in zip(values, timed_tau)}
+        timed = None if param != "batch_size" else _timed_grid(
+            ctx, "zhao-tan-synthetic-batch_size-timed", "τ", "OADMM across τ", values,
+            lambda v: oadmm_like(batch_size=v), same_level=True)
+        if timed is not None:  # its runs timed again alone, each on its own clock
+            shares, level, how, table, kept = timed
+            res.tables.append(table)
+            hists = dict(zip(values, kept))
         fig_no, quote = words[param]
         verdict, band = speed_band(shares, level)
         why = SPEED_WHY
@@ -759,21 +772,14 @@ def synthetic(ctx: Context) -> Result:
     labels = [f"K={kk}" for kk in ks]
     shares, level = common_level_times(hk, same_level=False)
     how = "; each run a single timing (the curves')"
-    try:  # the grid's runs timed again alone, each reading its own clock (a piece)
-        timed_k = ctx.memo("zhao-tan-synthetic-K-timed", lambda: [
-            _timed_histories(ctx, lambda kk=kk: oadmm_like(n_components=kk)) for kk in ks])
-    except PieceMissing:
-        timed_k = None
-    k_timed = timed_k is not None and all(len(runs.kept) >= ctx.repeats
-                                          for runs, _ in timed_k)
-    if k_timed:
-        shares, level, every = _own_descent_medians(timed_k)
-        how = _protocol_text(ctx, "K", every, level, shares)
-        res.tables.append(_timed_grid_table("OADMM across K", "K", ks, every, timed_k))
-        hk = [hists[runs.value_run] for runs, hists in timed_k]
+    timed = _timed_grid(ctx, "zhao-tan-synthetic-K-timed", "K", "OADMM across K", ks,
+                        lambda kk: oadmm_like(n_components=kk), same_level=False)
+    if timed is not None:  # the grid's runs timed again alone, each on its own clock
+        shares, level, how, table, hk = timed
+        res.tables.append(table)
     if speed_band(shares, level)[0] != REPRODUCED:  # each history read on its own clock
         splits.append(split_text("OADMM across K" + (
-            " (the timed run whose curve is kept, of each)" if k_timed else ""), labels, hk,
+            " (the timed run whose curve is kept, of each)" if timed else ""), labels, hk,
             *common_level_times(hk, same_level=False)))
     res.claims.append(claim("convergence speed across K (Fig. 3)",
                             "\"the convergence speeds of both our online and batch algorithms "
