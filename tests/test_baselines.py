@@ -53,6 +53,21 @@ def test_batch_stopping_rules():
     assert quick.history["time"][-1] < 1.0
 
 
+def test_batch_callback_sees_every_iterate_and_ends_on_the_returned_one():
+    """The callback gets iterates 1, 2, … in order; the last one it sees is the dictionary
+    returned, and a shorter run from the same seed passes through the same iterates."""
+    X = make_nmf_synthetic(200, 15, 4, "poisson", random_state=2).X / 4000 + 1e-6
+    seen = {}
+    res = batch_nmf(X, 4, "kl", max_iter=25, tol=0, random_state=0,
+                    callback=lambda it, D: seen.__setitem__(it, D.copy()))
+    assert list(seen) == list(range(1, 26)) and res.n_iter == 25
+    np.testing.assert_array_equal(seen[25], res.components)
+    short = batch_nmf(X, 4, "kl", max_iter=10, tol=0, random_state=0)
+    np.testing.assert_allclose(seen[10], short.components, rtol=1e-12)
+    with pytest.raises(TypeError, match="callback"):
+        batch_nmf(X, 4, "kl", callback=3)
+
+
 def _corrupted(seed=0, n=300, f=49, k=4):
     rng = np.random.default_rng(seed)
     V = np.abs(rng.normal(size=(n, k))) @ np.abs(rng.normal(size=(k, f)))

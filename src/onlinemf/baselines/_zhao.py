@@ -95,6 +95,7 @@ def batch_nmf(
     random_state=None,
     n_checkpoints: int = 100,
     block_rows: int = 2048,
+    callback=None,
 ) -> BatchResult:
     """Batch NMF by multiplicative updates for the divergences of the paper's experiments.
 
@@ -110,9 +111,15 @@ def batch_nmf(
     the iterate returned is the one the rule accepted, as in memory. An in-memory X is
     processed the same way in blocks of ``block_rows`` rows (the same iterates, up to the
     order of the dictionary sums), which keeps each pass's temporaries small.
+
+    ``callback(n_iter, components)``, if given, sees each iterate's dictionary (iterates 1, 2,
+    …, the last one the one returned), outside the timed part: a caller can score the
+    dictionary as the iterations go on without running Batch again for each count.
     """
     if not (isinstance(block_rows, (int, np.integer)) and block_rows >= 1):
         raise ValueError(f"block_rows must be a positive integer, got {block_rows!r}")
+    if callback is not None and not callable(callback):
+        raise TypeError(f"callback must be callable or None, got {type(callback).__name__}")
     loss = get_loss(loss)
     rng = np.random.default_rng(random_state)
     if hasattr(X, "to_delayed"):  # a dask array: blocks of whole rows
@@ -150,6 +157,8 @@ def batch_nmf(
         D = D * (num / np.maximum(den, _TINY)) ** gamma
         elapsed += time.perf_counter() - t0
         it += 1
+        if callback is not None:
+            callback(it, D)
     if not hist.n_samples or hist.n_samples[-1] != it * n:
         hist.record(it * n, elapsed, obj)
     return BatchResult(D, np.vstack(Hs), hist.as_arrays(), it)
