@@ -916,3 +916,31 @@ def test_caps_psnr_reruns_the_online_methods_with_larger_caps_and_words_the_gap_
     closed = _caps_psnr_note(49, {"OADMM": (26.5, 25.99, 1.0), "OPGD": (26.1, 26.2, 1.0)},
                              results)
     assert "every online method reaches ORPCA's PSNR" in closed
+
+
+def test_onmf_iterate_trace_reads_the_last_iterate_and_the_note_says_whether_it_settles():
+    """The baseline's callback hands over the iterate beside the averaged output; read with
+    the iterate, f̂ differs from the average's; the note words a rising and a settled iterate."""
+    from onlinemf.baselines import RobustSANMF
+    from onlinemf.experiments.zhao_tan_outliers import (
+        CleanRegret,
+        _iterate_note,
+        _onmf_iterate_trace,
+    )
+
+    rng = np.random.default_rng(3)
+    clean = rng.random((200, 3)) @ rng.random((3, 20))
+    clean /= clean.max(axis=1, keepdims=True)
+    X = clean.copy()
+    X[rng.random(X.shape) < 0.1] = 1.0
+    trace = _onmf_iterate_trace(X, clean, 3, 0)
+    avg = CleanRegret(clean)
+    RobustSANMF(3, batch_size=5, random_state=0, callback=avg).fit(X)
+    assert trace.shape == np.array(avg.trace).shape and np.isfinite(trace).all()
+    assert not np.allclose(trace[:, 1], np.array(avg.trace)[:, 1])
+    t = np.linspace(0, 1, 20)
+    rising = np.column_stack([t, np.r_[np.linspace(1, 0.5, 10), np.linspace(0.5, 0.8, 10)]])
+    assert "does not settle" in _iterate_note(0.6, 0.0, rising, 0.05)
+    falling = np.column_stack([t, np.linspace(1, 0.5, 20)])
+    note = _iterate_note(0.6, 0.0, falling, 0.05)
+    assert "settles too" in note and "10 times OADMM's" in note

@@ -168,7 +168,9 @@ class _OnlineBaseline:
     """Shared loop of the online baselines: mini-batches, paper's online objective.
 
     ``callback`` (None unless a subclass or the caller sets it) gets, after each mini-batch,
-    the dict OnlineRobustNMF's callback gets: ``rows``, ``codes``, ``components``, ``time``.
+    the dict OnlineRobustNMF's callback gets: ``rows``, ``codes``, ``components`` (the
+    output, e.g. a running average), ``time``; and ``iterate``, the dictionary the next
+    mini-batch is coded with (the same array as ``components`` where there is no average).
     """
 
     callback = None
@@ -209,7 +211,8 @@ class _OnlineBaseline:
             seen_H.append(H)
             if self.callback is not None:
                 self.callback({"rows": order[start:start + self.batch_size], "codes": H,
-                               "components": self.output_components(), "time": elapsed})
+                               "components": self.output_components(),
+                               "iterate": self.components_, "time": elapsed})
             if hist.due(t):
                 D = self.output_components()
                 val = sum(float(loss.value(x, h @ D).sum()) for x, h in zip(seen_X, seen_H))
