@@ -944,3 +944,19 @@ def test_onmf_iterate_trace_reads_the_last_iterate_and_the_note_says_whether_it_
     falling = np.column_stack([t, np.linspace(1, 0.5, 20)])
     note = _iterate_note(0.6, 0.0, falling, 0.05)
     assert "settles too" in note and "10 times OADMM's" in note
+
+
+def test_matched_note_words_the_ratio_with_ol_wangs_sweeps_matched_to_ols_iterations():
+    from onlinemf.experiments._timing import TimedRuns
+    from onlinemf.experiments.zhao_divergences import _matched_note
+
+    def runs(*w):
+        return TimedRuns(wall=list(w), cpu=list(w), load=[0.0] * len(w))
+
+    slower = _matched_note("1", dict(sweeps=100, ol=runs(300, 310, 305), wang=runs(400, 390, 410),
+                                     psnr=16.0), 30, 0.46, 15.7)
+    assert "ran 100 iterations per mini-batch" in slower and "runs 30 IRLS sweeps" in slower
+    assert "OL-Wang/OL 1.31× against 0.46× as run" in slower and "set by the sweep count" in slower
+    faster = _matched_note("1", dict(sweeps=100, ol=runs(300), wang=runs(200), psnr=16.0), 30,
+                           0.46, 15.7)
+    assert "does not account for the ratio" in faster

@@ -750,6 +750,25 @@ def _batch_path_text(paths: dict, capped: dict) -> str:
     return "Batch at its best iteration count (untimed runs): " + "; ".join(parts)
 
 
+def _matched_note(subject: str, m: dict, sweeps_as_run: int, ratio_as_run: float,
+                  psnr_as_run: float) -> str:
+    """The OL-Wang/OL time ratio with OL-Wang's code sweeps per mini-batch matched to OL's
+    code iterations (:func:`huber_faces`' timed piece), beside the ratio as run."""
+    ratio = m["wang"].median / m["ol"].median
+    return (f"Where OL-Wang's time against OL's comes from, on subject {subject}: OL's code "
+            f"solver ran {m['sweeps']} iterations per mini-batch (the paper's rule), OL-Wang "
+            f"runs {sweeps_as_run} IRLS sweeps (this implementation's choice; neither paper "
+            f"gives one). With {m['sweeps']} sweeps, timed together under the timing protocol, "
+            f"OL takes {m['ol'].describe()} and OL-Wang {m['wang'].describe()}: OL-Wang/OL "
+            f"{ratio:.2f}× against {ratio_as_run:.2f}× as run (the paper: 1.08–1.37×), and "
+            f"OL-Wang's PSNR {m['psnr']:.1f} dB against {psnr_as_run:.1f} as run. "
+            + ("With the same inner iterations OL-Wang is the slower, as in the paper: the "
+               "ratio as run is set by the sweep count, which the papers leave open."
+               if ratio > 1 else
+               "OL-Wang stays the faster with the same inner iterations: the sweep count does "
+               "not account for the ratio."))
+
+
 def _recode(loss, D, images):
     """``images`` (pixels in [0, 255]) reconstructed by the atoms D (scaled to [0, 1]) with
     codes from the loss's own rule of the paper (Section V-C), from the better start: how
@@ -1408,6 +1427,25 @@ def huber_faces(ctx: Context) -> Result:
         clean, noisy, V, tau, _ = stream(si, s)
         return _theta_sweep(k, tau, V, clean, noisy, ctx.seed)
 
+    def wang_matched(si=0, s=subjects[0]):
+        """OL and OL-Wang timed together on the first subject's stream, OL-Wang with as many
+        code sweeps per mini-batch as OL's code solver ran (a timed piece)."""
+        clean, noisy, V, tau, _ = stream(si, s)
+        ol, ol_runs = ctx.timed(lambda: OnlineNMF(
+            k, loss=get_loss("huber", delta=HUBER_DELTA), batch_size=tau, settings="paper",
+            random_state=ctx.seed, **ONE_PASS).fit(V))
+        sweeps = max(1, round(ol.n_code_iter_ / ol.n_samples_seen_))
+        wang, wang_runs = ctx.timed(lambda: OnlineHuberSGD(
+            k, tau, delta=HUBER_DELTA, code_iter=sweeps, random_state=ctx.seed).fit(V / 255.0))
+        recon = _recode(get_loss("huber", delta=HUBER_DELTA), wang.components_, noisy)
+        return dict(sweeps=sweeps, ol=ol_runs, wang=wang_runs, psnr=_psnr255(recon, clean))
+
+    try:
+        res.notes.append(_matched_note(str(subjects[0]), ctx.memo(
+            f"zhao-huber-faces-{subjects[0]}-wang-matched", wang_matched),
+            OnlineHuberSGD(1).code_iter, w_each[0], float(rows[0][8])))
+    except PieceMissing:
+        pass
     try:
         res.notes.append(_theta_note(str(subjects[0]), ctx.memo(
             f"zhao-huber-faces-{subjects[0]}-wang-theta", wang_thetas),
