@@ -960,3 +960,39 @@ def test_matched_note_words_the_ratio_with_ol_wangs_sweeps_matched_to_ols_iterat
     faster = _matched_note("1", dict(sweeps=100, ol=runs(300), wang=runs(200), psnr=16.0), 30,
                            0.46, 15.7)
     assert "does not account for the ratio" in faster
+
+
+def test_sum_note_reads_each_initialization_as_the_topic_claims_do():
+    """The reduce='sum' departure's effect: each summed model beside the same
+    initialization's mean model, Table VI's matches for 20 Newsgroups, and the share of
+    dictionary entries at the box bound."""
+    from types import SimpleNamespace
+
+    from onlinemf.experiments.zhao_divergences import TABLE_SIX, _sum_note
+
+    words = {w for ws in TABLE_SIX.values() for w in ws}
+    terms = sorted(words | {f"w{i}" for i in range(60)})
+    idx = {w: i for i, w in enumerate(terms)}
+    rng = np.random.default_rng(0)
+
+    filler = [idx[f"w{i}"] for i in range(60)]
+
+    def model(hit_topics, bound=0.0):
+        """Topics of filler words, the first ``hit_topics`` with three of a Table VI
+        column's words on top; a share ``bound`` of the filler words at the bound 1."""
+        D = np.zeros((20, len(terms)))
+        D[:, filler] = 0.1 + 0.1 * rng.random((20, len(filler)))
+        for j, name in enumerate(list(TABLE_SIX)[:hit_topics]):
+            for w in TABLE_SIX[name][:3]:
+                D[j, idx[w]] = 0.5 + 0.1 * rng.random()
+        D[:, filler[: int(bound * len(filler))]] = 1.0
+        return SimpleNamespace(components_=D)
+
+    note = _sum_note("20 Newsgroups", [model(1, bound=0.5), model(2)], [model(4), model(5)],
+                     None, None, terms, 20)
+    # half the entries at the bound: every top 10 is an arbitrary pick of tied words
+    assert "initialization 1: sum 0 of 5 matched (20 tied)" in note
+    assert "mean 4 of 5 matched (0 tied)" in note
+    assert "initialization 2: sum 2 of 5 matched" in note and "mean 5 of 5 matched" in note
+    assert "first 2 initializations" in note
+    assert f"{30 / len(terms):.0%}, 0% of the dictionary entries" in note
