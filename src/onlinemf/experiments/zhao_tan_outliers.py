@@ -1044,8 +1044,8 @@ def _caps_psnr_note(k: int, caps: dict, results: dict, mult: int = 10) -> str:
     behind = [m for m in caps if caps[m][1] < orpca - PSNR_TIE]
     verdict = ("every online method reaches ORPCA's PSNR once its caps grow: the paper's caps "
                "hold it below" if not behind else
-               f"{' and '.join(behind)} stays below ORPCA with {mult} times the caps: the caps "
-               "do not account for that gap")
+               f"{' and '.join(behind)} {'stays' if len(behind) == 1 else 'stay'} below ORPCA "
+               f"with {mult} times the caps: the caps do not account for that gap")
     return (f"K = {k}, setting 1, the online methods' inner solves with {mult} times the "
             f"paper's iteration caps (one untimed pass each): " + "; ".join(parts)
             + f"; ORPCA {orpca:.2f} dB: {verdict}.")
