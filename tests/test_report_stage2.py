@@ -960,6 +960,10 @@ def test_matched_note_words_the_ratio_with_ol_wangs_sweeps_matched_to_ols_iterat
     faster = _matched_note("1", dict(sweeps=100, ol=runs(300), wang=runs(200), psnr=16.0), 30,
                            0.46, 15.7)
     assert "does not account for the ratio" in faster
+    tied = _matched_note("1", dict(sweeps=100, ol=runs(194), wang=runs(192), psnr=15.3), 30,
+                         0.46, 15.7)
+    # 0.99×: within the timing tie; (0.99 − 0.46) / (1.08 − 0.46) of the way to the paper
+    assert "the same time within the 10% timing tie" in tied and "accounts for 85%" in tied
 
 
 def test_sum_note_reads_each_initialization_as_the_topic_claims_do():
