@@ -1473,7 +1473,9 @@ def huber_faces(ctx: Context) -> Result:
         res.tables.append((
             "Batch's PSNR (dB) against the clean images after n iterations, all pixels "
             "(corrupted pixels): Batch run again, untimed, scored as the table above scores "
-            "its final dictionary; the runs above stop at the cap of 300",
+            "its final dictionary; the runs above stop at the cap of 300"
+            + ("" if len(paths) == len(subjects) else
+               f" ({len(paths)} of {len(subjects)} subjects run so far)"),
             ["subject"] + [f"n = {it}" for it in BATCH_PATH_ITERS],
             [[s] + [f"{p[it][0]:.1f} ({p[it][1]:.1f})" if it in p else "—"
                     for it in BATCH_PATH_ITERS] for s, p in paths.items()]))
