@@ -780,8 +780,10 @@ def _matched_note(subject: str, m: dict, sweeps_as_run: int, ratio_as_run: float
                    "sweep count, which the papers leave open, sets the ratio as run.")
     elif ratio >= 1 / (1 + TIME_TIE):
         reading = (f"With the same inner iterations the two take the same time within the "
-                   f"{TIME_TIE:.0%} timing tie: the sweep count explains most of OL-Wang's "
-                   "lead as run, and no slowdown beyond the tie towards the paper's ratios.")
+                   f"{TIME_TIE:.0%} timing tie"
+                   + (f", as the paper's lowest ratio ({WANG_PAPER_LOW:g}×) also does"
+                      if WANG_PAPER_LOW <= 1 + TIME_TIE else "")
+                   + ": the sweep count explains OL-Wang's lead as run.")
     else:
         reading = ("OL-Wang stays the faster with the same inner iterations: the sweep count "
                    "does not account for the ratio.")
