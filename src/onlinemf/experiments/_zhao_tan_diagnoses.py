@@ -122,6 +122,13 @@ def split_text(name: str, labels, hists, seconds, level) -> str:
             + speed_split(labels, hists, seconds))
 
 
+def scaled_caps(sol: RobustSolver, mult: int) -> RobustSolver:
+    """``sol`` with its inner solves' iteration caps (code_max_iter, dict_max_iter) ``mult``
+    times larger."""
+    return sol.set_params(code_max_iter=sol.code_max_iter * mult,
+                          dict_max_iter=sol.dict_max_iter * mult)
+
+
 def _caps_diagnosis(X, k: int, seed, stalled) -> dict:
     """For each stalled grid run ``(param, value, solver)``: f̃'s first and final value over
     one pass of the stream prefix X, with the inner solves' caps (code_max_iter,
@@ -129,9 +136,8 @@ def _caps_diagnosis(X, k: int, seed, stalled) -> dict:
     out = {}
     for param, v, solver in stalled:
         for mult in (1, 10):
-            sol = RobustSolver(solver, **({param: v} if param in ("rho", "kappa") else {}))
-            sol.set_params(code_max_iter=sol.code_max_iter * mult,
-                           dict_max_iter=sol.dict_max_iter * mult)
+            sol = scaled_caps(RobustSolver(
+                solver, **({param: v} if param in ("rho", "kappa") else {})), mult)
             kw = {"batch_size": 5, **({param: v} if param == "batch_size" else {})}
             h = OnlineRobustNMF(k, scale=None, settings="paper", solver=sol,
                                 random_state=seed, **kw, **ONE_PASS).fit(X).history_

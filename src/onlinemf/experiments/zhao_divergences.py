@@ -710,8 +710,7 @@ def _theta_sweep(k, tau, V, clean, noisy, seed, thetas=WANG_THETAS) -> dict:
     for theta in thetas:
         D = OnlineHuberSGD(k, tau, delta=HUBER_DELTA, theta=theta,
                            random_state=seed).fit(V / 255.0).components_
-        recon = _recode(loss, D, noisy)
-        out[theta] = (_psnr255(recon, clean), _psnr255(recon, clean, hit))
+        out[theta] = _recode_scores(loss, D, noisy, clean, hit)
     return out
 
 
@@ -730,14 +729,12 @@ def _batch_path(k, V, clean, noisy, seed, iters=BATCH_PATH_ITERS) -> dict:
 
     def look(it, D):
         if it in iters:
-            recon = _recode(loss, D, noisy)
-            out[it] = (_psnr255(recon, clean), _psnr255(recon, clean, hit))
+            out[it] = _recode_scores(loss, D, noisy, clean, hit)
 
     res = batch_nmf(V / 255.0, k, loss, max_iter=max(iters), tol=1e-5, random_state=seed,
                     callback=look)
     if res.n_iter not in out:
-        recon = _recode(loss, res.components, noisy)
-        out[res.n_iter] = (_psnr255(recon, clean), _psnr255(recon, clean, hit))
+        out[res.n_iter] = _recode_scores(loss, res.components, noisy, clean, hit)
     return out
 
 
@@ -800,6 +797,13 @@ def _matched_note(subject: str, m: dict, sweeps_as_run: int, ratio_as_run: float
             f"{WANG_PAPER_LOW:g}–1.37×; as run {ratio_as_run:.2f}×, timed in another session, "
             f"in which OL took {ol_as_run:.0f} s), and OL-Wang's PSNR {m['psnr']:.1f} dB "
             f"against {psnr_as_run:.1f} as run.{share} " + reading)
+
+
+def _recode_scores(loss, D, noisy, clean, hit) -> tuple[float, float]:
+    """The PSNR (dB, peak 255) of the noisy images re-coded by D (:func:`_recode`) against
+    the clean ones, over all pixels and over the corrupted ones (``hit``)."""
+    recon = _recode(loss, D, noisy)
+    return _psnr255(recon, clean), _psnr255(recon, clean, hit)
 
 
 def _recode(loss, D, images):
@@ -1366,11 +1370,14 @@ def huber_faces(ctx: Context) -> Result:
         tau = 10 if ctx.quick else max(1, int(np.ceil(1e-4 * V.shape[0])))
         return clean, noisy, V, tau, rng
 
+    def new_ol(tau):
+        """OL at the paper's settings for a subject's stream (one pass)."""
+        return OnlineNMF(k, loss=get_loss("huber", delta=HUBER_DELTA), batch_size=tau,
+                         settings="paper", random_state=ctx.seed, **ONE_PASS)
+
     def online_pair(V, tau):
         """OL and OL-Wang on the stream V, each timed by the timing protocol."""
-        ol = ctx.timed(lambda: OnlineNMF(
-            k, loss=get_loss("huber", delta=HUBER_DELTA), batch_size=tau, settings="paper",
-            random_state=ctx.seed, **ONE_PASS).fit(V))
+        ol = ctx.timed(lambda: new_ol(tau).fit(V))
         wang = ctx.timed(lambda: OnlineHuberSGD(
             k, tau, delta=HUBER_DELTA, random_state=ctx.seed).fit(V / 255.0))
         return ol, wang
@@ -1515,9 +1522,7 @@ def huber_faces(ctx: Context) -> Result:
         """OL and OL-Wang timed together on the first subject's stream, OL-Wang with as many
         code sweeps per mini-batch as OL's code solver ran (a timed piece)."""
         clean, noisy, V, tau, _ = stream(si, s)
-        ol, ol_runs = ctx.timed(lambda: OnlineNMF(
-            k, loss=get_loss("huber", delta=HUBER_DELTA), batch_size=tau, settings="paper",
-            random_state=ctx.seed, **ONE_PASS).fit(V))
+        ol, ol_runs = ctx.timed(lambda: new_ol(tau).fit(V))
         sweeps = max(1, round(ol.n_code_iter_ / ol.n_samples_seen_))
         wang, wang_runs = ctx.timed(lambda: OnlineHuberSGD(
             k, tau, delta=HUBER_DELTA, code_iter=sweeps, random_state=ctx.seed).fit(V / 255.0))

@@ -68,6 +68,7 @@ from ._zhao_tan_diagnoses import (
     _stalled,
     _timed_histories,
     batch_start,
+    scaled_caps,
     split_text,
     stall_note,
 )
@@ -1031,9 +1032,7 @@ def _caps_psnr(clean, X, k: int, seed, mult: int = 10) -> dict:
     the paper's caps hold the online methods below ORPCA?"""
     out = {}
     for name in ("OADMM", "OPGD"):
-        sol = RobustSolver(ONLINE[name])
-        sol.set_params(code_max_iter=sol.code_max_iter * mult,
-                       dict_max_iter=sol.dict_max_iter * mult)
+        sol = scaled_caps(RobustSolver(ONLINE[name]), mult)
         tracker = CleanRegret(clean)
         t0 = time.perf_counter()
         est = OnlineRobustNMF(k, solver=sol, batch_size=5, scale=None, settings="paper",
