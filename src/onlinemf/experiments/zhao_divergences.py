@@ -46,6 +46,7 @@ from ._verdicts import (
     speed_split,
     time_to_level,
 )
+from ._zhao_code_caps import capped_passes, caps_note, code_iterations
 
 FIG2 = ("\"our online algorithm OL converges significantly faster than Batch for all the "
         "divergences\" (§VIII-D2, Fig. 2; curves, no ratio printed)")
@@ -229,6 +230,27 @@ def _timed_race(ctx: Context, loss, n, f, k, tau, fresh, bh):
     _, batch_runs = ctx.timed(lambda: batch_nmf(Xs, k, ol.loss_, max_iter=its, tol=0.0,
                                                 random_state=ctx.seed))
     return ol_runs, batch_runs, its
+
+
+def _code_caps(ctx: Context, loss, n, f, k, tau):
+    """OL's mean code iterations per sample as run (an untimed piece) and its passes timed
+    with smaller code caps (a timed piece), or None while either is not kept; see
+    :mod:`onlinemf.experiments._zhao_code_caps`."""
+    def make_ol(coder):
+        return _ol(loss, k, tau, ctx.seed, history=None,
+                   **({} if coder is None else {"coder": coder}))
+
+    def data():
+        return make_nmf_synthetic(n, f, k, NOISE_FOR_LOSS[loss], random_state=ctx.seed).X
+
+    try:
+        iters = ctx.memo(f"zhao-synthetic-{loss}-code-iters",
+                         lambda: code_iterations(make_ol, data()))
+        capped = ctx.memo(f"zhao-synthetic-{loss}-code-caps",
+                          lambda: capped_passes(ctx.timed, make_ol, data()))
+    except PieceMissing:
+        return None
+    return iters, capped
 
 
 def _budget_race(ctx: Context, loss, n, f, k, tau, fresh):
@@ -431,6 +453,11 @@ def synthetic(ctx: Context) -> Result:
                                 why=FAST_WHY))
         if not speedup >= SIGNIFICANT:
             costs.append(_batch_race_split(loss, h, bh, fresh, n, race))
+            if race is not None:
+                caps = _code_caps(ctx, loss, n, f, k, tau)
+                if caps is not None:
+                    res.notes.append(caps_note(loss, caps[0], caps[1], (*race[:1], fresh,
+                                                                        *race[1:]), bh, n))
         if oh is not None:
             res.claims.append(_earlier_method_claim(loss, oh, h, curves))
             if oh["objective"][-1] > 1.05 * oh["objective"][0]:  # beyond a wobble
