@@ -1021,3 +1021,42 @@ def test_sum_note_reads_each_initialization_as_the_topic_claims_do():
     assert "initialization 2: sum 2 of 5 matched" in note and "mean 5 of 5 matched" in note
     assert "first 2 initializations" in note
     assert f"{30 / len(terms):.0%}, 0% of the dictionary entries" in note
+
+
+def test_code_caps_time_ol_with_each_cap_and_the_note_reads_batch_at_each_level():
+    from onlinemf.experiments._timing import TimedRuns, timed
+    from onlinemf.experiments._zhao_code_caps import capped_passes, caps_note, code_iterations
+    from onlinemf.experiments.zhao_divergences import _ol
+
+    rng = np.random.default_rng(3)
+    X = rng.random((200, 4)) @ rng.random((4, 15)) + 0.01
+
+    def make_ol(coder):
+        return _ol("squared", 4, 10, 0, history=None, **({} if coder is None else
+                                                          {"coder": coder}))
+
+    as_run = code_iterations(make_ol, X)
+    capped = capped_passes(lambda fit: timed(fit, 2), make_ol, X, caps=(2, 5))
+    assert 5 < as_run <= 100 and capped[2]["iters"] == 2.0 and capped[5]["iters"] == 5.0
+    assert all(len(r["runs"].kept) == 2 and r["level"] > 0 for r in capped.values())
+    assert capped[2]["level"] != capped[5]["level"]  # the cap reaches the solver
+    # the level is scored with the coder as run, not with the cap the run learned with
+    from onlinemf.coders import CodeSolver
+
+    ref = make_ol(CodeSolver("paper", max_iter=2)).fit(X)
+    at_cap = -ref.score(X)
+    ref.set_params(coder=CodeSolver())
+    assert capped[2]["level"] == pytest.approx(-ref.score(X)) and capped[2]["level"] < at_cap
+    runs = TimedRuns(wall=[4.0, 5.0, 6.0], cpu=[4.0, 5.0, 6.0])
+    batch = {"objective": np.array([0.5, 0.3, 0.2, 0.1]),
+             "n_samples": np.array([1, 2, 3, 4]) * 100}
+    note = caps_note("squared", 99.5, {10: {"runs": runs, "iters": 10.0, "level": 0.25},
+                                       30: {"runs": runs, "iters": 30.0, "level": 0.05}},
+                     (20.0, 0.1, 8.0, 4), batch, 100)
+    assert "as run (cap 100): 99.5 code iterations per sample, OL's pass 20 s" in note
+    assert "Batch/OL 0.40×" in note  # 8 s over 20 s
+    # cap 10: Batch reaches 0.25 after 3 iterations, at 8 s / 4 iterations = 2 s each: 6 s
+    # over OL's median 5 s
+    assert ("Batch reaches it after 3 iterations (6 s at 2 s per iteration): Batch/OL 1.20×"
+            in note)
+    assert "its level 0.05, which Batch's curve never reaches" in note
