@@ -152,6 +152,13 @@ def test_speed_parts_split_a_runs_time_into_samples_and_cost():
     assert "b:" in text and "100 ms per sample" in text
     assert speed_split(["a"], [cheap], [math.inf]) == "a: never, 50 ms per sample"
     assert "uneven" not in text  # each run's pace is even
+    # with mini-batch sizes: 910 samples are 91 updates of 10 (at 500 ms each) and 182 of 5
+    by_tau = speed_split(["a", "b"], [cheap, dear], seconds, batch_sizes=[10, 5])
+    assert "a: 910 samples, 50 ms per sample (91 updates at 500 ms each)" in by_tau
+    assert "b: 910 samples, 100 ms per sample (182 updates at 500 ms each)" in by_tau
+    assert "updates" not in speed_split(["a"], [cheap], [math.inf], batch_sizes=[10])
+    assert by_tau.endswith("(the runs' updates to the level differ 2.00× and the "
+                           "milliseconds of an update 1.00×)")
     # a slow first half (4× the later cost per sample) and a level reached early, at its
     # 210th sample: 200 ms per sample until then against 125 over the pass, both named
     t = np.cumsum(np.where(np.arange(100) < 50, 2.0, 0.5))

@@ -364,21 +364,34 @@ def speed_parts(histories, seconds=None) -> tuple[list, list]:
 UNEVEN_PACE = 1.5
 
 
-def speed_split(labels, histories, seconds=None) -> str:
+def speed_split(labels, histories, seconds=None, batch_sizes=None) -> str:
     """:func:`speed_parts` in words, one ``label: samples, ms per sample`` per run, with its
-    milliseconds per sample up to the level where its pace was uneven (:data:`UNEVEN_PACE`)."""
+    milliseconds per sample up to the level where its pace was uneven (:data:`UNEVEN_PACE`).
+    With ``batch_sizes`` (each run's mini-batch size τ), also its dictionary updates to the
+    level (samples / τ) and its milliseconds per update (τ × per sample): runs that need the
+    same updates differ only by what an update costs."""
     samples, cost = speed_parts(histories, seconds)
+    taus = [None] * len(samples) if batch_sizes is None else list(batch_sizes)
     parts = []
-    for i, (lab, s, c) in enumerate(zip(labels, samples, cost)):
+    for i, (lab, s, c, tau) in enumerate(zip(labels, samples, cost, taus)):
         text = f"{lab}: " + ("" if s is None else "never, " if math.isinf(s) else
                              f"{s:.3g} samples, ") + f"{c:.3g} ms per sample"
+        if tau is not None and s is not None and math.isfinite(s):
+            text += f" ({s / tau:.3g} updates at {c * tau:.3g} ms each)"
         if s is not None and math.isfinite(s) and s > 0 and c > 0:
             early = seconds[i] / s * 1e3
             if not 1 / UNEVEN_PACE <= early / c <= UNEVEN_PACE:
                 text += (f" over its pass but {early:.3g} up to the level (an uneven pace: "
                          "its time to the level is not samples × its pass's pace)")
         parts.append(text)
-    return ", ".join(parts)
+    text = ", ".join(parts)
+    if batch_sizes is not None and all(s is not None and math.isfinite(s) and s > 0
+                                       for s in samples):
+        updates = [s / tau for s, tau in zip(samples, taus)]
+        each = [c * tau for c, tau in zip(cost, taus)]
+        text += (f" (the runs' updates to the level differ {max(updates) / min(updates):.2f}×"
+                 f" and the milliseconds of an update {max(each) / min(each):.2f}×)")
+    return text
 
 
 #: "converges" / "fails to converge": a curve that rises over the second half of its run by

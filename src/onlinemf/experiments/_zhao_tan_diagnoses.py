@@ -113,13 +113,14 @@ def _inner_note(where: str, split: dict) -> str:
 STALL = 0.01  # a run whose f̃ falls by less than 1% over the stream did not learn
 
 
-def split_text(name: str, labels, hists, seconds, level) -> str:
+def split_text(name: str, labels, hists, seconds, level, batch_sizes=None) -> str:
     """One speed comparison's runs (``seconds``, ``level`` from
     :func:`common_level_times`), each one's seconds to the level split into samples and
-    milliseconds per sample (:func:`speed_split`): a run slow for its descent per sample
-    needs more samples, one slow for its step's cost more milliseconds per sample."""
+    milliseconds per sample (:func:`speed_split`; with ``batch_sizes``, also into updates and
+    milliseconds per update): a run slow for its descent per sample needs more samples, one
+    slow for its step's cost more milliseconds per sample."""
     return (f"{name}: " + fmt_times(seconds, labels, level) + "; "
-            + speed_split(labels, hists, seconds))
+            + speed_split(labels, hists, seconds, batch_sizes))
 
 
 def scaled_caps(sol: RobustSolver, mult: int) -> RobustSolver:

@@ -775,7 +775,8 @@ def synthetic(ctx: Context) -> Result:
             splits.append(split_text(f"{solver.upper()} across {param}" + (
                 " (the timed run whose curve is kept, of each)" if how else ""),
                 [f"{param}={v:g}" for v in values], list(hists.values()),
-                *common_level_times(list(hists.values()))))
+                *common_level_times(list(hists.values())),
+                batch_sizes=values if param == "batch_size" else None))
         stalled += [(param, v, solver) for v in _stalled(hists)]
     axes[1].set(xlabel="time (s)", ylabel="f̃_t", yscale="log", title="Figs. 2, 4, 5")
     values = {p_: v for p_, v, _ in grids}
