@@ -1060,3 +1060,21 @@ def test_code_caps_time_ol_with_each_cap_and_the_note_reads_batch_at_each_level(
     assert ("Batch reaches it after 3 iterations (6 s at 2 s per iteration): Batch/OL 1.20×"
             in note)
     assert "its level 0.05, which Batch's curve never reaches" in note
+
+
+def test_vocabulary_note_reads_each_rule_and_the_threshold_that_gives_the_papers_size():
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    from onlinemf.experiments.wang_chi_poisson import _vocabulary_note
+
+    # "alpha" 25 times in one address; "beta" 7 times in each of 4 (28); "gamma" 30 times in
+    # total over 30 addresses; "the" (a stop word) 40 times
+    texts = ["alpha " * 25 + "the " * 40] + ["beta " * 7] * 4 + ["gamma"] * 30
+    cv = CountVectorizer(stop_words="english", token_pattern=r"(?u)\b[a-zA-Z]{2,}\b")
+    C = cv.fit_transform(texts)
+    note = _vocabulary_note(C, cv, texts, target=2)
+    assert ("a total count ≥ 20 gives 3 terms, ≥ 20 documents 1, ≥ 20 times within one "
+            "address 1") in note
+    assert "without the stop list a total count ≥ 20 gives 4, so the stop list removes 1" in note
+    # two terms (beta 28, gamma 30) from a total count of 26 up to 28
+    assert "The paper's 2 would need a total count ≥ 26 (2 terms), 1.3× the stated 20" in note
