@@ -1078,3 +1078,17 @@ def test_vocabulary_note_reads_each_rule_and_the_threshold_that_gives_the_papers
     assert "without the stop list a total count ≥ 20 gives 4, so the stop list removes 1" in note
     # two terms (beta 28, gamma 30) from a total count of 26 up to 28
     assert "The paper's 2 would need a total count ≥ 26 (2 terms), 1.3× the stated 20" in note
+
+
+def test_table_six_vocabulary_counts_each_topics_words_and_names_why_one_is_missing():
+    from onlinemf.experiments.zhao_divergences import TABLE_SIX, _table_six_vocabulary
+
+    every = [w for words in TABLE_SIX.values() for w in words]
+    corpus = [w for w in every if w not in ("who", "system")] + ["zebra"]
+    kept = [w for w in corpus if w not in ("vga", "sun")]
+    note = _table_six_vocabulary(kept, corpus)
+    assert "space 7 of 8 (missing sun (below the top 1000))" in note
+    assert "religion 7 of 8 (missing who (a stop word))" in note
+    assert ("hardware 6 of 8 (missing vga (below the top 1000), system (a stop word))"
+            in note)
+    assert "sports 8 of 8;" in note and "sale 8 of 8." in note

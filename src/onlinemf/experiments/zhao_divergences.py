@@ -1153,6 +1153,23 @@ def _table_six_claim(tops, batch_top) -> tuple[list, str]:
                      "identify one; the median over the initializations"), note
 
 
+def _table_six_vocabulary(terms, corpus_terms) -> str:
+    """How many of each Table VI topic's eight words the learned topics can hold: those in
+    the top-1000 vocabulary ``terms``, and why each other one is missing (outside the top
+    1000 of ``corpus_terms``, or not a term at all: a stop word)."""
+    kept, known = set(terms), set(corpus_terms)
+    parts = []
+    for topic, words in TABLE_SIX.items():
+        out = [w for w in words if w not in kept]
+        why = ", ".join(f"{w} ({'below the top 1000' if w in known else 'a stop word'})"
+                        for w in out)
+        parts.append(f"{topic} {len(words) - len(out)} of 8" + (f" (missing {why})" if out
+                                                                  else ""))
+    return ("20 Newsgroups, Table VI's words in the top-1000 vocabulary the topics are learned "
+            "on: " + "; ".join(parts) + ". A topic whose words are all there can be matched "
+            "by any two of them.")
+
+
 def _topics_figure(ctx: Context, res: Result, ol, terms, names, label: str) -> None:
     """OL's topics as bar charts of their top 8 words
     (:func:`onlinemf.plotting.plot_topics`), each titled with its majority class."""
@@ -1267,6 +1284,7 @@ def topics(ctx: Context) -> Result:
                                          _top_words(batch.components, terms, 10))
             res.claims.append(six)
             res.notes.append(note)
+            res.notes.append(_table_six_vocabulary(terms, corpus.terms))
             res.notes.append(_tie_note(ols[0].components_, terms))
         res.claims.append(claim(f"{label}: Batch time / OL time (Table VII, means)",
                                 f"Table VII: {p_b} s / {p_ol} s = {p_b / p_ol:.2f}×",
