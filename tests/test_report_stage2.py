@@ -1092,3 +1092,11 @@ def test_table_six_vocabulary_counts_each_topics_words_and_names_why_one_is_miss
     assert ("hardware 6 of 8 (missing vga (below the top 1000), system (a stop word))"
             in note)
     assert "sports 8 of 8;" in note and "sale 8 of 8." in note
+
+
+def test_recode_text_gives_the_reconstructions_diagonal_share_at_each_lambda():
+    from onlinemf.experiments.lyu_ndl import _recode_text, _trace_share
+
+    assert _trace_share(np.array([[2.0, 1.0], [1.0, 0.0]])) == pytest.approx(0.5)
+    text = _recode_text([{0.6: 0.03, 0.0: 0.05}, {0.6: 0.02, 0.0: 0.025}])
+    assert "depth 1: λ = 0.6: 0.0300, λ = 0: 0.0500; depth 2: λ = 0.6: 0.0200" in text
