@@ -316,6 +316,14 @@ def test_opgd_and_oadmm_speed_is_read_on_both_subfigures_the_worse_deciding():
     # reaching the common level in 1.8× the time on one subfigure: partly
     slower = run([1, 3.6, 8], [1.0, 0.5, 0.4], [1.0, 0.3, 0.2])
     assert _same_speed_claim({"OADMM": fast, "OPGD": slower})[3] == PARTLY
+    # the same reading with the accelerated inner solves in OPGD's place, as a note
+    from onlinemf.experiments.zhao_tan_outliers import ACCELERATED, _accelerated_speed_note
+
+    note = _accelerated_speed_note({"OADMM": fast, "OPGD": apart, ACCELERATED: slower})
+    assert f"f̃_t (a): seconds to reach the common level 0.46: OADMM: 4, {ACCELERATED}: 8" in note
+    assert note.endswith(f"it would read {PARTLY}.")
+    assert _accelerated_speed_note({"OADMM": fast, ACCELERATED: fast}).endswith(
+        f"it would read {REPRODUCED}.")
 
 
 def test_close_to_batch_needs_half_the_gap_from_a_random_subspace():
