@@ -526,8 +526,20 @@ def test_batch_that_settles_above_ols_level_and_the_budget_race():
         return {"n_samples": np.array([1, its]) * n, "time": np.array([0.1, t]),
                 "objective": np.array([9.0, final])}
 
-    settled = _batch_settled_above(bh(794, 275.0, 7.935), 7.868, 153.6, n)
+    settled = _batch_settled_above(bh(794, 275.0, 7.935), 7.8, 153.6, n)
     assert "after 794 iterations at 7.935" in settled and "stopping rule" in settled
+    # 7.935 is within 1% of 7.868: Batch has reached that level (a tie), not settled above,
+    # and its time is read at its first record within 1%
+    assert _batch_settled_above(bh(794, 275.0, 7.935), 7.868, 153.6, n) == ""
+    from onlinemf.experiments.zhao_divergences import _curve_speedup
+
+    ratio, how = _curve_speedup(bh(794, 275.0, 7.935), 7.868, 153.6)
+    assert ratio == pytest.approx(275.0 / 153.6) and "within 1% of it (a tie)" in how
+    crossed = {"n_samples": np.array([1, 400, 794]) * n, "time": np.array([.1, 90, 275]),
+               "objective": np.array([9.0, 7.9, 7.8])}
+    ratio, how = _curve_speedup(crossed, 7.868, 153.6)  # the level itself where reached
+    assert ratio == pytest.approx(275.0 / 153.6) and "tie" not in how
+    assert np.isinf(_curve_speedup(bh(794, 275.0, 7.935), 7.8, 153.6)[0])
     dipped = {**bh(794, 275.0, 7.935), "objective": np.array([9.0, 7.8, 7.935])}
     dipped["n_samples"], dipped["time"] = np.array([1, 400, 794]) * n, np.array([.1, 90, 275])
     assert _batch_settled_above(dipped, 7.868, 153.6, n) == ""  # it had reached the level
@@ -543,6 +555,9 @@ def test_batch_that_settles_above_ols_level_and_the_budget_race():
     assert row[1].startswith("budget 22 s: ") and "0.49 after 910 iterations" in row[1]
     reached = [(900, 0.4, 30.0), (910, 0.4, 33.0), (905, 0.4, np.inf)]
     assert _budget_verdict_input(ol, batch, reached)[0] == pytest.approx(3.0)  # 33 / 11
+    # runs ending within 1% of the level have reached it: their whole run's seconds stand
+    assert _budget_verdict_input(ol, batch, never, level=0.496)[0] == pytest.approx(22.0 / 11)
+    assert np.isinf(_budget_verdict_input(ol, batch, never, level=0.48)[0])
     # a replaced run (the first, slowed) is listed and marked, and left out of the median
     rerun = TimedRuns(wall=[60.0, 22.0, 22.5, 22.1], cpu=[60.0, 44.0, 45.0, 44.2],
                       replaced=[0])
