@@ -531,8 +531,8 @@ def _curve_speedup(bh: dict, level: float, ol_time: float) -> tuple[float, str]:
     if np.isfinite(ratio) or not np.isfinite(time_to_level(bh, level * (1 + LEVEL_TIE))):
         return ratio, "single timings in the curves' run"
     return (time_to_level(bh, level * (1 + LEVEL_TIE)) / ol_time,
-            f"Batch ends within {LEVEL_TIE:.0%} of it (a tie), read at its first record there; "
-            "single timings in the curves' run")
+            "single timings in the curves' run; Batch never reaches the level but ends within "
+            f"{LEVEL_TIE:.0%} of it (a tie), and is read at its first record there")
 
 
 def _batch_settled_above(bh: dict, level: float, ol_time: float, n: int) -> str:
