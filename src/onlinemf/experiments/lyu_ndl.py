@@ -105,7 +105,8 @@ def wan(ctx: Context) -> Result:
         + ". Â re-codes each sampled patch with the learned patches (λ = 0.2, where learning "
         "used 0.6) and averages the results over the node pairs each chain state covers: a "
         "share that holds from the sampled to the learned patches and falls from them to Â "
-        "is lost in that reconstruction, not in the learning. " + _recode_text(recoded))
+        "is lost in that reconstruction, not in the learning. "
+        + _recode_text(recoded, traces[0][1]))
     res.notes.append(f"Data: {src}, normalized by its maximum; r = {r}, λ = 0.6 to learn and "
                      f"0.2 to reconstruct (the authors' code); {n_iter} online steps of {batch} "
                      f"Glauber states; reconstruction from {steps} steps (the paper uses "
@@ -123,12 +124,20 @@ def _trace_share(R) -> float:
     return float(np.trace(R) / max(R.sum(), 1e-300))
 
 
-def _recode_text(recoded: list) -> str:
-    """Â's diagonal share per depth with the reconstruction's λ of :data:`RECODE_LAMBDAS`."""
-    return ("Â's share with the reconstruction's own λ changed (the same chain length): "
+def _recode_text(recoded: list, original: float) -> str:
+    """Â's diagonal share per depth with the reconstruction's λ of :data:`RECODE_LAMBDAS`,
+    and whether any of them reaches ``original``, A's own share."""
+    best = max(v for by_lam in recoded for v in by_lam.values())
+    text = ("Â's share with the reconstruction's own λ changed (the same chain length): "
             + "; ".join(f"depth {d}: " + ", ".join(f"λ = {lam:g}: {v:.4f}"
                                                    for lam, v in by_lam.items())
-                        for d, by_lam in enumerate(recoded, 1)) + ".")
+                        for d, by_lam in enumerate(recoded, 1)))
+    if original <= 0:  # a network without self-loops: no diagonal to lose
+        return text + "; A has no diagonal mass."
+    return (text + f"; the largest, {best:.4f}, is {best / original:.0%} of A's "
+            f"{original:.4f}, so " + ("the reconstruction's λ does not account for the lost "
+                                      "diagonal." if best < original else
+                                      "a λ other than the authors' keeps A's diagonal share."))
 
 
 def _diagonal_shares(est, A, seed, n_states: int = 5000) -> tuple[float, float]:

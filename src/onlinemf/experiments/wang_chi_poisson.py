@@ -855,9 +855,9 @@ def _vocabulary_note(C, cv, texts, target: int = SOTU_PAPER_TERMS) -> str:
             f"stop list a total count ≥ 20 gives {unstopped}, so the stop list removes "
             f"{unstopped - (total >= 20).sum()} of them. The paper's {target} would "
             f"need a total count ≥ {at} ({(total >= at).sum()} terms), {at / 20:.1f}× the "
-            "stated 20. Table I lists 'island' beside 'islands' and 'terror' beside "
-            "'terrorists', so the paper's vocabulary was not stemmed (stemming would merge "
-            "them); its tokenizer and stop list are unstated.")
+            "stated 20. Table I lists 'island' beside 'islands', so the paper's vocabulary "
+            "was not stemmed (a stemmer would merge the two); its tokenizer and stop list are "
+            "unstated.")
 
 
 def _sotu_claims(hits: int, n_terms: int, dated) -> list:
