@@ -1083,7 +1083,7 @@ def test_code_caps_time_ol_with_each_cap_and_the_note_reads_batch_at_each_level(
     assert batch_pace(lambda fit: timed(fit, 1), ref, X, 0, iters=5) > 0
     runs = TimedRuns(wall=[4.0, 5.0, 6.0], cpu=[4.0, 5.0, 6.0])
     batch = {"objective": np.array([0.5, 0.3, 0.2, 0.1]),
-             "n_samples": np.array([1, 2, 3, 4]) * 100}
+             "n_samples": np.array([1, 2, 3, 4]) * 100, "time": np.array([1.0, 2, 3, 4])}
     note = caps_note("squared", (99.5, 100),
                      {10: {"runs": runs, "iters": 10.0, "level": 0.25},
                       30: {"runs": runs, "iters": 30.0, "level": 0.05}},

@@ -18,7 +18,7 @@ from ..baselines import batch_nmf
 from ..coders import CodeSolver
 
 __all__ = ["CODE_CAPS", "PACE_ITERS", "as_run_cap", "code_iterations", "capped_passes",
-           "batch_pace", "caps_note", "model_rows"]
+           "batch_pace", "caps_note", "iterations_to", "model_rows"]
 
 #: the smaller caps OL is timed with
 CODE_CAPS = (10, 30)
@@ -31,6 +31,15 @@ def model_rows(ol, X):
     """The rows X as OL's loss reads them: floored at 1e-8 in the model's units where the
     loss needs positive data (as the experiment scores OL's level and feeds Batch)."""
     return np.maximum(X / ol.scale_, 1e-8) * ol.scale_ if ol.loss_.positive_data else X
+
+
+def iterations_to(bh: dict, level: float, n: int) -> tuple[int | None, float | None]:
+    """(iterations, seconds) of the first record of a Batch history at or below ``level``
+    (its ``n_samples`` are iterations × n), or (None, None) when no record reaches it."""
+    hit = np.flatnonzero(np.asarray(bh["objective"]) <= level)
+    if not hit.size:
+        return None, None
+    return int(round(float(bh["n_samples"][hit[0]]) / n)), float(bh["time"][hit[0]])
 
 
 def code_iterations(make_ol, X) -> float:
@@ -84,14 +93,12 @@ def caps_note(loss: str, as_run: tuple, capped: dict, pace: float, race: tuple,
     parts = [f"as run (cap {cap_as_run}): {iters:.1f} code iterations per sample, OL's pass "
              f"{t_ol:.3g} s, its level {level:.4g}, Batch/OL {t_batch / t_ol:.2f}× (the race)"]
     for cap, r in sorted(capped.items()):
-        objective = np.asarray(batch_history["objective"])
-        hit = np.flatnonzero(objective <= r["level"] * (1 + tie))
+        b_its, _ = iterations_to(batch_history, r["level"] * (1 + tie), n)
         head = (f"cap {cap}: {r['iters']:.1f} per sample, OL's pass {r['runs'].median:.3g} s "
                 f"({len(r['runs'].kept)} runs alone, the median), its level {r['level']:.4g}")
-        if not hit.size:
+        if b_its is None:
             parts.append(head + f", which Batch's curve never comes within {tie:.0%} of")
             continue
-        b_its = int(round(float(batch_history["n_samples"][hit[0]]) / n))
         ratio = b_its * pace / r["runs"].median
         parts.append(head + f"; Batch within {tie:.0%} of it by its record at {b_its} "
                             f"iterations ({b_its * pace:.3g} s): Batch/OL {ratio:.2f}×")

@@ -52,8 +52,13 @@ from ._zhao_code_caps import (
     capped_passes,
     caps_note,
     code_iterations,
+    iterations_to,
     model_rows,
 )
+
+#: two objectives within this share of each other are one level (a tie): a Batch that stops
+#: on its own tolerance just above OL's level has reached it
+LEVEL_TIE = 0.01
 
 FIG2 = ("\"our online algorithm OL converges significantly faster than Batch for all the "
         "divergences\" (§VIII-D2, Fig. 2; curves, no ratio printed)")
@@ -64,13 +69,10 @@ FAST_WHY = (f"'significantly faster' read as {SIGNIFICANT_TEXT} (Batch's time to
             "row, as Batch's objective scores its dictionary with the codes fitted to it on "
             "every row (the paper's online metric re-scores codes stored along the stream, a "
             "different number). Batch is stopped at twice OL's time, so ∞ means 'not within "
-            "2×'. Two levels within 1% are one level (a tie): Batch is read at its first "
-            "record within 1% of OL's level, and the timed race's Batch seconds per iteration "
-            "carry its timed iterations to that record")
+            f"2×'. Two levels within {LEVEL_TIE:.0%} are one level (a tie): Batch is read at its "
+            f"first record within {LEVEL_TIE:.0%} of OL's level, and the timed race's Batch "
+            "seconds per iteration carry its timed iterations to that record")
 
-#: two objectives within this share of each other are one level (a tie): a Batch that stops
-#: on its own tolerance just above OL's level has reached it
-LEVEL_TIE = 0.01
 
 LOSSES = ("is", "kl", "squared", "huber", "l1", "l2")
 HUBER_DELTA = 0.05  # in units of the data scaled to [0, 1]; the paper does not give its value
@@ -236,7 +238,7 @@ def _timed_race(ctx: Context, loss, n, f, k, tau, fresh, bh):
     None when Batch never reached the level, iterations)``."""
     d = make_nmf_synthetic(n, f, k, NOISE_FOR_LOSS[loss], random_state=ctx.seed)
     ol, ol_runs = ctx.timed(lambda: _ol(loss, k, tau, ctx.seed, history=None).fit(d.X))
-    its, _ = _iterations_to(bh, fresh, n)
+    its, _ = iterations_to(bh, fresh, n)
     if its is None:
         return ol_runs, None, None
     Xs = model_rows(ol, d.X) / ol.scale_
@@ -437,7 +439,7 @@ def synthetic(ctx: Context) -> Result:
                     _timed_race(ctx, loss, n, f, k, tau, fresh, bh))
             except PieceMissing:  # not yet run: the single timings stand
                 pass
-        its_now, _ = _iterations_to(bh, fresh, n)
+        its_now, _ = iterations_to(bh, fresh, n)
         settled = _batch_settled_above(bh, fresh, h["time"][-1], n)
         if settled:  # no clock makes Batch reach the level: its time is not what decides
             how = settled
@@ -456,7 +458,7 @@ def synthetic(ctx: Context) -> Result:
         # a race counts with the protocol's runs, and only for the Batch curve kept now
         if (ol_runs is not None and len(ol_runs.kept) >= ctx.repeats and its == its_now
                 and batch_runs is not None):
-            its_tie, _ = _iterations_to(bh, fresh * (1 + LEVEL_TIE), n)
+            its_tie, _ = iterations_to(bh, fresh * (1 + LEVEL_TIE), n)
             per_it = batch_runs.median / its
             speedup = its_tie * per_it / ol_runs.median
             count = len(ol_runs.kept)
@@ -564,15 +566,6 @@ def _batch_settled_above(bh: dict, level: float, ol_time: float, n: int) -> str:
             "budget would not have run it further")
 
 
-def _iterations_to(bh: dict, level: float, n: int) -> tuple[int | None, float | None]:
-    """(iterations, seconds) of the first record of a Batch history at or below ``level``
-    (its ``n_samples`` are iterations × n), or (None, None) when no record reaches it."""
-    hit = np.flatnonzero(bh["objective"] <= level)
-    if not hit.size:
-        return None, None
-    return int(round(float(bh["n_samples"][hit[0]]) / n)), float(bh["time"][hit[0]])
-
-
 def _batch_race_split(loss: str, h: dict, bh: dict, fresh: float, n: int,
                       race=None) -> str:
     """OL's pass against Batch's iterations, measured: OL's seconds and milliseconds per
@@ -586,7 +579,7 @@ def _batch_race_split(loss: str, h: dict, bh: dict, fresh: float, n: int,
     else:
         t_ol = float(h["time"][-1])
         per_it = float(bh["time"][-1]) / max(float(bh["n_samples"][-1]) / n, 1.0)
-        its, t_batch = _iterations_to(bh, fresh * (1 + LEVEL_TIE), n)
+        its, t_batch = iterations_to(bh, fresh * (1 + LEVEL_TIE), n)
         source = "single timings"
     ms = t_ol / n * 1e3
     if its is None:
@@ -817,8 +810,6 @@ def _batch_path_text(paths: dict, capped: dict) -> str:
             + "; ".join(parts))
 
 
-#: OL's code-solver iteration cap on this loss (the solver settings' default for it)
-OL_CODE_CAP = 100
 #: Table VIII's smallest OL-Wang/OL ratio (73.61 / 67.86)
 WANG_PAPER_LOW = 1.08
 
@@ -831,6 +822,7 @@ def _matched_note(subject: str, m: dict, sweeps_as_run: int, ratio_as_run: float
     its own sweeps timed in the matched piece's session, which gives the share of the
     distance to the paper's lowest ratio the sweep count covers."""
     ratio = m["wang"].median / m["ol"].median
+    cap = as_run_cap(get_loss("huber", delta=HUBER_DELTA))
     share = ""
     if again is not None:
         today = again.median / m["ol"].median
@@ -853,8 +845,8 @@ def _matched_note(subject: str, m: dict, sweeps_as_run: int, ratio_as_run: float
     return (f"Where OL-Wang's time against OL's comes from, on subject {subject}: OL's code "
             f"solver averaged {m['sweeps']} iterations per sample over the pass ("
             + ("its cap, as this implementation sets it: every sample ran to the cap"
-               if m["sweeps"] >= OL_CODE_CAP else
-               f"under its cap of {OL_CODE_CAP}, as this implementation sets it")
+               if m["sweeps"] >= cap else
+               f"under its cap of {cap}, as this implementation sets it")
             + "); "
             f"OL-Wang runs {sweeps_as_run} IRLS sweeps per mini-batch (also this "
             f"implementation's choice; neither paper gives one). With {m['sweeps']} sweeps, "
