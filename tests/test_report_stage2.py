@@ -1141,3 +1141,38 @@ def test_recode_text_gives_the_reconstructions_diagonal_share_at_each_lambda():
     assert "the largest, 0.0500, is 50% of A's 0.1000" in text and "does not account" in text
     assert "keeps A's diagonal share" in _recode_text([{0.6: 0.12}], 0.1)
     assert _recode_text([{0.6: 0.0}], 0.0).endswith("A has no diagonal mass.")
+
+
+def test_timed_ablations_read_the_rivals_at_the_ablated_fits_median_time(tmp_path):
+    """An ablated VR fit is timed by the protocol (a piece) and set against SMM and SGD at
+    its median time on their scaled curves; a rival whose fit ends sooner is read at its end,
+    and an ablated f below f(Ŵ) counts as below both."""
+    from onlinemf.estimators import SMFCoder, StochasticMF
+    from onlinemf.experiments.zhao_haskell_feng import _timed_ablations
+
+    X = np.random.default_rng(0).random((60, 8))
+    ctx = Context(scale="tiny", out_dir=str(tmp_path), seed=0, repeats=2)
+
+    def make():
+        return StochasticMF("odl", "vr", 3, max_iter=2, random_state=0,
+                            coder=SMFCoder("bsum"))
+
+    f = float(make().fit(X).objective(X))
+    # SMM's curve ends at 1e-9 s (read at its end: -3), SGD's spans 1e3 s (at ~0 s: 0.0)
+    runs = {"smm": {"history": {"time": np.array([0.0, 1e-9])}},
+            "sgd": {"history": {"time": np.array([0.0, 1e3])}}}
+    logs = {"smm": np.array([0.0, -3.0]), "sgd": np.array([0.0, -1.0])}
+    timed = {("odl", "x"): (runs, logs, {"smm": 1.0, "sgd": 1.0}, f - 1e-2)}
+    rows, below = _timed_ablations(ctx, {"x": (X, "")}, {("odl", "x", "m = n/b"): (
+        f, "inner1-c1", make)}, timed)
+    assert (tmp_path / "pieces" / "tiny-0-zhf-fig1-odl-x-inner1-c1-times2.pkl").exists()
+    (row,) = rows
+    assert row[4] == "-2.00" and row[5] == "-3.00"
+    assert float(row[6]) == pytest.approx(0.0, abs=1e-3)
+    assert row[7] == "not below both (SMM read at its end)" and below == {}
+    # the same fit below f(Ŵ): below both rivals
+    timed = {("odl", "x"): (runs, {"smm": logs["smm"], "sgd": logs["sgd"]},
+                            {"smm": 1.0, "sgd": 1.0}, f + 1.0)}
+    rows, below = _timed_ablations(ctx, {"x": (X, "")}, {("odl", "x", "m = n/b"): (
+        f, "inner1-c1", make)}, timed)
+    assert rows[0][4] == "below f(Ŵ)" and below == {"m = n/b": ["ODL / x"]}
