@@ -1176,3 +1176,35 @@ def test_timed_ablations_read_the_rivals_at_the_ablated_fits_median_time(tmp_pat
     rows, below = _timed_ablations(ctx, {"x": (X, "")}, {("odl", "x", "m = n/b"): (
         f, "inner1-c1", make)}, timed)
     assert rows[0][4] == "below f(Ŵ)" and below == {"m = n/b": ["ODL / x"]}
+
+
+def test_fine_reading_is_the_same_run_stopped_early_and_reads_its_own_descent():
+    """The K grid's finer fresh-code reading re-runs a sensitivity run (same data, seed and
+    shuffled stream), stops it after a prefix, and keeps more dictionaries: at the points both
+    keep, its scores equal the full run's; the note reads each run's samples to 90% of its
+    own descent and puts them on the full run's clock."""
+    from onlinemf.experiments.zhao_divergences import (
+        _fine_note,
+        _fine_piece,
+        _sensitivity_piece,
+    )
+
+    n, f, k0 = 400, 12, 3
+    full = {k: _sensitivity_piece("kl", "n_components", k, n, f, k0, 0)[1] for k in (2, 4)}
+    fine = {k: _fine_piece("kl", k, n, f, k0, 0, prefix=200, every=10) for k in (2, 4)}
+    for k in (2, 4):
+        assert fine[k]["n_samples"][-1] <= 200 and len(fine[k]["n_samples"]) > 10
+        shared = np.isin(full[k]["n_samples"], fine[k]["n_samples"])
+        assert shared.sum() >= 3
+        np.testing.assert_allclose(
+            full[k]["objective"][shared],
+            fine[k]["objective"][np.isin(fine[k]["n_samples"], full[k]["n_samples"])],
+            rtol=1e-9)
+    text = _fine_note("kl", [2, 4], [full[2], full[4]], fine, 200, 10)
+    assert "match the full runs at their shared points to 0 relative" in text
+    for k in (2, 4):
+        h = full[k]
+        level = h["objective"][0] - 0.9 * (h["objective"][0] - h["objective"][-1])
+        hit = np.flatnonzero(fine[k]["objective"] <= level)
+        want = "after 200" if not hit.size else f"{fine[k]['n_samples'][hit[0]]:.3g}"
+        assert f"K={k}: {want}" in text
