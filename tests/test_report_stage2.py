@@ -1208,3 +1208,27 @@ def test_fine_reading_is_the_same_run_stopped_early_and_reads_its_own_descent():
         hit = np.flatnonzero(fine[k]["objective"] <= level)
         want = "after 200" if not hit.size else f"{fine[k]['n_samples'][hit[0]]:.3g}"
         assert f"K={k}: {want}" in text
+
+
+def test_timed_batch_runs_batch_alone_for_the_iterations_asked(tmp_path, monkeypatch):
+    """The race's Batch side to within the tie: Batch on OL's rows (scaled to [0, 1], OL's
+    loss), run for exactly the iterations asked without a tolerance, each run timed by the
+    protocol."""
+    from onlinemf.experiments import zhao_divergences as zd
+
+    seen = []
+
+    def spy(X, k, loss, **kw):
+        out = batch_nmf(X, k, loss, **kw)
+        seen.append((float(X.max()), loss.name, kw["max_iter"], kw["tol"], out.n_iter))
+        return out
+
+    batch_nmf = zd.batch_nmf
+    monkeypatch.setattr(zd, "batch_nmf", spy)
+    ctx = Context(scale="tiny", out_dir=str(tmp_path), seed=0, repeats=2)
+    runs = zd._timed_batch(ctx, "l1", 200, 12, 3, 10, its=4)
+    assert len(runs.kept) == 2 and all(t > 0 for t in runs.wall)
+    assert len(seen) == 2
+    for top, name, max_iter, tol, n_iter in seen:
+        assert top == pytest.approx(1.0) and name == "l1"
+        assert (max_iter, tol, n_iter) == (4, 0.0, 4)
