@@ -1232,3 +1232,16 @@ def test_timed_batch_runs_batch_alone_for_the_iterations_asked(tmp_path, monkeyp
     for top, name, max_iter, tol, n_iter in seen:
         assert top == pytest.approx(1.0) and name == "l1"
         assert (max_iter, tol, n_iter) == (4, 0.0, 4)
+
+
+def test_video_claims_set_the_online_end_against_batch_on_the_same_frames(tmp_path):
+    """Fig. 9's 'approaches the batch algorithm': the online methods' last 25 frames against
+    batch's error on those frames (its table row), not batch's mean over the whole video."""
+    res = REGISTRY["wang-chi-video"].func(Context(scale="tiny", out_dir=str(tmp_path), seed=0))
+    rows = res.tables[0][2]
+    for p in dict.fromkeys(r[0] for r in rows):
+        batch = next(r for r in rows if r[0] == p and r[1].startswith("batch"))
+        assert batch[2] != "—"  # its first 25 frames too, to show how the frames differ
+        mine = [c for c in res.claims if c[0].startswith(f"p = {p}:")]
+        assert mine and all(f"batch's last 25 {batch[3]}" in c[2] for c in mine)
+    assert any(", batch: 1: " in note for note in res.notes)

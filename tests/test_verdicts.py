@@ -28,6 +28,7 @@ from onlinemf.experiments._verdicts import (
     lowest,
     ordered,
     ratio_band,
+    slowdown_band,
     speed_band,
     speed_parts,
     speed_split,
@@ -430,3 +431,19 @@ def test_late_rise_tells_a_perturbed_curve_from_a_falling_one():
     assert _late_rise(bumpy) == pytest.approx(0.2)
     early_bump = np.r_[2.0, 3.0, np.linspace(1.5, 1.0, 48)]  # a rise in the first half only
     assert _late_rise(early_bump) == 0.0
+
+
+def test_slowdown_band_reads_only_a_slower_heavier_setting():
+    """'Still fast even though the outliers increased': each heavier setting's time over the
+    canonical (first) run's; a heavier run that is faster holds, however much faster, while
+    the symmetric speed band would fail the same times."""
+    assert slowdown_band([119.0, 101.0, 41.2])[0] == REPRODUCED
+    assert speed_band([119.0, 101.0, 41.2])[0] == NOT_REPRODUCED
+    assert slowdown_band([41.8, 49.2, 69.0])[0] == PARTLY  # 1.65×
+    assert slowdown_band([10.0, 15.0, 9.0])[0] == REPRODUCED  # 1.5× exactly
+    assert slowdown_band([10.0, 5.0, 20.1])[0] == NOT_REPRODUCED  # 2.01×
+    from onlinemf.experiments._verdicts import FLAT, RISES
+
+    assert slowdown_band(None, FLAT)[0] == NOT_MEASURED
+    assert slowdown_band(None, RISES)[0] == NOT_REPRODUCED
+    assert "faster holds" in slowdown_band([1.0, 1.0])[1]

@@ -30,8 +30,8 @@ __all__ = ["REPRODUCED", "PARTLY", "NOT_REPRODUCED", "NOT_MEASURED", "VERDICTS",
            "ratio_band", "direction_band", "at_least", "at_most", "ordered", "lowest",
            "count_band", "SIGNIFICANT", "SIGNIFICANT_PARTLY", "SIGNIFICANT_WHY", "significantly",
            "SPEED_RATIO", "SPEED_RATIO_PARTLY", "OWN_SCALE_WHY", "common_level_times",
-           "speed_band", "fmt_times", "speed_parts", "speed_split", "LATE_RISE", "late_rise",
-           "time_to_level", "verdict_counts"]
+           "speed_band", "slowdown_band", "fmt_times", "speed_parts", "speed_split",
+           "LATE_RISE", "late_rise", "time_to_level", "verdict_counts"]
 
 REPRODUCED = "reproduced"
 PARTLY = "partly"
@@ -315,6 +315,21 @@ def speed_band(seconds, level=None) -> tuple[str, str]:
     if seconds is None:
         return (NOT_MEASURED if level in (DISJOINT, FLAT) else NOT_REPRODUCED), band
     ratio = max(seconds) / max(min(seconds), 1e-12)
+    return judge(ratio <= SPEED_RATIO, ratio <= SPEED_RATIO_PARTLY), band
+
+
+def slowdown_band(seconds, level=None) -> tuple[str, str]:
+    """A speed that a heavier condition must not slow ("still converge fast … even though ν
+    and ν̃ have increased"): each later run's time over the first's (the canonical setting)
+    at most :data:`SPEED_RATIO` (reproduced) or :data:`SPEED_RATIO_PARTLY` (partly); a later
+    run that is faster holds. Runs without a speed read as :func:`speed_band`'s do."""
+    band = (f"reproduced if each heavier setting's run reaches 90% of its own descent within "
+            f"{SPEED_RATIO:g}× the canonical run's time (faster holds); partly within "
+            f"{SPEED_RATIO_PARTLY:g}×; not if a run does not descend; not measured if a run's "
+            "curve is flat")
+    if seconds is None:
+        return (NOT_MEASURED if level in (DISJOINT, FLAT) else NOT_REPRODUCED), band
+    ratio = max(seconds[1:]) / max(seconds[0], 1e-12)
     return judge(ratio <= SPEED_RATIO, ratio <= SPEED_RATIO_PARTLY), band
 
 

@@ -590,13 +590,15 @@ def _video_claim(p, first, online_end, batch_err, method: str = "ML") -> list:
     return claim(f"p = {p}: {VIDEO_METHODS[method]} error falls towards batch",
                  "\"the performance improves with the increase of the data stream index, and "
                  "approaches the performance of the batch algorithm\" (§V-B, Fig. 9)",
-                 f"first 25 frames {first:.3f}, last 25 {online_end:.3f}, batch {batch_err:.3f}",
+                 f"first 25 frames {first:.3f}, last 25 {online_end:.3f}, batch's last 25 "
+                 f"{batch_err:.3f}",
                  judge(falls and closed >= 0.5, falls or near),
                  f"reproduced if the error falls (by more than {ERR_TIE:g}) and closes ≥ half "
                  f"the gap to batch; partly if it falls, or ends within {ERR_TIE:g} of batch",
                  why="'improves' is a fall over the stream; 'approaches' is read as closing at "
-                     "least half of the distance to the batch error (a method that starts and "
-                     "ends within the tie of batch has no distance to close)")
+                     "least half of the distance to the batch error on the same frames (the "
+                     "last 25; a method that starts and ends within the tie of batch has no "
+                     "distance to close)")
 
 
 def _rejudge_video(res: Result) -> Result:
@@ -650,7 +652,12 @@ def video(ctx: Context) -> Result:
                                             n_iter=ctx.pick(8, 30, tiny=2),
                                             random_state=ctx.seed)
         be = np.linalg.norm(A @ Db.T - Z, axis=1) / np.linalg.norm(Z, axis=1)
-        ax.axhline(be.mean(), color="k", ls="--", label="batch (substitute)")
+        # the online methods' last 25 frames are set against batch's on the same frames
+        # (the frames differ in difficulty: batch's error is not flat over the video)
+        be_end = float(np.mean(be[-25:]))
+        ax.plot(be, color="k", ls="--", lw=0.8, label="batch (substitute)")
+        marks.append(f"p = {p:g}, batch: " + ", ".join(
+            f"{i + 1}: {be[i]:.3f}" for i in _mark_frames(len(be))))
         if p == 1.0:  # online RPCA (Gaussian, no missing data), as the paper compares
             from ..baselines import ORPCA
 
@@ -664,14 +671,13 @@ def video(ctx: Context) -> Result:
             ax.plot(oe, label="online RPCA")
             rows.append([p, "online RPCA (Feng et al.)", f"{np.mean(oe[:25]):.3f}",
                          f"{np.mean(oe[-25:]):.3f}"])
-        rows.append([p, "batch (substitute)", "—", f"{be.mean():.3f}"])
+        rows.append([p, "batch (substitute)", f"{np.mean(be[:25]):.3f}", f"{be_end:.3f}"])
         panels.append((f"batch, p={p}", (A @ Db.T)[Z.shape[0] // 2]))
         ax.set(title=f"p = {p}", xlabel="frame", ylabel="relative frame error", yscale="log")
         ax.legend(fontsize=7)
         for r in rows:
             if r[0] == p and r[1] in VIDEO_METHODS:
-                res.claims.append(_video_claim(p, float(r[2]), float(r[3]), float(be.mean()),
-                                               r[1]))
+                res.claims.append(_video_claim(p, float(r[2]), float(r[3]), be_end, r[1]))
     save_figure(ctx, res, fig, "wang_chi_fig9_video.png",
                 "Fig. 9: relative frame error against the frame index")
     fpath = ctx.figure_path("wang_chi_fig8_video_frames.png")
