@@ -999,8 +999,8 @@ def _online_speed_claim(online: dict, keys, what: str, fig_no: str, data: str = 
             text = ("late rise of f̃ above its lowest value: " + ", ".join(
                 f"{key[1]}: {r:.1%}" for key, r in zip(keys, rises)) + "; " + text)
             if sh is not None:
-                text += "; over the canonical run's: " + ", ".join(
-                    f"{key}: {t / max(sh[0], 1e-12):.2f}×" for key, t in zip(keys[1:], sh[1:]))
+                text += f"; over the canonical density's (ν = {keys[0][1]:g}): " + ", ".join(
+                    f"{key[1]}: {t / max(sh[0], 1e-12):.2f}×" for key, t in zip(keys[1:], sh[1:]))
         parts.append(f"{m}: {text}")
         verdicts.append(verdict)
     if what == "K":
