@@ -343,7 +343,7 @@ def _steps_per_pass(runs: dict, n: int) -> dict:
 
 
 def _defaults_ablation(ctx: Context, sc: dict, cache: dict, done: dict,
-                       fits: dict | None = None) -> list:
+                       fits: dict | None = None) -> tuple[list, list]:
     """A departure from the paper's protocol, as an ablation: VR at the library's defaults
     (m = ⌈n/b⌉ inner steps, m·b ≈ n, and the step in the snapshot's metric, untuned) for
     about the passes of the paper-protocol runs, beside them. Each fit is one piece.
