@@ -1292,3 +1292,15 @@ def test_video_claim_reads_the_gap_to_batch_on_the_same_frames():
     assert _video_claim(1.0, 0.081, 0.060, 0.080, 0.052, "SA")[3] == PARTLY  # it falls
     old = _video_claim(0.5, 0.205, 0.098, None, 0.085, "ML")
     assert old[3] == REPRODUCED and "its mean over the video" in old[2]
+
+
+def test_ceiling_note_names_a_tie_at_evs_top_only():
+    """Fig. 2's final EV: VR and a rival both within the tie of 1 tie at the metric's
+    ceiling (said in a note); a tie below the ceiling, or VR alone at the top, is not."""
+    from onlinemf.experiments.zhao_haskell_feng import _ceiling_note
+
+    text = _ceiling_note(0.1, {"vr": 1.0, "smm": 0.945, "sgd": 0.9996}, 0.05)
+    assert "VR (1.000) and SGD (1.000)" in text and "SMM" not in text
+    assert _ceiling_note(0.3, {"vr": 0.749, "smm": 0.733, "sgd": 0.793}, 0.04) == ""
+    assert _ceiling_note(0.1, {"vr": 1.0, "smm": 0.9, "sgd": 0.8}, 0.05) == ""
+    assert _ceiling_note(0.1, {"vr": 0.9, "smm": 1.0, "sgd": 1.0}, 0.05) == ""
