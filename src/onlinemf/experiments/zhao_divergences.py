@@ -667,12 +667,12 @@ def _fine_piece(loss, k, n, f, k0, seed, prefix, every) -> dict:
     first :data:`FRESH_ROWS` rows (:func:`fresh_curve`)."""
     d = make_nmf_synthetic(n, f, k0, NOISE_FOR_LOSS[loss], random_state=seed)
     snapshots = []
+    kept = _keeper(snapshots, prefix, prefix // every)
 
     def keep(info):
         if info["n_samples"] > prefix:
             raise _Enough
-        if not snapshots or info["n_samples"] >= every * len(snapshots) - 1e-9:
-            snapshots.append((info["time"], info["n_samples"], info["components"].copy()))
+        kept(info)
 
     top = float(d.X.max())  # scale="max" of the whole stream, as the full run
     try:  # (without the paper's metric, which this reading does not use)
@@ -706,6 +706,7 @@ def _fine_note(loss, values, fresh_hists, fine, prefix, every) -> str:
         if shared.any():
             gap = max(gap, float(np.max(np.abs(h["objective"][shared] - c["objective"][mine])
                                         / np.abs(h["objective"][shared]))))
+
     def le(b):
         return "≤ " if b else ""
 
@@ -723,8 +724,7 @@ def _fine_note(loss, values, fresh_hists, fine, prefix, every) -> str:
             "clock " + ", ".join(f"{le(b)}{x:.3g} s" for x, b in zip(seconds, bound))
             + f" ({at_least}{max(seconds) / min(seconds):.1f}× apart, against the claim's "
             f"{SPEED_RATIO:g}×; the full runs' ms per sample "
-            + ", ".join(f"{float(h['time'][-1] / h['n_samples'][-1] * 1e3):.3g}"
-                        for h in fresh_hists) + ").")
+            + ", ".join(f"{c:.3g}" for c in speed_parts(fresh_hists)[1]) + ").")
 
 
 @register("zhao-sensitivity", "000", "Sensitivity of OL to τ, K and a (Figs. S-1 to S-3)",

@@ -125,6 +125,15 @@ SYNTH_REF_ITER = 10
 STEP_LIMITS = (1 / 1024, 1024.0)
 
 
+def paper_fit(problem, method, K, S, seed, scale=1.0, **kw) -> StochasticMF:
+    """The estimator of Fig. 1's protocol: ``method`` on ``problem`` for ``S`` outer
+    iterations with the paper's settings and code solver, its step ``scale`` times the
+    automatic one (``kw``: ``inner_iter``, ``state_file``, ``eval_every``, ``callback``)."""
+    return StochasticMF(problem, method, K, max_iter=S, random_state=seed,
+                        step=SMFStep(scale=scale), coder=SMFCoder(SOLVER), settings="paper",
+                        **kw)
+
+
 def _no_memo(key, func):
     return func()
 
@@ -148,9 +157,8 @@ def tuned_scale(problem, method, X, K, S, seed, grid=STEP_GRID, limits=STEP_LIMI
 
     def fit_f(scale, piece):
         try:
-            est = StochasticMF(problem, method, K, max_iter=S, state_file=state(piece),
-                               random_state=seed, step=SMFStep(scale=scale),
-                               coder=SMFCoder(SOLVER), settings="paper", **kw).fit(X)
+            est = paper_fit(problem, method, K, S, seed, scale, state_file=state(piece),
+                            **kw).fit(X)
             f = est.objective(X)
             return f if np.isfinite(f) else np.inf
         except FloatingPointError:
@@ -243,11 +251,9 @@ def run_methods(problem, X, K, S, eval_every, seed, tune=True, limits=STEP_LIMIT
         def run(method=method, scale=scale, piece=piece):
             path = state(piece)
             snaps = _Snapshots(path) if snapshots else None
-            est = StochasticMF(problem, method, K, max_iter=S, eval_every=eval_every,
-                               state_file=path, random_state=seed,
-                               callback=snaps.keep if snapshots else None,
-                               step=SMFStep(scale=scale), coder=SMFCoder(SOLVER),
-                               settings="paper", **kw).fit(X)
+            est = paper_fit(problem, method, K, S, seed, scale, eval_every=eval_every,
+                            state_file=path, callback=snaps.keep if snapshots else None,
+                            **kw).fit(X)
             out = dict(history=est.history_, components=est.components_.astype(float),
                        problem=est.problem_, passes=est.history_["n_samples"] / X.shape[0],
                        scale=scale)
@@ -313,13 +319,9 @@ def _inner_loop_ablation(ctx: Context, sc: dict, cache: dict, done: dict,
         except PieceMissing:
             continue
         if fits is not None:
-            fits[(problem, dname, "m = n/b")] = (f_at[c], f"inner{m}-c{c:g}",
-                                                 lambda problem=problem, m=m, S=S, c=c:
-                                                 StochasticMF(problem, "vr", sc["K"],
-                                                              max_iter=S, random_state=ctx.seed,
-                                                              step=SMFStep(scale=c),
-                                                              coder=SMFCoder(SOLVER),
-                                                              settings="paper", inner_iter=m))
+            fits[(problem, dname, "m = n/b")] = (
+                f_at[c], f"inner{m}-c{c:g}", lambda problem=problem, m=m, S=S, c=c:
+                paper_fit(problem, "vr", sc["K"], S, ctx.seed, c, inner_iter=m))
         finals = {k: float(runs[k]["history"]["objective"][-1]) for k in METHODS}
         rivals = min(finals["smm"], finals["sgd"])
         wins[0] += finals["vr"] < rivals
@@ -550,9 +552,8 @@ def _retimed(ctx: Context, problem: str, dname: str, X, runs: dict, K: int, S: i
 
     def one(method):
         def fit():
-            return StochasticMF(problem, method, K, max_iter=S, random_state=ctx.seed,
-                                step=SMFStep(scale=runs[method]["scale"]),
-                                coder=SMFCoder(SOLVER), settings="paper").fit(X)
+            return paper_fit(problem, method, K, S, ctx.seed,
+                             runs[method]["scale"]).fit(X)
 
         est, timing = ctx.timed(fit)
         return {"runs": timing, "change": float(np.max(np.abs(
