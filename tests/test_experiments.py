@@ -187,6 +187,40 @@ def test_seeded_step_grid_reaches_the_same_multiplier_in_fewer_fits():
                        memo=_scripted_memo(f, wrong)) == 16 and min(wrong) == 8
 
 
+def test_inner_step_tuning_keeps_each_final_dictionary_and_starts_below_the_paper_c():
+    """On Synth the m = n/b tuning's pieces keep each multiplier's final dictionary beside
+    its f (Fig. 2 reads EV from them), and its grid starts at {c/4, c/2, c} within limits."""
+    from onlinemf.experiments.zhao_haskell_feng import _inner_grid, tuned_scale
+
+    assert _inner_grid(4.0) == (1.0, 2.0, 4.0)
+    assert _inner_grid(1.0, limits=(0.5, 2.0)) == (0.5, 1.0)
+    X = np.random.default_rng(0).random((30, 6))
+    store, kept, values = {}, {}, {}
+
+    def memo(key, func):
+        store.setdefault(key, func())
+        return store[key]
+
+    c = tuned_scale("orpca", "vr", X, 2, 1, 0, grid=(0.5, 1.0), limits=(0.5, 1.0),
+                    memo=memo, key="k", values=values, kept=kept, inner_iter=3)
+    assert c in kept and set(kept) == set(values) == {0.5, 1.0}
+    for scale, (f, D) in ((float(k.rsplit("-c", 1)[1]), v) for k, v in store.items()):
+        assert f == values[scale] and D.shape == (2, 6) and np.all(np.isfinite(D))
+        np.testing.assert_array_equal(D, kept[scale])
+    assert values[c] == min(values.values())
+
+
+def test_fig2_reads_the_inner_step_ablation_in_expressed_variance(tmp_path):
+    """Fig. 2 sets the m = n/b ablation's final EV beside the three methods' at each ρ_s."""
+    ctx = Context(scale="tiny", out_dir=str(tmp_path))
+    (res,) = run_experiments(["zhf-fig2"], ctx)
+    notes = [t for t in res.notes if ", VR with one pass of inner steps (m = n/b" in t]
+    assert [t.split(",")[0] for t in notes] == ["ρ_s = 0.1", "ρ_s = 0.3"]
+    for t in notes:
+        ev = float(t.split("final EV ")[1].split()[0])
+        assert 0.0 <= ev <= 1.0 and "the reach claim's level" in t
+
+
 def test_sensitivity_split_separates_samples_from_cost_per_sample():
     """A sensitivity comparison's time is split, run by run, into the samples seen when the
     level was reached and the milliseconds per sample: runs that need the same samples at a
