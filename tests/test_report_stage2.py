@@ -760,6 +760,27 @@ def test_theta_note_reads_how_much_of_ol_wangs_gap_its_step_explains():
     assert "reaches OL's level (+0.8 dB): the step accounts for OL-Wang's gap." in full
 
 
+def test_theta_gain_note_reads_the_denoising_gain_again_with_ol_wangs_better_step():
+    """The smallest gain per subject with OL-Wang at its best step tried (never below its
+    gain as run), and with Batch also at its best iteration count; counts against 3 dB."""
+    from onlinemf.experiments.zhao_divergences import _theta_gain_note
+
+    rows = [["1", "", "", "", "", "", "13.0", "23.2", "15.7", "17.1"],
+            ["4", "", "", "", "", "", "13.0", "24.2", "15.6", "15.8"],
+            ["9", "", "", "", "", "", "13.0", "24.0", "15.0", "20.0"]]
+    every = {"1": {1.0: (17.4, 13.3), 3.0: (16.5, 12.0)},
+             "4": {1.0: (17.0, 13.0), 3.0: (18.5, 14.0)},
+             "9": {1.0: (14.0, 10.0), 3.0: (13.5, 9.0)}}
+    paths = {"1": {100: (24.2, 22.5)}, "4": {50: (25.1, 24.1), 300: (15.8, 10.8)}}
+    text = _theta_gain_note(rows, every, paths)
+    assert ("1: OL-Wang 2.7 dB as run, 4.4 at θ = 1, 3.5 at θ = 3; smallest gain of the "
+            "three 2.7 → 4.1 dB (4.4 with Batch at its best iteration count too)") in text
+    assert "4: OL-Wang 2.6 dB as run" in text and "2.6 → 2.8 dB (5.5 with Batch" in text
+    assert "9: OL-Wang 2.0 dB as run" in text and "2.0 → 2.0 dB;" not in text
+    assert "smallest gain of the three 2.0 → 2.0 dB." in text  # no step better than as run
+    assert "at least 3 dB on 1 of 3 subjects, and on 2 of 2 with Batch" in text
+
+
 def test_batch_grid_caps_each_run_at_the_canonical_iterations_and_keeps_it_as_a_piece(
         tmp_path):
     """Figs. 4(a), 5(a)'s batch runs: the canonical run stands for its own grid value, every
