@@ -1051,3 +1051,14 @@ def test_the_weighted_expressed_variance_is_xu_caramanis_and_mannors():
     assert ev(rng.normal(size=(3, 30))) < 0.5
     # the data's mean is no signal: uncentred data give the centred data's EV
     assert weighted_expressed_variance(W, data.X_clean)(est) == pytest.approx(ev(est), rel=1e-9)
+    # read through the estimate's own top k′ singular directions: the true span scaled up
+    # still scores 1, while a span holding it under larger unrelated atoms scores their share
+    assert ev(10 * W, top_directions=True) == pytest.approx(1.0, abs=1e-10)
+    noise = 100 * rng.normal(size=(4, 30))
+    loud = np.vstack([W, noise])
+    assert ev(loud) == pytest.approx(1.0, abs=1e-10)
+    Vt = np.linalg.svd(loud, full_matrices=False)[2][:3]
+    assert ev(loud, top_directions=True) == pytest.approx(
+        np.trace(Vt @ A.T @ A @ Vt.T) / top, rel=1e-10)
+    assert ev(loud, top_directions=True) < 0.5
+    assert ev(est, top_directions=True) == pytest.approx(ev(est), rel=1e-10)  # k′ atoms

@@ -103,17 +103,22 @@ def weighted_expressed_variance(W_true, clean):
     estimated directions). The data are centred because Xu et al.'s signal has mean zero:
     the uncentred second moment of nonnegative data gives its mean direction most of the
     variance, which any span near the all-ones vector would then capture. The covariance
-    and its top-k′ variance are formed once, for the many dictionaries of one fit."""
+    and its top-k′ variance are formed once, for the many dictionaries of one fit. The
+    function returned takes ``top_directions=True`` to read an estimate through its own top
+    k′ singular directions instead, a choice that does not look at the clean data."""
     k = _row_basis(W_true).shape[0]
     clean = np.asarray(clean, dtype=float)
     clean = clean - clean.mean(axis=0)
     C = clean.T @ clean
     top = np.linalg.eigh(C)[0][::-1][:k].sum()
 
-    def ev(W_est) -> float:
+    def ev(W_est, top_directions: bool = False) -> float:
         L = _row_basis(W_est)
-        # the best k-dimensional subspace of span(W_est) for the clean data
-        captured = np.linalg.eigh(L @ C @ L.T)[0][::-1][:k].sum()
+        if top_directions:  # the estimate's own leading k directions (rows of L by σ)
+            L = L[:k]
+            captured = float(np.trace(L @ C @ L.T))
+        else:  # the best k-dimensional subspace of span(W_est) for the clean data
+            captured = np.linalg.eigh(L @ C @ L.T)[0][::-1][:k].sum()
         return float(captured / top) if top > 0 else 0.0
 
     return ev
