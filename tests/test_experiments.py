@@ -221,6 +221,32 @@ def test_fig2_reads_the_inner_step_ablation_in_expressed_variance(tmp_path):
         assert 0.0 <= ev <= 1.0 and "the reach claim's level" in t
 
 
+def test_fig2_second_reading_scores_each_dictionary_through_its_own_top_directions():
+    """The EV claims read again through each final dictionary's top k′ singular directions:
+    a loud superset of the planted span scores its share, not 1; the note says which
+    methods score a unit EV with more than k′ directions, and what each band would read."""
+    from onlinemf.datasets import make_smf_synthetic, weighted_expressed_variance
+    from onlinemf.experiments import zhao_haskell_feng as zhf
+
+    data, W = make_smf_synthetic(400, 30, zhf.SYNTH_RANK, 0.1, 10.0, random_state=0)
+    ev = weighted_expressed_variance(W, data.X_clean)
+    rng = np.random.default_rng(1)
+    loud = np.vstack([W, 1000 * rng.normal(size=(zhf.SYNTH_RANK, 30))])
+    near = W + 0.05 * rng.normal(size=W.shape)
+    far = rng.normal(size=(zhf.SYNTH_RANK, 30))
+    runs = {"vr": {"snapshots": [(1.0, 1.0, far), (2.0, 2.0, W)]},
+            "smm": {"snapshots": [(1.0, 1.0, far), (2.0, 2.0, near)]},
+            "sgd": {"snapshots": [(1.0, 1.0, loud), (2.0, 2.0, loud)]}}
+    finals = {m: ev(r["snapshots"][-1][2]) for m, r in runs.items()}
+    assert finals["sgd"] == pytest.approx(1.0)
+    text = zhf._top_directions_note(0.1, ev, runs, finals)
+    sgd_top = ev(loud, top_directions=True)
+    assert sgd_top < 0.6 and f"SGD {sgd_top:.3f} (the claim's 1.000)" in text
+    assert "final-EV band would read 'partly'" in text  # VR above SGD, tied with SMM
+    assert "passes VR 2.0, SMM 2.0, SGD never" in text
+    assert "Under the claims' reading SGD scores a unit EV with a span of more than k′" in text
+
+
 def test_sensitivity_split_separates_samples_from_cost_per_sample():
     """A sensitivity comparison's time is split, run by run, into the samples seen when the
     level was reached and the milliseconds per sample: runs that need the same samples at a
