@@ -231,7 +231,7 @@ def test_fig2_second_reading_scores_each_dictionary_through_its_own_top_directio
     data, W = make_smf_synthetic(400, 30, zhf.SYNTH_RANK, 0.1, 10.0, random_state=0)
     ev = weighted_expressed_variance(W, data.X_clean)
     rng = np.random.default_rng(1)
-    loud = np.vstack([W, 1000 * rng.normal(size=(zhf.SYNTH_RANK, 30))])
+    loud = np.vstack([W, 10 * rng.normal(size=(zhf.SYNTH_RANK, 30))])
     near = W + 0.05 * rng.normal(size=W.shape)
     far = rng.normal(size=(zhf.SYNTH_RANK, 30))
     runs = {"vr": {"snapshots": [(1.0, 1.0, far), (2.0, 2.0, W)]},

@@ -504,6 +504,14 @@ def _metric_step_text(below: list, inner: dict | None) -> str:
                "gives"))
 
 
+def _rank(D) -> int:
+    """A dictionary's numerical rank as the Synth notes count it: its singular values above
+    1% of the largest (the robust runs start from nearly equal atoms, whose jitter leaves
+    directions far below that)."""
+    sv = np.linalg.svd(np.asarray(D, dtype=float), compute_uv=False)
+    return int(np.sum(sv > 0.01 * sv[0]))
+
+
 def _synth_rank_note(problem: str, runs: dict, n: int) -> str:
     """How the final dictionaries of a Synth panel differ: their numerical rank (singular
     values above 1% of the largest) against the planted k′, the (k′+1)-th singular value
@@ -519,7 +527,7 @@ def _synth_rank_note(problem: str, runs: dict, n: int) -> str:
         sv = np.linalg.svd(np.asarray(runs[name]["components"], dtype=float),
                            compute_uv=False)
         f = np.asarray(runs[name]["history"]["objective"], dtype=float)
-        ranks[name] = int(np.sum(sv > 0.01 * sv[0]))
+        ranks[name] = _rank(runs[name]["components"])
         moved[name] = (f[-1] - f[0]) / abs(f[0])
         parts.append(f"{name.upper()} rank {ranks[name]}, σ_{SYNTH_RANK + 1}"
                      f"/σ_1 = {sv[SYNTH_RANK] / sv[0]:.1e}, f {f[-1]:.6g} "
@@ -1060,7 +1068,7 @@ def _top_directions_note(rho, ev, runs: dict, finals: dict) -> str:
     level = EV_LEVEL * max(top.values())
     reach = {m: _first_reach(traces[m], level) for m in METHODS}
     superset = [m.upper() for m in METHODS if finals[m] >= 1 - TIE_REL * max(finals.values())
-                and np.linalg.matrix_rank(runs[m]["snapshots"][-1][2]) > SYNTH_RANK]
+                and _rank(runs[m]["snapshots"][-1][2]) > SYNTH_RANK]
     return (f"ρ_s = {rho}, the two claims read with each dictionary through its own top k′ "
             "singular directions (a choice that does not look at the clean data; the claims "
             "take the best k′ directions of the span, chosen against it): final EV "
