@@ -781,6 +781,36 @@ def test_theta_gain_note_reads_the_denoising_gain_again_with_ol_wangs_better_ste
     assert "at least 3 dB on 1 of 3 subjects, and on 2 of 2 with Batch" in text
 
 
+def test_wang_matched_note_puts_samples_to_the_common_level_on_each_pass_pace():
+    """OL-Wang with matched sweeps against OL: samples to the common level of the fresh-code
+    curves times each one's timed pass over the stream, the ratio read by the claim's band."""
+    from onlinemf.experiments._timing import TimedRuns
+    from onlinemf.experiments.zhao_divergences import _wang_matched_note
+
+    n = 1000
+    ol = {"n_samples": np.array([10.0, 500.0, 1000.0]), "objective": np.array([1.0, 0.5, 0.4]),
+          "time": np.array([0.0, 1.0, 2.0])}
+    wang = {"n_samples": np.array([10.0, 250.0, 1000.0]),
+            "objective": np.array([1.0, 0.45, 0.35]), "time": np.array([0.0, 9.0, 9.5])}
+    runs = {k: TimedRuns(wall=[t, t, t], cpu=[t, t, t], load=[0.0] * 3)
+            for k, t in (("ol", 100.0), ("wang", 150.0))}
+    text = _wang_matched_note(dict(sweeps=100, ol=runs["ol"], wang=runs["wang"], curve=wang),
+                              ol, n, 0.07)
+    assert "as many IRLS sweeps per mini-batch as OL's code solver averaged per sample (100; " \
+           "30 as run)" in text
+    from onlinemf.experiments._verdicts import time_to_level
+
+    level = 1.0 - 0.9 * (1.0 - 0.4)  # the common level: 90% from the lowest start
+    s_ol = time_to_level({"objective": ol["objective"], "time": ol["n_samples"]}, level)
+    s_w = time_to_level({"objective": wang["objective"], "time": wang["n_samples"]}, level)
+    ratio = (s_w / n * 150.0) / (s_ol / n * 100.0)
+    assert f"OL-Wang/OL {ratio:.2f} (as run 0.07)" in text
+    assert ("'reproduced'" in text) == (0.75 <= ratio <= 1.0 / 0.75)
+    flat = dict(wang, objective=np.array([1.0, 1.2, 1.3]))
+    assert "share no level" in _wang_matched_note(
+        dict(sweeps=100, ol=runs["ol"], wang=runs["wang"], curve=flat), ol, n, 0.07)
+
+
 def test_batch_grid_caps_each_run_at_the_canonical_iterations_and_keeps_it_as_a_piece(
         tmp_path):
     """Figs. 4(a), 5(a)'s batch runs: the canonical run stands for its own grid value, every
