@@ -1190,6 +1190,14 @@ def test_table_six_vocabulary_counts_each_topics_words_and_names_why_one_is_miss
         [w for w in kept if w != "gov"], [w for w in corpus if w != "gov"])
 
 
+def test_absolute_text_reads_the_trace_ratio_beside_the_norm_ratio():
+    from onlinemf.experiments.lyu_ndl import _absolute_text
+
+    text = _absolute_text([(0.9, 1.0), (1.25, 1.37)])
+    assert "tr(Â)/tr(A): depth 1: 0.900 (‖Â‖_F/‖A‖_F 1.000); depth 2: 1.250 (‖Â‖_F/‖A‖_F " \
+           "1.370)" in text
+
+
 def test_recode_text_gives_the_reconstructions_diagonal_share_at_each_lambda():
     from onlinemf.experiments.lyu_ndl import _recode_text, _trace_share
 
