@@ -1193,9 +1193,12 @@ def test_table_six_vocabulary_counts_each_topics_words_and_names_why_one_is_miss
 def test_absolute_text_reads_the_trace_ratio_beside_the_norm_ratio():
     from onlinemf.experiments.lyu_ndl import _absolute_text
 
-    text = _absolute_text([(0.9, 1.0), (1.25, 1.37)])
-    assert "tr(Â)/tr(A): depth 1: 0.900 (‖Â‖_F/‖A‖_F 1.000); depth 2: 1.250 (‖Â‖_F/‖A‖_F " \
-           "1.370)" in text
+    text = _absolute_text([(0.9, 1.0), (1.25, 1.37)], [(0.05, 0.05), (0.025, 0.05)])
+    assert "tr(Â)/tr(A): depth 1: 0.900 (‖Â‖_F/‖A‖_F 1.000, ΣÂ/ΣA 0.900); depth 2: 1.250 " \
+           "(‖Â‖_F/‖A‖_F 1.370, ΣÂ/ΣA 2.500)" in text
+    assert "would read 'not reproduced'" in text
+    assert "would read 'partly'" in _absolute_text([(1.2, 1.0), (1.25, 1.0), (1.0, 1.0)],
+                                                  [(0.05, 0.05)] * 3)
 
 
 def test_recode_text_gives_the_reconstructions_diagonal_share_at_each_lambda():

@@ -108,7 +108,7 @@ def wan(ctx: Context) -> Result:
         "used 0.6) and averages the results over the node pairs each chain state covers: a "
         "share that holds from the sampled to the learned patches and falls from them to Â "
         "is lost in that reconstruction, not in the learning. "
-        + _recode_text(recoded, traces[0][1]) + " " + _absolute_text(absolute))
+        + _recode_text(recoded, traces[0][1]) + " " + _absolute_text(absolute, traces))
     res.notes.append(f"Data: {src}, normalized by its maximum; r = {r}, λ = 0.6 to learn and "
                      f"0.2 to reconstruct (the authors' code); {n_iter} online steps of {batch} "
                      f"Glauber states; reconstruction from {steps} steps (the paper uses "
@@ -126,13 +126,19 @@ def _trace_share(R) -> float:
     return float(np.trace(R) / max(R.sum(), 1e-300))
 
 
-def _absolute_text(absolute: list) -> str:
-    """The diagonal read in absolute terms per depth, tr(Â)/tr(A), beside ‖Â‖_F/‖A‖_F (an
-    Â larger overall raises its trace too): the second reading of 'more pronounced'."""
+def _absolute_text(absolute: list, traces: list) -> str:
+    """The diagonal read in absolute terms per depth, tr(Â)/tr(A), beside ‖Â‖_F/‖A‖_F and
+    ΣÂ/ΣA (``traces``: the shares tr/Σ of Â and A, from which the mass ratio follows), and
+    what the claim's band would read on it: the second reading of 'more pronounced'."""
+    hits = sum(t >= DIAGONAL_MARGIN for t, _ in absolute)
     return ("Read in absolute terms instead, tr(Â)/tr(A): " + "; ".join(
-        f"depth {d}: {t:.3f} (‖Â‖_F/‖A‖_F {f:.3f})" for d, (t, f) in enumerate(absolute, 1))
-        + "; a trace that grows less than the whole matrix is no more pronounced on the "
-        "whole's scale, which the claim's share reads.")
+        f"depth {d}: {t:.3f} (‖Â‖_F/‖A‖_F {f:.3f}, ΣÂ/ΣA {t * a / max(r, 1e-300):.3f})"
+        for d, ((t, f), (r, a)) in enumerate(zip(absolute, traces), 1))
+        + f", which the claim's band ({DIAGONAL_MARGIN:g}× at each depth) would read "
+        f"'{count_band(hits, len(absolute), 2)[0]}'"
+        + (": the diagonal grows, and the mass off it grows more, so its share falls (the "
+           "claim reads the share)." if all(t > 1 and r < a for (t, _), (r, a)
+                                            in zip(absolute, traces)) else "."))
 
 
 def _recode_text(recoded: list, original: float) -> str:
