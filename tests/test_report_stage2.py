@@ -811,6 +811,22 @@ def test_wang_matched_note_puts_samples_to_the_common_level_on_each_pass_pace():
         dict(sweeps=100, ol=runs["ol"], wang=runs["wang"], curve=flat), ol, n, 0.07)
 
 
+def test_onmf_theta_note_reads_output_and_iterate_by_the_claims_rule():
+    """ONMF at larger steps: each trace's late rise set against OADMM's by the claim's 5%."""
+    from onlinemf.experiments.zhao_tan_outliers import _onmf_theta_note
+
+    def tr(values):
+        return np.column_stack([np.arange(len(values), dtype=float), values])
+
+    calm = tr([1.0, 0.5, 0.4, 0.35, 0.3, 0.3])
+    wobbly = tr([1.0, 0.5, 0.4, 0.3, 0.4, 0.33])  # a 33% rise over the second half
+    text = _onmf_theta_note({3.0: (calm, wobbly), 10.0: (wobbly, wobbly)}, 0.0)
+    assert "θ = 3: the output's rise 0.0% (final f̂ 0.3), the last iterate's 33.3%" in text
+    assert ("the last iterate at θ = 3 and the output at θ = 10 and the last iterate at "
+            "θ = 10 fail to converge") in text
+    assert "none of them fails" in _onmf_theta_note({3.0: (calm, calm)}, 0.0)
+
+
 def test_batch_grid_caps_each_run_at_the_canonical_iterations_and_keeps_it_as_a_piece(
         tmp_path):
     """Figs. 4(a), 5(a)'s batch runs: the canonical run stands for its own grid value, every
