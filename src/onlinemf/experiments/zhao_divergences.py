@@ -855,7 +855,11 @@ def sensitivity(ctx: Context) -> Result:
             f_reach, f_level = common_level_times(fresh_hists, same_level=same)
             res.claims.append(claim(f"{loss}: the dictionaries' convergence speed across "
                                     f"{param} (fresh codes)", said,
-                                    fmt_times(f_reach, [f"{v:g}" for v in values], f_level),
+                                    fmt_times(f_reach, [f"{v:g}" for v in values], f_level)
+                                    + f" (read every {n // FRESH_POINTS} samples"
+                                    + ("; a finer reading over the stream's start is in the "
+                                       "notes)" if param == "n_components"
+                                       and loss in FINE_LOSSES else ")"),
                                     *speed_band(f_reach, f_level), source=SPEC,
                                     why="the same rule on the runs' dictionaries scored with "
                                         "fresh codes: a check of whether the paper's metric "
