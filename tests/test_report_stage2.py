@@ -827,6 +827,22 @@ def test_onmf_theta_note_reads_output_and_iterate_by_the_claims_rule():
     assert "none of them fails" in _onmf_theta_note({3.0: (calm, calm)}, 0.0)
 
 
+def test_flat_run_left_out_reads_the_descending_runs_by_the_claims_rule():
+    """A K claim left unread by one flat run, read again on the runs that descend."""
+    from onlinemf.experiments.zhao_divergences import _flat_left_out
+
+    t = np.array([1.0, 2.0, 3.0, 5.0])
+    hists = [{"objective": np.array([1.0, 0.998, 0.997, 0.996]), "time": t},
+             {"objective": np.array([1.0, 0.45, 0.45, 0.44]), "time": t},
+             {"objective": np.array([1.0, 0.98, 0.97, 0.44]), "time": t}]
+    text = _flat_left_out("huber", "n_components", [10, 20, 40], hists)
+    assert text.startswith("huber across n_components: the flat run n_components=10 (+0.4%) "
+                           "left out")
+    assert "20: 2, 40: 5 (slowest/fastest 2.50×)" in text
+    assert "which its band would read 'not reproduced'" in text
+    assert "fewer than two runs" in _flat_left_out("huber", "K", [1, 2], hists[:2])
+
+
 def test_batch_grid_caps_each_run_at_the_canonical_iterations_and_keeps_it_as_a_piece(
         tmp_path):
     """Figs. 4(a), 5(a)'s batch runs: the canonical run stands for its own grid value, every

@@ -26,7 +26,9 @@ from ..losses import get_loss
 from ..updates import SGD
 from ._registry import Context, PieceMissing, Result, pyplot, register, save_figure
 from ._timing import TIMING_DEPARTURE
+from ._verdicts import FLAT as FLAT_RUN
 from ._verdicts import (
+    FLAT_SHARE,
     NOT_MEASURED,
     NOT_REPRODUCED,
     OWN_SCALE_WHY,
@@ -750,6 +752,25 @@ def _fine_piece(loss, k, n, f, k0, seed, prefix, every) -> dict:
     return fresh_curve(probe, d.X[:FRESH_ROWS], snapshots)
 
 
+def _flat_left_out(loss, param, values, hists) -> str:
+    """A grid claim left unread because one run's curve is flat, read again without the flat
+    runs (each remaining run on its own scale, the claim's rule): what the band would read
+    on the runs that descend. A second reading beside the claim."""
+    moves = [(float(h["objective"][0]) - float(h["objective"][-1])) / abs(float(
+        h["objective"][0])) for h in hists]
+    keep = [i for i, m in enumerate(moves) if m >= FLAT_SHARE]
+    flat = ", ".join(f"{param}={values[i]:g} ({moves[i]:+.1%})" for i in range(len(values))
+                     if i not in keep)
+    head = f"{loss} across {param}: the flat run{'s' if len(values) - len(keep) > 1 else ''} "
+    if len(keep) < 2:
+        return head + f"{flat} leave fewer than two runs to compare."
+    reach, level = common_level_times([hists[i] for i in keep], same_level=False)
+    return (head + f"{flat} left out, the others read by the claim's rule: "
+            + fmt_times(reach, [f"{values[i]:g}" for i in keep], level)
+            + f", which its band would read '{speed_band(reach, level)[0]}'. The claim keeps "
+            "its rule (a flat run leaves it unread); this reading is shown beside it.")
+
+
 def _fine_note(loss, values, fresh_hists, fine, prefix, every) -> str:
     """The K grid's fresh-code reading at ``every`` samples (``fine``: K -> its curve over
     the first ``prefix`` samples) in place of every 1/:data:`FRESH_POINTS` of the stream:
@@ -852,6 +873,8 @@ def sensitivity(ctx: Context) -> Result:
                                             "of the common descent, from the lowest start to "
                                             "the highest final objective)" if same
                                             else OWN_SCALE_WHY)))
+            if level == FLAT_RUN:
+                res.notes.append(_flat_left_out(loss, param, values, hists))
             f_reach, f_level = common_level_times(fresh_hists, same_level=same)
             res.claims.append(claim(f"{loss}: the dictionaries' convergence speed across "
                                     f"{param} (fresh codes)", said,
