@@ -836,8 +836,8 @@ def test_flat_run_left_out_reads_the_descending_runs_by_the_claims_rule():
              {"objective": np.array([1.0, 0.45, 0.45, 0.44]), "time": t},
              {"objective": np.array([1.0, 0.98, 0.97, 0.44]), "time": t}]
     text = _flat_left_out("huber", "n_components", [10, 20, 40], hists)
-    assert text.startswith("huber across n_components: the flat run n_components=10 (+0.4%) "
-                           "left out")
+    assert text.startswith("huber across n_components: the flat run n_components=10 (falls "
+                           "0.4%) left out")
     assert "20: 2, 40: 5 (slowest/fastest 2.50×)" in text
     assert "which its band would read 'not reproduced'" in text
     assert "fewer than two runs" in _flat_left_out("huber", "K", [1, 2], hists[:2])

@@ -759,8 +759,9 @@ def _flat_left_out(loss, param, values, hists) -> str:
     moves = [(float(h["objective"][0]) - float(h["objective"][-1])) / abs(float(
         h["objective"][0])) for h in hists]
     keep = [i for i, m in enumerate(moves) if m >= FLAT_SHARE]
-    flat = ", ".join(f"{param}={values[i]:g} ({moves[i]:+.1%})" for i in range(len(values))
-                     if i not in keep)
+    flat = ", ".join(f"{param}={values[i]:g} (falls {moves[i]:.1%})" if moves[i] >= 0 else
+                     f"{param}={values[i]:g} (rises {-moves[i]:.1%})"
+                     for i in range(len(values)) if i not in keep)
     head = f"{loss} across {param}: the flat run{'s' if len(values) - len(keep) > 1 else ''} "
     if len(keep) < 2:
         return head + f"{flat} leave fewer than two runs to compare."
