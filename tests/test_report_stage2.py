@@ -822,8 +822,8 @@ def test_onmf_theta_note_reads_output_and_iterate_by_the_claims_rule():
     wobbly = tr([1.0, 0.5, 0.4, 0.3, 0.4, 0.33])  # a 33% rise over the second half
     text = _onmf_theta_note({3.0: (calm, wobbly), 10.0: (wobbly, wobbly)}, 0.0)
     assert "θ = 3: the output's rise 0.0% (final f̂ 0.3), the last iterate's 33.3%" in text
-    assert ("the last iterate at θ = 3 and the output at θ = 10 and the last iterate at "
-            "θ = 10 fail to converge") in text
+    assert ("these fail to converge: at θ = 3 the last iterate; at θ = 10 the output and the "
+            "last iterate.") in text
     assert "none of them fails" in _onmf_theta_note({3.0: (calm, calm)}, 0.0)
 
 

@@ -619,15 +619,18 @@ def _onmf_theta_note(traces: dict, oadmm_rise: float) -> str:
         r_avg, r_last = late_rise(avg[:, 1]), late_rise(last[:, 1])
         parts.append(f"θ = {theta:g}: the output's rise {r_avg:.1%} (final f̂ {avg[-1, 1]:.4g}), "
                      f"the last iterate's {r_last:.1%}")
-        fails += [f"the output at θ = {theta:g}"] * (r_avg - oadmm_rise >= LATE_RISE)
-        fails += [f"the last iterate at θ = {theta:g}"] * (r_last - oadmm_rise >= LATE_RISE)
-    return ("ONMF's step γ = θ/(L̂√T) is this stand-in's (θ = 1 runs here; neither paper gives "
-            "one), read at larger θ in untimed runs: " + "; ".join(parts)
-            + f" (OADMM's rise {oadmm_rise:.1%}). By the claim's rule "
-            + (f"{' and '.join(fails)} fail{'s' if len(fails) == 1 else ''} to converge: "
-               "whether the stand-in shows the paper's failure turns on its step."
-               if fails else "none of them fails to converge: a larger step does not make the "
-               "stand-in show the paper's failure."))
+        which = [w for w, r in (("the output", r_avg), ("the last iterate", r_last))
+                 if r - oadmm_rise >= LATE_RISE]
+        if which:
+            fails.append(f"at θ = {theta:g} {' and '.join(which)}")
+    head = ("ONMF's step γ = θ/(L̂√T) is this stand-in's (θ = 1 runs here; neither paper "
+            "gives one), read at larger θ in untimed runs: " + "; ".join(parts)
+            + f" (OADMM's rise {oadmm_rise:.1%}). By the claim's rule ")
+    if fails:
+        return (head + "these fail to converge: " + "; ".join(fails) + ". Whether the "
+                "stand-in shows the paper's failure turns on its step.")
+    return (head + "none of them fails to converge: a larger step does not make the stand-in "
+            "show the paper's failure.")
 
 
 def _iterate_note(final: float, rise: float, trace: np.ndarray, oadmm: float,
