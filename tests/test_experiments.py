@@ -247,6 +247,33 @@ def test_fig2_second_reading_scores_each_dictionary_through_its_own_top_directio
     assert "Under the claims' reading SGD scores a unit EV with a span of more than k′" in text
 
 
+def test_rank_k_objective_holds_each_dictionary_to_the_planted_rank():
+    """A dictionary already of rank ≤ k′ keeps its f; a wider one is cut to its top k′
+    directions (projected onto C) and scored there; the note orders both readings."""
+    from onlinemf.experiments import zhao_haskell_feng as zhf
+    from onlinemf.metrics import evaluate
+    from onlinemf.problems import Problem
+
+    rng = np.random.default_rng(0)
+    X = rng.random((60, 24))
+    P = Problem("orpca").build(X)
+    low = P.project_dictionary(rng.random((zhf.SYNTH_RANK, 24)) / 10)
+    wide = P.project_dictionary(rng.random((zhf.SYNTH_RANK + 4, 24)) / 10)
+    runs = {m: {"components": D, "history": {"objective": np.array([9.0, f])}}
+            for m, D, f in (("vr", low, 1.0), ("smm", wide, 2.0), ("sgd", wide, 0.5))}
+    got = zhf._rank_k_objectives("orpca", X, runs)
+    assert got["vr"][0] == 1.0
+    assert got["vr"][1] == pytest.approx(evaluate(P, low, X, tol=1e-4, max_iter=3000)[
+        "objective"], rel=1e-6)
+    U, sv, Vt = np.linalg.svd(wide, full_matrices=False)
+    cut = P.project_dictionary((U[:, :zhf.SYNTH_RANK] * sv[:zhf.SYNTH_RANK]) @ Vt[:zhf.SYNTH_RANK])
+    assert got["sgd"][1] == pytest.approx(evaluate(P, cut, X, tol=1e-4, max_iter=3000)[
+        "objective"], rel=1e-6)
+    text = zhf._rank_k_note("orpca", {"vr": (1.0, 1.1), "smm": (2.0, 2.1),
+                                      "sgd": (0.5, 3.0)})
+    assert "lowest f as ended SGD, at rank k′ VR (VR lowest, as the paper's ordering)" in text
+
+
 def test_sensitivity_split_separates_samples_from_cost_per_sample():
     """A sensitivity comparison's time is split, run by run, into the samples seen when the
     level was reached and the milliseconds per sample: runs that need the same samples at a
