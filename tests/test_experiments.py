@@ -245,6 +245,12 @@ def test_fig2_second_reading_scores_each_dictionary_through_its_own_top_directio
     assert "final-EV band would read 'partly'" in text  # VR above SGD, tied with SMM
     assert "passes VR 2.0, SMM 2.0, SGD never" in text
     assert "Under the claims' reading SGD scores a unit EV with a span of more than k′" in text
+    assert "not determined" not in text and "The verdicts keep the reading" in text
+    # a rank-one VR: its top k′ directions are the jitter's, which the note says
+    one = np.outer(np.ones(zhf.SYNTH_RANK), W[0]) + 1e-6 * rng.normal(size=W.shape)
+    runs["vr"]["snapshots"][-1] = (2.0, 2.0, one)
+    text = zhf._top_directions_note(0.1, ev, runs, {**finals, "vr": ev(one)})
+    assert "The top k′ directions are not determined for VR (rank 1" in text
 
 
 def test_rank_k_objective_holds_each_dictionary_to_the_planted_rank():

@@ -805,7 +805,7 @@ def test_wang_matched_note_puts_samples_to_the_common_level_on_each_pass_pace():
     s_w = time_to_level({"objective": wang["objective"], "time": wang["n_samples"]}, level)
     ratio = (s_w / n * 150.0) / (s_ol / n * 100.0)
     assert f"OL-Wang/OL {ratio:.2f} (as run 0.07)" in text
-    assert ("'reproduced'" in text) == (0.75 <= ratio <= 1.0 / 0.75)
+    assert ratio == pytest.approx(0.375) and "would read 'partly'" in text  # in [0.375, 2.67]
     flat = dict(wang, objective=np.array([1.0, 1.2, 1.3]))
     assert "share no level" in _wang_matched_note(
         dict(sweeps=100, ol=runs["ol"], wang=runs["wang"], curve=flat), ol, n, 0.07)
@@ -820,11 +820,29 @@ def test_onmf_theta_note_reads_output_and_iterate_by_the_claims_rule():
 
     calm = tr([1.0, 0.5, 0.4, 0.35, 0.3, 0.3])
     wobbly = tr([1.0, 0.5, 0.4, 0.3, 0.4, 0.33])  # a 33% rise over the second half
-    text = _onmf_theta_note({3.0: (calm, wobbly), 10.0: (wobbly, wobbly)}, 0.0)
+    text = _onmf_theta_note({3.0: (calm, wobbly), 10.0: (wobbly, wobbly)}, 0.0, 0.02)
     assert "θ = 3: the output's rise 0.0% (final f̂ 0.3), the last iterate's 33.3%" in text
     assert ("these fail to converge: at θ = 3 the last iterate; at θ = 10 the output and the "
-            "last iterate.") in text
-    assert "none of them fails" in _onmf_theta_note({3.0: (calm, calm)}, 0.0)
+            "last iterate. Whether the stand-in shows") in text
+    assert text.endswith("The claim keeps the stand-in as run; this reading is shown beside it.")
+    assert "fails at θ as run too" in _onmf_theta_note({3.0: (wobbly, wobbly)}, 0.0, 0.2)
+    assert "none of them fails" in _onmf_theta_note({3.0: (calm, calm)}, 0.0, 0.0)
+
+
+def test_onmf_traces_pass_the_step_factor_to_the_stand_in():
+    """The stand-in's traces at θ: its own θ by default (the iterate trace the iterate note
+    reads), a larger θ a different run; output and iterate traces cover the same steps."""
+    from onlinemf.datasets import make_outlier_synthetic
+    from onlinemf.experiments.zhao_tan_outliers import _onmf_iterate_trace, _onmf_traces
+
+    d = make_outlier_synthetic(200, 12, 3, 0.7, 0.1, random_state=0)
+    avg, last = _onmf_traces(d.X, d.X_clean, 3, 0)
+    np.testing.assert_allclose(last[:, 1], _onmf_iterate_trace(d.X, d.X_clean, 3, 0)[:, 1])
+    assert avg.shape == last.shape and not np.allclose(avg[:, 1], last[:, 1])
+    big = _onmf_traces(d.X, d.X_clean, 3, 0, theta=10.0)[1]
+    assert not np.allclose(big[:, 1], last[:, 1])
+    np.testing.assert_allclose(_onmf_traces(d.X, d.X_clean, 3, 0, theta=1.0)[1][:, 1],
+                               last[:, 1])
 
 
 def test_flat_run_left_out_reads_the_descending_runs_by_the_claims_rule():
@@ -836,11 +854,11 @@ def test_flat_run_left_out_reads_the_descending_runs_by_the_claims_rule():
              {"objective": np.array([1.0, 0.45, 0.45, 0.44]), "time": t},
              {"objective": np.array([1.0, 0.98, 0.97, 0.44]), "time": t}]
     text = _flat_left_out("huber", "n_components", [10, 20, 40], hists)
-    assert text.startswith("huber across n_components: the flat run n_components=10 (falls "
-                           "0.4%) left out")
+    assert text.startswith("huber across K: the flat run K=10 (falls 0.4%) left out")
     assert "20: 2, 40: 5 (slowest/fastest 2.50×)" in text
     assert "which its band would read 'not reproduced'" in text
-    assert "fewer than two runs" in _flat_left_out("huber", "K", [1, 2], hists[:2])
+    assert "K=1 (falls 0.4%) leaves fewer than two runs" in _flat_left_out(
+        "huber", "n_components", [1, 2], hists[:2])
 
 
 def test_batch_grid_caps_each_run_at_the_canonical_iterations_and_keeps_it_as_a_piece(
@@ -1223,6 +1241,8 @@ def test_table_six_vocabulary_counts_each_topics_words_and_names_why_one_is_miss
 
 
 def test_absolute_text_reads_the_trace_ratio_beside_the_norm_ratio():
+    """The diagonal in absolute terms: the trace, norm and mass ratios per depth, what the
+    claim's band would read, and the share's fall said only where it happens."""
     from onlinemf.experiments.lyu_ndl import _absolute_text
 
     text = _absolute_text([(0.9, 1.0), (1.25, 1.37)], [(0.05, 0.05), (0.025, 0.05)])
@@ -1231,6 +1251,10 @@ def test_absolute_text_reads_the_trace_ratio_beside_the_norm_ratio():
     assert "would read 'not reproduced'" in text
     assert "would read 'partly'" in _absolute_text([(1.2, 1.0), (1.25, 1.0), (1.0, 1.0)],
                                                   [(0.05, 0.05)] * 3)
+    assert "so its share falls" not in text  # depth 1's trace does not grow
+    grows = _absolute_text([(1.2, 1.0), (1.5, 1.2)], [(0.03, 0.05), (0.02, 0.05)])
+    assert "would read 'reproduced': the diagonal grows, and the mass off it grows more" in grows
+    assert grows.endswith("this reading is shown beside it.")
 
 
 def test_recode_text_gives_the_reconstructions_diagonal_share_at_each_lambda():

@@ -252,6 +252,16 @@ def _timed_race(ctx: Context, loss, n, f, k, tau, fresh, bh, level=None):
     return ol_runs, batch_runs, its
 
 
+def _code_iters(ctx: Context, loss, n, f, k, tau) -> float:
+    """OL's mean code iterations per sample over its pass of ``loss``'s data as run (an
+    untimed piece; raises PieceMissing in a kept-only assembly without it)."""
+    def make_ol(coder):
+        return _ol(loss, k, tau, ctx.seed, history=None,
+                   **({} if coder is None else {"coder": coder}))
+    return ctx.memo(f"zhao-synthetic-{loss}-code-iters", lambda: code_iterations(
+        make_ol, make_nmf_synthetic(n, f, k, NOISE_FOR_LOSS[loss], random_state=ctx.seed).X))
+
+
 def _code_caps(ctx: Context, loss, n, f, k, tau):
     """OL's mean code iterations per sample as run and its cap (an untimed piece), its passes
     timed with smaller code caps, and Batch's seconds per iteration timed in their session
@@ -270,8 +280,7 @@ def _code_caps(ctx: Context, loss, n, f, k, tau):
                           ctx.seed)
 
     try:
-        iters = ctx.memo(f"zhao-synthetic-{loss}-code-iters",
-                         lambda: code_iterations(make_ol, data()))
+        iters = _code_iters(ctx, loss, n, f, k, tau)
         capped = ctx.memo(f"zhao-synthetic-{loss}-code-caps",
                           lambda: capped_passes(ctx.timed, make_ol, data()))
         per_it = ctx.memo(f"zhao-synthetic-{loss}-batch-pace", pace)
@@ -284,13 +293,8 @@ def _wang_matched(ctx: Context, n, f, k, tau, curves) -> str:
     """The Huber comparison with OL-Wang's sweeps matched to OL's code iterations (two
     pieces: OL's mean iterations per sample, untimed, then :func:`_wang_matched_piece`);
     empty in a kept-only assembly without them."""
-    def data():
-        return make_nmf_synthetic(n, f, k, NOISE_FOR_LOSS["huber"], random_state=ctx.seed).X
     try:
-        iters = ctx.memo("zhao-synthetic-huber-code-iters", lambda: code_iterations(
-            lambda coder: _ol("huber", k, tau, ctx.seed, history=None,
-                              **({} if coder is None else {"coder": coder})), data()))
-        sweeps = max(1, round(iters))
+        sweeps = max(1, round(_code_iters(ctx, "huber", n, f, k, tau)))
         m = ctx.memo(f"zhao-synthetic-huber-wang-sweeps{sweeps}",
                      lambda: _wang_matched_piece(ctx, n, f, k, tau, sweeps))
     except PieceMissing:
@@ -752,6 +756,10 @@ def _fine_piece(loss, k, n, f, k0, seed, prefix, every) -> dict:
     return fresh_curve(probe, d.X[:FRESH_ROWS], snapshots)
 
 
+#: how the notes name the sensitivity grids' parameters
+PARAM_SYMBOL = {"batch_size": "τ", "n_components": "K", "a": "a"}
+
+
 def _flat_left_out(loss, param, values, hists) -> str:
     """A grid claim left unread because one run's curve is flat, read again without the flat
     runs (each remaining run on its own scale, the claim's rule): what the band would read
@@ -759,12 +767,14 @@ def _flat_left_out(loss, param, values, hists) -> str:
     moves = [(float(h["objective"][0]) - float(h["objective"][-1])) / abs(float(
         h["objective"][0])) for h in hists]
     keep = [i for i, m in enumerate(moves) if m >= FLAT_SHARE]
-    flat = ", ".join(f"{param}={values[i]:g} (falls {moves[i]:.1%})" if moves[i] >= 0 else
-                     f"{param}={values[i]:g} (rises {-moves[i]:.1%})"
+    name = PARAM_SYMBOL.get(param, param)
+    flat = ", ".join(f"{name}={values[i]:g} (falls {moves[i]:.1%})" if moves[i] >= 0 else
+                     f"{name}={values[i]:g} (rises {-moves[i]:.1%})"
                      for i in range(len(values)) if i not in keep)
-    head = f"{loss} across {param}: the flat run{'s' if len(values) - len(keep) > 1 else ''} "
+    many = len(values) - len(keep) > 1
+    head = f"{loss} across {name}: the flat run{'s' if many else ''} "
     if len(keep) < 2:
-        return head + f"{flat} leave fewer than two runs to compare."
+        return head + f"{flat} leave{'' if many else 's'} fewer than two runs to compare."
     reach, level = common_level_times([hists[i] for i in keep], same_level=False)
     return (head + f"{flat} left out, the others read by the claim's rule: "
             + fmt_times(reach, [f"{values[i]:g}" for i in keep], level)
@@ -880,10 +890,7 @@ def sensitivity(ctx: Context) -> Result:
             res.claims.append(claim(f"{loss}: the dictionaries' convergence speed across "
                                     f"{param} (fresh codes)", said,
                                     fmt_times(f_reach, [f"{v:g}" for v in values], f_level)
-                                    + f" (read every {n // FRESH_POINTS} samples"
-                                    + ("; a finer reading over the stream's start is in the "
-                                       "notes)" if param == "n_components"
-                                       and loss in FINE_LOSSES else ")"),
+                                    + f" (read every {n / FRESH_POINTS:g} samples)",
                                     *speed_band(f_reach, f_level), source=SPEC,
                                     why="the same rule on the runs' dictionaries scored with "
                                         "fresh codes: a check of whether the paper's metric "
@@ -979,8 +986,7 @@ def _theta_sweep(k, tau, V, clean, noisy, seed, thetas=WANG_THETAS) -> dict:
 BATCH_PATH_ITERS = (25, 50, 100, 150, 200, 300)
 
 
-#: OL-Wang's steps tried on every subject: θ = 1, the best of the first subject's sweep and
-#: its edge, and the next step beyond it
+#: OL-Wang's steps tried on every subject, above the θ it runs with
 WANG_THETAS_EVERY = (1.0, 3.0)
 
 
@@ -1010,15 +1016,16 @@ def _theta_gain_note(rows, every: dict, paths: dict | None = None) -> str:
         parts.append(text)
     n = len(best_gain)
     return (f"The denoising claim's gains over the noisy input with OL-Wang's step θ (the "
-            f"constant θ/L̂₀, which neither paper gives; θ = 0.1 runs here) at "
-            f"{' and '.join(f'{t:g}' for t in WANG_THETAS_EVERY)} on every subject (untimed "
-            "runs): " + "; ".join(parts) + ". With OL-Wang at its better step, every method "
+            f"constant θ/L̂₀, which neither paper gives; θ = {OnlineHuberSGD(1).theta:g} runs "
+            f"here) at {' and '.join(f'{t:g}' for t in WANG_THETAS_EVERY)} on every subject "
+            "(untimed runs): " + "; ".join(parts) + ". With OL-Wang at its better step per "
+            "subject (chosen against the clean images, an oracle), every method "
             f"gains at least {DENOISE_GAIN:g} dB on {sum(g >= DENOISE_GAIN for g in best_gain)}"
             f" of {n} subjects"
             + (f", and on {sum(g >= DENOISE_GAIN for g in both_gain)} of {len(both_gain)} "
                "with Batch also stopped at its best iteration count (chosen against the clean "
                "images, an oracle)" if both_gain else "")
-            + ". A diagnosis beside the claim, which reads the methods as run.")
+            + ". The claim keeps the methods as run; this reading is shown beside it.")
 
 
 def _batch_path(k, V, clean, noisy, seed, iters=BATCH_PATH_ITERS) -> dict:
@@ -1873,13 +1880,6 @@ def huber_faces(ctx: Context) -> Result:
                                        float(rows[0][8]), again))
     except PieceMissing:
         pass
-    try:
-        res.notes.append(_theta_note(str(subjects[0]), ctx.memo(
-            f"zhao-huber-faces-{subjects[0]}-wang-theta", wang_thetas),
-            float(rows[0][8]), float(rows[0][7])))
-    except PieceMissing:
-        pass
-
     def wang_every(si, s):
         """OL-Wang on a subject's stream at the steps tried on every subject (untimed)."""
         clean, noisy, V, tau, _ = stream(si, s)
@@ -1892,6 +1892,12 @@ def huber_faces(ctx: Context) -> Result:
                                      lambda si=si, s=s: wang_every(si, s))
         except PieceMissing:
             pass
+    try:  # the first subject's sweep with every θ run on it
+        res.notes.append(_theta_note(str(subjects[0]), {
+            **ctx.memo(f"zhao-huber-faces-{subjects[0]}-wang-theta", wang_thetas),
+            **every.get(str(subjects[0]), {})}, float(rows[0][8]), float(rows[0][7])))
+    except PieceMissing:
+        pass
     if every:
         res.notes.append(_theta_gain_note(rows, every, paths))
     src = "YaleB (from --data-dir)" if path else "embedded rendered faces (Yale-B-like)"
