@@ -861,6 +861,16 @@ def test_flat_run_left_out_reads_the_descending_runs_by_the_claims_rule():
         "huber", "n_components", [1, 2], hists[:2])
 
 
+def test_tracking_claim_prints_the_learned_level_with_its_tie():
+    """An end within the tie of the learned level counts, and the row prints both numbers."""
+    from onlinemf.experiments.wang_chi_poisson import _tracking_claim
+
+    row = _tracking_claim("ML, γ = 1 (paper)", [0.474, 0.48, 0.48], [0.455, 0.47, 0.44],
+                          [0.450, 0.45, 0.45])
+    assert "0.474 → 0.455 (learned ≤ 0.450, 0.460 with the tie)" in row[2]
+    assert row[3] == "partly"  # the second segment ends beyond the tie (0.47 > 0.46)
+
+
 def test_batch_grid_caps_each_run_at_the_canonical_iterations_and_keeps_it_as_a_piece(
         tmp_path):
     """Figs. 4(a), 5(a)'s batch runs: the canonical run stands for its own grid value, every
