@@ -1818,18 +1818,24 @@ def huber_faces(ctx: Context) -> Result:
                   "below 1 (OL-Wang slower); the median of the subjects' ratios, each from "
                   "its runs timed together under the timing protocol where it has them"),
     ]
+    def per_subject(suffix, compute) -> dict:
+        """Each subject's untimed piece ``zhao-huber-faces-<subject>-<suffix>`` (``compute(si,
+        s)``), by subject; a subject whose piece is not kept is left out."""
+        out = {}
+        for si, s in enumerate(subjects):
+            try:
+                out[str(s)] = ctx.memo(f"zhao-huber-faces-{s}-{suffix}",
+                                       lambda si=si, s=s: compute(si, s))
+            except PieceMissing:
+                pass
+        return out
+
     def batch_path(si, s):
         """Batch on a subject's stream, scored along its iterations (an untimed piece)."""
         clean, noisy, V, _, _ = stream(si, s)
         return _batch_path(k, V, clean, noisy, ctx.seed)
 
-    paths = {}
-    for si, s in enumerate(subjects):
-        try:
-            paths[str(s)] = ctx.memo(f"zhao-huber-faces-{s}-batch-path",
-                                     lambda si=si, s=s: batch_path(si, s))
-        except PieceMissing:
-            pass
+    paths = per_subject("batch-path", batch_path)
     res.claims += _fig3_claims(rows, paths)
     if paths:
         res.tables.append((
@@ -1880,18 +1886,13 @@ def huber_faces(ctx: Context) -> Result:
                                        float(rows[0][8]), again))
     except PieceMissing:
         pass
+
     def wang_every(si, s):
         """OL-Wang on a subject's stream at the steps tried on every subject (untimed)."""
         clean, noisy, V, tau, _ = stream(si, s)
         return _theta_sweep(k, tau, V, clean, noisy, ctx.seed, thetas=WANG_THETAS_EVERY)
 
-    every = {}
-    for si, s in enumerate(subjects):
-        try:
-            every[str(s)] = ctx.memo(f"zhao-huber-faces-{s}-wang-theta-every",
-                                     lambda si=si, s=s: wang_every(si, s))
-        except PieceMissing:
-            pass
+    every = per_subject("wang-theta-every", wang_every)
     try:  # the first subject's sweep with every θ run on it
         res.notes.append(_theta_note(str(subjects[0]), {
             **ctx.memo(f"zhao-huber-faces-{subjects[0]}-wang-theta", wang_thetas),
