@@ -1234,6 +1234,33 @@ def test_vocabulary_note_reads_each_rule_and_the_threshold_that_gives_the_papers
     assert "The paper's 2 would need a total count ≥ 26 (2 terms), 1.3× the stated 20" in note
 
 
+def test_paper_size_note_matches_table_one_and_dates_the_matched_topics():
+    """The second reading on the vocabulary cut to the paper's size counts Table I's
+    matches (≥ 2 shared words of 4 in a topic's top 10) and dates each matched topic by its
+    intensity inside its years against outside (a pass twice as intense inside passes)."""
+    from onlinemf.experiments.wang_chi_poisson import TABLE_ONE, _paper_size_note
+
+    terms = np.array(list(TABLE_ONE[0][:2]) + list(TABLE_ONE[1][:3])
+                     + [f"filler{i}" for i in range(20)])
+    # topic 0: iraq, terrorists; topic 1: war, enemy, japanese; each with eight fillers of
+    # its own in its top 10; topic 2: ten other fillers only
+    D = np.zeros((3, 25))
+    D[0, [0, 1]], D[0, 5:13] = [5, 4], 1
+    D[1, [2, 3, 4]], D[1, 13:20] = [5, 4, 3], 1
+    D[2, 15:25] = 9
+    years = np.array([1920, 1940, 2005, 2010])
+    # topic 0 lives after 2001 (inside its years); topic 1 under twice as intense in 1917–1945
+    A = np.array([[0, 1, 2], [0, 1, 2], [3, 1, 1], [3, 1, 1]], float)
+    note = _paper_size_note(D, A, terms, years, threshold=71)
+    assert "total count ≥ 71, 25 terms" in note and "Table I matched 2 of 4" in note
+    assert f"{' / '.join(TABLE_ONE[0])}: 2 of 4 in topic 0" in note
+    assert f"{' / '.join(TABLE_ONE[1])}: 3 of 4 in topic 1" in note
+    # topic 0: 0.6 inside 2001–2014 against 0 outside; topic 1: 1/3 inside 1917–1945, 0.2 out
+    assert "1 of 2 are at least twice as intense" in note
+    assert f"{TABLE_ONE[0][0]}: 0.600 vs 0.000" in note
+    assert f"{TABLE_ONE[1][0]}: 0.333 vs 0.200" in note
+
+
 def test_table_six_vocabulary_counts_each_topics_words_and_names_why_one_is_missing():
     from onlinemf.experiments.zhao_divergences import TABLE_SIX, _table_six_vocabulary
 
