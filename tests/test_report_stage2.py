@@ -1167,6 +1167,33 @@ def test_sum_note_reads_each_initialization_as_the_topic_claims_do():
     assert f"{30 / len(terms):.0%}, 0% of the dictionary entries" in note
 
 
+def test_block_solves_run_the_same_iterations_at_each_block_size_and_the_note_reads_them():
+    """The block-size measurement codes the same rows with the same dictionary in the
+    mini-batch's blocks and in larger ones: each row stops on its own test, so the iterations
+    agree; the note reads the share of the small blocks' time the large blocks save."""
+    from onlinemf.experiments._timing import TimedRuns, timed
+    from onlinemf.experiments._zhao_code_caps import block_note, block_solves
+    from onlinemf.experiments.zhao_divergences import _ol
+
+    rng = np.random.default_rng(4)
+    X = rng.random((300, 4)) @ rng.random((4, 15)) + 0.01
+
+    def make_ol(coder):
+        return _ol("l2", 4, 10, 0, history=None, **({} if coder is None else
+                                                     {"coder": coder}))
+
+    out = block_solves(lambda fit: timed(fit, 2), make_ol, X, 10, big=100, rows=(200, 100))
+    assert sorted(out) == [10, 100] and out[10]["rows"] == out[100]["rows"] == 100
+    assert out[10]["iters"] == out[100]["iters"] > 100  # more than one iteration per row
+    assert all(len(r["runs"].kept) == 2 for r in out.values())
+    fake = {10: {"runs": TimedRuns(wall=[10.0] * 3, cpu=[10.0] * 3), "iters": 50, "rows": 100},
+            100: {"runs": TimedRuns(wall=[2.0] * 3, cpu=[2.0] * 3), "iters": 50, "rows": 100}}
+    note = block_note("l2", fake, 0.4, 2.0)
+    assert "in 10 s in the mini-batch's blocks of 10 rows and in 2 s in blocks of 100" in note
+    assert "the same 50 iterations either way: 80% of the code solves' time" in note
+    assert "(5.0× the larger blocks' pace)" in note and "a pass 5.0× faster" in note
+
+
 def test_code_caps_time_ol_with_each_cap_and_the_note_reads_batch_at_each_level():
     from onlinemf.coders import CodeSolver
     from onlinemf.experiments._timing import TimedRuns, timed

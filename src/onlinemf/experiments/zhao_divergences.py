@@ -52,6 +52,8 @@ from ._verdicts import (
 from ._zhao_code_caps import (
     as_run_cap,
     batch_pace,
+    block_note,
+    block_solves,
     capped_passes,
     caps_note,
     code_iterations,
@@ -287,6 +289,20 @@ def _code_caps(ctx: Context, loss, n, f, k, tau):
     except PieceMissing:
         return None
     return (iters, as_run_cap(get_loss(loss))), capped, per_it
+
+
+def _code_blocks(ctx: Context, loss, n, f, k, tau) -> dict | None:
+    """OL's code solves timed in the mini-batch's blocks and in larger ones (a timed piece,
+    :func:`~onlinemf.experiments._zhao_code_caps.block_solves`); None while not kept."""
+    def make_ol(coder):
+        return _ol(loss, k, tau, ctx.seed, history=None,
+                   **({} if coder is None else {"coder": coder}))
+    try:
+        return ctx.memo(f"zhao-synthetic-{loss}-blocks", lambda: block_solves(
+            ctx.timed, make_ol, make_nmf_synthetic(n, f, k, NOISE_FOR_LOSS[loss],
+                                                   random_state=ctx.seed).X, tau))
+    except PieceMissing:
+        return None
 
 
 def _wang_matched(ctx: Context, n, f, k, tau, curves) -> str:
@@ -569,6 +585,9 @@ def synthetic(ctx: Context) -> Result:
                 if caps is not None:
                     res.notes.append(caps_note(loss, *caps, (race[0], fresh, *race[1:]), bh, n,
                                                LEVEL_TIE))
+                blocks = _code_blocks(ctx, loss, n, f, k, tau)
+                if blocks is not None:
+                    res.notes.append(block_note(loss, blocks, speedup, SIGNIFICANT))
         if oh is not None:
             res.claims.append(_earlier_method_claim(loss, oh, h, curves))
             if loss == "huber" and curves is not None:
