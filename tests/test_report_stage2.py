@@ -827,6 +827,14 @@ def test_onmf_theta_note_reads_output_and_iterate_by_the_claims_rule():
     assert text.endswith("The claim keeps the stand-in as run; this reading is shown beside it.")
     assert "fails at θ as run too" in _onmf_theta_note({3.0: (wobbly, wobbly)}, 0.0, 0.2)
     assert "none of them fails" in _onmf_theta_note({3.0: (calm, calm)}, 0.0, 0.0)
+    # the control: θ = 3's iterate settles without the outliers, θ = 10's output rises there too
+    control = {3.0: (calm, calm), 10.0: (wobbly, calm)}
+    text = _onmf_theta_note({3.0: (calm, wobbly), 10.0: (wobbly, wobbly)}, 0.0, 0.02, control)
+    assert "is read on a control. On the same stream with its outlier entries restored" in text
+    assert "θ = 10: the output's rise 33.3%, the last iterate's 0.0%" in text
+    assert ("the last iterate at θ = 3, the last iterate at θ = 10 settle without the "
+            "outliers, so the outliers make them rise") in text
+    assert "the output at θ = 10 rises without the outliers too, so the step's own noise makes it" in text
 
 
 def test_onmf_traces_pass_the_step_factor_to_the_stand_in():

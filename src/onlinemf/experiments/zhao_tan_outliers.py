@@ -610,17 +610,52 @@ def _onmf_theta_traces(X, clean, k: int, seed, thetas=ONMF_THETAS) -> dict:
     return {theta: _onmf_traces(X, clean, k, seed, theta) for theta in thetas}
 
 
-def _onmf_theta_note(traces: dict, oadmm_rise: float, as_run_rise: float) -> str:
+def _onmf_failing(avg, last, oadmm_rise: float) -> list[str]:
+    """Which of ONMF's traces (its output ``avg``, its last iterate ``last``) fail to converge
+    by the claim's rule: a late rise above OADMM's by :data:`LATE_RISE` or more."""
+    return [w for w, tr in (("the output", avg), ("the last iterate", last))
+            if late_rise(tr[:, 1]) - oadmm_rise >= LATE_RISE]
+
+
+def _onmf_control_text(traces: dict, control: dict, oadmm_rise: float) -> str:
+    """The larger steps' failures set against the same runs on the stream with its outlier
+    entries restored to their clean values (``control``, as :func:`_onmf_theta_traces`): a
+    trace that fails there too rises from its step's own noise, one that settles there rises
+    from the outliers, the perturbation the paper names."""
+    parts, noise, outliers = [], [], []
+    for theta, (avg, last) in control.items():
+        parts.append(f"θ = {theta:g}: the output's rise {late_rise(avg[:, 1]):.1%}, the last "
+                     f"iterate's {late_rise(last[:, 1]):.1%}")
+        failing_there = _onmf_failing(avg, last, oadmm_rise)
+        for which in _onmf_failing(*traces[theta], oadmm_rise):
+            (noise if which in failing_there else outliers).append(f"{which} at θ = {theta:g}")
+    verdict = []
+    if outliers:
+        one = len(outliers) == 1
+        verdict.append(", ".join(outliers) + (" settles" if one else " settle") + " without "
+                       "the outliers, so the outliers make " + ("it" if one else "them")
+                       + " rise (the paper's mechanism)")
+    if noise:
+        one = len(noise) == 1
+        verdict.append(", ".join(noise) + (" rises" if one else " rise") + " without the "
+                       "outliers too, so the step's own noise makes " + ("it" if one else "them")
+                       + " rise")
+    return (" On the same stream with its outlier entries restored to their clean values (a "
+            "control, untimed): " + "; ".join(parts) + ". " + "; ".join(verdict) + ".")
+
+
+def _onmf_theta_note(traces: dict, oadmm_rise: float, as_run_rise: float,
+                     control: dict | None = None) -> str:
     """:func:`_onmf_theta_traces` read by the claim's rule (ONMF's late rise less OADMM's at
     least :data:`LATE_RISE`), output and last iterate, at each θ, beside the output's rise as
-    run (``as_run_rise``)."""
+    run (``as_run_rise``); with ``control`` (the same θ on the stream without its outliers),
+    whether each failure is the outliers' or the step's (:func:`_onmf_control_text`)."""
     parts, fails = [], []
     for theta, (avg, last) in traces.items():
         r_avg, r_last = late_rise(avg[:, 1]), late_rise(last[:, 1])
         parts.append(f"θ = {theta:g}: the output's rise {r_avg:.1%} (final f̂ {avg[-1, 1]:.4g}), "
                      f"the last iterate's {r_last:.1%}")
-        which = [w for w, r in (("the output", r_avg), ("the last iterate", r_last))
-                 if r - oadmm_rise >= LATE_RISE]
+        which = _onmf_failing(avg, last, oadmm_rise)
         if which:
             fails.append(f"at θ = {theta:g} {' and '.join(which)}")
     head = (f"ONMF's step γ = θ/(L̂√T) is this stand-in's (θ = {RobustSANMF(1).theta:g} runs "
@@ -631,9 +666,12 @@ def _onmf_theta_note(traces: dict, oadmm_rise: float, as_run_rise: float) -> str
     if fails:
         text = head + "these fail to converge: " + "; ".join(fails) + (
             ". The stand-in's output fails at θ as run too." if as_run_fails else
-            ". Whether the stand-in shows the paper's failure depends on its step; whether "
-            "the rise comes from the outliers or from the larger step's own noise is not "
-            "separated here.")
+            ". Whether the stand-in shows the paper's failure depends on its step; "
+            + ("whether the rise comes from the outliers or from the larger step's own noise "
+               "is not separated here." if control is None else "whether the rise comes from "
+               "the outliers or from the larger step's own noise is read on a control."))
+        if control is not None:
+            text += _onmf_control_text(traces, control, oadmm_rise)
     else:
         text = head + "none of them fails to converge."
     return text + " The claim keeps the stand-in as run; this reading is shown beside it."
@@ -739,11 +777,16 @@ def synthetic(ctx: Context) -> Result:
             rise["OADMM"]))
     except PieceMissing:
         pass
-    try:  # an untimed piece: the stand-in at larger steps
-        res.notes.append(_onmf_theta_note(ctx.memo(
-            "zhao-tan-synthetic-onmf-theta",
-            lambda: _onmf_theta_traces(d.X, d.X_clean, k, ctx.seed)), rise["OADMM"],
-            rise[ONMF]))
+    try:  # untimed pieces: the stand-in at larger steps, then without the outliers
+        traces = ctx.memo("zhao-tan-synthetic-onmf-theta",
+                          lambda: _onmf_theta_traces(d.X, d.X_clean, k, ctx.seed))
+        try:
+            control = ctx.memo("zhao-tan-synthetic-onmf-theta-control", lambda: (
+                _onmf_theta_traces(np.where(d.R != 0, d.X_clean, d.X), d.X_clean, k,
+                                   ctx.seed)))
+        except PieceMissing:
+            control = None
+        res.notes.append(_onmf_theta_note(traces, rise["OADMM"], rise[ONMF], control))
     except PieceMissing:
         pass
     res.claims.append(_same_speed_claim(results))
