@@ -834,7 +834,8 @@ def test_onmf_theta_note_reads_output_and_iterate_by_the_claims_rule():
     assert "θ = 10: the output's rise 33.3%, the last iterate's 0.0%" in text
     assert ("the last iterate at θ = 3, the last iterate at θ = 10 settle without the "
             "outliers, so the outliers make them rise") in text
-    assert "the output at θ = 10 rises without the outliers too, so the step's own noise makes it" in text
+    assert ("the output at θ = 10 rises without the outliers too, so the step's own noise "
+            "makes it rise") in text
 
 
 def test_onmf_traces_pass_the_step_factor_to_the_stand_in():
