@@ -1310,8 +1310,10 @@ def test_paper_size_note_matches_table_one_and_dates_the_matched_topics():
     years = np.array([1920, 1940, 2005, 2010])
     # topic 0 lives after 2001 (inside its years); topic 1 under twice as intense in 1917–1945
     A = np.array([[0, 1, 2], [0, 1, 2], [3, 1, 1], [3, 1, 1]], float)
-    note = _paper_size_note(D, A, terms, years, threshold=71)
-    assert "total count ≥ 71, 25 terms" in note and "Table I matched 2 of 4" in note
+    note = _paper_size_note(D, A, terms, years, threshold=71, as_run=1)
+    assert "total count ≥ 71, 25 terms" in note and "Table I matched 2 of 4 (1 as run: " in note
+    assert "matches more of Table I, so the vocabulary's size accounts for part" in note
+    assert "does not account" in _paper_size_note(D, A, terms, years, 71, as_run=2)
     assert f"{' / '.join(TABLE_ONE[0])}: 2 of 4 in topic 0" in note
     assert f"{' / '.join(TABLE_ONE[1])}: 3 of 4 in topic 1" in note
     # topic 0: 0.6 inside 2001–2014 against 0 outside; topic 1: 1/3 inside 1917–1945, 0.2 out
