@@ -1311,7 +1311,8 @@ def test_paper_size_note_matches_table_one_and_dates_the_matched_topics():
     # topic 0 lives after 2001 (inside its years); topic 1 under twice as intense in 1917–1945
     A = np.array([[0, 1, 2], [0, 1, 2], [3, 1, 1], [3, 1, 1]], float)
     note = _paper_size_note(D, A, terms, years, threshold=71, as_run=1)
-    assert "total count ≥ 71, 25 terms" in note and "Table I matched 2 of 4 (1 as run: " in note
+    assert "total count ≥ 71, 25 terms" in note
+    assert "Table I matched 2 of 4, against 1 as run (" in note
     assert "matches more of Table I, so the vocabulary's size accounts for part" in note
     assert "does not account" in _paper_size_note(D, A, terms, years, 71, as_run=2)
     assert f"{' / '.join(TABLE_ONE[0])}: 2 of 4 in topic 0" in note

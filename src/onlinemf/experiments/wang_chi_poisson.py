@@ -790,7 +790,7 @@ def _paper_size_note(D, A, terms, years, threshold: int, as_run: int) -> str:
     ok = sum(inn > 2 * out for _, inn, out in dated)
     return (f"Second reading, the vocabulary cut to the paper's size (total count ≥ "
             f"{threshold}, {len(terms)} terms, the same SA pass otherwise, one seed): Table I "
-            f"matched {hits} of 4 ({as_run} as run: "
+            f"matched {hits} of 4, against {as_run} as run ("
             + "; ".join(f"{r[0]}: {r[2]} in {r[1]}" for r in rows)
             + f"); of the matched topics Fig. 10 dates, {ok} of {len(dated)} are at least "
             "twice as intense inside their years as outside"
