@@ -642,7 +642,7 @@ def test_batch_grid_note_reads_each_run_to_its_own_descent():
     assert "BADMM rho = 1: 4 iterations, objective 10 → 1" in note
     assert "to 90% of its own descent 2, 2.00 s per iteration" in note
     assert "to 90% of its own descent 4, 2.00 s per iteration" in note
-    assert "the batch slowdowns are BADMM 2.00× across rho." in note
+    assert "the slowest over the fastest is BADMM 2.00× across rho (2, 4 in grid order)." in note
     assert _batch_grid_note({"rho": None}, n) == ""
 
 
@@ -855,7 +855,7 @@ def test_onmf_theta_note_reads_output_and_iterate_by_the_claims_rule():
     text = _onmf_theta_note({3.0: (calm, wobbly), 10.0: (wobbly, wobbly)}, 0.0, 0.02, control)
     assert "is read on a control. On the same stream with its outlier entries restored" in text
     assert "θ = 10: the output's rise 33.3%, the last iterate's 0.0%" in text
-    assert ("the last iterate at θ = 3, the last iterate at θ = 10 settle without the "
+    assert ("The last iterate at θ = 3, the last iterate at θ = 10 settle without the "
             "outliers, so the outliers make them rise") in text
     assert ("the output at θ = 10 rises without the outliers too, so the step's own noise "
             "makes it rise") in text

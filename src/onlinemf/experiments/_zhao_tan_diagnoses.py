@@ -391,10 +391,12 @@ def _batch_grid_note(batch: dict, n: int) -> str:
                          f"{r['history']['time'][-1] / max(its, 1):.2f} s per iteration")
         if len(own) > 1 and all(o is not None and o[0] > 0 for o in own):
             its_own = [o[0] for o in own]
-            spreads.append(f"{name} {max(its_own) / min(its_own):.2f}× across {param}")
+            spreads.append(f"{name} {max(its_own) / min(its_own):.2f}× across {param} ("
+                           + ", ".join(f"{i:.0f}" for i in its_own) + " in grid order)")
     spread = ("" if not spreads else " Read to each run's own 90% descent, which the claims do "
               "not read (each run descends from its own start to where its cap ends it, so "
-              "the runs' levels differ), the batch slowdowns are " + ", ".join(spreads) + ".")
+              "the runs' levels differ), the slowest over the fastest is "
+              + ", ".join(spreads) + ".")
     return ("The batch solvers across the grids (each capped at the iterations the canonical "
             "run took to meet its stopping rule, read in iterations; the seconds per "
             "iteration are the wall time of untimed runs that shared the machine, or were "

@@ -640,8 +640,9 @@ def _onmf_control_text(traces: dict, control: dict, oadmm_rise: float) -> str:
         verdict.append(", ".join(noise) + (" rises" if one else " rise") + " without the "
                        "outliers too, so the step's own noise makes " + ("it" if one else "them")
                        + " rise")
+    said = "; ".join(verdict)
     return (" On the same stream with its outlier entries restored to their clean values (a "
-            "control, untimed): " + "; ".join(parts) + ". " + "; ".join(verdict) + ".")
+            "control, untimed): " + "; ".join(parts) + ". " + said[:1].upper() + said[1:] + ".")
 
 
 def _onmf_theta_note(traces: dict, oadmm_rise: float, as_run_rise: float,
