@@ -623,29 +623,6 @@ def _curve(obj, step=1.0):
     return {"objective": obj, "time": step * np.arange(1, obj.size + 1)}
 
 
-def test_batch_grid_note_reads_each_run_to_its_own_descent():
-    """Each batch grid run is read in iterations to the grid's common level and to 90% of its
-    own descent; the slowdown over the grid's own-descent iterations is stated apart."""
-    from onlinemf.experiments._zhao_tan_diagnoses import _batch_grid_note
-
-    n = 10
-
-    def run(objective):  # one record per iteration; n_samples = iterations × n
-        its = np.arange(1, len(objective) + 1)
-        return {"history": {"objective": np.array(objective, float), "n_samples": its * n,
-                            "time": its * 2.0}}
-
-    # rho = 1 covers 90% of its own descent (10 → 1, level 1.9) at iteration 2; rho = 10
-    # (20 → 10, level 11) at iteration 4
-    batch = {"rho": {1.0: run([10, 1.5, 1.2, 1.0]), 10.0: run([20, 18, 15, 10.5, 10])}}
-    note = _batch_grid_note(batch, n)
-    assert "BADMM rho = 1: 4 iterations, objective 10 → 1" in note
-    assert "to 90% of its own descent 2, 2.00 s per iteration" in note
-    assert "to 90% of its own descent 4, 2.00 s per iteration" in note
-    assert "the slowest over the fastest is BADMM 2.00× across rho (2, 4 in grid order)." in note
-    assert _batch_grid_note({"rho": None}, n) == ""
-
-
 def test_batch_sensitivity_claims_compare_the_two_slowdowns():
     """Figs. 4(a), 5(a): the batch slowdown (slowest over fastest run to the grid's common
     level) against the online one: reproduced from 2× it, partly above it, not at or below
@@ -855,10 +832,24 @@ def test_onmf_theta_note_reads_output_and_iterate_by_the_claims_rule():
     text = _onmf_theta_note({3.0: (calm, wobbly), 10.0: (wobbly, wobbly)}, 0.0, 0.02, control)
     assert "is read on a control. On the same stream with its outlier entries restored" in text
     assert "θ = 10: the output's rise 33.3%, the last iterate's 0.0%" in text
-    assert ("The last iterate at θ = 3, the last iterate at θ = 10 settle without the "
-            "outliers, so the outliers make them rise") in text
-    assert ("the output at θ = 10 rises without the outliers too, so the step's own noise "
-            "makes it rise") in text
+    assert ("The last iterate at θ = 3 and the last iterate at θ = 10 settle without the "
+            "outliers: on this seed they push them over the rule's edge") in text
+    assert "the output at θ = 10 fails without the outliers too: the larger step alone" in text
+    assert "more steeply" not in text  # no θ rises more in both readings without them
+    steep = tr([1.0, 0.5, 0.4, 0.3, 0.6, 0.5])  # a 100% rise
+    text = _onmf_theta_note({10.0: (wobbly, wobbly)}, 0.0, 0.0, {10.0: (steep, steep)})
+    assert "At θ = 10 both readings rise more steeply without the outliers" in text
+
+
+def test_outlier_free_restores_exactly_the_outlier_entries():
+    from onlinemf.datasets import make_outlier_synthetic
+    from onlinemf.experiments.zhao_tan_outliers import _outlier_free
+
+    d = make_outlier_synthetic(200, 30, 4, 0.5, 0.2, random_state=0)
+    X = _outlier_free(d)
+    hit = d.R != 0
+    assert hit.any() and np.array_equal(X[hit], d.X_clean[hit])
+    assert np.array_equal(X[~hit], d.X[~hit]) and not np.array_equal(d.X[hit], X[hit])
 
 
 def test_onmf_traces_pass_the_step_factor_to_the_stand_in():
@@ -1199,31 +1190,62 @@ def test_sum_note_reads_each_initialization_as_the_topic_claims_do():
     assert f"{30 / len(terms):.0%}, 0% of the dictionary entries" in note
 
 
-def test_block_solves_run_the_same_iterations_at_each_block_size_and_the_note_reads_them():
-    """The block-size measurement codes the same rows with the same dictionary in the
-    mini-batch's blocks and in larger ones: each row stops on its own test, so the iterations
-    agree; the note reads the share of the small blocks' time the large blocks save."""
-    from onlinemf.experiments._timing import TimedRuns, timed
-    from onlinemf.experiments._zhao_code_caps import block_note, block_solves
+def test_block_solves_time_the_steps_and_code_the_next_rows_in_both_block_sizes(monkeypatch):
+    """The block-size measurement codes the rows after the learning rows, at one fixed
+    dictionary, in the mini-batch's blocks and in larger ones: each row stops on its own
+    test, so the iterations agree; OL's own steps over those rows are timed beside them."""
+    from onlinemf.coders import CodeSolver
+    from onlinemf.experiments._timing import timed
+    from onlinemf.experiments._zhao_code_caps import block_solves
     from onlinemf.experiments.zhao_divergences import _ol
 
     rng = np.random.default_rng(4)
     X = rng.random((300, 4)) @ rng.random((4, 15)) + 0.01
+    calls = []
+    solve = CodeSolver.solve
+
+    def spy(self, loss, D, Xb, *args, **kwargs):
+        calls.append((Xb.shape[0], Xb[0].copy(), D.copy()))
+        return solve(self, loss, D, Xb, *args, **kwargs)
+
+    monkeypatch.setattr(CodeSolver, "solve", spy)
 
     def make_ol(coder):
         return _ol("l2", 4, 10, 0, history=None, **({} if coder is None else
                                                      {"coder": coder}))
 
-    out = block_solves(lambda fit: timed(fit, 2), make_ol, X, 10, big=100, rows=(200, 100))
-    assert sorted(out) == [10, 100] and out[10]["rows"] == out[100]["rows"] == 100
-    assert out[10]["iters"] == out[100]["iters"] > 100  # more than one iteration per row
-    assert all(len(r["runs"].kept) == 2 for r in out.values())
-    fake = {10: {"runs": TimedRuns(wall=[10.0] * 3, cpu=[10.0] * 3), "iters": 50, "rows": 100},
-            100: {"runs": TimedRuns(wall=[2.0] * 3, cpu=[2.0] * 3), "iters": 50, "rows": 100}}
-    note = block_note("l2", fake, 0.4, 2.0)
-    assert "in 10 s in the mini-batch's blocks of 10 rows and in 2 s in blocks of 100" in note
-    assert "the same 50 iterations either way: 80% of the code solves' time" in note
-    assert "(5.0× the larger blocks' pace)" in note and "a pass 5.0× faster" in note
+    out = block_solves(lambda fit: timed(fit, 2), make_ol, X, 10, big=50, rows=(200, 100))
+    assert out["learned"] == 200
+    assert out[10]["rows"] == out[50]["rows"] == out["pass"]["rows"] == 100
+    assert out[10]["iters"] == out[50]["iters"] > 100  # more than one iteration per row
+    assert out["pass"]["iters"] > 100  # OL's own steps code the same rows
+    assert all(len(r["runs"].kept) == 2 for r in (out[10], out[50], out["pass"]))
+    big = [c for c in calls if c[0] == 50]
+    assert len(big) == 2 * 2  # two blocks of 50 rows, in each of the two timed runs
+    ratio = X[200] / big[0][1]  # the first coded row is row 200, scaled as OL reads it
+    assert np.ptp(ratio) < 1e-9 * ratio.max()
+    assert all(np.array_equal(c[2], big[0][2]) for c in big)  # one fixed dictionary
+
+
+def test_block_note_reads_the_overhead_the_steps_share_and_the_bound():
+    from onlinemf.experiments._timing import TimedRuns
+    from onlinemf.experiments._zhao_code_caps import block_note
+
+    def runs(t):
+        return TimedRuns(wall=[t] * 3, cpu=[t] * 3)
+
+    fake = {"pass": {"runs": runs(12.5), "iters": 48, "rows": 100}, "learned": 200,
+            10: {"runs": runs(10.0), "iters": 50, "rows": 100},
+            100: {"runs": runs(2.0), "iters": 50, "rows": 100}}
+    note = block_note("l2", fake, 0.5, 2.0)
+    assert "from its state after 200 rows, OL's steps over the next 100 rows take 12.5" in note
+    assert "the same 50 iterations either way. The blocks of 10 take 5.0× as long" in note
+    assert "at least 80% of their time is per-block overhead" in note
+    # code solves 10 of the steps' 12.5 s; at the large blocks' pace 12.5 - 10 + 2 = 4.5 s
+    assert "about 80% of OL's steps" in note and "at most 2.8× faster" in note
+    assert "The race (Batch/OL 0.50×) needs OL 4× faster" in note
+    fake["pass"]["runs"] = runs(8.0)
+    assert "their share of the steps is not read here" in block_note("l2", fake, 0.5, 2.0)
 
 
 def test_code_caps_time_ol_with_each_cap_and_the_note_reads_batch_at_each_level():
@@ -1313,8 +1335,12 @@ def test_paper_size_note_matches_table_one_and_dates_the_matched_topics():
     note = _paper_size_note(D, A, terms, years, threshold=71, as_run=1)
     assert "total count ≥ 71, 25 terms" in note
     assert "Table I matched 2 of 4, against 1 as run (" in note
-    assert "matches more of Table I, so the vocabulary's size accounts for part" in note
-    assert "does not account" in _paper_size_note(D, A, terms, years, 71, as_run=2)
+    assert "matches more of Table I's topics: its size accounts for part" in note
+    assert "matches as many of Table I's topics: its size alone does not recover" in (
+        _paper_size_note(D, A, terms, years, 71, as_run=2))
+    assert "matches fewer" in _paper_size_note(D, A, terms, years, 71, as_run=3)
+    # a paper topic no learned topic shares a word with names none
+    assert f"{' / '.join(TABLE_ONE[2])}: 0 of 4;" in note
     assert f"{' / '.join(TABLE_ONE[0])}: 2 of 4 in topic 0" in note
     assert f"{' / '.join(TABLE_ONE[1])}: 3 of 4 in topic 1" in note
     # topic 0: 0.6 inside 2001–2014 against 0 outside; topic 1: 1/3 inside 1917–1945, 0.2 out

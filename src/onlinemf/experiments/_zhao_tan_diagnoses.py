@@ -372,33 +372,23 @@ def _batch_grid_note(batch: dict, n: int) -> str:
     """Each kept batch grid run (``batch[param]``: runs by grid value): its iterations,
     objective from first to last record, the iterations to the grid's common level and its
     seconds per iteration."""
-    parts, spreads = [], []
+    parts = []
     for param, runs in batch.items():
         if runs is None:
             continue
         solver, name = BATCH_GRIDS[param][:2]
         hists = [_iteration_history(r["history"], n) for r in runs.values()]
         shares, level = common_level_times(hists)
-        own = [common_level_times([h], same_level=False)[0] for h in hists]
         for i, (v, r, h) in enumerate(zip(runs, runs.values(), hists)):
             its = h["time"][-1]
             reach = ("—" if shares is None else "never" if not np.isfinite(shares[i])
                      else f"{shares[i]:.0f}")
-            to_own = "—" if own[i] is None else f"{own[i][0]:.0f}"
             parts.append(f"{name} {param} = {v:g}: {its:.0f} iterations, objective "
                          f"{h['objective'][0]:.4g} → {h['objective'][-1]:.4g}, iterations to "
-                         f"the common level {reach}, to 90% of its own descent {to_own}, "
+                         f"the common level {reach}, "
                          f"{r['history']['time'][-1] / max(its, 1):.2f} s per iteration")
-        if len(own) > 1 and all(o is not None and o[0] > 0 for o in own):
-            its_own = [o[0] for o in own]
-            spreads.append(f"{name} {max(its_own) / min(its_own):.2f}× across {param} ("
-                           + ", ".join(f"{i:.0f}" for i in its_own) + " in grid order)")
-    spread = ("" if not spreads else " Read to each run's own 90% descent, which the claims do "
-              "not read (each run descends from its own start to where its cap ends it, so "
-              "the runs' levels differ), the slowest over the fastest is "
-              + ", ".join(spreads) + ".")
     return ("The batch solvers across the grids (each capped at the iterations the canonical "
             "run took to meet its stopping rule, read in iterations; the seconds per "
             "iteration are the wall time of untimed runs that shared the machine, or were "
             "paused while timed runs had it, and compare nothing): " + "; ".join(parts)
-            + "." + spread) if parts else ""
+            + ".") if parts else ""

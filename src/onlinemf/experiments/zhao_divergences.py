@@ -298,7 +298,7 @@ def _code_blocks(ctx: Context, loss, n, f, k, tau) -> dict | None:
         return _ol(loss, k, tau, ctx.seed, history=None,
                    **({} if coder is None else {"coder": coder}))
     try:
-        return ctx.memo(f"zhao-synthetic-{loss}-blocks", lambda: block_solves(
+        return ctx.memo(f"zhao-synthetic-{loss}-steps-blocks", lambda: block_solves(
             ctx.timed, make_ol, make_nmf_synthetic(n, f, k, NOISE_FOR_LOSS[loss],
                                                    random_state=ctx.seed).X, tau))
     except PieceMissing:
