@@ -1219,6 +1219,8 @@ def test_block_solves_time_the_steps_and_code_the_next_rows_in_both_block_sizes(
     assert out[10]["rows"] == out[50]["rows"] == out["pass"]["rows"] == 100
     assert out[10]["iters"] == out[50]["iters"] > 100  # more than one iteration per row
     assert out["pass"]["iters"] > 100  # OL's own steps code the same rows
+    # the steps' code solves are clocked inside the timed steps
+    assert 0 < out["pass"]["code_seconds"] <= max(out["pass"]["runs"].wall)
     assert all(len(r["runs"].kept) == 2 for r in (out[10], out[50], out["pass"]))
     big = [c for c in calls if c[0] == 50]
     assert len(big) == 2 * 2  # two blocks of 50 rows, in each of the two timed runs
@@ -1234,18 +1236,20 @@ def test_block_note_reads_the_overhead_the_steps_share_and_the_bound():
     def runs(t):
         return TimedRuns(wall=[t] * 3, cpu=[t] * 3)
 
-    fake = {"pass": {"runs": runs(12.5), "iters": 48, "rows": 100}, "learned": 200,
+    fake = {"pass": {"runs": runs(12.5), "iters": 48, "rows": 100, "code_seconds": 10.0},
+            "learned": 200,
             10: {"runs": runs(10.0), "iters": 50, "rows": 100},
             100: {"runs": runs(2.0), "iters": 50, "rows": 100}}
     note = block_note("l2", fake, 0.5, 2.0)
     assert "from its state after 200 rows, OL's steps over the next 100 rows take 12.5" in note
     assert "the same 50 iterations either way. The blocks of 10 take 5.0× as long" in note
     assert "at least 80% of their time is per-block overhead" in note
-    # code solves 10 of the steps' 12.5 s; at the large blocks' pace 12.5 - 10 + 2 = 4.5 s
-    assert "about 80% of OL's steps" in note and "at most 2.8× faster" in note
+    assert "take 12.5 s" in note and "10 s (80%) of it in their code solves" in note
+    # the steps' 10 s of code solves at the large blocks' pace (2/10): 12.5 - 10 + 2 = 4.5 s
+    assert "the steps would be about 2.8× faster" in note
     assert "The race (Batch/OL 0.50×) needs OL 4× faster" in note
-    fake["pass"]["runs"] = runs(8.0)
-    assert "their share of the steps is not read here" in block_note("l2", fake, 0.5, 2.0)
+    fake["pass"]["code_seconds"] = 5.0  # 12.5 - 5 + 1 = 8.5 s
+    assert "about 1.5× faster" in block_note("l2", fake, 0.5, 2.0)
 
 
 def test_code_caps_time_ol_with_each_cap_and_the_note_reads_batch_at_each_level():

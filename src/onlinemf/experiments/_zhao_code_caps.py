@@ -12,6 +12,8 @@ with the coder as run), and Batch's seconds per iteration timed in the same sess
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from ..baselines import batch_nmf
@@ -127,18 +129,24 @@ def block_solves(timed, make_ol, X, tau: int, big: int = BIG_BLOCK,
     once in blocks of ``big``. Each row stops on its own test, so both block sizes run the
     same iterations. Returns ``{"pass": {...}, tau: {...}, big: {...}, "learned": rows[0]}``,
     each entry with its ``TimedRuns``, the code iterations summed over the rows and the
-    rows."""
+    rows; ``"pass"`` also with ``code_seconds``, the median over its runs that count of the
+    seconds its code solves took."""
     import copy
 
     ol = make_ol(None).fit(X[:rows[0]])
     raw = X[rows[0]:rows[0] + rows[1]]
     Xs = model_rows(ol, raw) / ol.scale_
     coder, D = ol.coder_, ol.components_
+    code_seconds = []
 
     def steps():
         est = copy.deepcopy(ol)
+        spent = [0.0]
+        # each step's coder, clocked: the seconds of the steps that go to their code solves
+        est._coder = lambda *a, make=est._coder, **k: _ClockedCoder(make(*a, **k), spent)
         before = est.n_code_iter_
         est.partial_fit(raw)
+        code_seconds.append(spent[0])
         return int(est.n_code_iter_ - before)
 
     def solves(size):
@@ -146,40 +154,57 @@ def block_solves(timed, make_ol, X, tau: int, big: int = BIG_BLOCK,
                        for i in range(0, len(Xs), size)))
 
     iters, runs = timed(steps)
-    out = {"pass": {"runs": runs, "iters": iters, "rows": len(Xs)}, "learned": rows[0]}
+    kept = [t for i, t in enumerate(code_seconds) if i not in runs.replaced]
+    out = {"pass": {"runs": runs, "iters": iters, "rows": len(Xs),
+                    "code_seconds": float(np.median(kept))}, "learned": rows[0]}
     for size in (tau, big):
         iters, runs = timed(lambda size=size: solves(size))
         out[size] = {"runs": runs, "iters": iters, "rows": len(Xs)}
     return out
 
 
+class _ClockedCoder:
+    """A code solver whose solves add their wall seconds to ``spent[0]``."""
+
+    def __init__(self, coder, spent: list):
+        self._coder, self._spent = coder, spent
+
+    def solve(self, *args, **kwargs):
+        t0 = time.perf_counter()
+        try:
+            return self._coder.solve(*args, **kwargs)
+        finally:
+            self._spent[0] += time.perf_counter() - t0
+
+
 def block_note(loss: str, blocks: dict, race_ratio: float, needed: float) -> str:
     """:func:`block_solves` in words, for one loss whose race reads ``race_ratio`` (Batch/OL)
     against the ``needed`` ratio: how much of the mini-batch's code-solve time is per-block
     overhead rather than per-row arithmetic, what share of OL's steps the code solves take,
-    and how much faster OL's steps would be with their code solves at the large blocks'
-    pace (a bound: the rest of each step is left as it is)."""
+    and about how much faster OL's steps would be with their code solves at the large
+    blocks' pace (the fixed dictionary's ratio of the two paces applied to the steps' code
+    seconds, the rest of each step left as it is)."""
     (tau, small), (big, large) = sorted((k, v) for k, v in blocks.items() if isinstance(k, int))
     steps = blocks["pass"]
     t_small, t_big, t_pass = small["runs"].median, large["runs"].median, steps["runs"].median
-    share = t_small / t_pass
-    bound = t_pass / max(t_pass - t_small + t_big, 1e-12)
+    code = steps["code_seconds"]
+    # the steps' code solves at the large blocks' pace, the rest of each step as it is
+    bound = t_pass / max(t_pass - code + code * t_big / t_small, 1e-12)
     same = small["iters"] == large["iters"]
     return (f"{loss}, OL's time at τ = {tau} (one session, each timing {len(small['runs'].kept)} "
             f"runs alone, the median): from its state after {blocks['learned']} rows, OL's "
-            f"steps over the next {small['rows']} rows take {steps['runs'].describe()} "
-            f"({steps['iters']} code iterations); its coder codes those rows at that "
-            f"dictionary in {small['runs'].describe()} in blocks of {tau} rows and in "
+            f"steps over the next {small['rows']} rows take {steps['runs'].describe()}, "
+            f"{code:.3g} s ({code / t_pass:.0%}) of it in their code solves "
+            f"({steps['iters']} code iterations); its coder codes those rows at the steps' "
+            f"first dictionary in {small['runs'].describe()} in blocks of {tau} rows and in "
             f"{large['runs'].describe()} in blocks of {big}, "
             + (f"the same {small['iters']} iterations either way" if same else
                f"{small['iters']} and {large['iters']} iterations")
             + f". The blocks of {tau} take {t_small / t_big:.1f}× as long: at least "
             f"{1 - t_big / t_small:.0%} of their time is per-block overhead (Python and "
-            "small-array cost, paid at every iteration), not per-row arithmetic. "
-            + (f"The code solves are about {share:.0%} of OL's steps; with them at the pace of "
-               f"the blocks of {big}, the steps would be at most {bound:.2g}× faster"
-               if share < 1 else "The code solves at that dictionary take longer than OL's "
-               "steps themselves, so their share of the steps is not read here")
+            "small-array cost, paid at every iteration), not per-row arithmetic. With the "
+            f"steps' code solves at the pace of the blocks of {big}, and the rest of each step "
+            f"as it is, the steps would be about {bound:.2g}× faster"
             + f". The race (Batch/OL {race_ratio:.2f}×) needs OL "
             f"{needed / race_ratio:.2g}× faster to read 'significantly faster' "
             f"({needed:g}×). OL updates its dictionary every {tau} "
