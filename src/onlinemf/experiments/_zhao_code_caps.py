@@ -12,10 +12,12 @@ with the coder as run), and Batch's seconds per iteration timed in the same sess
 
 from __future__ import annotations
 
+import copy
 import time
 
 import numpy as np
 
+from .._threads import one_blas_thread
 from ..baselines import batch_nmf
 from ..coders import CodeSolver
 
@@ -130,9 +132,8 @@ def block_solves(timed, make_ol, X, tau: int, big: int = BIG_BLOCK,
     same iterations. Returns ``{"pass": {...}, tau: {...}, big: {...}, "learned": rows[0]}``,
     each entry with its ``TimedRuns``, the code iterations summed over the rows and the
     rows; ``"pass"`` also with ``code_seconds``, the median over its runs that count of the
-    seconds its code solves took."""
-    import copy
-
+    seconds its code solves took (the steps' seconds include copying OL's state, so that
+    every run starts from it)."""
     ol = make_ol(None).fit(X[:rows[0]])
     raw = X[rows[0]:rows[0] + rows[1]]
     Xs = model_rows(ol, raw) / ol.scale_
@@ -149,6 +150,7 @@ def block_solves(timed, make_ol, X, tau: int, big: int = BIG_BLOCK,
         code_seconds.append(spent[0])
         return int(est.n_code_iter_ - before)
 
+    @one_blas_thread  # as OL's steps run: the two block sizes compare per-block costs
     def solves(size):
         return int(sum(np.sum(coder.solve(ol.loss_, D, Xs[i:i + size]).n_iter)
                        for i in range(0, len(Xs), size)))
@@ -189,7 +191,7 @@ def block_note(loss: str, blocks: dict, race_ratio: float, needed: float) -> str
     t_small, t_big, t_pass = small["runs"].median, large["runs"].median, steps["runs"].median
     code = steps["code_seconds"]
     # the steps' code solves at the large blocks' pace, the rest of each step as it is
-    bound = t_pass / max(t_pass - code + code * t_big / t_small, 1e-12)
+    estimate = t_pass / max(t_pass - code + code * t_big / t_small, 1e-12)
     same = small["iters"] == large["iters"]
     return (f"{loss}, OL's time at τ = {tau} (one session, each timing {len(small['runs'].kept)} "
             f"runs alone, the median): from its state after {blocks['learned']} rows, OL's "
@@ -203,10 +205,11 @@ def block_note(loss: str, blocks: dict, race_ratio: float, needed: float) -> str
             + f". The blocks of {tau} take {t_small / t_big:.1f}× as long: at least "
             f"{1 - t_big / t_small:.0%} of their time is per-block overhead (Python and "
             "small-array cost, paid at every iteration), not per-row arithmetic. With the "
-            f"steps' code solves at the pace of the blocks of {big}, and the rest of each step "
-            f"as it is, the steps would be about {bound:.2g}× faster"
-            + f". The race (Batch/OL {race_ratio:.2f}×) needs OL "
-            f"{needed / race_ratio:.2g}× faster to read 'significantly faster' "
+            f"steps' code solves at the pace of the blocks of {big} (the two block paces' ratio "
+            "applied to the steps' code seconds, which ran at their moving dictionaries), and "
+            f"the rest of each step as it is, the steps would be about {estimate:.1f}× faster. "
+            f"The race, timed in its own session, reads Batch/OL {race_ratio:.2f}× and needs "
+            f"OL {needed / race_ratio:.1f}× faster to read 'significantly faster' "
             f"({needed:g}×). OL updates its dictionary every {tau} "
             "rows (the paper's τ), so its codes cannot be solved in larger blocks: this locates "
             "OL's time; it is not a setting to run.")

@@ -384,7 +384,8 @@ def _batch_grid_note(batch: dict, n: int) -> str:
             reach = ("—" if shares is None else "never" if not np.isfinite(shares[i])
                      else f"{shares[i]:.0f}")
             parts.append(f"{name} {param} = {v:g}: {its:.0f} iterations, objective "
-                         f"{h['objective'][0]:.4g} → {h['objective'][-1]:.4g}, iterations to "
+                         f"{h['objective'][0]:.4g} (its first record, iteration "
+                         f"{h['time'][0]:.0f}) → {h['objective'][-1]:.4g}, iterations to "
                          f"the common level {reach}, "
                          f"{r['history']['time'][-1] / max(its, 1):.2f} s per iteration")
     return ("The batch solvers across the grids (each capped at the iterations the canonical "

@@ -657,11 +657,12 @@ def _onmf_control_text(traces: dict, control: dict, oadmm_rise: float) -> str:
                     "outliers too: the larger step alone makes " + ("it" if one else "them")
                     + " fail")
     text = "; ".join(said)
+    more = (f" At {_and_list(steeper)} both readings rise more steeply without the outliers "
+            "than with them." if steeper else "")
     return (" On the same stream with its outlier entries restored to their clean values (a "
-            "control, untimed; the same θ, the rule's baseline OADMM's rise on the "
-            "contaminated stream): " + "; ".join(parts) + ". " + text[:1].upper() + text[1:]
-            + "." + (f" At {_and_list(steeper)} both readings rise more steeply without the "
-                     "outliers than with them." if steeper else ""))
+            "control, untimed, at the same θ, whose step θ/(L̂√T) takes L̂ from the control's "
+            "first batch; the rule's baseline is OADMM's rise on the contaminated stream): "
+            + "; ".join(parts) + ". " + text[:1].upper() + text[1:] + "." + more)
 
 
 def _onmf_theta_note(traces: dict, oadmm_rise: float, as_run_rise: float,
