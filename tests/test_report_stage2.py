@@ -1221,7 +1221,7 @@ def test_block_solves_time_the_steps_and_code_the_next_rows_in_both_block_sizes(
     from onlinemf.experiments.zhao_divergences import _ol
 
     rng = np.random.default_rng(4)
-    X = rng.random((300, 4)) @ rng.random((4, 15)) + 0.01
+    X = rng.random((400, 4)) @ rng.random((4, 15)) + 0.01
     calls = []
     solve = CodeSolver.solve
 

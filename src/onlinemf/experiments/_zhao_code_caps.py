@@ -127,10 +127,10 @@ def block_solves(timed, make_ol, X, tau: int, big: int = BIG_BLOCK,
     OL (``make_ol(None)``, the coder as run) learns on the first ``rows[0]`` rows of ``X``
     (at most half of them; untimed). On the next ``rows[1]`` rows, each timed by ``timed``:
     OL's own steps from that state (``partial_fit``: a code solve and a dictionary update
-    per ``tau`` rows), and
-    the coder it ran with coding those rows at its dictionary once in blocks of ``tau`` and
-    once in blocks of ``big``. Each row stops on its own test, so both block sizes run the
-    same iterations. Returns ``{"pass": {...}, tau: {...}, big: {...}, "learned": rows[0]}``,
+    per ``tau`` rows), and the coder it ran with coding those rows at its dictionary once in
+    blocks of ``tau`` and once in blocks of ``big``. Each row stops on its own test, so both
+    block sizes run the same iterations. Returns ``{"pass": {...}, tau: {...}, big: {...},
+    "learned": rows learned on}``,
     each entry with its ``TimedRuns``, the code iterations summed over the rows and the
     rows; ``"pass"`` also with ``code_seconds``, the median over its runs that count of the
     seconds its code solves took (the steps' seconds include copying OL's state, so that
