@@ -234,10 +234,10 @@ def _scale_note(diag: dict, prefix: int) -> str:
             f"first {min(FRESH_ROWS, prefix)} rows: " + "; ".join(parts) + ". " + verdict)
 
 
-#: The key suffix of the races' second timing session. The first session's OL passes were
-#: slow against every later timing of the same code (the code caps' and the block sizes'),
-#: so every race was timed again, in one session; the first session's races are kept and
-#: shown beside the claims, which read the second.
+#: The key suffix of the races' second timing, all five in one session. The first timings'
+#: OL passes were slow against every later timing of the same code (the code caps' and the
+#: block sizes'), so every race was timed again; the first timings are kept and shown
+#: beside the claims, which read the second.
 RACE_SESSION = "-s2"
 
 
@@ -267,11 +267,11 @@ def _first_races_note(first_races: list) -> str:
              f"{_race_ratio(second, its_tie)} (OL's pass {first[0].median / second[0].median:.2f}"
              "× as long in the first)"
              for loss, first, second, its_tie in first_races]
-    return ("The races were timed in two sessions, each alone with the protocol's runs (the "
-            "median of each). OL's passes in the first were slow against every later timing "
-            "of the same code (the code caps' passes and the block sizes' steps), so every "
-            "race was timed again, all in one session; the claims read the second, and the "
-            "first is kept here: " + "; ".join(parts) + ".")
+    return ("Each race was timed twice, alone with the protocol's runs (the median of each): "
+            "first in earlier sessions, whose OL passes were slow against every later timing "
+            "of the same code (the code caps' passes and the block sizes' steps), then again, "
+            "all five in one session. The claims read the second timing; the first is kept "
+            "here: " + "; ".join(parts) + ".")
 
 
 def _timed_race(ctx: Context, loss, n, f, k, tau, fresh, bh, level=None):
