@@ -130,11 +130,10 @@ def block_solves(timed, make_ol, X, tau: int, big: int = BIG_BLOCK,
     per ``tau`` rows), and the coder it ran with coding those rows at its dictionary once in
     blocks of ``tau`` and once in blocks of ``big``. Each row stops on its own test, so both
     block sizes run the same iterations. Returns ``{"pass": {...}, tau: {...}, big: {...},
-    "learned": rows learned on}``,
-    each entry with its ``TimedRuns``, the code iterations summed over the rows and the
-    rows; ``"pass"`` also with ``code_seconds``, the median over its runs that count of the
-    seconds its code solves took (the steps' seconds include copying OL's state, so that
-    every run starts from it)."""
+    "learned": rows learned on}``, each entry with its ``TimedRuns``, the code iterations
+    summed over the rows and the rows; ``"pass"`` also with ``code_seconds``, the median over
+    its runs that count of the seconds its code solves took (the steps' seconds include
+    copying OL's state, so that every run starts from it)."""
     learn = min(rows[0], X.shape[0] // 2)  # (the tests' small streams: half and half)
     raw = X[learn:learn + rows[1]]
     ol = make_ol(None).fit(X[:learn])

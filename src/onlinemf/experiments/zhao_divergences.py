@@ -295,12 +295,20 @@ def _timed_race(ctx: Context, loss, n, f, k, tau, fresh, bh, level=None):
     return ol_runs, batch_runs, its
 
 
+def _ol_maker(loss, k, tau, seed):
+    """``make_ol(coder)``: OL without its curve's bookkeeping (no history) for ``loss``, with
+    ``coder`` in place of the coder as run where one is given (the code-cap and block-size
+    pieces build OL this way)."""
+    def make_ol(coder):
+        return _ol(loss, k, tau, seed, history=None,
+                   **({} if coder is None else {"coder": coder}))
+    return make_ol
+
+
 def _code_iters(ctx: Context, loss, n, f, k, tau) -> float:
     """OL's mean code iterations per sample over its pass of ``loss``'s data as run (an
     untimed piece; raises PieceMissing in a kept-only assembly without it)."""
-    def make_ol(coder):
-        return _ol(loss, k, tau, ctx.seed, history=None,
-                   **({} if coder is None else {"coder": coder}))
+    make_ol = _ol_maker(loss, k, tau, ctx.seed)
     return ctx.memo(f"zhao-synthetic-{loss}-code-iters", lambda: code_iterations(
         make_ol, make_nmf_synthetic(n, f, k, NOISE_FOR_LOSS[loss], random_state=ctx.seed).X))
 
@@ -310,9 +318,7 @@ def _code_caps(ctx: Context, loss, n, f, k, tau):
     timed with smaller code caps, and Batch's seconds per iteration timed in their session
     (timed pieces); None while any is not kept. See
     :mod:`onlinemf.experiments._zhao_code_caps`."""
-    def make_ol(coder):
-        return _ol(loss, k, tau, ctx.seed, history=None,
-                   **({} if coder is None else {"coder": coder}))
+    make_ol = _ol_maker(loss, k, tau, ctx.seed)
 
     def data():
         return make_nmf_synthetic(n, f, k, NOISE_FOR_LOSS[loss], random_state=ctx.seed).X
@@ -335,9 +341,7 @@ def _code_caps(ctx: Context, loss, n, f, k, tau):
 def _code_blocks(ctx: Context, loss, n, f, k, tau) -> dict | None:
     """OL's code solves timed in the mini-batch's blocks and in larger ones (a timed piece,
     :func:`~onlinemf.experiments._zhao_code_caps.block_solves`); None while not kept."""
-    def make_ol(coder):
-        return _ol(loss, k, tau, ctx.seed, history=None,
-                   **({} if coder is None else {"coder": coder}))
+    make_ol = _ol_maker(loss, k, tau, ctx.seed)
     try:
         return ctx.memo(f"zhao-synthetic-{loss}-steps-blocks", lambda: block_solves(
             ctx.timed, make_ol, make_nmf_synthetic(n, f, k, NOISE_FOR_LOSS[loss],
