@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .._io import write_atomic
+from ._causes import KIND_TEXT, KINDS, cause_counts, ledger_rows, read_causes
 from ._piece_lock import piece_lock
 from ._verdicts import (
     EXTENSION,
@@ -480,6 +481,39 @@ def _headline(results: list[Result]) -> str:
     return text
 
 
+def _open_claims(results: list[Result]) -> list[list[str]]:
+    """The paper's claims not reproduced (partly, not reproduced or not measured)."""
+    return [r for r in claim_rows(results) if r[2] == PAPER and r[6] != REPRODUCED]
+
+
+def _ledger_headline(results: list[Result], ctx: Context) -> list[str]:
+    """One paragraph: how the ledger (``causes.csv``) accounts for the paper's claims not
+    reproduced; nothing without a ledger."""
+    causes = read_causes(os.path.join(ctx.out_dir, "causes.csv"))
+    rows = _open_claims(results)
+    if not causes or not rows:
+        return []
+    counts = cause_counts(rows, causes)
+    parts = [f"{counts[k]} {KIND_TEXT[k]}" for k in KINDS if counts[k]]
+    return [f"**Why the other {len(rows)} did not reproduce** (the ledger, last section): "
+            + "; ".join(parts) + ".", ""]
+
+
+def _ledger(results: list[Result], ctx: Context, report: str) -> list[str]:
+    """The report's last section: each paper claim not reproduced with its ledger entry."""
+    causes = read_causes(os.path.join(ctx.out_dir, "causes.csv"))
+    rows = _open_claims(results)
+    if not causes or not rows:
+        return []
+    return ["## Why the paper's claims that did not reproduce did not", "",
+            "Each paper claim not reproduced, with what this report measured about why "
+            "(`causes.csv`, written by reading the report). Kinds: "
+            + "; ".join(f"`{k}`: {t}" for k, t in KIND_TEXT.items()) + ". Each entry quotes "
+            "the passages it rests on; a quote this report lacks is flagged.", "",
+            _md_table(["experiment", "claim", "verdict", "kind", "why", "where"],
+                      ledger_rows(rows, causes, report)), ""]
+
+
 def _missing(results: list[Result], ctx: Context) -> tuple[list[str], list[list]]:
     """The registered experiments without a result, and a table of them with the pieces
     kept toward each (a long run resumes from those)."""
@@ -543,7 +577,8 @@ def write_report(results: list[Result], ctx: Context) -> str:
            "machine's two cores (a time ratio there is one sample on a loaded machine, where "
            "the papers average ten runs). Each experiment lists its other departures from "
            "its paper's protocol.",
-           "", _headline(results), "", "**Verdicts of the papers' own claims, per paper**", ""]
+           "", _headline(results), "", *_ledger_headline(results, ctx),
+           "**Verdicts of the papers' own claims, per paper**", ""]
     missing, missing_rows = _missing(results, ctx)
     out += [_md_table(["paper", *VERDICTS, "paper claims", "share reproduced",
                        "spec checks", "extension claims", "experiments not run"],
@@ -575,6 +610,7 @@ def write_report(results: list[Result], ctx: Context) -> str:
         for note in res.notes:
             out += [f"- {note}"]
         out.append("")
+    out += _ledger(results, ctx, "\n".join(out))
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(["experiment", "claim", "source", "paper", "measured", "band", "verdict",
