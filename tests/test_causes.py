@@ -86,8 +86,8 @@ def test_the_report_counts_and_lists_the_ledger(tmp_path):
     _write(tmp_path / "causes.csv", [["lyu-torus", "c", "paper", "the count is 16n²",
                                       "an erratum"]])
     text = open(write_report([res], ctx)).read()
-    assert ("**Why the other 2 did not reproduce** (the ledger, last section): 1 a paper "
-            "inconsistency, shown by computation; 1 no measured cause.") in text
+    assert ("**Why the other 2 did not reproduce** (the ledger, last section): 1 explained by a "
+            "paper inconsistency shown by computation; 1 without a measured cause.") in text
     last = text.split("## Why the paper's claims that did not reproduce did not")[1]
     assert "| lyu-torus | c | partly | paper | an erratum | “the count is 16n²” |" in last
     assert "| lyu-torus | d | not reproduced | none | no entry in the ledger |  |" in last

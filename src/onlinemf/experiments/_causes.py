@@ -37,11 +37,11 @@ __all__ = ["KINDS", "KIND_TEXT", "Cause", "read_causes", "cause_of", "sections",
 #: what each kind of entry says about a claim that did not reproduce
 KIND_TEXT = {
     "measured": "explained by a measurement in this report",
-    "paper": "a paper inconsistency, shown by computation",
-    "not judged": "no claim to judge (a protocol sentence, a control, a duplicate) or a "
-                  "method not implemented",
-    "in part": "a measurement explains part of it; the rest is open",
-    "none": "no measured cause",
+    "paper": "explained by a paper inconsistency shown by computation",
+    "not judged": "not judgeable (a protocol sentence, a control, a duplicate, or a method "
+                  "not implemented)",
+    "in part": "explained in part by a measurement, the rest open",
+    "none": "without a measured cause",
 }
 KINDS = tuple(KIND_TEXT)
 _SEP = " || "
