@@ -332,6 +332,31 @@ def test_opgd_and_oadmm_speed_is_read_on_both_subfigures_the_worse_deciding():
         f"it would read {REPRODUCED}.")
 
 
+def test_orpca_settle_note_reads_the_kept_regret_curves_on_each_clock():
+    from onlinemf.experiments.zhao_tan_outliers import _orpca_settle_note
+
+    def run(times, f_hat, **extra):
+        return {"regret": np.column_stack([np.asarray(times, float), f_hat]), **extra}
+
+    orpca = run([0.1, 0.2, 0.4], [1.0, 0.1, 0.05])
+    oadmm = run([1, 2, 4], [1.0, 0.3, 0.2])
+    opgd = run([1, 3, 9], [2.0, 1.5, 0.9])
+    note = _orpca_settle_note({"ORPCA": orpca, "OADMM": oadmm, "OPGD": opgd})
+    # own descent: ORPCA 1 → 0.05 reaches 0.145 at 0.2 s; OADMM 1 → 0.2 reaches 0.28 at 4 s
+    assert "90% of its own descent: ORPCA: 0.2, OADMM: 4, OPGD: 9" in note
+    assert "after every sample" in note  # a kept ORPCA without a mini-batch size
+    # against OADMM: the level 1 − 0.9·(1 − 0.2) = 0.28, ORPCA at 0.2 s, OADMM at 4 s
+    assert "ORPCA against OADMM, seconds to reach the common level 0.28: ORPCA: 0.2, OADMM: 4" \
+        in note
+    # against OPGD: from 1 (the lowest start) to 0.9, the level 0.91, ORPCA at 0.2, OPGD at 9
+    assert "ORPCA against OPGD, seconds to reach the common level 0.91: ORPCA: 0.2, OPGD: 9" \
+        in note
+    tau = _orpca_settle_note({"ORPCA": run([0.1, 0.2, 0.4], [1.0, 0.1, 0.05], batch_size=5),
+                              "OADMM": oadmm, "OPGD": opgd})
+    assert "ORPCA at τ = 5" in tau
+    assert _orpca_settle_note({"ORPCA": orpca, "OADMM": oadmm}) is None
+
+
 def test_close_to_batch_needs_half_the_gap_from_a_random_subspace():
     from onlinemf.experiments.wang_chi_poisson import _synthetic_claims, random_subspace_error
 
@@ -1584,7 +1609,9 @@ def test_video_claim_reads_the_gap_to_batch_on_the_same_frames():
     assert row[3] == PARTLY and "35% closed" in row[2]
     assert _video_claim(1.0, 0.128, 0.083, 0.052, 0.052, "ML")[3] == REPRODUCED
     row = _video_claim(1.0, 0.081, 0.077, 0.080, 0.052, "SA")
-    assert row[3] == NOT_REPRODUCED and "no gap to close" in row[2]
+    assert row[3] == NOT_REPRODUCED and "no gap to close; it ends 0.025 above batch)" in row[2]
+    row = _video_claim(1.0, 0.081, 0.077, 0.080, 0.074, "SA")  # it stays at batch's level
+    assert row[2].endswith("no gap to close)") and row[3] == PARTLY
     assert _video_claim(1.0, 0.081, 0.060, 0.080, 0.052, "SA")[3] == PARTLY  # it falls
     old = _video_claim(0.5, 0.205, 0.098, None, 0.085, "ML")
     assert old[3] == REPRODUCED and "its mean over the video" in old[2]

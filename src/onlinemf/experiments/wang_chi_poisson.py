@@ -603,7 +603,8 @@ def _video_claim(p, first, online_end, batch_first, batch_end, method: str = "ML
                  f"first 25 frames {first:.3f}, last 25 {online_end:.3f}; {batch_text}: the gap "
                  f"{gap_start:.3f} → {gap_end:.3f} " + (
                      f"({closed:.0%} closed)" if gap_start > ERR_TIE
-                     else f"(it starts within {ERR_TIE:g} of batch: no gap to close)"),
+                     else f"(it starts within {ERR_TIE:g} of batch, with no gap to close"
+                     + ("" if near else f"; it ends {gap_end:.3f} above batch") + ")"),
                  judge(falls and closed >= 0.5, falls or near),
                  f"reproduced if the error falls (by more than {ERR_TIE:g}) and closes ≥ half "
                  f"its gap to batch; partly if it falls, or ends within {ERR_TIE:g} of batch",
