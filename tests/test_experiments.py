@@ -382,6 +382,11 @@ def test_synth_rank_note_counts_each_dictionarys_numerical_rank():
     assert "VR rank 1," in note and "VR ends below the planted rank" in note
     assert "-0.10% from the start against SMM's -37.50% (rank 40)" in note
     assert "VR keeps the planted rank" not in note
+    # a VR dictionary of full rank, like its rivals': the rank does not explain its f
+    runs["vr"] = {"components": full, "history": {"objective": np.array([2.0, 1.5])}}
+    note = _synth_rank_note("ornmf", runs, 100_000)
+    assert "VR's dictionary spreads beyond the planted rank too (rank 40)" in note
+    assert "VR keeps the planted rank" not in note and "below the planted rank" not in note
 
 
 def test_first_reach_reads_the_first_evaluation_at_the_level():
