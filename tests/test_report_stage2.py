@@ -1140,6 +1140,40 @@ def test_caps_psnr_reruns_the_online_methods_with_larger_caps_and_words_the_gap_
                                                                  above)
 
 
+def test_orpca_tau_psnr_reads_the_ordering_with_orpca_at_the_online_methods_batch_size():
+    from onlinemf.experiments.zhao_tan_outliers import (
+        ONMF,
+        _orpca_tau_psnr,
+        _orpca_tau_psnr_note,
+        run_methods,
+    )
+
+    rng = np.random.default_rng(2)
+    clean = rng.random((120, 3)) @ rng.random((3, 25))
+    clean /= clean.max(axis=1, keepdims=True)
+    X = clean.copy()
+    X[rng.random(X.shape) < 0.1] = 1.0
+    run = _orpca_tau_psnr(clean, X, 3, 0, tau=4)
+    assert run["batch_size"] == 4 and run["time"] > 0
+    assert np.isfinite([run["psnr"], run["psnr_stored"]]).all()
+    # the same pass as the experiment's ORPCA at that mini-batch size, seeded alike
+    same = run_methods(X, 3, tau=4, seed=0, batch_iter=0, which=("orpca",), clean=clean)
+    assert run["psnr_stored"] == pytest.approx(same["ORPCA"]["psnr_stored"])
+    results = {"OADMM": {"psnr": 20.0, "psnr_stored": 21.9},
+               "OPGD": {"psnr": 17.0, "psnr_stored": 17.8},
+               "ORPCA": {"psnr": 26.0, "psnr_stored": 26.0},
+               ONMF: {"psnr": 11.0, "psnr_stored": 11.4}}
+    below = {"psnr": 17.0, "psnr_stored": 17.5, "time": 1.0, "batch_size": 5}
+    note = _orpca_tau_psnr_note("K = 49: ", below, results)
+    assert note.startswith("K = 49: ORPCA at the online methods' τ = 5")
+    assert "17.50 dB, 17.00 with W_N's codes, against 26.00 for the ORPCA kept" in note
+    assert "OADMM 21.90, OPGD 17.80" in note
+    # OADMM and OPGD above it (OPGD by 0.3 dB, beyond the tie), both ≥ 3 dB above ONMF
+    assert f"would read '{REPRODUCED}'" in note
+    above = dict(below, psnr_stored=23.0)
+    assert f"would read '{NOT_REPRODUCED}'" in _orpca_tau_psnr_note("", above, results)
+
+
 def test_onmf_iterate_trace_reads_the_last_iterate_and_the_note_says_whether_it_settles():
     """The baseline's callback hands over the iterate beside the averaged output; read with
     the iterate, f̂ differs from the average's; the note words a rising and a settled iterate."""
