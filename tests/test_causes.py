@@ -43,6 +43,13 @@ def test_a_bad_ledger_row_is_refused_with_its_line(tmp_path, row, message):
         read_causes(path)
 
 
+def test_a_short_ledger_row_is_refused_with_its_line(tmp_path):
+    path = tmp_path / "causes.csv"
+    path.write_text(",".join(HEADER) + "\ne,c,none\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="causes.csv:2: a row has the columns"):
+        read_causes(str(path))
+
+
 def test_no_ledger_reads_as_empty(tmp_path):
     assert read_causes(str(tmp_path / "absent.csv")) == []
 
@@ -64,9 +71,10 @@ def test_entries_match_whole_claims_and_quotes_are_checked_in_their_section(tmp_
     # a quote is looked for in its own section only
     moved = read_causes(_write(tmp_path / "m.csv", [["b", "x", "none", "note one", "w"]]))
     assert missing_quotes(moved[0], secs) == ["note one"]
-    rows = [["a", "x: speed across K", PARTLY, "", "", "", NOT_REPRODUCED, "paper"],
-            ["a", "y", PARTLY, "", "", "", PARTLY, "paper"],
-            ["a", "z", PARTLY, "", "", "", PARTLY, "paper"]]
+    # claims.csv rows: experiment, claim, source, paper, measured, band, verdict, scale
+    rows = [["a", "x: speed across K", "paper", "", "", "", NOT_REPRODUCED, "paper"],
+            ["a", "y", "paper", "", "", "", PARTLY, "paper"],
+            ["a", "z", "paper", "", "", "", PARTLY, "paper"]]
     assert cause_counts(rows, causes) == {"measured": 1, "paper": 0, "not judged": 0,
                                           "in part": 1, "none": 1}
     table = ledger_rows(rows, causes, report)
@@ -87,11 +95,17 @@ def test_the_report_counts_and_lists_the_ledger(tmp_path):
                                       "an erratum"]])
     text = open(write_report([res], ctx)).read()
     assert ("**Why the other 2 did not reproduce** (the ledger, last section): 1 explained by a "
-            "paper inconsistency shown by computation; 1 without a measured cause.") in text
+            "paper inconsistency shown by computation; 1 without a measured cause. 1 of them "
+            "have no entry in the ledger") in text
+    assert "quote a passage this report lacks" not in text
     last = text.split("## Why the paper's claims that did not reproduce did not")[1]
     assert "| lyu-torus | c | partly | paper | an erratum | “the count is 16n²” |" in last
     assert "| lyu-torus | d | not reproduced | none | no entry in the ledger |  |" in last
     assert "| f |" not in last  # the implementation's checks are not the papers' claims
+    _write(tmp_path / "causes.csv", [["lyu-torus", "c|d", "paper", "a note it lacks", "e"]])
+    text = open(write_report([res], ctx)).read()
+    assert "2 entries quote a passage this report lacks (flagged there)." in text
+    assert "no entry in the ledger" not in text
     os.remove(tmp_path / "causes.csv")
     text = open(write_report([res], ctx)).read()
     assert "the ledger" not in text and "## Why the paper's" not in text
@@ -120,6 +134,20 @@ def test_the_committed_ledger_covers_every_open_paper_claim_once():
     assert {c.kind for c in causes} <= set(KINDS)
 
 
+def test_the_committed_report_lists_the_committed_ledger():
+    """The report's last section and headline were written from the ledger as committed
+    (a ledger edited after the report was written shows here)."""
+    rows, report, causes = _committed()
+    open_ = [r for r in rows if r[2] == "paper" and r[6] != REPRODUCED]
+    body, _, last = report.partition("## Why the paper's claims that did not reproduce did not")
+    assert last
+    for r in ledger_rows(open_, causes, body):
+        assert f"| {r[0]} | {r[1]} | {r[2]} | {r[3]} | {r[4]} |" in last, r[:2]
+    counts = cause_counts(open_, causes)
+    assert f"**Why the other {len(open_)} did not reproduce**" in body
+    assert all(f"{n} " in body for n in counts.values() if n)
+
+
 def test_the_committed_ledger_rests_on_passages_the_report_has():
     _, report, causes = _committed()
     secs = sections(report)
@@ -131,5 +159,5 @@ def test_the_committed_ledger_rests_on_passages_the_report_has():
         # every decimal number it states is one of the report's, in a section it quotes
         homes = secs.get(c.experiment, "") + "".join(
             secs.get(q.split(": ", 1)[0], "") for q in c.where)
-        for number in re.findall(r"\d+\.\d+", c.explanation):
+        for number in re.findall(r"\d+\.\d+|\d+%", c.explanation):
             assert number in homes, (c.experiment, number)

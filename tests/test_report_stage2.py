@@ -332,6 +332,37 @@ def test_opgd_and_oadmm_speed_is_read_on_both_subfigures_the_worse_deciding():
         f"it would read {REPRODUCED}.")
 
 
+def test_accelerated_split_note_splits_the_gap_into_samples_and_cost():
+    from onlinemf.experiments.zhao_tan_outliers import ACCELERATED, _accelerated_split_note
+
+    def hist(times, f):
+        t = np.asarray(times, float)
+        return {"history": {"time": t, "objective": np.asarray(f, float),
+                            "n_samples": np.array([100, 200, 400])}}
+
+    # OADMM reaches the common level 0.5 at 2 s (200 samples), the other at 8 s (400)
+    results = {"OADMM": hist([1, 2, 4], [1.0, 0.5, 0.4]),
+               ACCELERATED: hist([2, 4, 8], [1.0, 0.6, 0.5])}
+    inner = {m: {"code_seconds": 3.0, "dict_seconds": 1.0, "code_iterations": 50.0,
+                 "code_capped": 0.9, "dict_iterations": 2.0, "dict_capped": 0.0}
+             for m in ("OADMM", "OPGD", ACCELERATED)}
+    note = _accelerated_split_note(results, inner)
+    assert f"OADMM: 2, {ACCELERATED}: 8 (slowest/fastest 4.00×)" in note
+    assert f"OADMM: 200 samples, 10 ms per sample, {ACCELERATED}: 400 samples, 20 ms" in note
+    assert f"{ACCELERATED}: 75% of its 4.0 s in the code solves (50.0 iterations per step, " \
+        "90% of the steps at the cap)" in note
+
+
+def test_inner_split_runs_the_methods_it_is_given():
+    from onlinemf.experiments._zhao_tan_diagnoses import _inner_split
+
+    rng = np.random.default_rng(0)
+    X = rng.random((40, 12))
+    split = _inner_split(X, 3, 0, names=("OADMM", "OAPGD (accelerated)"))
+    assert set(split) == {"OADMM", "OAPGD (accelerated)"}
+    assert all(d["code_iterations"] >= 1 for d in split.values())
+
+
 def test_orpca_settle_note_reads_the_kept_regret_curves_on_each_clock():
     from onlinemf.experiments.zhao_tan_outliers import _orpca_settle_note
 
@@ -345,6 +376,7 @@ def test_orpca_settle_note_reads_the_kept_regret_curves_on_each_clock():
     # own descent: ORPCA 1 → 0.05 reaches 0.145 at 0.2 s; OADMM 1 → 0.2 reaches 0.28 at 4 s
     assert "90% of its own descent: ORPCA: 0.2, OADMM: 4, OPGD: 9" in note
     assert "after every sample" in note  # a kept ORPCA without a mini-batch size
+    assert "(ORPCA 3, OADMM 3, OPGD 3 records over the pass;" in note
     # against OADMM: the level 1 − 0.9·(1 − 0.2) = 0.28, ORPCA at 0.2 s, OADMM at 4 s
     assert "ORPCA against OADMM, seconds to reach the common level 0.28: ORPCA: 0.2, OADMM: 4" \
         in note
@@ -1643,9 +1675,12 @@ def test_video_claim_reads_the_gap_to_batch_on_the_same_frames():
     assert row[3] == PARTLY and "35% closed" in row[2]
     assert _video_claim(1.0, 0.128, 0.083, 0.052, 0.052, "ML")[3] == REPRODUCED
     row = _video_claim(1.0, 0.081, 0.077, 0.080, 0.052, "SA")
-    assert row[3] == NOT_REPRODUCED and "no gap to close; it ends 0.025 above batch)" in row[2]
+    assert row[3] == NOT_REPRODUCED
+    assert row[2].endswith("(it starts within 0.01 of batch and ends 0.025 above it)")
     row = _video_claim(1.0, 0.081, 0.077, 0.080, 0.074, "SA")  # it stays at batch's level
-    assert row[2].endswith("no gap to close)") and row[3] == PARTLY
+    assert row[2].endswith("ends within 0.01 of it: no gap to close)") and row[3] == PARTLY
+    row = _video_claim(1.0, 0.050, 0.077, 0.080, 0.052, "SA")  # it starts well below batch
+    assert "(it starts 0.030 below batch and ends 0.025 above it)" in row[2]
     assert _video_claim(1.0, 0.081, 0.060, 0.080, 0.052, "SA")[3] == PARTLY  # it falls
     old = _video_claim(0.5, 0.205, 0.098, None, 0.085, "ML")
     assert old[3] == REPRODUCED and "its mean over the video" in old[2]

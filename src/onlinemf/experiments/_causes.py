@@ -31,7 +31,7 @@ import os
 import re
 from dataclasses import dataclass
 
-__all__ = ["KINDS", "KIND_TEXT", "Cause", "read_causes", "cause_of", "sections",
+__all__ = ["KINDS", "KIND_TEXT", "NO_ENTRY", "Cause", "read_causes", "cause_of", "sections",
            "missing_quotes", "cause_counts", "ledger_rows"]
 
 #: what each kind of entry says about a claim that did not reproduce
@@ -44,7 +44,10 @@ KIND_TEXT = {
     "none": "without a measured cause",
 }
 KINDS = tuple(KIND_TEXT)
+#: the explanation the report gives a claim the ledger has no entry for
+NO_ENTRY = "no entry in the ledger"
 _SEP = " || "
+_COLUMNS = ("experiment", "claim", "kind", "where", "explanation")
 
 
 @dataclass(frozen=True)
@@ -69,6 +72,8 @@ def read_causes(path: str) -> list[Cause]:
     out = []
     with open(path, newline="", encoding="utf-8") as fh:
         for i, row in enumerate(csv.DictReader(fh), start=2):
+            if any(row.get(col) is None for col in _COLUMNS):
+                raise ValueError(f"{path}:{i}: a row has the columns {_COLUMNS}")
             if row["kind"] not in KINDS:
                 raise ValueError(f"{path}:{i}: kind must be one of {KINDS}, got {row['kind']!r}")
             if not row["explanation"].strip():
@@ -130,7 +135,7 @@ def ledger_rows(rows: list[list[str]], causes: list[Cause], report: str) -> list
     for r in rows:
         c = cause_of(causes, r[0], r[1])
         if c is None:
-            out.append([r[0], r[1], r[6], "none", "no entry in the ledger", ""])
+            out.append([r[0], r[1], r[6], "none", NO_ENTRY, ""])
             continue
         lost = set(missing_quotes(c, secs))
         where = "; ".join(f"“{q}”" + (" (not in this report)" if q in lost else "")

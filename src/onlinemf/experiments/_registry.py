@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .._io import write_atomic
-from ._causes import KIND_TEXT, KINDS, cause_counts, ledger_rows, read_causes
+from ._causes import KIND_TEXT, KINDS, NO_ENTRY, cause_counts, ledger_rows, read_causes
 from ._piece_lock import piece_lock
 from ._verdicts import (
     EXTENSION,
@@ -486,17 +486,25 @@ def _open_claims(results: list[Result]) -> list[list[str]]:
     return [r for r in claim_rows(results) if r[2] == PAPER and r[6] != REPRODUCED]
 
 
-def _ledger_headline(results: list[Result], ctx: Context) -> list[str]:
+def _ledger_headline(results: list[Result], ctx: Context, report: list[str]) -> list[str]:
     """One paragraph: how the ledger (``causes.csv``) accounts for the paper's claims not
-    reproduced; nothing without a ledger."""
+    reproduced, the report's sections (``report``) checked for the passages it quotes;
+    nothing without a ledger."""
     causes = read_causes(os.path.join(ctx.out_dir, "causes.csv"))
     rows = _open_claims(results)
     if not causes or not rows:
         return []
     counts = cause_counts(rows, causes)
     parts = [f"{counts[k]} {KIND_TEXT[k]}" for k in KINDS if counts[k]]
+    table = ledger_rows(rows, causes, "\n".join(report))
+    lost = sum("(not in this report)" in r[5] for r in table)
+    unlisted = sum(r[4] == NO_ENTRY for r in table)
     return [f"**Why the other {len(rows)} did not reproduce** (the ledger, last section): "
-            + "; ".join(parts) + ".", ""]
+            + "; ".join(parts) + "."
+            + (f" {unlisted} of them have no entry in the ledger (counted without a measured "
+               "cause)." if unlisted else "")
+            + (f" {lost} entries quote a passage this report lacks (flagged there)."
+               if lost else ""), ""]
 
 
 def _ledger(results: list[Result], ctx: Context, report: str) -> list[str]:
@@ -577,8 +585,9 @@ def write_report(results: list[Result], ctx: Context) -> str:
            "machine's two cores (a time ratio there is one sample on a loaded machine, where "
            "the papers average ten runs). Each experiment lists its other departures from "
            "its paper's protocol.",
-           "", _headline(results), "", *_ledger_headline(results, ctx),
-           "**Verdicts of the papers' own claims, per paper**", ""]
+           "", _headline(results), ""]
+    at = len(out)  # the ledger's paragraph goes here, once the sections it quotes exist
+    out += ["**Verdicts of the papers' own claims, per paper**", ""]
     missing, missing_rows = _missing(results, ctx)
     out += [_md_table(["paper", *VERDICTS, "paper claims", "share reproduced",
                        "spec checks", "extension claims", "experiments not run"],
@@ -610,6 +619,7 @@ def write_report(results: list[Result], ctx: Context) -> str:
         for note in res.notes:
             out += [f"- {note}"]
         out.append("")
+    out[at:at] = _ledger_headline(results, ctx, out)
     out += _ledger(results, ctx, "\n".join(out))
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")

@@ -31,13 +31,13 @@ ONLINE = {"OADMM": "admm", "OPGD": "pgd", "OAPGD (accelerated)": "apgd"}
 ONE_PASS = {"max_iter": 1, "max_no_improvement": None}
 
 
-def _inner_split(X, k: int, seed) -> dict:
-    """One untimed pass of OADMM and of OPGD over X (rows = normalized samples) at the
-    paper's settings, seeded as the runs are: each one's ``inner_`` (the inner solves'
-    iterations, steps at their caps and seconds)."""
+def _inner_split(X, k: int, seed, names=("OADMM", "OPGD")) -> dict:
+    """One untimed pass of each online method of ``names`` (keys of :data:`ONLINE`) over X
+    (rows = normalized samples) at the paper's settings, seeded as the runs are: each one's
+    ``inner_`` (the inner solves' iterations, steps at their caps and seconds)."""
     return {name: OnlineRobustNMF(k, solver=ONLINE[name], batch_size=5, scale=None,
                                   settings="paper", random_state=seed, **ONE_PASS).fit(X).inner_
-            for name in ("OADMM", "OPGD")}
+            for name in names}
 
 
 def _timed_histories(ctx: Context, fit) -> tuple:

@@ -602,9 +602,10 @@ def _video_claim(p, first, online_end, batch_first, batch_end, method: str = "ML
                  "approaches the performance of the batch algorithm\" (§V-B, Fig. 9)",
                  f"first 25 frames {first:.3f}, last 25 {online_end:.3f}; {batch_text}: the gap "
                  f"{gap_start:.3f} → {gap_end:.3f} " + (
-                     f"({closed:.0%} closed)" if gap_start > ERR_TIE
-                     else f"(it starts within {ERR_TIE:g} of batch, with no gap to close"
-                     + ("" if near else f"; it ends {gap_end:.3f} above batch") + ")"),
+                     f"({closed:.0%} closed)" if gap_start > ERR_TIE else
+                     f"({_start_text(gap_start)} and ends within {ERR_TIE:g} of it: no gap to "
+                     "close)" if near else
+                     f"({_start_text(gap_start)} and ends {gap_end:.3f} above it)"),
                  judge(falls and closed >= 0.5, falls or near),
                  f"reproduced if the error falls (by more than {ERR_TIE:g}) and closes ≥ half "
                  f"its gap to batch; partly if it falls, or ends within {ERR_TIE:g} of batch",
@@ -613,6 +614,13 @@ def _video_claim(p, first, online_end, batch_first, batch_end, method: str = "ML
                      "error, the gap read on the same frames at both ends (the first 25 and the "
                      "last 25: the frames differ in difficulty); a method that starts and ends "
                      "within the tie of batch has no gap to close")
+
+
+def _start_text(gap_start: float) -> str:
+    """Where a method starts against batch, when it does not start above it beyond the tie."""
+    if gap_start < -ERR_TIE:
+        return f"it starts {-gap_start:.3f} below batch"
+    return f"it starts within {ERR_TIE:g} of batch"
 
 
 def _rejudge_video(res: Result) -> Result:
