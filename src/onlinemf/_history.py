@@ -49,6 +49,16 @@ class History:
             **{k: np.asarray(v) for k, v in self.extra.items()},
         }
 
+    def __deepcopy__(self, memo) -> History:
+        # the lists hold ints and floats: copying the lists copies the record (the generic
+        # deep copy visits every entry, and a rejected call's rollback copies the history)
+        out = History.__new__(History)
+        out.max_points, out.interval = self.max_points, self.interval
+        out.n_samples, out.time = list(self.n_samples), list(self.time)
+        out.objective = list(self.objective)
+        out.extra = {k: list(v) for k, v in self.extra.items()}
+        return out
+
     def __len__(self) -> int:
         return len(self.n_samples)
 

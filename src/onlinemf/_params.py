@@ -2,9 +2,24 @@
 
 from __future__ import annotations
 
+import functools
+
 from sklearn.base import BaseEstimator
 
-__all__ = ["Settings"]
+__all__ = ["Settings", "param_names"]
+
+
+@functools.cache
+def _names(cls) -> tuple[str, ...]:
+    return tuple(BaseEstimator._get_param_names.__func__(cls))
+
+
+def param_names(cls) -> list[str]:
+    """``cls``'s parameter names as scikit-learn reads them from ``__init__``'s signature,
+    read once per class: ``get_params`` runs on every ``partial_fit`` (a parameter may have
+    changed since the last call), and reading a signature costs more than a small batch's
+    step."""
+    return list(_names(cls))
 
 
 class Settings(BaseEstimator):
@@ -13,6 +28,10 @@ class Settings(BaseEstimator):
     ``get_params``/``set_params`` reach the fields from the estimator (``coder__max_iter``),
     so ``clone`` and ``GridSearchCV`` handle them; ``_parameter_constraints`` validates them.
     """
+
+    @classmethod
+    def _get_param_names(cls):
+        return param_names(cls)
 
     def check(self, where: str):
         """Validate the fields (``where`` names the estimator's parameter in the error);

@@ -14,6 +14,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._batches import BATCH_HOOK, Segment
 from .._dask import as_rows, is_dask_array, map_reduce_blocks
 from .._history import History
+from .._params import Settings, param_names
 from .._threads import one_blas_thread
 from ._convergence import ConvergenceMonitor
 
@@ -33,12 +34,13 @@ _IMMUTABLE = (type(None), bool, int, float, complex, str, bytes, np.generic, fro
 
 def _kept(name: str, value):
     """What restores attribute ``name`` after a failed call: the value itself where the call
-    cannot change it (an immutable value, a frozen dataclass such as a rule's state, or an
-    array: the estimators replace their arrays and never write into them), a shallow copy of
-    an append-only list, a deep copy otherwise (the random generator, the history, ...)."""
+    cannot change it (an immutable value, a frozen dataclass such as a rule's state, an array
+    or a settings object: the estimators replace their arrays and settings and never write
+    into them), a shallow copy of an append-only list, a deep copy otherwise (the random
+    generator, the history, ...)."""
     if name in _APPEND_ONLY:
         return list(value)
-    if isinstance(value, (_IMMUTABLE, np.ndarray)) or _is_frozen_value(value):
+    if isinstance(value, (_IMMUTABLE, np.ndarray, Settings)) or _is_frozen_value(value):
         return value
     return copy.deepcopy(value)
 
@@ -101,6 +103,10 @@ class OnlineFactorizationMixin:
     max_no_improvement: int | None
     verbose: int
     partial_fit: Callable[..., Any]
+
+    @classmethod
+    def _get_param_names(cls):
+        return param_names(cls)
 
     def _warn_more_components_than_features(self, n_features: int) -> None:
         """Warn when K > F: a nonnegative factorization (or a subspace) with more components
