@@ -353,6 +353,19 @@ def test_accelerated_split_note_splits_the_gap_into_samples_and_cost():
         "90% of the steps at the cap)" in note
 
 
+def test_density_inner_note_reads_each_densitys_code_solves():
+    from onlinemf.experiments.zhao_tan_outliers import _density_inner_note
+
+    def d(it, cap, code, dic):
+        return {"code_iterations": it, "code_capped": cap, "code_seconds": code,
+                "dict_seconds": dic, "dict_iterations": 1.0, "dict_capped": 0.0}
+
+    note = _density_inner_note({0.7: d(44.5, 0.01, 3.0, 1.0), 0.9: d(49.9, 0.93, 9.0, 1.0)})
+    assert "ν = 0.7: 44.5 code iterations per step, 1% of the steps at the cap, 75% of the " \
+        "pass in the code solves" in note
+    assert "ν = 0.9: 49.9 code iterations per step, 93% of the steps at the cap, 90%" in note
+
+
 def test_inner_split_runs_the_methods_it_is_given():
     from onlinemf.experiments._zhao_tan_diagnoses import _inner_split
 
