@@ -366,6 +366,20 @@ def test_density_inner_note_reads_each_densitys_code_solves():
     assert "ν = 0.9: 49.9 code iterations per step, 93% of the steps at the cap, 90%" in note
 
 
+def test_density_caps_note_reads_samples_to_each_runs_own_descent():
+    from onlinemf.experiments.zhao_tan_outliers import _density_caps_note, _own_descent_samples
+
+    def h(obj):
+        return {"objective": np.asarray(obj, float), "n_samples": np.array([10, 20, 30, 40])}
+
+    # 1 → 0: 90% of the descent is the level 0.1, first passed at the third record (30)
+    assert _own_descent_samples(h([1.0, 0.5, 0.05, 0.0])) == 30
+    curves = {(49, 0.7): h([1.0, 0.05, 0.01, 0.0]), (49, 0.9): h([1.0, 0.5, 0.05, 0.0])}
+    note = _density_caps_note(curves, (49, 0.9), h([1.0, 0.05, 0.02, 0.0]))
+    assert "at the paper's caps ν = 0.7: 20, ν = 0.9: 30; at ν = 0.9 with ten times the " \
+        "caps 20 (f̃ 0 at the end, against 0 at the caps)" in note
+
+
 def test_inner_split_runs_the_methods_it_is_given():
     from onlinemf.experiments._zhao_tan_diagnoses import _inner_split
 
