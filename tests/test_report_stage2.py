@@ -1362,7 +1362,7 @@ def test_block_solves_time_the_steps_and_code_the_next_rows_in_both_block_sizes(
     assert 0 < out["pass"]["code_seconds"] <= max(out["pass"]["runs"].wall)
     assert all(len(r["runs"].kept) == 2 for r in (out[10], out[50], out["pass"]))
     big = [c for c in calls if c[0] == 50]
-    assert len(big) == 2 * 2  # two blocks of 50 rows, in each of the two timed runs
+    assert len(big) == 2 * len(out[50]["runs"].wall)  # two blocks of 50 rows in each run
     learned = make_ol(None).fit(X[:200])  # seeded: the state the measurement starts from
     # the first coded row is row 200, scaled as OL reads it, at OL's learned dictionary
     assert np.allclose(big[0][1][0], X[200] / learned.scale_) and learned.scale_ != 1
@@ -1371,7 +1371,10 @@ def test_block_solves_time_the_steps_and_code_the_next_rows_in_both_block_sizes(
     nxt = X[200:300] / learned.scale_
     inside = [c for c in calls if c[0] == 10 and all(
         np.isclose(nxt, row).all(axis=1).any() for row in c[1])]
-    assert len(inside) == 2 * 10 + 2 * 10  # the steps' two runs, the blocks' two runs
+    # every run codes them, the steps' and the blocks' (a run the protocol replaced too: its
+    # rerun rule reads the timings, which at this size are noise)
+    runs = len(out["pass"]["runs"].wall) + len(out[10]["runs"].wall)
+    assert runs >= 4 and len(inside) == 10 * runs
     steps = np.vstack([c[1] for c in inside[:10]])
     assert np.allclose(np.sort(steps, axis=0), np.sort(nxt, axis=0))
 
