@@ -370,7 +370,8 @@ def test_density_caps_note_reads_samples_to_each_runs_own_descent():
     from onlinemf.experiments.zhao_tan_outliers import _density_caps_note, _own_descent_samples
 
     def h(obj):
-        return {"objective": np.asarray(obj, float), "n_samples": np.array([10, 20, 30, 40])}
+        return {"objective": np.asarray(obj, float), "n_samples": np.array([10, 20, 30, 40]),
+                "time": np.array([1.0, 2.0, 3.0, 4.0])}
 
     # 1 → 0: 90% of the descent is the level 0.1, first passed at the third record (30)
     assert _own_descent_samples(h([1.0, 0.5, 0.05, 0.0])) == 30
@@ -1169,14 +1170,21 @@ def test_batch_path_scores_batch_along_its_iterations_and_reads_the_best_against
     assert read[2].startswith(plain[2]) and "24.0 dB after 100 iterations" in read[2]
 
 
-def test_caps_psnr_reruns_the_online_methods_with_larger_caps_and_words_the_gap_to_orpca():
-    from onlinemf.experiments.zhao_tan_outliers import _caps_psnr, _caps_psnr_note
-
-    rng = np.random.default_rng(2)
-    clean = rng.random((120, 3)) @ rng.random((3, 25))
+def _contaminated(seed: int, n: int, f: int):
+    """Rank-3 clean rows scaled to a maximum of 1, and a copy with a tenth of the entries set
+    to 1 (outliers)."""
+    rng = np.random.default_rng(seed)
+    clean = rng.random((n, 3)) @ rng.random((3, f))
     clean /= clean.max(axis=1, keepdims=True)
     X = clean.copy()
     X[rng.random(X.shape) < 0.1] = 1.0
+    return clean, X
+
+
+def test_caps_psnr_reruns_the_online_methods_with_larger_caps_and_words_the_gap_to_orpca():
+    from onlinemf.experiments.zhao_tan_outliers import _caps_psnr, _caps_psnr_note
+
+    clean, X = _contaminated(2, 120, 25)
     caps = _caps_psnr(clean, X, 3, 0, mult=2)
     assert set(caps) == {"OADMM", "OPGD"}
     assert all(np.isfinite(v).all() and v[2] > 0 for v in map(np.asarray, caps.values()))
@@ -1207,11 +1215,7 @@ def test_orpca_tau_psnr_reads_the_ordering_with_orpca_at_the_online_methods_batc
         run_methods,
     )
 
-    rng = np.random.default_rng(2)
-    clean = rng.random((120, 3)) @ rng.random((3, 25))
-    clean /= clean.max(axis=1, keepdims=True)
-    X = clean.copy()
-    X[rng.random(X.shape) < 0.1] = 1.0
+    clean, X = _contaminated(2, 120, 25)
     run = _orpca_tau_psnr(clean, X, 3, 0, tau=4)
     assert run["batch_size"] == 4 and run["time"] > 0
     assert np.isfinite([run["psnr"], run["psnr_stored"]]).all()
@@ -1243,11 +1247,7 @@ def test_onmf_iterate_trace_reads_the_last_iterate_and_the_note_says_whether_it_
         _onmf_iterate_trace,
     )
 
-    rng = np.random.default_rng(3)
-    clean = rng.random((200, 3)) @ rng.random((3, 20))
-    clean /= clean.max(axis=1, keepdims=True)
-    X = clean.copy()
-    X[rng.random(X.shape) < 0.1] = 1.0
+    clean, X = _contaminated(3, 200, 20)
     trace = _onmf_iterate_trace(X, clean, 3, 0)
     avg = CleanRegret(clean)
     RobustSANMF(3, batch_size=5, random_state=0, callback=avg).fit(X)

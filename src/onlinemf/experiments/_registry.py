@@ -486,40 +486,34 @@ def _open_claims(results: list[Result]) -> list[list[str]]:
     return [r for r in claim_rows(results) if r[2] == PAPER and r[6] != REPRODUCED]
 
 
-def _ledger_headline(results: list[Result], ctx: Context, report: list[str]) -> list[str]:
-    """One paragraph: how the ledger (``causes.csv``) accounts for the paper's claims not
-    reproduced, the report's sections (``report``) checked for the passages it quotes;
-    nothing without a ledger."""
+def _ledger(results: list[Result], ctx: Context, report: list[str]
+            ) -> tuple[list[str], list[str]]:
+    """The ledger (``causes.csv``) in the report, read against its sections (``report``):
+    a paragraph for the headline, how its kinds account for the paper's claims not
+    reproduced (and how many have no entry, or quote a passage the report lacks), and the
+    last section, each such claim with its entry. Nothing without a ledger."""
     causes = read_causes(os.path.join(ctx.out_dir, "causes.csv"))
     rows = _open_claims(results)
     if not causes or not rows:
-        return []
+        return [], []
     counts = cause_counts(rows, causes)
     parts = [f"{counts[k]} {KIND_TEXT[k]}" for k in KINDS if counts[k]]
     table = ledger_rows(rows, causes, "\n".join(report))
     lost = sum("(not in this report)" in r[5] for r in table)
     unlisted = sum(r[4] == NO_ENTRY for r in table)
-    return [f"**Why the other {len(rows)} did not reproduce** (the ledger, last section): "
-            + "; ".join(parts) + "."
-            + (f" {unlisted} of them have no entry in the ledger (counted without a measured "
-               "cause)." if unlisted else "")
-            + (f" {lost} entries quote a passage this report lacks (flagged there)."
-               if lost else ""), ""]
-
-
-def _ledger(results: list[Result], ctx: Context, report: str) -> list[str]:
-    """The report's last section: each paper claim not reproduced with its ledger entry."""
-    causes = read_causes(os.path.join(ctx.out_dir, "causes.csv"))
-    rows = _open_claims(results)
-    if not causes or not rows:
-        return []
-    return ["## Why the paper's claims that did not reproduce did not", "",
-            "Each paper claim not reproduced, with what this report measured about why "
-            "(`causes.csv`, written by reading the report). Kinds: "
-            + "; ".join(f"`{k}`: {t}" for k, t in KIND_TEXT.items()) + ". Each entry quotes "
-            "the passages it rests on; a quote this report lacks is flagged.", "",
-            _md_table(["experiment", "claim", "verdict", "kind", "why", "where"],
-                      ledger_rows(rows, causes, report)), ""]
+    headline = [f"**Why the other {len(rows)} did not reproduce** (the ledger, last section): "
+                + "; ".join(parts) + "."
+                + (f" {unlisted} of them have no entry in the ledger (counted without a "
+                   "measured cause)." if unlisted else "")
+                + (f" {lost} entries quote a passage this report lacks (flagged there)."
+                   if lost else ""), ""]
+    section = ["## Why the paper's claims that did not reproduce did not", "",
+               "Each paper claim not reproduced, with what this report measured about why "
+               "(`causes.csv`, written by reading the report). Kinds: "
+               + "; ".join(f"`{k}`: {t}" for k, t in KIND_TEXT.items()) + ". Each entry "
+               "quotes the passages it rests on; a quote this report lacks is flagged.", "",
+               _md_table(["experiment", "claim", "verdict", "kind", "why", "where"], table), ""]
+    return headline, section
 
 
 def _missing(results: list[Result], ctx: Context) -> tuple[list[str], list[list]]:
@@ -619,8 +613,9 @@ def write_report(results: list[Result], ctx: Context) -> str:
         for note in res.notes:
             out += [f"- {note}"]
         out.append("")
-    out[at:at] = _ledger_headline(results, ctx, out)
-    out += _ledger(results, ctx, "\n".join(out))
+    headline, section = _ledger(results, ctx, out)
+    out[at:at] = headline
+    out += section
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(["experiment", "claim", "source", "paper", "measured", "band", "verdict",

@@ -49,6 +49,7 @@ from ._verdicts import (
     significantly,
     slowdown_band,
     speed_band,
+    speed_parts,
     worst,
 )
 from ._zhao_tan_diagnoses import (
@@ -1166,12 +1167,16 @@ def _density_inner_note(inner: dict) -> str:
             "paper's stopping rule and caps): " + "; ".join(parts) + ".")
 
 
-def _own_descent_samples(h) -> float:
+def _own_descent_samples(h) -> float | None:
     """The samples a run had seen when its objective first covered 90% of its own descent
-    (from its first to its final record)."""
-    obj = np.asarray(h["objective"], dtype=float)
-    level = obj[0] - 0.9 * (obj[0] - obj[-1])
-    return float(np.asarray(h["n_samples"])[np.flatnonzero(obj <= level)[0]])
+    (from its first to its final record); None for a flat or rising run."""
+    seconds, _ = common_level_times([h], same_level=False)
+    return None if seconds is None else speed_parts([h], seconds)[0][0]
+
+
+def _samples_text(h) -> str:
+    n = _own_descent_samples(h)
+    return "no descent" if n is None else f"{n:.3g}"
 
 
 def _density_caps_note(curves: dict, heaviest, capped) -> str:
@@ -1179,11 +1184,11 @@ def _density_caps_note(curves: dict, heaviest, capped) -> str:
     (``capped``, its history), beside OADMM's runs at each density (``curves``: (K, ν) →
     history): each run's samples to 90% of its own descent, the quantity the claim's spread
     is in. Do the capped code solves cost the heavier density its samples?"""
-    parts = [f"ν = {key[1]:g}: {_own_descent_samples(h):.3g}" for key, h in curves.items()]
+    parts = [f"ν = {key[1]:g}: {_samples_text(h)}" for key, h in curves.items()]
     return (f"Fig. 6, OADMM at ν = {heaviest[1]:g} again with ten times the inner solves' caps "
             "(one untimed pass): samples to 90% of each run's own descent, at the paper's caps "
             + ", ".join(parts) + f"; at ν = {heaviest[1]:g} with ten times the caps "
-            f"{_own_descent_samples(capped):.3g} (f̃ {float(capped['objective'][-1]):.4g} at "
+            f"{_samples_text(capped)} (f̃ {float(capped['objective'][-1]):.4g} at "
             f"the end, against {float(curves[heaviest]['objective'][-1]):.4g} at the caps).")
 
 
