@@ -17,8 +17,7 @@ def _names(cls) -> tuple[str, ...]:
 def param_names(cls) -> list[str]:
     """``cls``'s parameter names as scikit-learn reads them from ``__init__``'s signature,
     read once per class: ``get_params`` runs on every ``partial_fit`` (a parameter may have
-    changed since the last call), and reading a signature costs more than a small batch's
-    step."""
+    changed since the last call), and a class's signature does not change between calls."""
     return list(_names(cls))
 
 
