@@ -218,8 +218,10 @@ class Experiment:
     title: str
     func: Callable[[Context], Result]
     # judges a result kept from older rules again, from the numbers it kept (its tables
-    # and measured values): the same claim functions the experiment itself calls
-    rejudge: Callable[[Result], Result] | None = None
+    # and measured values): the same claim functions the experiment itself calls;
+    # ``rejudge(res, ctx)`` — ``ctx`` (None outside an assembly) also lets it read pieces
+    # measured after the kept run, which is not repeated
+    rejudge: Callable[[Result, Context | None], Result] | None = None
     # where the experiment's protocol departs from its paper's, each with its effect where a
     # run measured it (the report lists them under the experiment, kept results included)
     departures: tuple[str, ...] = ()
@@ -329,7 +331,7 @@ def run_experiments(names, ctx: Context, progress=None, on_result=None,
         if done and name in done:
             if progress:
                 progress(f"kept {name} from the earlier run")
-            results.append(current(done[name]))
+            results.append(current(done[name], ctx))
             continue
         if progress:
             progress(f"running {name}: {exp.title}")
@@ -408,16 +410,16 @@ def unspec(text: str) -> str:
     return _SPEC_REF.sub("", text)
 
 
-def current(res: Result) -> Result:
+def current(res: Result, ctx: Context | None = None) -> Result:
     """``res`` judged by the current verdict rules: a result kept from older rules is judged
-    again by its experiment's ``rejudge`` (from the numbers it kept), its notes freed of
-    references to the implementation notes."""
+    again by its experiment's ``rejudge`` (from the numbers it kept, and the pieces of
+    ``ctx`` measured since), its notes freed of references to the implementation notes."""
     exp = REGISTRY.get(res.name)
     # vars(): a result pickled before the field existed has no own value (the class default
     # would read as current)
     if vars(res).get("rules", 0) >= RULES or exp is None or exp.rejudge is None:
         return res
-    res = exp.rejudge(res)
+    res = exp.rejudge(res, ctx)
     res.title = exp.title
     res.notes = [unspec(n) for n in res.notes]
     res.tables = [(unspec(c), h, r) for c, h, r in res.tables]
@@ -560,7 +562,7 @@ def write_report(results: list[Result], ctx: Context) -> str:
     and the code version it ran on.
     """
     os.makedirs(ctx.out_dir, exist_ok=True)
-    results = [current(r) for r in results]
+    results = [current(r, ctx) for r in results]
     out = ["# onlinemf: reproduction report", "",
            f"Scale: **{ctx.scale}**. Data directory: `{ctx.data_dir or '(embedded data only)'}`.",
            "Times are wall-clock seconds on this machine; compare ratios with the paper's "

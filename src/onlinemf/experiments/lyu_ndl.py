@@ -45,7 +45,7 @@ def _network(ctx):
 
 
 @register("lyu-wan", "004", "Network dictionaries and reconstruction of the Huckleberry Finn "
-          "word adjacency network (Figs. 10–12)", rejudge=lambda res: _rejudge_wan(res),
+          "word adjacency network (Figs. 10–12)", rejudge=lambda res, ctx: _rejudge_wan(res),
           departures=(
               "The paper is inconsistent about its dictionary: Example 7.2's text learns 36 "
               "patches, the captions of Figs. 10–12 show 45; r = 45 is used. The text prints "
@@ -351,7 +351,7 @@ def _markov_run(mats, chain, k, checkpoints, seed):
 
 @register("lyu-markov", "004 §9 B4", "Online MF on Markovian data: the surrogate and the "
           "empirical loss meet (Theorem 4.1 (ii)) on a sticky chain",
-          rejudge=lambda res: _rejudge_markov(res))
+          rejudge=lambda res, ctx: _rejudge_markov(res))
 def markov(ctx: Context) -> Result:
     from ..constraints import project_nonneg_l2_ball
 
@@ -670,7 +670,7 @@ def _rejudge_image(res: Result) -> Result:
 
 @register("lyu-image", "004 Fig. 3",
           "A dictionary of 10×10 image patches, and reconstructions of the image and of another",
-          rejudge=lambda res: _rejudge_image(res),
+          rejudge=lambda res, ctx: _rejudge_image(res),
           departures=("Without the paper's Escher and Renoir images in the data folder, "
                       "scikit-learn's sample photographs stand in for them; the PSNR "
                       "thresholds are the implementation's (the paper shows images only).",))
@@ -798,7 +798,7 @@ def _rejudge_networks(res: Result) -> Result:
 
 @register("lyu-networks", "004, later version",
           "Reconstruction and denoising of real networks by NDL (edge recovery, denoising AUC)",
-          rejudge=lambda res: _rejudge_networks(res))
+          rejudge=lambda res, ctx: _rejudge_networks(res))
 def networks(ctx: Context) -> Result:
     from ..graphs import as_adjacency, corrupt_network
     from ..metrics import denoising_auc, edge_recovery
