@@ -451,6 +451,32 @@ def test_image_reconstruction_must_beat_the_unlearned_controls():
     assert [c[2:4] for c in _rejudge_image(res).claims] == before
 
 
+def test_a_kept_image_result_reads_the_what_if_piece_once(tmp_path):
+    """The what-if piece measured after a kept lyu-image run is read into it as one note,
+    against the kept PSNR and controls, however often the result is judged again; the
+    claims are not changed by it."""
+    from onlinemf.experiments._registry import Result
+    from onlinemf.experiments.lyu_ndl import _image_claims, _rejudge_image
+
+    controls = {"random atoms": 22.3, "unlearned patches": 22.5}
+    res = Result()
+    res.claims = _image_claims(25.3, 34.1, controls, {"random atoms": 27.8,
+                                                      "unlearned patches": 29.2})
+    before = [c[2:4] for c in res.claims]
+    piece = {"steps": {"learned": 26.0},
+             "alpha": {"learned": 20.0, "random atoms": 15.0, "unlearned patches": 18.5}}
+    ctx = Context(scale="tiny", out_dir=str(tmp_path))
+    ctx.memo = lambda key, func: piece
+    for _ in range(2):
+        res = _rejudge_image(res, ctx)
+        assert [c[2:4] for c in res.claims] == before
+        (note,) = [n for n in res.notes if n.startswith("What moves")]
+        assert "reach 26.0 dB against 25.3 dB, +3.5 dB over the better control (22.5 dB" in note
+        assert note.endswith("unlearned patches 18.5 dB: +1.5 dB over the better.")
+    only = Context(scale="tiny", out_dir=str(tmp_path), kept_only=True)
+    assert not [n for n in _rejudge_image(Result(claims=res.claims), only).notes]
+
+
 def test_huber_faces_times_a_kept_single_run_subject_again(tmp_path):
     """A subject kept with single timed runs (a row without its runs) gets OL and OL-Wang
     timed again together, and the OL-Wang/OL claim reads those times; a kept-only assembly
