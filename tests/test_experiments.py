@@ -505,3 +505,22 @@ def test_huber_faces_times_a_kept_single_run_subject_again(tmp_path):
     wang = {c[0]: c for c in res.claims}["OL-Wang time / OL time (Table VIII), median over "
                                          "subjects"]
     assert "9.99×" not in wang[2] and again[0][2][0][3] in wang[2]
+
+
+def test_the_longer_stream_note_sets_each_pass_against_batch_on_the_same_frames():
+    """The video played twice: the second pass's frames are set against batch's error on
+    the same frames of the first, at the run's length, the paper's 250 and twice the video;
+    the share closed is of the gap over the first 25 frames."""
+    from onlinemf.experiments.wang_chi_poisson import _longer_note
+
+    n = 200
+    batch = [0.05 + 0.01 * (i >= 100) for i in range(n)]  # harder second half
+    ml = [0.15] * 25 + [0.10] * 175 + [0.08] * 25 + [0.07] * 175
+    note = _longer_note({"batch": batch, "ML": ml, "SA": list(batch) * 2})
+    # 0.15 − 0.05; 0.10 − 0.06; frames 226–250 replay 26–50: 0.07 − 0.05; 0.07 − 0.06
+    assert ("ML-SA 0.100 (frames 1–25) → 0.040 (frames 176–200) → 0.020 (frames 226–250) "
+            "→ 0.010 (frames 376–400), 90% of its first gap closed by frame 400") in note
+    assert "SA 0.000 (frames 1–25) → 0.000 (frames 176–200)" in note
+    assert note.endswith("Frame 250 ends a stream of the paper's length.")
+    short = _longer_note({"batch": batch[:100], "ML": ml[:200], "SA": ml[:200]})
+    assert "frames 226–250" not in short and "paper's length" not in short
