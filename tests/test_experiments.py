@@ -524,3 +524,24 @@ def test_the_longer_stream_note_sets_each_pass_against_batch_on_the_same_frames(
     assert note.endswith("Frame 250 ends a stream of the paper's length.")
     short = _longer_note({"batch": batch[:100], "ML": ml[:200], "SA": ml[:200]})
     assert "frames 226–250" not in short and "paper's length" not in short
+
+
+def test_the_raw_a_note_reads_samples_to_each_set_of_runs_own_common_level():
+    """Across a, the runs on the data divided by their maximum and at their own scale are
+    each read at their own common level (the two objectives have different units): the
+    samples each run had seen there, and their spread."""
+    from onlinemf.experiments.zhao_divergences import _raw_a_note, _samples_to_level
+
+    def h(obj):
+        return {"time": np.arange(4.0) * 2, "n_samples": np.arange(4.0) * 100,
+                "objective": np.array(obj)}
+
+    # the common level: 90% of the way from the lowest start (1) to the highest end (0.1)
+    scaled = [h([1, 0.1, 0.1, 0.1]), h([1, 0.5, 0.3, 0.1])]
+    assert _samples_to_level(scaled) == ([100.0, 300.0], "3.0× apart")
+    raw = [h([10, 1, 1, 1]), h([10, 1.2, 1, 1])]
+    note = _raw_a_note("kl", [2e3, 2e4], scaled, raw)
+    assert "(as run), a=2000: 100, a=20000: 300 (3.0× apart)" in note
+    assert "own scale, a=2000: 100, a=20000: 100 (1.0× apart)" in note
+    rising = [h([1, 0.1, 0.1, 0.1]), h([1, 1.1, 1.2, 1.3])]
+    assert _samples_to_level(rising)[0] is None

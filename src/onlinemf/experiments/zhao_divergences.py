@@ -775,10 +775,12 @@ def fresh_curve(est, X, snapshots) -> dict:
     return {k: np.asarray(v, dtype=float) for k, v in out.items()}
 
 
-def _sensitivity_piece(loss, param, v, n, f, k0, seed):
+def _sensitivity_piece(loss, param, v, n, f, k0, seed, raw: bool = False):
     """One run of Figs. S-1 to S-3: the paper's metric (``history_``) and the run's
     dictionary scored with fresh codes after its first step and at ``FRESH_POINTS`` points
-    of its stream."""
+    of its stream. ``raw``: on the data at their own scale, not divided by their maximum
+    (the paper's literal protocol; the Huber δ at the same share of the maximum), without
+    the paper's metric (``history_`` None)."""
     d = make_nmf_synthetic(n, f, k0, NOISE_FOR_LOSS[loss], random_state=seed)
     snapshots, every = [], n / FRESH_POINTS
 
@@ -787,9 +789,37 @@ def _sensitivity_piece(loss, param, v, n, f, k0, seed):
             snapshots.append((info["time"], info["n_samples"], info["components"].copy()))
 
     kw = {"batch_size": 10, "n_components": k0, param: v}
+    if raw:
+        kw.update(scale=None, history=None, delta=HUBER_DELTA * float(d.X.max()))
     est = _ol(loss, kw.pop("n_components"), kw.pop("batch_size"), seed, callback=keep, **kw)
     est.fit(d.X)
     return est.history_, fresh_curve(est, d.X[:FRESH_ROWS], snapshots)
+
+
+def _samples_to_level(fresh_hists) -> tuple[list | None, str]:
+    """The samples each run had seen when its fresh-code curve reached the runs' common level
+    (:func:`common_level_times`), and their spread in words."""
+    reach, level = common_level_times(fresh_hists)
+    if reach is None:
+        return None, fmt_times(None, [], level)
+    samples = speed_parts(fresh_hists, reach)[0]
+    return samples, f"{max(samples) / max(min(samples), 1.0):.1f}× apart"
+
+
+def _raw_a_note(loss, values, scaled: list, raw: list) -> str:
+    """The a grid's fresh-code samples to the common level on the data divided by their
+    maximum (the runs of the claims, ``scaled``) and at the data's own scale (``raw``): a
+    means a different step when the data change scale, so whether the spread across a is
+    the normalization's."""
+    parts = []
+    for what, hists in (("divided by their maximum (as run)", scaled),
+                        ("at their own scale", raw)):
+        samples, spread = _samples_to_level(hists)
+        parts.append(f"{what}, " + (spread if samples is None else ", ".join(
+            f"a={v:g}: {x:.3g}" for v, x in zip(values, samples)) + f" ({spread})"))
+    return (f"{loss} across a, the dictionaries (fresh codes) on the data " + "; and ".join(parts)
+            + ": samples each run had seen when it reached the runs' common level (an untimed "
+            "piece at the data's own scale, without the paper's metric).")
 
 
 #: the finer reading of the fresh-code curves across K at paper scale: the same runs'
@@ -974,6 +1004,15 @@ def sensitivity(ctx: Context) -> Result:
             outlier = _outlying_run(loss, param, values, paper_finals, ctx.scale, finals)
             if outlier:
                 res.notes.append(outlier)
+            if param == "a":
+                try:
+                    raw = [ctx.memo(f"zhao-sensitivity-{loss}-a-{v:g}-raw-fresh",
+                                    lambda loss=loss, v=v: _sensitivity_piece(
+                                        loss, "a", v, n, f, k0, ctx.seed, raw=True))[1]
+                           for v in values]
+                    res.notes.append(_raw_a_note(loss, values, fresh_hists, raw))
+                except PieceMissing:
+                    pass
             if param == "n_components" and loss in FINE_LOSSES:
                 prefix, every = ctx.pick((n // 5, n // 200), (FINE_PREFIX, FINE_EVERY))
                 try:
