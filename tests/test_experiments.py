@@ -456,7 +456,8 @@ def test_a_kept_image_result_reads_the_what_if_piece_once(tmp_path):
     against the kept PSNR and controls, however often the result is judged again; the
     claims are not changed by it."""
     from onlinemf.experiments._registry import Result
-    from onlinemf.experiments.lyu_ndl import _image_claims, _rejudge_image
+    from onlinemf.experiments._registry import RULES, current
+    from onlinemf.experiments.lyu_ndl import _image_claims
 
     controls = {"random atoms": 22.3, "unlearned patches": 22.5}
     res = Result()
@@ -467,14 +468,16 @@ def test_a_kept_image_result_reads_the_what_if_piece_once(tmp_path):
              "alpha": {"learned": 20.0, "random atoms": 15.0, "unlearned patches": 18.5}}
     ctx = Context(scale="tiny", out_dir=str(tmp_path))
     ctx.memo = lambda key, func: piece
+    res.name, res.rules = "lyu-image", RULES  # current rules: read in all the same
+    assert current(res) is res and not res.notes  # no assembly, nothing read
     for _ in range(2):
-        res = _rejudge_image(res, ctx)
+        res = current(res, ctx)
         assert [c[2:4] for c in res.claims] == before
         (note,) = [n for n in res.notes if n.startswith("What moves")]
         assert "reach 26.0 dB against 25.3 dB, +3.5 dB over the better control (22.5 dB" in note
         assert note.endswith("unlearned patches 18.5 dB: +1.5 dB over the better.")
     only = Context(scale="tiny", out_dir=str(tmp_path), kept_only=True)
-    assert not [n for n in _rejudge_image(Result(claims=res.claims), only).notes]
+    assert not current(Result(name="lyu-image", claims=res.claims), only).notes
 
 
 def test_huber_faces_times_a_kept_single_run_subject_again(tmp_path):

@@ -218,10 +218,13 @@ class Experiment:
     title: str
     func: Callable[[Context], Result]
     # judges a result kept from older rules again, from the numbers it kept (its tables
-    # and measured values): the same claim functions the experiment itself calls;
-    # ``rejudge(res, ctx)`` — ``ctx`` (None outside an assembly) also lets it read pieces
-    # measured after the kept run, which is not repeated
-    rejudge: Callable[[Result, Context | None], Result] | None = None
+    # and measured values): the same claim functions the experiment itself calls
+    rejudge: Callable[[Result], Result] | None = None
+    # reads into a kept result what pieces measured after its run add (a what-if, a timing
+    # the run did not make), without repeating the run: ``later(res, ctx)`` loads them from
+    # ``ctx`` (or computes them, unless ``ctx.kept_only``) and leaves a result unchanged
+    # where they are not kept; reading the same pieces twice adds nothing twice
+    later: Callable[[Result, Context], Result] | None = None
     # where the experiment's protocol departs from its paper's, each with its effect where a
     # run measured it (the report lists them under the experiment, kept results included)
     departures: tuple[str, ...] = ()
@@ -258,15 +261,16 @@ def save_figure(ctx: Context, res: Result, fig, name: str, caption: str, dpi: in
     return path
 
 
-def register(name: str, spec: str, title: str, rejudge=None, departures=()):
+def register(name: str, spec: str, title: str, rejudge=None, departures=(), later=None):
     """Decorator registering ``func(ctx) -> Result`` under ``name`` (``spec``: the number of
-    its seed paper first; ``rejudge``: see the ``rejudge`` field of ``Experiment``;
+    its seed paper first; ``rejudge`` and ``later``: see those fields of ``Experiment``;
     ``departures``: sentences stating where the protocol departs from the paper's)."""
 
     def deco(func):
         if name in REGISTRY:
             raise ValueError(f"experiment {name!r} registered twice")
-        REGISTRY[name] = Experiment(name, spec, title, func, rejudge, tuple(departures))
+        REGISTRY[name] = Experiment(name, spec, title, func, rejudge=rejudge,
+                                    departures=tuple(departures), later=later)
         return func
 
     return deco
@@ -412,20 +416,23 @@ def unspec(text: str) -> str:
 
 def current(res: Result, ctx: Context | None = None) -> Result:
     """``res`` judged by the current verdict rules: a result kept from older rules is judged
-    again by its experiment's ``rejudge`` (from the numbers it kept, and the pieces of
-    ``ctx`` measured since), its notes freed of references to the implementation notes."""
+    again by its experiment's ``rejudge`` (from the numbers it kept), its notes freed of
+    references to the implementation notes; then, with ``ctx``, the experiment's ``later``
+    reads in the pieces measured since its run."""
     exp = REGISTRY.get(res.name)
     # vars(): a result pickled before the field existed has no own value (the class default
     # would read as current)
-    if vars(res).get("rules", 0) >= RULES or exp is None or exp.rejudge is None:
-        return res
-    res = exp.rejudge(res, ctx)
-    res.title = exp.title
-    res.notes = [unspec(n) for n in res.notes]
-    res.tables = [(unspec(c), h, r) for c, h, r in res.tables]
-    res.notes.append(f"The claims above were judged again, from the numbers this run kept, by "
-                     f"the verdict rules of {code_version()} (the run itself is not repeated).")
-    res.rules = RULES
+    if exp is not None and exp.rejudge is not None and vars(res).get("rules", 0) < RULES:
+        res = exp.rejudge(res)
+        res.title = exp.title
+        res.notes = [unspec(n) for n in res.notes]
+        res.tables = [(unspec(c), h, r) for c, h, r in res.tables]
+        res.notes.append(f"The claims above were judged again, from the numbers this run "
+                         f"kept, by the verdict rules of {code_version()} (the run itself is "
+                         "not repeated).")
+        res.rules = RULES
+    if exp is not None and exp.later is not None and ctx is not None:
+        res = exp.later(res, ctx)
     return res
 
 

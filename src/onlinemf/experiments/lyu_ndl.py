@@ -45,7 +45,7 @@ def _network(ctx):
 
 
 @register("lyu-wan", "004", "Network dictionaries and reconstruction of the Huckleberry Finn "
-          "word adjacency network (Figs. 10–12)", rejudge=lambda res, ctx: _rejudge_wan(res),
+          "word adjacency network (Figs. 10–12)", rejudge=lambda res: _rejudge_wan(res),
           departures=(
               "The paper is inconsistent about its dictionary: Example 7.2's text learns 36 "
               "patches, the captions of Figs. 10–12 show 45; r = 45 is used. The text prints "
@@ -351,7 +351,7 @@ def _markov_run(mats, chain, k, checkpoints, seed):
 
 @register("lyu-markov", "004 §9 B4", "Online MF on Markovian data: the surrogate and the "
           "empirical loss meet (Theorem 4.1 (ii)) on a sticky chain",
-          rejudge=lambda res, ctx: _rejudge_markov(res))
+          rejudge=lambda res: _rejudge_markov(res))
 def markov(ctx: Context) -> Result:
     from ..constraints import project_nonneg_l2_ball
 
@@ -656,19 +656,26 @@ def _image_claims(psnr_train: float, psnr_other: float, controls_train: dict | N
                          "well\" (Fig. 3)", psnr_other, controls_other or {}, 18.0, 14.0)]
 
 
-def _rejudge_image(res: Result, ctx: Context | None = None) -> Result:
-    """A kept lyu-image result judged by the current rules, from its measured PSNRs, with
-    the what-if reading (:func:`_image_what_if`) where ``ctx`` has its piece."""
-    def parse(text):
-        controls = {name: float(m.group(1)) for name in CONTROLS
-                    if (m := re.search(re.escape(name) + r" ([-\d.]+) dB", text))}
-        return float(text.split()[1]), controls
-
-    (a, ca), (b, cb) = (parse(c[2]) for c in res.claims)
+def _rejudge_image(res: Result) -> Result:
+    """A kept lyu-image result judged by the current rules, from its measured PSNRs."""
+    (a, ca), (b, cb) = (_parse_image_claim(c[2]) for c in res.claims)
     res.claims = _image_claims(a, b, ca, cb)
-    if ctx is not None:
-        note = _what_if_note(ctx, _image_pair(ctx)[0], a, ca)
-        res.notes = [n for n in res.notes if n != note] + ([note] if note else [])
+    return res
+
+
+def _parse_image_claim(text: str) -> tuple[float, dict]:
+    """A reconstruction claim's measured PSNR and its controls' (name → dB)."""
+    controls = {name: float(m.group(1)) for name in CONTROLS
+                if (m := re.search(re.escape(name) + r" ([-\d.]+) dB", text))}
+    return float(text.split()[1]), controls
+
+
+def _image_later(res: Result, ctx: Context) -> Result:
+    """A kept lyu-image result with the what-if reading (:func:`_image_what_if`) where its
+    piece is kept, against the kept PSNR and controls of the training image."""
+    psnr, controls = _parse_image_claim(res.claims[0][2])
+    note = _what_if_note(ctx, _image_pair(ctx)[0], psnr, controls)
+    res.notes = [n for n in res.notes if n != note] + ([note] if note else [])
     return res
 
 
@@ -777,7 +784,7 @@ def _what_if_note(ctx: Context, image, psnr: float, controls: dict) -> str | Non
 
 @register("lyu-image", "004 Fig. 3",
           "A dictionary of 10×10 image patches, and reconstructions of the image and of another",
-          rejudge=lambda res, ctx: _rejudge_image(res, ctx),
+          rejudge=lambda res: _rejudge_image(res), later=lambda res, ctx: _image_later(res, ctx),
           departures=("Without the paper's Escher and Renoir images in the data folder, "
                       "scikit-learn's sample photographs stand in for them; the PSNR "
                       "thresholds are the implementation's (the paper shows images only).",))
@@ -873,7 +880,7 @@ def _rejudge_networks(res: Result) -> Result:
 
 @register("lyu-networks", "004, later version",
           "Reconstruction and denoising of real networks by NDL (edge recovery, denoising AUC)",
-          rejudge=lambda res, ctx: _rejudge_networks(res))
+          rejudge=lambda res: _rejudge_networks(res))
 def networks(ctx: Context) -> Result:
     from ..graphs import as_adjacency, corrupt_network
     from ..metrics import denoising_auc, edge_recovery

@@ -74,7 +74,7 @@ def _best_grouse(Y, D, k, seed):
 # ----------------------------------------------------------------------------- Figs. 1–3
 @register("wang-chi-synthetic", "003", "Poisson subspace tracking, full and missing data: "
           "SA, memory-limited SA, batch and GROUSE (Figs. 1–3)",
-          rejudge=lambda res, ctx: _rejudge_synthetic(res))
+          rejudge=lambda res: _rejudge_synthetic(res))
 def synthetic(ctx: Context) -> Result:
     n, k, m = ctx.pick((100, 10, 400), (100, 10, 800), tiny=(30, 3, 60))
     rng = np.random.default_rng(ctx.seed)
@@ -221,7 +221,7 @@ def _rejudge_synthetic(res: Result) -> Result:
 
 # ----------------------------------------------------------------------------- Figs. 4–5
 @register("wang-chi-rank", "003", "Over-specified rank (Figs. 4–5)",
-          rejudge=lambda res, ctx: _rejudge_rank(res))
+          rejudge=lambda res: _rejudge_rank(res))
 def rank(ctx: Context) -> Result:
     n, k, m = ctx.pick((100, 10, 400), (100, 10, 800), tiny=(30, 10, 60))
     methods = ("ml",) if ctx.quick else ("ml", "sa")
@@ -347,7 +347,7 @@ def _rejudge_rank(res: Result) -> Result:
 
 # ----------------------------------------------------------------------------- Fig. 6
 @register("wang-chi-tracking", "003", "Tracking abrupt subspace changes (Fig. 6)",
-          rejudge=lambda res, ctx: _rejudge_tracking(res))
+          rejudge=lambda res: _rejudge_tracking(res))
 def tracking(ctx: Context) -> Result:
     n, k = ctx.pick((100, 10), (100, 10), tiny=(30, 3))
     changes = ctx.pick((351, 601, 901), (701, 1201, 1801), tiny=(61, 101, 141))
@@ -460,7 +460,7 @@ MONTECARLO_DEPARTURE = (
 
 @register("wang-chi-montecarlo", "003", "Sensitivity to the random initialization (Fig. 7)",
           departures=(MONTECARLO_DEPARTURE,),
-          rejudge=lambda res, ctx: _rejudge_montecarlo(res))
+          rejudge=lambda res: _rejudge_montecarlo(res))
 def montecarlo(ctx: Context) -> Result:
     n, k, m, runs = ctx.pick((200, 20, 400, 5), (200, 20, 800, 50), tiny=(40, 4, 60, 2))
     methods = ("ml",) if ctx.quick else ("ml", "sa")
@@ -678,10 +678,9 @@ def _longer_note(errs: dict, paper_frames: int = 250) -> str:
             + (f" Frame {paper_frames} ends a stream of the paper's length." if paper else ""))
 
 
-def _rejudge_video(res: Result, ctx: Context | None = None) -> Result:
+def _rejudge_video(res: Result) -> Result:
     """A kept wang-chi-video result judged by the current rules, from its table (a result
-    kept before batch's first 25 frames were tabled reads batch's mean at both ends), with
-    the longer-stream reading (:func:`_longer_stream`) where ``ctx`` has its piece."""
+    kept before batch's first 25 frames were tabled reads batch's mean at both ends)."""
     rows = res.tables[0][2]
     claims = []
     for p in dict.fromkeys(r[0] for r in rows):
@@ -692,9 +691,14 @@ def _rejudge_video(res: Result, ctx: Context | None = None) -> Result:
                 claims.append(_video_claim(p, float(r[2]), float(r[3]), b_first,
                                            float(batch[3]), r[1]))
     res.claims = claims
-    if ctx is not None:
-        note = _longer_piece_note(ctx, _video_frames(ctx)[0])
-        res.notes = [n for n in res.notes if n != note] + ([note] if note else [])
+    return res
+
+
+def _video_later(res: Result, ctx: Context) -> Result:
+    """A kept wang-chi-video result with the longer-stream reading (:func:`_longer_stream`)
+    where its piece is kept."""
+    note = _longer_piece_note(ctx, _video_frames(ctx)[0])
+    res.notes = [n for n in res.notes if n != note] + ([note] if note else [])
     return res
 
 
@@ -712,7 +716,7 @@ def _longer_piece_note(ctx: Context, Z) -> str | None:
               "The paper's video has 250 frames of 50×50; the Hall sequence here has 200 "
               "(downscaled to 50×50): the data hold no more frames, so the stream is a fifth "
               "shorter and 'the last 25 frames' end at frame 200.",),
-          rejudge=lambda res, ctx: _rejudge_video(res, ctx))
+          rejudge=lambda res: _rejudge_video(res), later=lambda res, ctx: _video_later(res, ctx))
 def video(ctx: Context) -> Result:
     Z, shape, src = _video_frames(ctx)
     if ctx.quick:
@@ -1040,7 +1044,7 @@ def _sotu_claims(hits: int, n_terms: int, dated) -> list:
 
 
 @register("wang-chi-sotu", "003", "State of the Union topics and their intensity over time "
-          "(Table I, Fig. 10)", rejudge=lambda res, ctx: _rejudge_sotu(res),
+          "(Table I, Fig. 10)", rejudge=lambda res: _rejudge_sotu(res),
           departures=("The corpus here holds 224 addresses where the paper's holds 225, and "
                       "its vocabulary after the paper's filtering has 5156 terms against the "
                       "paper's 2216 (the claim on the vocabulary reports it).",))
