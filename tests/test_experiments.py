@@ -455,8 +455,7 @@ def test_a_kept_image_result_reads_the_what_if_piece_once(tmp_path):
     """The what-if piece measured after a kept lyu-image run is read into it as one note,
     against the kept PSNR and controls, however often the result is judged again; the
     claims are not changed by it."""
-    from onlinemf.experiments._registry import Result
-    from onlinemf.experiments._registry import RULES, current
+    from onlinemf.experiments._registry import RULES, Result, current
     from onlinemf.experiments.lyu_ndl import _image_claims
 
     controls = {"random atoms": 22.3, "unlearned patches": 22.5}
@@ -467,8 +466,13 @@ def test_a_kept_image_result_reads_the_what_if_piece_once(tmp_path):
     piece = {"steps": {"learned": 26.0},
              "alpha": {"learned": 20.0, "random atoms": 15.0, "unlearned patches": 18.5}}
     ctx = Context(scale="tiny", out_dir=str(tmp_path))
-    ctx.memo = lambda key, func: piece
-    res.name, res.rules = "lyu-image", RULES  # current rules: read in all the same
+
+    def memo(key, func):  # a kept piece, of the code version it was computed on
+        ctx.versions.add("0123abcd")
+        return piece
+
+    ctx.memo = memo
+    res.name, res.rules, res.commit = "lyu-image", RULES, "dc6cffd657"
     assert current(res) is res and not res.notes  # no assembly, nothing read
     for _ in range(2):
         res = current(res, ctx)
@@ -476,6 +480,8 @@ def test_a_kept_image_result_reads_the_what_if_piece_once(tmp_path):
         (note,) = [n for n in res.notes if n.startswith("What moves")]
         assert "reach 26.0 dB against 25.3 dB, +3.5 dB over the better control (22.5 dB" in note
         assert note.endswith("unlearned patches 18.5 dB: +1.5 dB over the better.")
+        assert res.commit == "dc6cffd657, 0123abcd"  # stamped with the piece's version too
+    assert ctx.versions == set()  # the assembly's own versions are left as they were
     only = Context(scale="tiny", out_dir=str(tmp_path), kept_only=True)
     assert not current(Result(name="lyu-image", claims=res.claims), only).notes
 

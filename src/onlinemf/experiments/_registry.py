@@ -432,7 +432,14 @@ def current(res: Result, ctx: Context | None = None) -> Result:
                          "not repeated).")
         res.rules = RULES
     if exp is not None and exp.later is not None and ctx is not None:
-        res = exp.later(res, ctx)
+        outer, ctx.versions = ctx.versions, set()
+        try:
+            res = exp.later(res, ctx)
+            # the result is stamped with the code versions of the pieces read in too
+            stamps = [v for v in str(res.commit).split(", ") if v]
+            res.commit = ", ".join(stamps + sorted(ctx.versions - set(stamps)))
+        finally:
+            ctx.versions = outer
     return res
 
 
