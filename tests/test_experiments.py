@@ -550,7 +550,8 @@ def test_the_raw_a_note_reads_samples_to_each_set_of_runs_own_common_level():
     assert _samples_to_level(scaled) == ([100.0, 300.0], "3.0× apart")
     raw = [h([10, 1, 1, 1]), h([10, 1.2, 1, 1])]
     note = _raw_a_note("kl", [2e3, 2e4], scaled, raw)
-    assert "(as run), a=2000: 100, a=20000: 300 (3.0× apart)" in note
-    assert "own scale, a=2000: 100, a=20000: 100 (1.0× apart)" in note
+    # the curves' spread: medians of (0, 0.4/0.1, 0.2/0.1, 0) and (0, 0.2, 0, 0) in percent
+    assert "(as run), a=2000: 100, a=20000: 300 (3.0× apart); the runs' curves 100% apart" in note
+    assert "own scale, a=2000: 100, a=20000: 100 (1.0× apart); the runs' curves 0% apart" in note
     rising = [h([1, 0.1, 0.1, 0.1]), h([1, 1.1, 1.2, 1.3])]
     assert _samples_to_level(rising)[0] is None

@@ -816,10 +816,22 @@ def _raw_a_note(loss, values, scaled: list, raw: list) -> str:
                         ("at their own scale", raw)):
         samples, spread = _samples_to_level(hists)
         parts.append(f"{what}, " + (spread if samples is None else ", ".join(
-            f"a={v:g}: {x:.3g}" for v, x in zip(values, samples)) + f" ({spread})"))
+            f"a={v:g}: {x:.3g}" for v, x in zip(values, samples)) + f" ({spread})")
+            + f"; the runs' curves {_curve_spread(hists):.3g}% apart")
     return (f"{loss} across a, the dictionaries (fresh codes) on the data " + "; and ".join(parts)
-            + ": samples each run had seen when it reached the runs' common level (an untimed "
-            "piece at the data's own scale, without the paper's metric).")
+            + ": samples each run had seen when it reached the runs' common level, and the "
+            "median over the readings of the runs' range of objectives over the lowest (an "
+            "untimed piece at the data's own scale, without the paper's metric).")
+
+
+def _curve_spread(hists) -> float:
+    """How far apart runs read at the same points are: the median over the points of the
+    range of their objectives over the lowest, in percent (0 for runs a parameter leaves
+    unchanged)."""
+    n = min(len(h["objective"]) for h in hists)
+    obj = np.array([np.asarray(h["objective"][:n], dtype=float) for h in hists])
+    return float(np.median((obj.max(axis=0) - obj.min(axis=0))
+                           / np.maximum(np.abs(obj.min(axis=0)), 1e-300)) * 100)
 
 
 #: the finer reading of the fresh-code curves across K at paper scale: the same runs'
