@@ -466,12 +466,9 @@ def test_a_kept_image_result_reads_the_what_if_piece_once(tmp_path):
     piece = {"steps": {"learned": 26.0},
              "alpha": {"learned": 20.0, "random atoms": 15.0, "unlearned patches": 18.5}}
     ctx = Context(scale="tiny", out_dir=str(tmp_path))
-
-    def memo(key, func):  # a kept piece, of the code version it was computed on
-        ctx.versions.add("0123abcd")
-        return piece
-
-    ctx.memo = memo
+    ctx.memo("lyu-image-what-if", lambda: piece)  # kept, stamped with this code's version
+    (version,) = ctx.versions
+    ctx.versions = set()
     res.name, res.rules, res.commit = "lyu-image", RULES, "dc6cffd657"
     assert current(res) is res and not res.notes  # no assembly, nothing read
     for _ in range(2):
@@ -480,10 +477,10 @@ def test_a_kept_image_result_reads_the_what_if_piece_once(tmp_path):
         (note,) = [n for n in res.notes if n.startswith("What moves")]
         assert "reach 26.0 dB against 25.3 dB, +3.5 dB over the better control (22.5 dB" in note
         assert note.endswith("unlearned patches 18.5 dB: +1.5 dB over the better.")
-        assert res.commit == "dc6cffd657, 0123abcd"  # stamped with the piece's version too
+        assert res.commit == f"dc6cffd657, {version}"  # stamped with the piece's version too
     assert ctx.versions == set()  # the assembly's own versions are left as they were
-    only = Context(scale="tiny", out_dir=str(tmp_path), kept_only=True)
-    assert not current(Result(name="lyu-image", claims=res.claims), only).notes
+    elsewhere = Context(scale="tiny", out_dir=str(tmp_path / "none"), kept_only=True)
+    assert not current(Result(name="lyu-image", claims=res.claims), elsewhere).notes
 
 
 def test_huber_faces_times_a_kept_single_run_subject_again(tmp_path):
@@ -555,3 +552,31 @@ def test_the_raw_a_note_reads_samples_to_each_set_of_runs_own_common_level():
     assert "own scale, a=2000: 100, a=20000: 100 (1.0× apart); the runs' curves 0% apart" in note
     rising = [h([1, 0.1, 0.1, 0.1]), h([1, 1.1, 1.2, 1.3])]
     assert _samples_to_level(rising)[0] is None
+
+
+def test_a_fresh_run_reads_its_later_pieces_once_and_never_computes_them_twice(tmp_path,
+                                                                             monkeypatch):
+    """An experiment that computes its what-if piece itself leaves one note, however often
+    the report is written; writing the report reads kept pieces and computes none, even
+    without ``resume``."""
+    from onlinemf.experiments import lyu_ndl
+    from onlinemf.experiments._registry import current
+
+    calls = []
+    real = lyu_ndl._image_what_if
+    monkeypatch.setattr(lyu_ndl, "_image_what_if",
+                        lambda *a: calls.append(1) or real(*a))
+    ctx = Context(scale="tiny", out_dir=str(tmp_path))
+    res = REGISTRY["lyu-image"].func(ctx)
+    res.name = "lyu-image"
+    for _ in range(3):
+        res = current(res, ctx)
+        assert sum(n.startswith(lyu_ndl.WHAT_IF) for n in res.notes) == 1
+    assert len(calls) == 1
+    # a result whose piece is missing: the report's reading computes nothing
+    os.remove(ctx._piece_path("lyu-image-what-if", "pkl"))
+    res = current(res, ctx)
+    assert len(calls) == 1 and not any(n.startswith(lyu_ndl.WHAT_IF) for n in res.notes)
+    # a run that names the experiment computes it, once
+    res = current(res, ctx, compute=True)
+    assert len(calls) == 2 and sum(n.startswith(lyu_ndl.WHAT_IF) for n in res.notes) == 1

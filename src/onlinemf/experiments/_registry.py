@@ -10,7 +10,7 @@ import re
 import subprocess
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .._io import write_atomic
 from ._causes import KIND_TEXT, KINDS, NO_ENTRY, cause_counts, ledger_rows, read_causes
@@ -220,10 +220,11 @@ class Experiment:
     # judges a result kept from older rules again, from the numbers it kept (its tables
     # and measured values): the same claim functions the experiment itself calls
     rejudge: Callable[[Result], Result] | None = None
-    # reads into a kept result what pieces measured after its run add (a what-if, a timing
-    # the run did not make), without repeating the run: ``later(res, ctx)`` loads them from
+    # reads into a result what pieces measured after its run add (a what-if, a timing the
+    # run did not make), without repeating the run: ``later(res, ctx)`` loads them from
     # ``ctx`` (or computes them, unless ``ctx.kept_only``) and leaves a result unchanged
-    # where they are not kept; reading the same pieces twice adds nothing twice
+    # where they are not kept; reading the same pieces twice adds nothing twice, and an
+    # experiment that computes them itself returns ``later(res, ctx)`` (one reading)
     later: Callable[[Result, Context], Result] | None = None
     # where the experiment's protocol departs from its paper's, each with its effect where a
     # run measured it (the report lists them under the experiment, kept results included)
@@ -335,7 +336,7 @@ def run_experiments(names, ctx: Context, progress=None, on_result=None,
         if done and name in done:
             if progress:
                 progress(f"kept {name} from the earlier run")
-            results.append(current(done[name], ctx))
+            results.append(current(done[name], ctx, compute=True))
             continue
         if progress:
             progress(f"running {name}: {exp.title}")
@@ -414,11 +415,12 @@ def unspec(text: str) -> str:
     return _SPEC_REF.sub("", text)
 
 
-def current(res: Result, ctx: Context | None = None) -> Result:
+def current(res: Result, ctx: Context | None = None, compute: bool = False) -> Result:
     """``res`` judged by the current verdict rules: a result kept from older rules is judged
     again by its experiment's ``rejudge`` (from the numbers it kept), its notes freed of
     references to the implementation notes; then, with ``ctx``, the experiment's ``later``
-    reads in the pieces measured since its run."""
+    reads in the pieces measured since its run — kept pieces only, unless ``compute`` (the
+    experiment is one a run names: a missing piece is then computed, once)."""
     exp = REGISTRY.get(res.name)
     # vars(): a result pickled before the field existed has no own value (the class default
     # would read as current)
@@ -432,14 +434,12 @@ def current(res: Result, ctx: Context | None = None) -> Result:
                          "not repeated).")
         res.rules = RULES
     if exp is not None and exp.later is not None and ctx is not None:
-        outer, ctx.versions = ctx.versions, set()
-        try:
-            res = exp.later(res, ctx)
-            # the result is stamped with the code versions of the pieces read in too
-            stamps = [v for v in str(res.commit).split(", ") if v]
-            res.commit = ", ".join(stamps + sorted(ctx.versions - set(stamps)))
-        finally:
-            ctx.versions = outer
+        reads = replace(ctx, resume=True, kept_only=ctx.kept_only or not compute,
+                        versions=set())
+        res = exp.later(res, reads)
+        # the result is stamped with the code versions of the pieces read in too
+        stamps = [v for v in str(res.commit).split(", ") if v]
+        res.commit = ", ".join(stamps + sorted(reads.versions - set(stamps)))
     return res
 
 

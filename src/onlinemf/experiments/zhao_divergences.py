@@ -33,6 +33,7 @@ from ._verdicts import (
     NOT_MEASURED,
     NOT_REPRODUCED,
     OWN_SCALE_WHY,
+    RISES,
     SIGNIFICANT,
     SIGNIFICANT_WHY,
     SPEC,
@@ -800,8 +801,9 @@ def _samples_to_level(fresh_hists) -> tuple[list | None, str]:
     """The samples each run had seen when its fresh-code curve reached the runs' common level
     (:func:`common_level_times`), and their spread in words."""
     reach, level = common_level_times(fresh_hists)
-    if reach is None:
-        return None, fmt_times(None, [], level)
+    if reach is None:  # the claims' words, of fresh-code curves
+        return None, ("a run ends above its start" if level == RISES
+                      else fmt_times(None, [], level))
     samples = speed_parts(fresh_hists, reach)[0]
     return samples, f"{max(samples) / max(min(samples), 1.0):.1f}× apart"
 

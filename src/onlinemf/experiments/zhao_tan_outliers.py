@@ -817,7 +817,8 @@ def synthetic(ctx: Context) -> Result:
         try:
             settle = _orpca_settle_note(ctx.memo("zhao-tan-synthetic-orpca-tau-curves",
                                                  orpca_tau))
-            res.notes.append(settle)
+            if settle:
+                res.notes.append(settle)
         except PieceMissing:
             pass
     try:  # an untimed piece: the stand-in's averaged output against its last iterate
