@@ -724,7 +724,8 @@ def _video_stream_frames(ctx: Context):
           departures=(
               "The paper's video has 250 frames of 50×50; the Hall sequence here has 200 "
               "(downscaled to 50×50): the data hold no more frames, so the stream is a fifth "
-              "shorter and 'the last 25 frames' end at frame 200.",),
+              "shorter and 'the last 25 frames' end at frame 200. The effect of the length is "
+              "read on the video played twice (a note below).",),
           rejudge=lambda res: _rejudge_video(res), later=lambda res, ctx: _video_later(res, ctx))
 def video(ctx: Context) -> Result:
     Z, shape, src = _video_stream_frames(ctx)
