@@ -162,6 +162,37 @@ def test_a_kept_video_result_reads_the_orpca_timing_measured_after_it():
     assert asked[:2] == [("hall", 9.0, False), ("escalator", 9.0, False)]
 
 
+def test_a_kept_video_result_reads_its_orpca_pieces_at_assembly(tmp_path):
+    """At a report's assembly a kept video result whose ORPCA ran per sample reads each
+    video's kept ORPCA-at-τ piece (and computes none); a result whose ORPCA took τ is left
+    as it is."""
+    from onlinemf.experiments._registry import RULES, Context, current
+    from onlinemf.experiments._timing import timed
+
+    def table(name, orpca="ORPCA"):
+        rows = [[orpca if m == "ORPCA" else m, f"{t} (one run)"]
+                for m, t in _times(80.0).items()]
+        return (f"{name}: running times (s)", ["method", "time (s)"], rows)
+
+    ctx = Context(scale="paper", out_dir=str(tmp_path), kept_only=True)
+    runs = {m: timed(lambda: None, 3)[1] for m in ("OADMM", "OPGD", "ORPCA")}
+    piece = {"OADMM": {"time": 20.0, "runs": runs["OADMM"]},
+             "OPGD": {"time": 18.0, "runs": runs["OPGD"]},
+             "ORPCA": {"time": 19.0, "runs": runs["ORPCA"], "batch_size": 5}}
+    Context(scale="paper", out_dir=str(tmp_path)).memo("zhao-tan-video-hall-orpca-tau",
+                                                        lambda: piece)
+    res = Result(name="zhao-tan-video", rules=RULES, commit="08abacad88")
+    res.tables = [table("hall"), table("escalator")]
+    res = current(res, ctx)
+    rows = {c[0]: c for c in res.claims}
+    assert rows["hall: ORPCA time / online time"][2].startswith("ORPCA/OADMM 0.95×")
+    assert rows["escalator: ORPCA time / online time"][3] == NOT_MEASURED  # not kept
+    assert res.commit.startswith("08abacad88, ")
+    fresh = Result(name="zhao-tan-video", rules=RULES, claims=[["kept as run"]])
+    fresh.tables = [table("hall", "ORPCA (τ = 5)")]
+    assert current(fresh, ctx).claims == [["kept as run"]]
+
+
 def test_fig3_claims_read_denoising_from_the_psnrs_and_leave_shadows_unmeasured():
     def rows(ol, wang, batch, noisy=13.0):
         return [[str(s), "1", "1", "1", "1×", "1×", f"{noisy}", f"{ol}", f"{wang}", f"{batch}"]
