@@ -181,9 +181,15 @@ def test_a_kept_video_result_reads_its_orpca_pieces_at_assembly(tmp_path):
              "ORPCA": {"time": 19.0, "runs": runs["ORPCA"], "batch_size": 5}}
     Context(scale="paper", out_dir=str(tmp_path)).memo("zhao-tan-video-hall-orpca-tau",
                                                         lambda: piece)
+    split = {"OADMM": dict(code_seconds=8.6, dict_seconds=1.4, code_iterations=49.9,
+                           code_capped=0.87, dict_iterations=1.0, dict_capped=0.0)}
+    Context(scale="paper", out_dir=str(tmp_path)).memo("zhao-tan-video-hall-inner",
+                                                        lambda: split)
     res = Result(name="zhao-tan-video", rules=RULES, commit="08abacad88")
     res.tables = [table("hall"), table("escalator")]
-    res = current(res, ctx)
+    res = current(current(res, ctx), ctx)
+    (inner,) = [n for n in res.notes if "Where the online methods' time goes" in n]
+    assert inner.startswith("hall: ") and "OADMM: 86% of its 10.0 s in the code solves" in inner
     rows = {c[0]: c for c in res.claims}
     assert rows["hall: ORPCA time / online time"][2].startswith("ORPCA/OADMM 0.95×")
     assert rows["escalator: ORPCA time / online time"][3] == NOT_MEASURED  # not kept

@@ -1730,7 +1730,7 @@ def video(ctx: Context) -> Result:
     res.notes.append(f"Frames normalized to max 1, replicated p={_video_copies(ctx)}. Without "
                      "--data-dir the video is synthetic: moving bright and dark blocks over a "
                      "static textured background, so the true background is known.")
-    return res
+    return _video_later(res, ctx)
 
 
 def _videos(ctx: Context) -> list:
@@ -1762,21 +1762,36 @@ def _video_stream(ctx: Context, vi: int, frames) -> np.ndarray:
 
 
 def _video_later(res: Result, ctx: Context) -> Result:
-    """A kept video result whose ORPCA updated per sample, its time claims judged again with
-    each video's ORPCA-at-τ timing where kept (:func:`_video_orpca_times`)."""
-    per_sample = any(m == "ORPCA" for caption, _, rows in res.tables
-                     if caption.endswith("running times (s)") for m, _ in rows)
-    if not per_sample:
+    """A video result with where each video's online passes go (:func:`_inner_split`, an
+    untimed piece per video) where kept; and, where its ORPCA updated per sample, its time
+    claims judged again with each video's ORPCA-at-τ timing where kept
+    (:func:`_video_orpca_times`)."""
+    times = [(caption.split(":")[0], rows) for caption, _, rows in res.tables
+             if caption.endswith(": running times (s)")]
+    for name, _ in times:
+        try:
+            note = _inner_note(f"{name}: ", ctx.memo(
+                f"zhao-tan-video-{name}-inner",
+                lambda name=name: _inner_split(_named_video_stream(ctx, name),
+                                               ctx.pick(20, 49, tiny=5), ctx.seed)))
+        except PieceMissing:
+            continue
+        head = f"{name}: Where the online methods' time goes"
+        res.notes = [n for n in res.notes if not n.startswith(head)] + [note]
+    if not any(m == "ORPCA" for _, rows in times for m, _ in rows):
         return res
     return _rejudge_times(res, orpca=lambda name, results: _video_orpca_times(ctx, name,
                                                                               results))
 
 
+def _named_video_stream(ctx: Context, name: str) -> np.ndarray:
+    """The stream of the video called ``name`` (:func:`_video_stream`)."""
+    (vi, frames), = [(vi, f) for vi, (n, f, _) in enumerate(_videos(ctx)) if n == name]
+    return _video_stream(ctx, vi, frames)
+
+
 def _video_orpca_times(ctx: Context, name: str, results: dict) -> dict | None:
     """:func:`_orpca_times` of video ``name`` (its piece ``zhao-tan-video-NAME-orpca-tau``):
     ORPCA's time claim of a kept video result whose ORPCA updated per sample."""
-    def data():
-        (vi, frames), = [(vi, f) for vi, (n, f, _) in enumerate(_videos(ctx)) if n == name]
-        return _video_stream(ctx, vi, frames)
-
-    return _orpca_times(ctx, f"zhao-tan-video-{name}", results, data, ctx.pick(20, 49, tiny=5))
+    return _orpca_times(ctx, f"zhao-tan-video-{name}", results,
+                        lambda: _named_video_stream(ctx, name), ctx.pick(20, 49, tiny=5))
