@@ -700,6 +700,11 @@ def _image_pair(ctx: Context) -> tuple:
     return first, second, ["china.jpg (scikit-learn)", "flower.jpg (scikit-learn)"]
 
 
+def _image_budget(ctx: Context) -> tuple[int, int]:
+    """The run's number of atoms r and of learning steps (the paper's 500 at its scale)."""
+    return ctx.pick(49, 100, tiny=9), ctx.pick(200, 500, tiny=20)
+
+
 def _learn_patches(image, r: int, n_iter: int, seed, alpha: float = ALPHA):
     """Online dictionary learning of ``r`` atoms from ``n_iter`` steps of 10 i.i.d. random
     10×10 patches of ``image`` (the paper's Fig. 3 protocol)."""
@@ -769,7 +774,7 @@ def _what_if_note(ctx: Context, image, psnr: float, controls: dict) -> str | Non
     """The training image's claim under the what-if changes (:func:`_image_what_if`, an
     untimed piece; ``image()`` makes the training image where the piece is computed),
     against its measured PSNR and controls; None where not kept."""
-    r, n_iter = ctx.pick(49, 100, tiny=9), ctx.pick(200, 500, tiny=20)
+    r, n_iter = _image_budget(ctx)
     try:
         w = ctx.memo("lyu-image-what-if", lambda: _image_what_if(image(), r, n_iter,
                                                                  ctx.seed))
@@ -799,8 +804,7 @@ def image_dictionary(ctx: Context) -> Result:
     import sklearn.feature_extraction.image  # noqa: F401  (imported outside the timing)
 
     first, second, names = _image_pair(ctx)
-    r = ctx.pick(49, 100, tiny=9)
-    n_iter = ctx.pick(200, 500, tiny=20)
+    r, n_iter = _image_budget(ctx)
     t0 = time.perf_counter()
     odl = _learn_patches(first, r, n_iter, ctx.seed)  # 10 i.i.d. random patches per step
     t_learn = time.perf_counter() - t0

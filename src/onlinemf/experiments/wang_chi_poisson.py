@@ -704,12 +704,21 @@ def _video_later(res: Result, ctx: Context) -> Result:
     reading."""
     try:
         note = _longer_note(ctx.memo("wang-chi-video-longer", lambda: _longer_stream(
-            _video_stream_frames(ctx)[0], ctx.pick(40, 40, tiny=5), ctx.seed,
-            ctx.pick(8, 30, tiny=2))))
+            _video_stream_frames(ctx)[0], _video_rank(ctx), ctx.seed, _video_batch_iters(ctx))))
     except PieceMissing:
         note = None
     res.notes = [n for n in res.notes if not n.startswith(LONGER)] + ([note] if note else [])
     return res
+
+
+def _video_rank(ctx: Context) -> int:
+    """Fig. 9's rank K (40)."""
+    return ctx.pick(40, 40, tiny=5)
+
+
+def _video_batch_iters(ctx: Context) -> int:
+    """The batch substitute's iterations in Fig. 9."""
+    return ctx.pick(8, 30, tiny=2)
 
 
 def _video_stream_frames(ctx: Context):
@@ -729,7 +738,7 @@ def _video_stream_frames(ctx: Context):
           rejudge=lambda res: _rejudge_video(res), later=lambda res, ctx: _video_later(res, ctx))
 def video(ctx: Context) -> Result:
     Z, shape, src = _video_stream_frames(ctx)
-    k = ctx.pick(40, 40, tiny=5)
+    k = _video_rank(ctx)
     rng = np.random.default_rng(ctx.seed)
     res = Result()
     plt = pyplot()
@@ -751,7 +760,7 @@ def video(ctx: Context) -> Result:
                          f"{np.mean(errs[-25:]):.3f}"])
             panels.append((f"{method.upper()}, p={p}", recon))
         Db, A = batch_poisson_factorization(np.nan_to_num(Y), k, ~np.isnan(Y),
-                                            n_iter=ctx.pick(8, 30, tiny=2),
+                                            n_iter=_video_batch_iters(ctx),
                                             random_state=ctx.seed)
         be = np.linalg.norm(A @ Db.T - Z, axis=1) / np.linalg.norm(Z, axis=1)
         # the online methods' last 25 frames are set against batch's on the same frames

@@ -810,9 +810,9 @@ def _samples_to_level(fresh_hists) -> tuple[list | None, str]:
 
 def _raw_a_note(loss, values, scaled: list, raw: list) -> str:
     """The a grid's fresh-code samples to the common level on the data divided by their
-    maximum (the runs of the claims, ``scaled``) and at the data's own scale (``raw``): a
-    means a different step when the data change scale, so whether the spread across a is
-    the normalization's."""
+    maximum (the runs of the claims, ``scaled``) and at the data's own scale (``raw``, the
+    paper's literal protocol), where a step of the same a acts on gradients of another size;
+    and how far apart each set's curves are."""
     parts = []
     for what, hists in (("divided by their maximum (as run)", scaled),
                         ("at their own scale", raw)):
