@@ -125,6 +125,32 @@ def test_orpca_separates_outliers():
     np.testing.assert_array_equal(again, ORPCA(4, random_state=0).fit(X).components_)
 
 
+def test_orpca_inner_counts_its_alternations_caps_and_seconds():
+    """inner_ counts the (r, e) alternations of each mini-batch's code solve (stopped at
+    inner_iter, or by tol), the mini-batches at the cap, and the seconds of the code solves
+    and of the basis updates, in OnlineRobustNMF's keys."""
+    from onlinemf.baselines import ORPCA
+
+    _, X = _corrupted(n=100)
+    capped = ORPCA(4, batch_size=5, inner_iter=3, tol=0.0, random_state=0).fit(X).inner_
+    assert capped["code_iterations"] == 3.0 and capped["code_capped"] == 1.0
+    assert capped["dict_iterations"] == 1.0 and capped["dict_capped"] == 0.0
+    loose = ORPCA(4, batch_size=5, inner_iter=50, tol=1e9, random_state=0).fit(X).inner_
+    assert loose["code_iterations"] == 1.0 and loose["code_capped"] == 0.0
+    est = ORPCA(4, batch_size=5, random_state=0).fit(X)
+    inner = est.inner_
+    assert 1.0 < inner["code_iterations"] < 50 and 0.0 <= inner["code_capped"] <= 1.0
+    assert inner["dict_seconds"] == est.basis_seconds_
+    assert 0.0 < inner["code_seconds"] and inner["code_seconds"] + inner["dict_seconds"] \
+        <= est.history_["time"][-1]
+    # a fit starts the counts again; partial_fit adds to them
+    est.partial_fit(X[:5])
+    assert est.inner_["code_seconds"] > inner["code_seconds"]
+    assert est.fit(X).inner_["code_iterations"] == inner["code_iterations"]
+    with pytest.raises(AttributeError, match="inner_"):
+        ORPCA(4).inner_
+
+
 def test_orpca_mini_batches_code_with_one_basis_then_update_once():
     """With batch_size = τ the τ samples are coded with the basis they found, and the basis
     changes once per batch; the method still separates the outliers."""

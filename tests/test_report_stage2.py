@@ -485,6 +485,12 @@ def test_orpca_settle_note_reads_the_kept_regret_curves_on_each_clock():
                               "OADMM": oadmm, "OPGD": opgd})
     assert "ORPCA at τ = 5" in tau
     assert _orpca_settle_note({"ORPCA": orpca, "OADMM": oadmm}) is None
+    # with the stream's length, each pair's seconds split into samples and ms per sample:
+    # three records over 300 samples, so ORPCA reaches 0.28 at its 200th sample, OADMM at
+    # its 300th; a pass of 0.4 s is 1.33 ms per sample, of 4 s 13.3
+    split = _orpca_settle_note({"ORPCA": orpca, "OADMM": oadmm, "OPGD": opgd}, n_samples=300)
+    assert ("(ORPCA: 200 samples, 1.33 ms per sample, OADMM: 300 samples, 13.3 ms per "
+            "sample)") in split
 
 
 def test_close_to_batch_needs_half_the_gap_from_a_random_subspace():
@@ -1796,3 +1802,70 @@ def test_ceiling_note_names_a_tie_at_evs_top_only():
     assert _ceiling_note(0.3, {"vr": 0.749, "smm": 0.733, "sgd": 0.793}, 0.04) == ""
     assert _ceiling_note(0.1, {"vr": 1.0, "smm": 0.9, "sgd": 0.8}, 0.05) == ""
     assert _ceiling_note(0.1, {"vr": 0.9, "smm": 1.0, "sgd": 1.0}, 0.05) == ""
+
+
+def test_code_cost_note_divides_each_timed_median_as_its_untimed_pass_does():
+    """Each method's timed seconds split by its own pass's shares: the code solves and the
+    updates add up to its time, and ORPCA's ratios to OADMM and OPGD are those parts'."""
+    from onlinemf.experiments._zhao_tan_diagnoses import CODE_COST_HEAD, _code_cost_note
+
+    def d(code_s, dict_s, iters, capped):
+        return dict(code_seconds=code_s, dict_seconds=dict_s, code_iterations=iters,
+                    code_capped=capped, dict_iterations=1.0, dict_capped=0.0)
+
+    split = {"ORPCA": d(3.0, 1.0, 10.0, 0.0), "OADMM": d(8.0, 2.0, 50.0, 1.0),
+             "OPGD": d(9.0, 1.0, 40.0, 0.5)}
+    times = {"ORPCA": 40.0, "OADMM": 100.0, "OPGD": 50.0}
+    text = _code_cost_note("hall: ", times, split)
+    assert text.startswith("hall: " + CODE_COST_HEAD)
+    # ORPCA: 75% of 40 s = 30 s of code solves; OADMM 80 of 100; OPGD 45 of 50
+    assert "ORPCA 40.0 s: code solves 30.0 s (10.0 alternations per mini-batch, 0% at " \
+           "the cap), basis updates 10.0 s" in text
+    assert "OADMM 100.0 s: code solves 80.0 s (50.0 iterations per mini-batch, 100% at " \
+           "the cap), dictionary solves 20.0 s" in text
+    # against OADMM: 30/80 = 0.375 of the time, 0.2 of the iterations at 1.875× each
+    assert ("Against OADMM, ORPCA's code solves take 0.38× the time (0.20× the iterations at "
+            "1.88× the cost each) and its basis updates 0.50× that of the dictionary solves, "
+            "so its pass 0.40×") in text
+    assert "against OPGD, ORPCA's code solves take 0.67× the time" in text
+    assert _code_cost_note("", times, {m: split[m] for m in ("OADMM", "OPGD")}) is None
+
+
+def test_kept_yaleb_and_video_results_read_their_code_cost_pieces_once(tmp_path):
+    """A kept result reads the code-cost piece where it is kept, with the seconds of its
+    running-time table (YaleB) or of the video's ORPCA-at-τ piece; read twice it carries one
+    note, and a reading without the piece computes nothing."""
+    from onlinemf.experiments._registry import RULES, current
+    from onlinemf.experiments._timing import timed
+    from onlinemf.experiments._zhao_tan_diagnoses import CODE_COST_HEAD
+
+    def d(code_s, dict_s, iters):
+        return dict(code_seconds=code_s, dict_seconds=dict_s, code_iterations=iters,
+                    code_capped=0.0, dict_iterations=1.0, dict_capped=0.0)
+
+    split = {"ORPCA": d(3.0, 1.0, 10.0), "OADMM": d(8.0, 2.0, 50.0), "OPGD": d(9.0, 1.0, 40.0)}
+    kept = Context(scale="paper", out_dir=str(tmp_path), kept_only=True)
+    rows = [["ORPCA (τ = 5)", "4.0 s (median of 3 runs: 4.0, 4.1, 3.9)"],
+            ["OADMM", "10.0 s (median of 3 runs: 10.0, 10.1, 9.9)"], ["OPGD", "5.0 (one run)"],
+            ["BADMM", "30.0 (one run)"], ["BPGD", "30.0 (one run)"]]
+    yaleb = Result(name="zhao-tan-yaleb", rules=RULES, commit="e8bc83ee1b")
+    yaleb.tables = [("Running times (s)", ["method", "time (s)"], rows)]
+    assert not [n for n in current(yaleb, kept).notes if CODE_COST_HEAD in n]
+    Context(scale="paper", out_dir=str(tmp_path)).memo("zhao-tan-yaleb-code-cost",
+                                                       lambda: split)
+    notes = [n for n in current(current(yaleb, kept), kept).notes if CODE_COST_HEAD in n]
+    assert len(notes) == 1 and notes[0].startswith(CODE_COST_HEAD)
+    assert "ORPCA 4.0 s: code solves 3.0 s" in notes[0]
+    runs = {m: timed(lambda: None, 3)[1] for m in ("OADMM", "OPGD", "ORPCA")}
+    piece = {"OADMM": {"time": 20.0, "runs": runs["OADMM"]},
+             "OPGD": {"time": 18.0, "runs": runs["OPGD"]},
+             "ORPCA": {"time": 12.0, "runs": runs["ORPCA"], "batch_size": 5}}
+    fresh = Context(scale="paper", out_dir=str(tmp_path))
+    fresh.memo("zhao-tan-video-hall-orpca-tau", lambda: piece)
+    fresh.memo("zhao-tan-video-hall-code-cost", lambda: split)
+    video = Result(name="zhao-tan-video", rules=RULES, commit="08abacad88")
+    video.tables = [("hall: running times (s)", ["method", "time (s)"],
+                     [["ORPCA", "9.0 (one run)"]] + rows[1:])]
+    notes = [n for n in current(current(video, kept), kept).notes if CODE_COST_HEAD in n]
+    assert len(notes) == 1 and notes[0].startswith("hall: " + CODE_COST_HEAD)
+    assert "ORPCA 12.0 s: code solves 9.0 s" in notes[0]  # the piece's seconds, at τ

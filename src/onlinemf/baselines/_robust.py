@@ -153,6 +153,12 @@ class ORPCA:
     basis_seconds_ : float
         Time spent in the basis updates (one per ``batch_size`` samples, O(K²F) each) since
         the last fresh start.
+    inner_ : dict
+        Where the steps since the last fresh start went, in OnlineRobustNMF's keys: the (r, e)
+        alternations per mini-batch (``code_iterations``), the share of mini-batches that
+        stopped at ``inner_iter`` rather than by ``tol`` (``code_capped``), the basis sweeps
+        per mini-batch (``dict_iterations``, always one) and the seconds of each
+        (``code_seconds``, ``dict_seconds``), so that its pass can be set beside theirs.
     """
 
     def __init__(self, n_components, lam1=None, lam2=None, inner_iter=50, tol=1e-6,
@@ -171,13 +177,15 @@ class ORPCA:
         chol = safe_cho_factor(L @ L.T + self._l1 * np.eye(L.shape[0]))
         E = np.zeros_like(Z)
         Rc = np.zeros((Z.shape[0], L.shape[0]))
-        for _ in range(self.inner_iter):
+        for it in range(1, self.inner_iter + 1):
             Rn = cho_solve(chol, ((Z - E) @ L.T).T).T
             En = soft_threshold(Z - Rn @ L, self._l2)
             done = np.abs(Rn - Rc).max() <= self.tol and np.abs(En - E).max() <= self.tol
             Rc, E = Rn, En
             if done:
                 break
+        self._code_iterations = it if self.inner_iter > 0 else 0
+        self._code_capped = not done if self.inner_iter > 0 else False
         return Rc, E
 
     @one_blas_thread  # its products are mini-batch sized, as the library's online methods'
@@ -194,11 +202,17 @@ class ORPCA:
             self._A = np.zeros((self.n_components, self.n_components))
             self._B = np.zeros((self.n_components, f))
             self.basis_seconds_ = 0.0
+            self._inner = [0, 0, 0, 0.0]  # steps, alternations, steps at the cap, code seconds
         self.last_codes_ = np.empty((X.shape[0], self.n_components))
         # its paper updates the basis after every sample (batch_size = 1)
         for start in range(0, X.shape[0], self.batch_size):
             Z = X[start:start + self.batch_size]
+            t0 = time.perf_counter()
             r, e = self._code(Z)
+            self._inner[3] += time.perf_counter() - t0
+            self._inner[0] += 1
+            self._inner[1] += self._code_iterations
+            self._inner[2] += self._code_capped
             self.last_codes_[start:start + Z.shape[0]] = r
             self._A += r.T @ r
             self._B += r.T @ (Z - e)
@@ -209,6 +223,18 @@ class ORPCA:
                                                  max_sweeps=1, tol=0.0)
             self.basis_seconds_ += time.perf_counter() - t0
         return self
+
+    @property
+    def inner_(self) -> dict:
+        """The code solves' alternations, caps reached and seconds, and the basis updates'
+        seconds (see the class docstring)."""
+        if not hasattr(self, "components_"):
+            raise AttributeError("inner_ is set by fit or partial_fit")
+        n, iters, capped, code_s = self._inner
+        per = 1.0 / max(n, 1)
+        return {"code_iterations": iters * per, "code_capped": capped * per,
+                "dict_iterations": 1.0 if n else 0.0, "dict_capped": 0.0,
+                "code_seconds": code_s, "dict_seconds": self.basis_seconds_}
 
     @one_blas_thread
     def fit(self, X):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..baselines import batch_robust_nmf
+from ..baselines import ORPCA, batch_robust_nmf
 from ..estimators import OnlineRobustNMF, RobustSolver
 from ._registry import Context, PieceMissing
 from ._verdicts import (
@@ -27,17 +27,59 @@ from ._verdicts import (
 ONLINE = {"OADMM": "admm", "OPGD": "pgd", "OAPGD (accelerated)": "apgd"}
 
 
+#: the start of :func:`_code_cost_note`'s text after its ``where`` (a later reading replaces it)
+CODE_COST_HEAD = "ORPCA's code solves beside OADMM's and OPGD's"
+
+
 #: The paper's single pass over the stream (Algorithm 1), with fit's stopping rule off.
 ONE_PASS = {"max_iter": 1, "max_no_improvement": None}
 
 
 def _inner_split(X, k: int, seed, names=("OADMM", "OPGD")) -> dict:
-    """One untimed pass of each online method of ``names`` (keys of :data:`ONLINE`) over X
-    (rows = normalized samples) at the paper's settings, seeded as the runs are: each one's
-    ``inner_`` (the inner solves' iterations, steps at their caps and seconds)."""
-    return {name: OnlineRobustNMF(k, solver=ONLINE[name], batch_size=5, scale=None,
-                                  settings="paper", random_state=seed, **ONE_PASS).fit(X).inner_
-            for name in names}
+    """One untimed pass of each online method of ``names`` (keys of :data:`ONLINE`, or
+    "ORPCA" at the same τ = 5, as the paper compares it) over X (rows = normalized samples)
+    at the paper's settings, seeded as the runs are: each one's ``inner_`` (the inner solves'
+    iterations, steps at their caps and seconds)."""
+    def split(name):
+        if name == "ORPCA":
+            return ORPCA(k, batch_size=5, random_state=seed).fit(X).inner_
+        return OnlineRobustNMF(k, solver=ONLINE[name], batch_size=5, scale=None,
+                               settings="paper", random_state=seed, **ONE_PASS).fit(X).inner_
+    return {name: split(name) for name in names}
+
+
+def _code_cost_note(where: str, times: dict, split: dict) -> str | None:
+    """What ORPCA's code solves cost against OADMM's and OPGD's: each method's timed seconds
+    (``times``: the timing protocol's medians, all at τ = 5) divided as one untimed pass of
+    it divides its time (``split``: :func:`_inner_split` of the three), so that the seconds
+    compared come from runs timed together while the shares come from the passes that count
+    the iterations. The code solves and the per-mini-batch updates then account for the
+    ORPCA time ratio, term by term. None without all three."""
+    names = ("ORPCA", "OADMM", "OPGD")
+    if not all(m in split and split[m] and m in times for m in names):
+        return None
+    parts, code, upd, per_it = [], {}, {}, {}
+    for m in names:
+        d = split[m]
+        total = d["code_seconds"] + d["dict_seconds"]
+        code[m] = times[m] * d["code_seconds"] / max(total, 1e-12)
+        upd[m] = times[m] - code[m]
+        per_it[m] = code[m] / max(d["code_iterations"], 1e-12)
+        unit = "alternations" if m == "ORPCA" else "iterations"
+        step = "basis updates" if m == "ORPCA" else "dictionary solves"
+        parts.append(f"{m} {times[m]:.1f} s: code solves {code[m]:.1f} s "
+                     f"({d['code_iterations']:.1f} {unit} per mini-batch, "
+                     f"{d['code_capped']:.0%} at the cap), {step} {upd[m]:.1f} s")
+    ratios = "; ".join(
+        f"against {o}, ORPCA's code solves take {code['ORPCA'] / code[o]:.2f}× the time "
+        f"({split['ORPCA']['code_iterations'] / split[o]['code_iterations']:.2f}× the "
+        f"iterations at {per_it['ORPCA'] / per_it[o]:.2f}× the cost each) and its basis "
+        f"updates {upd['ORPCA'] / upd[o]:.2f}× that of the dictionary solves, so its pass "
+        f"{times['ORPCA'] / times[o]:.2f}×" for o in ("OADMM", "OPGD"))
+    return (f"{where}{CODE_COST_HEAD} (each method's timed "
+            "median divided as one untimed pass of it divides its time; all at τ = 5, so "
+            "with the same mini-batches): " + "; ".join(parts) + ". " + ratios[0].upper()
+            + ratios[1:] + ".")
 
 
 def _timed_histories(ctx: Context, fit) -> tuple:
@@ -93,6 +135,23 @@ def _speed_spread(every: list, level) -> str:
 
     return verdict_counts(speed_band(list(choice), level)[0]
                           for choice in itertools.product(*every))
+
+
+def code_cost(ctx: Context, key: str, where: str, data, k: int, times: dict | None
+              ) -> str | None:
+    """:func:`_code_cost_note` of ``times`` (each method's timed seconds at τ = 5, or None)
+    and the piece ``key``-code-cost: one untimed pass each of ORPCA, OADMM and OPGD over
+    ``data()`` (:func:`_inner_split`), run one after another so that their shares are
+    measured alike. None without ``times``, or where the piece is not kept in a kept-only
+    reading."""
+    if times is None:
+        return None
+    try:
+        split = ctx.memo(f"{key}-code-cost", lambda: _inner_split(
+            data(), k, ctx.seed, names=("ORPCA", "OADMM", "OPGD")))
+    except PieceMissing:
+        return None
+    return _code_cost_note(where, times, split)
 
 
 def _inner_note(where: str, split: dict) -> str:

@@ -50,10 +50,12 @@ from ._verdicts import (
     slowdown_band,
     speed_band,
     speed_parts,
+    speed_split,
     worst,
 )
 from ._zhao_tan_diagnoses import (
     BATCH_GRIDS,
+    CODE_COST_HEAD,
     ONE_PASS,
     ONLINE,
     _batch_grid,
@@ -71,6 +73,7 @@ from ._zhao_tan_diagnoses import (
     _stalled,
     _timed_histories,
     batch_start,
+    code_cost,
     scaled_caps,
     split_text,
     stall_note,
@@ -354,6 +357,36 @@ def _times_table(results):
     return [[_method_label(m, r), _time_text(r)] for m, r in results.items()]
 
 
+def _table_results(rows) -> dict:
+    """The results a kept running-time table (:func:`_times_table`) records: each method's
+    ``time`` (its cell "12.3 s (median of …)", "12.34 (one run)" or, kept older, "12.34")
+    and ``runs`` (the cell), and ORPCA's ``batch_size`` where its row is "ORPCA (τ = 5)"."""
+    results = {m.split(" (τ")[0]: {"time": float(str(t).split()[0]), "runs": str(t)}
+               for m, t in rows}
+    for m, _ in rows:
+        if str(m).startswith("ORPCA (τ = "):
+            results["ORPCA"]["batch_size"] = int(str(m)[len("ORPCA (τ = "):].rstrip(")"))
+    return results
+
+
+def _tau_times(results: dict, orpca_times: dict | None = None) -> dict | None:
+    """ORPCA's, OADMM's and OPGD's timed seconds with ORPCA at the online methods' τ: from
+    ``orpca_times`` (an :func:`_orpca_times` piece) where given, else from ``results`` where
+    its ORPCA ran at τ; None otherwise."""
+    source = orpca_times or (results if "batch_size" in results.get("ORPCA", {}) else None)
+    if source is None:
+        return None
+    return {m: source[m]["time"] for m in ("ORPCA", "OADMM", "OPGD") if m in source}
+
+
+def _put_note(res: Result, where: str, head: str, note: str | None) -> None:
+    """``note`` into ``res``, replacing an earlier reading's note that starts with
+    ``where`` + ``head`` (a kept result read again gets one, not two)."""
+    if note is None:
+        return
+    res.notes = [n for n in res.notes if not n.startswith(where + head)] + [note]
+
+
 def _run_seconds(entry) -> list[float]:
     """The seconds of the timed runs that count, from a :class:`TimedRuns`, a result with
     ``runs``, or a kept table cell ``"12.3 s (median of 3 runs: 12.1, 31 replaced, 12.3;
@@ -503,13 +536,7 @@ def _rejudge_times(res: Result, data: str | None = None, orpca=None) -> Result:
             continue
         name, where = (caption.split(":")[0], caption.split(":")[0] + ": ") if ":" in caption \
             else (data, "")
-        # a cell is "12.3 s (median of …)", "12.34 (one run)" or, kept older, "12.34"; an
-        # ORPCA that ran with the mini-batch size is "ORPCA (τ = 5)"
-        results = {m.split(" (τ")[0]: {"time": float(str(t).split()[0]), "runs": str(t)}
-                   for m, t in rows}
-        for m, _ in rows:
-            if str(m).startswith("ORPCA (τ = "):
-                results["ORPCA"]["batch_size"] = int(str(m)[len("ORPCA (τ = "):].rstrip(")"))
+        results = _table_results(rows)
         _ratio_claims(kept, results, name, where,
                       orpca_times=orpca(name, results) if orpca else None)
     res.claims = kept.claims
@@ -815,10 +842,12 @@ def synthetic(ctx: Context) -> Result:
                         if key in r} for m, r in out.items()}
 
         try:
-            settle = _orpca_settle_note(ctx.memo("zhao-tan-synthetic-orpca-tau-curves",
-                                                 orpca_tau))
+            curves = ctx.memo("zhao-tan-synthetic-orpca-tau-curves", orpca_tau)
+            settle = _orpca_settle_note(curves, n_samples=d.X.shape[0])
             if settle:
                 res.notes.append(settle)
+            _put_note(res, "", CODE_COST_HEAD, code_cost(
+                ctx, "zhao-tan-synthetic", "", lambda: d.X, k, _tau_times({}, curves)))
         except PieceMissing:
             pass
     try:  # an untimed piece: the stand-in's averaged output against its last iterate
@@ -1132,11 +1161,13 @@ def _same_speed_parts(results: dict, other: str = "OPGD") -> tuple[list, list, s
     return parts, verdicts, band
 
 
-def _orpca_settle_note(results: dict) -> str | None:
+def _orpca_settle_note(results: dict, n_samples: int | None = None) -> str | None:
     """ORPCA's claim of Fig. 1(b) ("converges slightly faster … less than 1s") read from the
     kept f̂_t curves, as its words are about when the curves settle: each curve's seconds to
     90% of its own descent, and ORPCA's against each online method's to a level the pair
-    shares. A reading beside the claim, whose band does not read it."""
+    shares; with ``n_samples`` (the stream's length, its records evenly spaced over it),
+    each pair's seconds also split into samples and milliseconds per sample
+    (:func:`speed_split`). A reading beside the claim, whose band does not read it."""
     names = [m for m in ("ORPCA", "OADMM", "OPGD") if "regret" in results.get(m, {})]
     if len(names) < 3:
         return None
@@ -1151,6 +1182,10 @@ def _orpca_settle_note(results: dict) -> str | None:
     for other in ("OADMM", "OPGD"):
         pair, lv = common_level_times([curves["ORPCA"], curves[other]])
         text += f"; ORPCA against {other}, " + fmt_times(pair, ["ORPCA", other], lv)
+        if n_samples and pair is not None:
+            hists = [dict(c, n_samples=np.arange(1, len(c["time"]) + 1) / len(c["time"])
+                          * n_samples) for c in (curves["ORPCA"], curves[other])]
+            text += " (" + speed_split(["ORPCA", other], hists, pair) + ")"
     records = ", ".join(f"{m} {len(curves[m]['time'])}" for m in names)
     return text + (f". Each time is read at a record of its curve ({records} records over the "
                    "pass; a sparser curve's first record is further into its descent). The "
@@ -1526,6 +1561,11 @@ def cbcl(ctx: Context) -> Result:
                             cell(k, si)[1], k, ctx.seed))))
                 except PieceMissing:
                     pass
+                # and what ORPCA's own code solves cost against theirs (an untimed piece)
+                _put_note(res, f"K = {k}: ", CODE_COST_HEAD, code_cost(
+                    ctx, f"zhao-tan-cbcl-{k}", f"K = {k}: ", lambda k=k, si=si: cell(k, si)[1],
+                    k, _tau_times(results, _orpca_times(ctx, f"zhao-tan-cbcl-{k}-{nu}", results,
+                                                        lambda k=k, si=si: cell(k, si)[1], k))))
             if (k, nu) == (k_main, 0.7):
                 _ratio_claims(res, results, "cbcl", orpca_times=_orpca_times(
                     ctx, f"zhao-tan-cbcl-{k}-{nu}", results, lambda k=k, si=si: cell(k, si)[1],
@@ -1634,22 +1674,12 @@ def cbcl(ctx: Context) -> Result:
               "BADMM and BPGD stop at 300 iterations (the paper gives no stopping rule).",
               "The images are Deng Cai's 32×32 YaleB crops (the paper does not give its image "
               "size).", *BASELINE_DEPARTURES),
-          rejudge=lambda res: _rejudge_times(res, "yaleb"))
+          rejudge=lambda res: _rejudge_times(res, "yaleb"),
+          later=lambda res, ctx: _yaleb_later(res, ctx))
 def yaleb(ctx: Context) -> Result:
-    path = find_data(ctx.data_dir, "yaleb_32x32", "YaleB_32x32.mat")
-    if path:
-        yb = load_yaleb(os.path.dirname(path))
-        imgs, subj = yb.data, yb.target
-        subject = 2
-    else:
-        imgs, subj = render_faces(3, 64, random_state=ctx.seed)
-        subject = 1
-    faces = imgs[subj == subject]
-    faces = faces / faces.max(axis=1, keepdims=True)
-    p = ctx.pick(5, 50, tiny=1)
-    rng = np.random.default_rng(ctx.seed)
-    X = np.tile(faces, (p, 1))[rng.permutation(p * faces.shape[0])]
-    results = run_methods(X, ctx.pick(49, 49, tiny=5), tau=5, seed=ctx.seed,
+    path, subject, faces, X, rng = _yaleb_stream(ctx)
+    p = X.shape[0] // faces.shape[0]
+    results = run_methods(X, _yaleb_rank(ctx), tau=5, seed=ctx.seed,
                           batch_iter=ctx.pick(300, 300, tiny=20), timer=ctx.timed)
     res = Result()
     _ratio_claims(res, results, "yaleb")
@@ -1664,7 +1694,7 @@ def yaleb(ctx: Context) -> Result:
     fpath = ctx.figure_path("zhao_tan_fig8_yaleb.png")
     _images(plt, fpath, rows, (32, 32), ["original"] + names)
     res.figures.append(("Fig. 8: original and low-rank reconstructions", fpath))
-    k = ctx.pick(49, 49, tiny=5)
+    k = _yaleb_rank(ctx)
     try:  # the ORPCA time claim's other side: where OADMM's and OPGD's pass goes (untimed)
         res.notes.append(_inner_note("", ctx.memo("zhao-tan-yaleb-inner",
                                                   lambda: _inner_split(X, k, ctx.seed))))
@@ -1672,6 +1702,43 @@ def yaleb(ctx: Context) -> Result:
         pass
     res.notes.append(f"Subject {subject} of {'YaleB' if path else 'the embedded rendered faces'},"
                      f" replicated p={p}; shadows are the outliers; K={k}, τ=5.")
+    return _yaleb_later(res, ctx)
+
+
+def _yaleb_rank(ctx: Context) -> int:
+    """The YaleB runs' rank K (a later reading and its run must agree)."""
+    return ctx.pick(49, 49, tiny=5)
+
+
+def _yaleb_stream(ctx: Context) -> tuple:
+    """YaleB's stream as its run makes it: ``(path or None, subject, faces, X, rng)``, the
+    subject's faces (each normalized to max 1) replicated and shuffled into X, and the
+    generator after the shuffle (the run draws its figure's faces from it)."""
+    path = find_data(ctx.data_dir, "yaleb_32x32", "YaleB_32x32.mat")
+    if path:
+        yb = load_yaleb(os.path.dirname(path))
+        imgs, subj = yb.data, yb.target
+        subject = 2
+    else:
+        imgs, subj = render_faces(3, 64, random_state=ctx.seed)
+        subject = 1
+    faces = imgs[subj == subject]
+    faces = faces / faces.max(axis=1, keepdims=True)
+    p = ctx.pick(5, 50, tiny=1)
+    rng = np.random.default_rng(ctx.seed)
+    X = np.tile(faces, (p, 1))[rng.permutation(p * faces.shape[0])]
+    return path, subject, faces, X, rng
+
+
+def _yaleb_later(res: Result, ctx: Context) -> Result:
+    """A YaleB result with what ORPCA's code solves cost against OADMM's and OPGD's
+    (:func:`code_cost`, an untimed piece) where kept, its seconds read from the result's
+    running-time table."""
+    rows = [r for caption, _, r in res.tables if caption == "Running times (s)"]
+    if rows:
+        _put_note(res, "", CODE_COST_HEAD, code_cost(
+            ctx, "zhao-tan-yaleb", "", lambda: _yaleb_stream(ctx)[3], _yaleb_rank(ctx),
+            _tau_times(_table_results(rows[0]))))
     return res
 
 
@@ -1767,21 +1834,25 @@ def _video_stream(ctx: Context, vi: int, frames) -> np.ndarray:
 
 def _video_later(res: Result, ctx: Context) -> Result:
     """A video result with where each video's online passes go (:func:`_inner_split`, an
-    untimed piece per video) where kept; and, where its ORPCA updated per sample, its time
+    untimed piece per video) and what ORPCA's code solves cost against theirs
+    (:func:`code_cost`) where kept; and, where its ORPCA updated per sample, its time
     claims judged again with each video's ORPCA-at-τ timing where kept
     (:func:`_video_orpca_times`)."""
     times = [(caption.split(":")[0], rows) for caption, _, rows in res.tables
              if caption.endswith(": running times (s)")]
-    for name, _ in times:
+    for name, rows in times:
         try:
-            note = _inner_note(f"{name}: ", ctx.memo(
-                f"zhao-tan-video-{name}-inner",
-                lambda name=name: _inner_split(_named_video_stream(ctx, name),
-                                               _video_rank(ctx), ctx.seed)))
+            _put_note(res, f"{name}: ", "Where the online methods' time goes", _inner_note(
+                f"{name}: ", ctx.memo(f"zhao-tan-video-{name}-inner", lambda name=name:
+                                      _inner_split(_named_video_stream(ctx, name),
+                                                   _video_rank(ctx), ctx.seed))))
         except PieceMissing:
-            continue
-        head = f"{name}: Where the online methods' time goes"
-        res.notes = [n for n in res.notes if not n.startswith(head)] + [note]
+            pass
+        results = _table_results(rows)
+        _put_note(res, f"{name}: ", CODE_COST_HEAD, code_cost(
+            ctx, f"zhao-tan-video-{name}", f"{name}: ",
+            lambda name=name: _named_video_stream(ctx, name), _video_rank(ctx),
+            _tau_times(results, _video_orpca_times(ctx, name, results))))
     if not any(m == "ORPCA" for _, rows in times for m, _ in rows):
         return res
     return _rejudge_times(res, orpca=lambda name, results: _video_orpca_times(ctx, name,
