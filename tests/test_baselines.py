@@ -148,7 +148,7 @@ def test_orpca_inner_counts_its_alternations_caps_and_seconds():
     assert est.inner_["code_seconds"] > inner["code_seconds"]
     assert est.fit(X).inner_["code_iterations"] == inner["code_iterations"]
     with pytest.raises(AttributeError, match="inner_"):
-        ORPCA(4).inner_
+        _ = ORPCA(4).inner_
 
 
 def test_orpca_mini_batches_code_with_one_basis_then_update_once():

@@ -1828,6 +1828,7 @@ def test_code_cost_note_divides_each_timed_median_as_its_untimed_pass_does():
             "1.88× the cost each) and its basis updates 0.50× that of the dictionary solves, "
             "so its pass 0.40×") in text
     assert "against OPGD, ORPCA's code solves take 0.67× the time" in text
+    assert text.endswith("took ORPCA 4 s, OADMM 10 s and OPGD 10 s (ORPCA 0.40× and 0.40×).")
     assert _code_cost_note("", times, {m: split[m] for m in ("OADMM", "OPGD")}) is None
 
 
