@@ -1719,6 +1719,33 @@ def test_fine_reading_is_the_same_run_stopped_early_and_reads_its_own_descent():
         assert f"{np.interp(x, h['n_samples'], h['time']):.3g} s" in text
 
 
+def test_other_starts_read_at_the_k_grid_runs_level_beside_the_grids_spread():
+    """OL from another seed on the same data is another run (its first dictionary differs);
+    the note reads every start's finer curve at the grid run's level (90% of its descent)
+    and sets the starts' spread beside the one across K."""
+    from onlinemf.experiments.zhao_divergences import _fine_piece, _starts_note
+
+    n, f, k0 = 400, 12, 3
+    base = _fine_piece("kl", k0, n, f, k0, 0, prefix=200, every=10)
+    other = _fine_piece("kl", k0, n, f, k0, 0, prefix=200, every=10, start=1)
+    assert not np.allclose(base["objective"], other["objective"])
+    np.testing.assert_array_equal(base["n_samples"], other["n_samples"])
+
+    def curve(obj):
+        return {"n_samples": np.array([1.0, 100, 200, 300, 400]), "objective": np.array(obj)}
+
+    full = curve([1.0, 0.5, 0.3, 0.2, 0.0])  # level 1 − 0.9·1 = 0.1
+    starts = {0: curve([1.0, 0.5, 0.09, 0.0, 0.0]), 1: curve([1.0, 0.5, 0.3, 0.095, 0.0]),
+              2: curve([1.0, 0.08, 0.0, 0.0, 0.0])}
+    text = _starts_note("kl", 40, full, starts, ([100.0, 800.0], [False, False]))
+    assert "the K = 40 run's level (90% of its descent, 0.1)" in text
+    assert "seed 0: 200, seed 1: 300, seed 2: ≤ 100 (at least 3.0× apart)" in text
+    assert text.endswith("against 8.0× apart across K.")
+    starts[1] = curve([1.0, 0.5, 0.3, 0.2, 0.15])
+    text = _starts_note("kl", 40, full, starts, ([1.0, 2.0], [False] * 2))
+    assert "seed 1: never, seed 2: ≤ 100 (a run never reaches it), against 2.0×" in text
+
+
 def test_timed_race_to_the_tie_runs_batch_for_the_iterations_of_that_record(tmp_path,
                                                                             monkeypatch):
     """A race whose Batch curve comes only within the tie of OL's level: OL's pass and Batch

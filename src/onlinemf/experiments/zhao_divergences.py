@@ -849,12 +849,14 @@ class _Enough(Exception):
     """Raised by a fit's callback once the fit has seen what a reading needs."""
 
 
-def _fine_piece(loss, k, n, f, k0, seed, prefix, every) -> dict:
+def _fine_piece(loss, k, n, f, k0, seed, prefix, every, start=None) -> dict:
     """The sensitivity run at K = ``k`` again (the same data, seed and shuffled stream as
     :func:`_sensitivity_piece`, so the same dictionaries), stopped after ``prefix`` samples,
     its dictionary kept every ``every`` samples and scored with fresh codes on the stream's
-    first :data:`FRESH_ROWS` rows (:func:`fresh_curve`)."""
+    first :data:`FRESH_ROWS` rows (:func:`fresh_curve`). ``start``: OL seeded with it
+    instead (its initial dictionary and the stream's order), on the same data."""
     d = make_nmf_synthetic(n, f, k0, NOISE_FOR_LOSS[loss], random_state=seed)
+    seed = seed if start is None else start
     snapshots = []
     kept = _keeper(snapshots, prefix, prefix // every)
 
@@ -898,6 +900,58 @@ def _flat_left_out(loss, param, values, hists) -> str:
             "its rule (a flat run leaves it unread); this reading is shown beside it.")
 
 
+#: the other seeds OL starts from (its initial dictionary and the stream's order) in the
+#: K grid's finer reading at the canonical K, on the same data
+OTHER_STARTS = (1, 2)
+
+
+def _reach(curve, level) -> tuple[float, bool]:
+    """The samples a fresh-code ``curve`` had seen at its first reading at or below
+    ``level`` (inf if none), and whether that was its first reading after the first step
+    (the level was reached somewhere before it: the samples are an upper bound)."""
+    hit = np.flatnonzero(curve["objective"] <= level)
+    if not hit.size:
+        return math.inf, False
+    return float(curve["n_samples"][hit[0]]), bool(hit[0] <= 1)
+
+
+def _fine_samples(values, fresh_hists, fine) -> tuple[list, list]:
+    """Each K's samples to 90% of its own descent (the first and final readings of its full
+    fresh curve, ``fresh_hists``) read on its finer curve (``fine``: K -> curve), and
+    whether each is an upper bound (:func:`_reach`)."""
+    out = [_reach(fine[v], float(h["objective"][0])
+                  - 0.9 * (float(h["objective"][0]) - float(h["objective"][-1])))
+           for v, h in zip(values, fresh_hists)]
+    return [x for x, _ in out], [b for _, b in out]
+
+
+def _starts_note(loss, k, full, curves: dict, grid: tuple) -> str:
+    """How much the K grid's finer reading moves with OL's seed alone: at K = ``k`` (its full
+    fresh curve ``full``), each start's finer curve (``curves``: seed -> curve, on the same
+    data) read at the level of the K grid's run (90% of ``full``'s descent), beside the K
+    grid's own samples (``grid``: :func:`_fine_samples`). A spread across seeds as wide as
+    the one across K leaves the grid's spread within what one run's seed gives."""
+    first, final = float(full["objective"][0]), float(full["objective"][-1])
+    level = first - 0.9 * (first - final)
+    reach = {s: _reach(c, level) for s, c in curves.items()}
+
+    def fmt(x, b):
+        return "never" if math.isinf(x) else f"{'≤ ' if b else ''}{x:.0f}"
+
+    def spread(xs, bs):
+        if not all(map(math.isfinite, xs)):
+            return "a run never reaches it"
+        low = "at least " if bs[int(np.argmin(xs))] else ""
+        return f"{low}{max(xs) / min(xs):.1f}× apart"
+
+    xs, bs = [x for x, _ in reach.values()], [b for _, b in reach.values()]
+    return (f"{loss} at K = {k:g}, OL started from other seeds (its initial dictionary and the "
+            "stream's order; the same data), read as the K grid's finer reading: samples to "
+            f"the K = {k:g} run's level (90% of its descent, {level:.4g}): "
+            + ", ".join(f"seed {s}: {fmt(x, b)}" for s, (x, b) in reach.items())
+            + f" ({spread(xs, bs)}), against {spread(*grid)} across K.")
+
+
 def _fine_note(loss, values, fresh_hists, fine, prefix, every) -> str:
     """The K grid's fresh-code reading at ``every`` samples (``fine``: K -> its curve over
     the first ``prefix`` samples) in place of every 1/:data:`FRESH_POINTS` of the stream:
@@ -905,17 +959,12 @@ def _fine_note(loss, values, fresh_hists, fine, prefix, every) -> str:
     those samples on the full run's clock (its fresh curve's times, linear between its
     points), the spreads, and how far the finer curve is from the full run's at their
     shared points (the same run: zero but for rounding)."""
-    samples, seconds, gap, bound = [], [], 0.0, []
-    for v, h in zip(values, fresh_hists):
-        first, final = float(h["objective"][0]), float(h["objective"][-1])
-        level = first - 0.9 * (first - final)
+    samples, bound = _fine_samples(values, fresh_hists, fine)
+    seconds, gap = [], 0.0
+    for v, h, x in zip(values, fresh_hists, samples):
         c = fine[v]
-        hit = np.flatnonzero(c["objective"] <= level)
-        samples.append(float(c["n_samples"][hit[0]]) if hit.size else math.inf)
-        # reached by the first reading after the first step: somewhere before it
-        bound.append(bool(hit.size) and hit[0] <= 1)
-        seconds.append(float(np.interp(samples[-1], h["n_samples"], h["time"]))
-                       if hit.size else math.inf)
+        seconds.append(float(np.interp(x, h["n_samples"], h["time"]))
+                       if math.isfinite(x) else math.inf)
         shared = np.isin(h["n_samples"], c["n_samples"])
         mine = np.isin(c["n_samples"], h["n_samples"])
         if shared.any():
@@ -1037,6 +1086,14 @@ def sensitivity(ctx: Context) -> Result:
                             for v in values}
                     res.notes.append(_fine_note(loss, values, fresh_hists, fine, prefix,
                                                 every))
+                    starts = {s: ctx.memo(f"zhao-sensitivity-{loss}-n_components-{k0:g}-fine"
+                                          f"{prefix}-every{every}-start{s}",
+                                          lambda s=s, loss=loss, p=prefix, e=every:
+                                          _fine_piece(loss, k0, n, f, k0, ctx.seed, p, e, s))
+                              for s in OTHER_STARTS}
+                    res.notes.append(_starts_note(loss, k0, fresh_hists[values.index(k0)],
+                                                  {ctx.seed: fine[k0], **starts},
+                                                  _fine_samples(values, fresh_hists, fine)))
                 except PieceMissing:
                     pass
             for curve, hs, rs in (("the paper's metric", hists, reach),
