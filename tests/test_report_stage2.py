@@ -1897,3 +1897,22 @@ def test_kept_yaleb_and_video_results_read_their_code_cost_pieces_once(tmp_path)
     notes = [n for n in current(current(video, kept), kept).notes if CODE_COST_HEAD in n]
     assert len(notes) == 1 and notes[0].startswith("hall: " + CODE_COST_HEAD)
     assert "ORPCA 12.0 s: code solves 9.0 s" in notes[0]  # the piece's seconds, at τ
+
+
+def test_lef_forget_note_reads_each_setting_against_ols_curve():
+    """Each OL-Lef setting's fresh-code curve, first reading → final, and the samples and
+    seconds OL's curve needs to reach that final level (never, if it does not)."""
+    from onlinemf.experiments.zhao_divergences import _lef_forget_note
+
+    def curve(obj, n=(10, 500, 1000), t=(0.1, 1.0, 2.0)):
+        return {"objective": np.array(obj, float), "n_samples": np.array(n, float),
+                "time": np.array(t, float)}
+
+    ol = curve([0.2, 0.06, 0.03], t=(0.5, 5.0, 10.0))
+    runs = {(0.99, 20): curve([0.3, 0.14, 0.13]), (0.9, 100): curve([0.3, 0.1, 0.02])}
+    text = _lef_forget_note(runs, curve([0.29, 0.143, 0.142]), ol)
+    assert ("ρ = 1, 20 code iterations (as run): 0.29 → 0.142 over 1e+03 samples (2 s); OL "
+            "reaches it after 500 samples (5 s)") in text
+    assert "ρ = 0.99, 20 code iterations: 0.3 → 0.13 over" in text
+    assert "ρ = 0.9, 100 code iterations: 0.3 → 0.02 over 1e+03 samples (2 s); OL never " \
+           "reaches it" in text
