@@ -1740,10 +1740,13 @@ def test_other_starts_read_at_the_k_grid_runs_level_beside_the_grids_spread():
     text = _starts_note("kl", 40, full, starts, ([100.0, 800.0], [False, False]))
     assert "the K = 40 run's level (90% of its descent, 0.1)" in text
     assert "seed 0: 200, seed 1: 300, seed 2: ≤ 100 (at least 3.0× apart)" in text
-    assert text.endswith("against 8.0× apart across K.")
+    assert text.endswith("against the K grid's 8.0× apart).")
     starts[1] = curve([1.0, 0.5, 0.3, 0.2, 0.15])
     text = _starts_note("kl", 40, full, starts, ([1.0, 2.0], [False] * 2))
-    assert "seed 1: never, seed 2: ≤ 100 (a run never reaches it), against 2.0×" in text
+    assert "seed 1: never, seed 2: ≤ 100 (a run never reaches it), against the K grid's 2.0×" \
+        in text
+    text = _starts_note("kl", 40, full, starts, ([1.0, float("inf")], [False] * 2))
+    assert text.endswith("against the K grid's (a run never reaches its level there).")
 
 
 def test_timed_race_to_the_tie_runs_batch_for_the_iterations_of_that_record(tmp_path,
@@ -1847,15 +1850,18 @@ def test_code_cost_note_divides_each_timed_median_as_its_untimed_pass_does():
     assert text.startswith("hall: " + CODE_COST_HEAD)
     # ORPCA: 75% of 40 s = 30 s of code solves; OADMM 80 of 100; OPGD 45 of 50
     assert "ORPCA 40.0 s: code solves 30.0 s (10.0 alternations per mini-batch, 0% at " \
-           "the cap), basis updates 10.0 s" in text
+           "the cap), basis sweeps 10.0 s" in text
     assert "OADMM 100.0 s: code solves 80.0 s (50.0 iterations per mini-batch, 100% at " \
            "the cap), dictionary solves 20.0 s" in text
     # against OADMM: 30/80 = 0.375 of the time, 0.2 of the iterations at 1.875× each
     assert ("Against OADMM, ORPCA's code solves take 0.38× the time (0.20× the iterations at "
-            "1.88× the cost each) and its basis updates 0.50× that of the dictionary solves, "
+            "1.88× the cost each) and its basis sweeps 0.50× that of the dictionary solves, "
             "so its pass 0.40×") in text
     assert "against OPGD, ORPCA's code solves take 0.67× the time" in text
-    assert text.endswith("took ORPCA 4 s, OADMM 10 s and OPGD 10 s (ORPCA 0.40× and 0.40×).")
+    assert text.endswith("updates took ORPCA 4 s, OADMM 10 s and OPGD 10 s (ORPCA 0.40× and "
+                         "0.40×).")
+    # a count of zero (nothing measured) gives no note rather than a division by zero
+    assert _code_cost_note("", times, {**split, "OPGD": d(0.0, 1.0, 40.0, 0.5)}) is None
     assert _code_cost_note("", times, {m: split[m] for m in ("OADMM", "OPGD")}) is None
 
 
@@ -1873,8 +1879,10 @@ def test_kept_yaleb_and_video_results_read_their_code_cost_pieces_once(tmp_path)
 
     split = {"ORPCA": d(3.0, 1.0, 10.0), "OADMM": d(8.0, 2.0, 50.0), "OPGD": d(9.0, 1.0, 40.0)}
     kept = Context(scale="paper", out_dir=str(tmp_path), kept_only=True)
+    kept3 = Context(scale="paper", out_dir=str(tmp_path), kept_only=True, repeats=3)
     rows = [["ORPCA (τ = 5)", "4.0 s (median of 3 runs: 4.0, 4.1, 3.9)"],
-            ["OADMM", "10.0 s (median of 3 runs: 10.0, 10.1, 9.9)"], ["OPGD", "5.0 (one run)"],
+            ["OADMM", "10.0 s (median of 3 runs: 10.0, 10.1, 9.9)"],
+            ["OPGD", "5.0 s (median of 3 runs: 5.0, 5.1, 4.9)"],
             ["BADMM", "30.0 (one run)"], ["BPGD", "30.0 (one run)"]]
     yaleb = Result(name="zhao-tan-yaleb", rules=RULES, commit="e8bc83ee1b")
     yaleb.tables = [("Running times (s)", ["method", "time (s)"], rows)]
@@ -1884,6 +1892,11 @@ def test_kept_yaleb_and_video_results_read_their_code_cost_pieces_once(tmp_path)
     notes = [n for n in current(current(yaleb, kept), kept).notes if CODE_COST_HEAD in n]
     assert len(notes) == 1 and notes[0].startswith(CODE_COST_HEAD)
     assert "ORPCA 4.0 s: code solves 3.0 s" in notes[0]
+    # a single timing is not the protocol's median: no note from it
+    single = Result(name="zhao-tan-yaleb", rules=RULES, commit="e8bc83ee1b")
+    single.tables = [("Running times (s)", ["method", "time (s)"],
+                      [rows[0], rows[1], ["OPGD", "5.0 (one run)"]])]
+    assert not [n for n in current(single, kept3).notes if CODE_COST_HEAD in n]
     runs = {m: timed(lambda: None, 3)[1] for m in ("OADMM", "OPGD", "ORPCA")}
     piece = {"OADMM": {"time": 20.0, "runs": runs["OADMM"]},
              "OPGD": {"time": 18.0, "runs": runs["OPGD"]},
@@ -1911,8 +1924,11 @@ def test_lef_forget_note_reads_each_setting_against_ols_curve():
     ol = curve([0.2, 0.06, 0.03], t=(0.5, 5.0, 10.0))
     runs = {(0.99, 20): curve([0.3, 0.14, 0.13]), (0.9, 100): curve([0.3, 0.1, 0.02])}
     text = _lef_forget_note(runs, curve([0.29, 0.143, 0.142]), ol)
-    assert ("ρ = 1, 20 code iterations (as run): 0.29 → 0.142 over 1e+03 samples (2 s); OL "
-            "reaches it after 500 samples (5 s)") in text
+    assert ("ρ = 1, 20 code iterations (as run): 0.29 → 0.142 over 1000 samples (2 s); OL "
+            "reaches it after ≤ 500 samples (≤ 5 s)") in text
     assert "ρ = 0.99, 20 code iterations: 0.3 → 0.13 over" in text
-    assert "ρ = 0.9, 100 code iterations: 0.3 → 0.02 over 1e+03 samples (2 s); OL never " \
+    assert "ρ = 0.9, 100 code iterations: 0.3 → 0.02 over 1000 samples (2 s); OL never " \
            "reaches it" in text
+    # reached only at a later reading: no bound
+    late = _lef_forget_note({}, curve([0.29, 0.1, 0.05]), curve([0.2, 0.06, 0.03]))
+    assert "OL reaches it after 1000 samples (2 s)" in late

@@ -157,8 +157,10 @@ class ORPCA:
         Where the steps since the last fresh start went, in OnlineRobustNMF's keys: the (r, e)
         alternations per mini-batch (``code_iterations``), the share of mini-batches that
         stopped at ``inner_iter`` rather than by ``tol`` (``code_capped``), the basis sweeps
-        per mini-batch (``dict_iterations``, always one) and the seconds of each
-        (``code_seconds``, ``dict_seconds``), so that its pass can be set beside theirs.
+        per mini-batch (``dict_iterations``, always one) and the seconds of the (r, e) solves
+        (``code_seconds``) and of the sweeps (``dict_seconds``, ``basis_seconds_``; the
+        statistics' two products are in neither), so that its pass can be set beside
+        theirs. Empty before any mini-batch.
     """
 
     def __init__(self, n_components, lam1=None, lam2=None, inner_iter=50, tol=1e-6,
@@ -231,9 +233,10 @@ class ORPCA:
         if not hasattr(self, "components_"):
             raise AttributeError("inner_ is set by fit or partial_fit")
         n, iters, capped, code_s = self._inner
-        per = 1.0 / max(n, 1)
-        return {"code_iterations": iters * per, "code_capped": capped * per,
-                "dict_iterations": 1.0 if n else 0.0, "dict_capped": 0.0,
+        if n == 0:
+            return {}
+        return {"code_iterations": iters / n, "code_capped": capped / n,
+                "dict_iterations": 1.0, "dict_capped": 0.0,
                 "code_seconds": code_s, "dict_seconds": self.basis_seconds_}
 
     @one_blas_thread

@@ -49,24 +49,28 @@ def _inner_split(X, k: int, seed, names=("OADMM", "OPGD")) -> dict:
 
 
 def _code_cost_note(where: str, times: dict, split: dict) -> str | None:
-    """What ORPCA's code solves cost against OADMM's and OPGD's: each method's timed seconds
-    (``times``: the timing protocol's medians, all at τ = 5) divided as one untimed pass of
-    it divides its time (``split``: :func:`_inner_split` of the three), so that the seconds
-    compared come from runs timed together while the shares come from the passes that count
-    the iterations. The code solves and the per-mini-batch updates then account for the
-    ORPCA time ratio, term by term. None without all three."""
+    """What ORPCA's code solves cost against OADMM's and OPGD's: each method's timed median
+    (``times``, all at τ = 5) divided as one untimed pass of it divides its counted time
+    (``split``: :func:`_inner_split` of the three), so that the seconds compared come from
+    runs timed together while the shares come from the passes that count the iterations.
+    The code solves and the per-mini-batch updates then account for the ORPCA time ratio,
+    term by term. What a share holds is each class's ``inner_``: OADMM's and OPGD's
+    dictionary seconds include their statistics' update, ORPCA's basis seconds only its
+    sweep. None without all three, or where a count is zero."""
     names = ("ORPCA", "OADMM", "OPGD")
-    if not all(m in split and split[m] and m in times for m in names):
+    if not all(m in split and split[m] and times.get(m, 0) > 0 for m in names):
         return None
     parts, code, upd, per_it = [], {}, {}, {}
     for m in names:
         d = split[m]
         total = d["code_seconds"] + d["dict_seconds"]
-        code[m] = times[m] * d["code_seconds"] / max(total, 1e-12)
+        if min(total, d["code_seconds"], d["dict_seconds"], d["code_iterations"]) <= 0:
+            return None
+        code[m] = times[m] * d["code_seconds"] / total
         upd[m] = times[m] - code[m]
-        per_it[m] = code[m] / max(d["code_iterations"], 1e-12)
+        per_it[m] = code[m] / d["code_iterations"]
         unit = "alternations" if m == "ORPCA" else "iterations"
-        step = "basis updates" if m == "ORPCA" else "dictionary solves"
+        step = "basis sweeps" if m == "ORPCA" else "dictionary solves"
         parts.append(f"{m} {times[m]:.1f} s: code solves {code[m]:.1f} s "
                      f"({d['code_iterations']:.1f} {unit} per mini-batch, "
                      f"{d['code_capped']:.0%} at the cap), {step} {upd[m]:.1f} s")
@@ -74,15 +78,15 @@ def _code_cost_note(where: str, times: dict, split: dict) -> str | None:
         f"against {o}, ORPCA's code solves take {code['ORPCA'] / code[o]:.2f}× the time "
         f"({split['ORPCA']['code_iterations'] / split[o]['code_iterations']:.2f}× the "
         f"iterations at {per_it['ORPCA'] / per_it[o]:.2f}× the cost each) and its basis "
-        f"updates {upd['ORPCA'] / upd[o]:.2f}× that of the dictionary solves, so its pass "
+        f"sweeps {upd['ORPCA'] / upd[o]:.2f}× that of the dictionary solves, so its pass "
         f"{times['ORPCA'] / times[o]:.2f}×" for o in ("OADMM", "OPGD"))
     own = {m: split[m]["code_seconds"] + split[m]["dict_seconds"] for m in names}
-    return (f"{where}{CODE_COST_HEAD} (each method's timed "
-            "median divided as one untimed pass of it divides its time; all at τ = 5, so "
-            "with the same mini-batches): " + "; ".join(parts) + ". " + ratios[0].upper()
-            + ratios[1:] + ". The untimed passes themselves (one each, run one after "
-            "another, not by the timing protocol) took "
-            f"ORPCA {own['ORPCA']:.3g} s, OADMM {own['OADMM']:.3g} s and OPGD "
+    return (f"{where}{CODE_COST_HEAD} (each method's timed median divided as one untimed "
+            "pass of it divides its time between its code solves and its per-mini-batch "
+            "update; all with the same mini-batch size τ = 5): " + "; ".join(parts) + ". "
+            + ratios[0].upper() + ratios[1:] + ". In the untimed passes themselves (one "
+            "each, run one after another, not by the timing protocol) the code solves and "
+            f"updates took ORPCA {own['ORPCA']:.3g} s, OADMM {own['OADMM']:.3g} s and OPGD "
             f"{own['OPGD']:.3g} s (ORPCA {own['ORPCA'] / own['OADMM']:.2f}× and "
             f"{own['ORPCA'] / own['OPGD']:.2f}×).")
 
@@ -146,9 +150,8 @@ def code_cost(ctx: Context, key: str, where: str, data, k: int, times: dict | No
               ) -> str | None:
     """:func:`_code_cost_note` of ``times`` (each method's timed seconds at τ = 5, or None)
     and the piece ``key``-code-cost: one untimed pass each of ORPCA, OADMM and OPGD over
-    ``data()`` (:func:`_inner_split`), run one after another so that their shares are
-    measured alike. None without ``times``, or where the piece is not kept in a kept-only
-    reading."""
+    ``data()`` (:func:`_inner_split`), run one after another in one process. None without
+    ``times``, or where the piece is not kept in a kept-only reading."""
     if times is None:
         return None
     try:
