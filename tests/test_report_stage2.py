@@ -1932,3 +1932,43 @@ def test_lef_forget_note_reads_each_setting_against_ols_curve():
     # reached only at a later reading: no bound
     late = _lef_forget_note({}, curve([0.29, 0.1, 0.05]), curve([0.2, 0.06, 0.03]))
     assert "OL reaches it after 1000 samples (2 s)" in late
+
+
+def test_partial_inner_note_reads_the_kept_fits_of_an_unfinished_tuning(tmp_path):
+    """While the m = n/b tuning is unfinished the note reads the kept fits of its starting
+    grid (f and EV), names the multipliers not yet run and computes none; with none kept it
+    is empty."""
+    from types import SimpleNamespace
+
+    from onlinemf.datasets import weighted_expressed_variance
+    from onlinemf.experiments.zhao_haskell_feng import (
+        _inner_grid,
+        _inner_plan,
+        _partial_inner_note,
+    )
+
+    rng = np.random.default_rng(0)
+    n, d, k = 400, 12, 2
+    W = rng.random((k, d))
+    clean = rng.random((n, k)) @ W
+    data = SimpleNamespace(X=clean + 0.1 * rng.random((n, d)), X_clean=clean)
+    runs = {m: {"history": {"objective": np.array([10.0, f])}, "passes": np.array([0.0, 6.0]),
+                "scale": 4.0} for m, f in (("vr", 9.0), ("smm", 8.0), ("sgd", 7.0))}
+    sc = {"step_limits": (0.01, 100.0)}
+    finals = {"vr": 0.5, "smm": 0.4, "sgd": 0.6}
+    ctx = Context(scale="paper", out_dir=str(tmp_path), kept_only=True)
+    assert _partial_inner_note(ctx, sc, 0.3, data, W, runs, "k", finals) == []
+    m, S = _inner_plan(n, runs)
+    assert _inner_grid(4.0, sc["step_limits"]) == (1.0, 2.0, 4.0)
+    D = W + 0.01 * rng.random((k, d))
+    Context(scale="paper", out_dir=str(tmp_path)).memo(f"k-inner{m}-vr-c1", lambda: (8.5, D))
+    Context(scale="paper", out_dir=str(tmp_path)).memo(f"k-inner{m}-vr-c2", lambda: (8.6, None))
+    fresh = Context(scale="paper", out_dir=str(tmp_path))  # not kept-only: still computes none
+    (text,) = _partial_inner_note(fresh, sc, 0.3, data, W, runs, "k", finals)
+    ev = weighted_expressed_variance(W, clean)(D)
+    assert f"kept so far (c = 1: f 8.5, EV {ev:.3f}; c = 2: f 8.6; not yet run: c = 4)" in text
+    assert "VR with the paper's m (f 9 from 10 at its first evaluation, EV 0.500)" in text
+    assert "SGD (f 7, EV 0.600)" in text and f"m = n/b = {m}" in text
+    pieces = tmp_path / "pieces"
+    assert (pieces / f"paper-0-k-inner{m}-vr-c1.pkl").exists()
+    assert not (pieces / f"paper-0-k-inner{m}-vr-c4.pkl").exists()
