@@ -1740,7 +1740,7 @@ def test_other_starts_read_at_the_k_grid_runs_level_beside_the_grids_spread():
     text = _starts_note("kl", 40, full, starts, ([100.0, 800.0], [False, False]))
     assert "the K = 40 run's level (90% of its descent, 0.1)" in text
     assert "seed 0: 200, seed 1: 300, seed 2: ≤ 100 (at least 3.0× apart)" in text
-    assert text.endswith("against the K grid's 8.0× apart).")
+    assert text.endswith("against the K grid's 8.0× apart.")
     starts[1] = curve([1.0, 0.5, 0.3, 0.2, 0.15])
     text = _starts_note("kl", 40, full, starts, ([1.0, 2.0], [False] * 2))
     assert "seed 1: never, seed 2: ≤ 100 (a run never reaches it), against the K grid's 2.0×" \

@@ -1007,7 +1007,7 @@ def _starts_note(loss, k, full, curves: dict, grid: tuple) -> str:
             f"the K = {k:g} run's level (90% of its descent, {level:.4g}): "
             + ", ".join(f"seed {s}: {fmt(x, b)}" for s, (x, b) in reach.items())
             + f" ({spread(xs, bs)}), against the K grid's "
-            + (f"{spread(*grid)})." if all(map(math.isfinite, grid[0]))
+            + (f"{spread(*grid)}." if all(map(math.isfinite, grid[0]))
                else "(a run never reaches its level there)."))
 
 
