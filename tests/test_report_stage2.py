@@ -1858,6 +1858,9 @@ def test_code_cost_note_divides_each_timed_median_as_its_untimed_pass_does():
             "1.88× the cost each) and its basis sweeps 0.50× that of the dictionary solves, "
             "so its pass 0.40×") in text
     assert "against OPGD, ORPCA's code solves take 0.67× the time" in text
+    # at OADMM's cost per iteration (80/50 s), its 10 iterations: 16 s + its 10 s of sweeps,
+    # 0.26× OADMM's 100 s; at OPGD's (45/40), 11.25 + 10 over 50 s = 0.425
+    assert "would make its pass 0.26× and 0.42× theirs" in text
     assert text.endswith("updates took ORPCA 4 s, OADMM 10 s and OPGD 10 s (ORPCA 0.40× and "
                          "0.40×).")
     # a count of zero (nothing measured) gives no note rather than a division by zero

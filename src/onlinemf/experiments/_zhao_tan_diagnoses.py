@@ -54,9 +54,11 @@ def _code_cost_note(where: str, times: dict, split: dict) -> str | None:
     (``split``: :func:`_inner_split` of the three), so that the seconds compared come from
     runs timed together while the shares come from the passes that count the iterations.
     The code solves and the per-mini-batch updates then account for the ORPCA time ratio,
-    term by term. What a share holds is each class's ``inner_``: OADMM's and OPGD's
-    dictionary seconds include their statistics' update, ORPCA's basis seconds only its
-    sweep. None without all three, or where a count is zero."""
+    term by term, and the ratio its pass would have with each of its iterations at the
+    other method's cost separates what an iteration costs from how many it takes. What a
+    share holds is each class's ``inner_``: OADMM's and OPGD's dictionary seconds include
+    their statistics' update, ORPCA's basis seconds only its sweep. None without all three,
+    or where a count is zero."""
     names = ("ORPCA", "OADMM", "OPGD")
     if not all(m in split and split[m] and times.get(m, 0) > 0 for m in names):
         return None
@@ -80,11 +82,17 @@ def _code_cost_note(where: str, times: dict, split: dict) -> str | None:
         f"iterations at {per_it['ORPCA'] / per_it[o]:.2f}× the cost each) and its basis "
         f"sweeps {upd['ORPCA'] / upd[o]:.2f}× that of the dictionary solves, so its pass "
         f"{times['ORPCA'] / times[o]:.2f}×" for o in ("OADMM", "OPGD"))
+    # ORPCA's own counts and basis sweeps, each of its iterations at the other's cost
+    same = {o: (code[o] * split["ORPCA"]["code_iterations"] / split[o]["code_iterations"]
+                + upd["ORPCA"]) / times[o] for o in ("OADMM", "OPGD")}
     own = {m: split[m]["code_seconds"] + split[m]["dict_seconds"] for m in names}
     return (f"{where}{CODE_COST_HEAD} (each method's timed median divided as one untimed "
             "pass of it divides its time between its code solves and its per-mini-batch "
             "update; all with the same mini-batch size τ = 5): " + "; ".join(parts) + ". "
-            + ratios[0].upper() + ratios[1:] + ". In the untimed passes themselves (one "
+            + ratios[0].upper() + ratios[1:] + ". With each of its iterations at OADMM's and "
+            "at OPGD's cost, its own iteration counts and basis sweeps would make its pass "
+            f"{same['OADMM']:.2f}× and {same['OPGD']:.2f}× theirs. In the untimed passes "
+            "themselves (one "
             "each, run one after another, not by the timing protocol) the code solves and "
             f"updates took ORPCA {own['ORPCA']:.3g} s, OADMM {own['OADMM']:.3g} s and OPGD "
             f"{own['OPGD']:.3g} s (ORPCA {own['ORPCA'] / own['OADMM']:.2f}× and "
