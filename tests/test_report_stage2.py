@@ -1975,3 +1975,20 @@ def test_partial_inner_note_reads_the_kept_fits_of_an_unfinished_tuning(tmp_path
     pieces = tmp_path / "pieces"
     assert (pieces / f"paper-0-k-inner{m}-vr-c1.pkl").exists()
     assert not (pieces / f"paper-0-k-inner{m}-vr-c4.pkl").exists()
+
+
+def test_lef_race_note_reads_the_medians_of_the_runs_that_count():
+    """OL-Lef's pass (its median) against OL's seconds to OL-Lef's final level, the median
+    of OL's runs that count (a replaced run left out); a level OL never reaches is said."""
+    from onlinemf.experiments._timing import TimedRuns
+    from onlinemf.experiments.zhao_divergences import _lef_race_note
+
+    lef = TimedRuns(wall=[24.0, 23.0, 25.0], cpu=[24.0, 23.0, 25.0], load=[0.0] * 3)
+    ol = TimedRuns(wall=[9.0, 30.0, 8.0, 9.5], cpu=[9.0] * 4, load=[0.0] * 4, replaced=[1])
+    reach = [(4500.0, 4.0), (4500.0, 20.0), (5000.0, 5.0), (4500.0, 6.0)]
+    text = _lef_race_note(lef, ol, reach, 0.0622)
+    assert "(3 and 3 runs, the machine otherwise idle): OL-Lef's pass 24 s" in text
+    assert "OL reaches that level after 4500 samples in 5 s (the median of its runs' own " \
+           "clocks: 4, 5, 6), 4.80× sooner than OL-Lef's pass ends." in text
+    never = _lef_race_note(lef, ol, [(4500.0, 4.0), (np.inf, np.inf)] * 2, 0.0622)
+    assert never.endswith("OL does not reach that level within its first 10000 samples.")
