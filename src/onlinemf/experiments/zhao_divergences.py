@@ -773,7 +773,8 @@ def synthetic(ctx: Context) -> Result:
                     race = ctx.memo("zhao-synthetic-is-lef-race",
                                     lambda level=level: _lef_race_piece(ctx, n, f, k, tau,
                                                                         level))
-                    res.notes.append(_lef_race_note(*race, level))
+                    if min(len(race[0].kept), len(race[1].kept)) >= ctx.repeats:
+                        res.notes.append(_lef_race_note(*race, level))
                 except PieceMissing:
                     pass
             if oh["objective"][-1] > 1.05 * oh["objective"][0]:  # beyond a wobble
