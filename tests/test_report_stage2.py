@@ -1984,11 +1984,17 @@ def test_lef_race_note_reads_the_medians_of_the_runs_that_count():
     from onlinemf.experiments.zhao_divergences import _lef_race_note
 
     lef = TimedRuns(wall=[24.0, 23.0, 25.0], cpu=[24.0, 23.0, 25.0], load=[0.0] * 3)
-    ol = TimedRuns(wall=[9.0, 30.0, 8.0, 9.5], cpu=[9.0] * 4, load=[0.0] * 4, replaced=[1])
+    ol = TimedRuns(wall=[9.0, 30.0, 8.0, 9.5], cpu=[9.0, 30.0, 8.0, 9.5], load=[0.0] * 4,
+                   replaced=[1])
     reach = [(4500.0, 4.0), (4500.0, 20.0), (5000.0, 5.0), (4500.0, 6.0)]
-    text = _lef_race_note(lef, ol, reach, 0.0622)
-    assert "(3 and 3 runs, the machine otherwise idle): OL-Lef's pass 24 s" in text
+    curve = {"objective": np.array([0.3, 0.1, 0.07, 0.0622]),
+             "n_samples": np.array([10.0, 500, 1000, 1500])}
+    text = _lef_race_note(lef, ol, reach, 0.0622, curve)
+    assert "(3 and 3 runs, CPU share ≥ 1.00): OL-Lef's pass 24 s (its fresh-code curve first " \
+           "reaches its final level 0.0622 at its last reading, so its pass is its time" in text
     assert "OL reaches that level after 4500 samples in 5 s (the median of its runs' own " \
            "clocks: 4, 5, 6), 4.80× sooner than OL-Lef's pass ends." in text
-    never = _lef_race_note(lef, ol, [(4500.0, 4.0), (np.inf, np.inf)] * 2, 0.0622)
+    early = dict(curve, objective=np.array([0.3, 0.06, 0.07, 0.0622]))
+    assert "at reading 1 of 3, at 500 samples" in _lef_race_note(lef, ol, reach, 0.0622, early)
+    never = _lef_race_note(lef, ol, [(4500.0, 4.0), (np.inf, np.inf)] * 2, 0.0622, curve)
     assert never.endswith("OL does not reach that level within its first 10000 samples.")

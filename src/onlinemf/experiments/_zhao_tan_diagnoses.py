@@ -88,7 +88,9 @@ def _code_cost_note(where: str, times: dict, split: dict) -> str | None:
     own = {m: split[m]["code_seconds"] + split[m]["dict_seconds"] for m in names}
     return (f"{where}{CODE_COST_HEAD} (each method's timed median divided as one untimed "
             "pass of it divides its time between its code solves and its per-mini-batch "
-            "update; all with the same mini-batch size τ = 5): " + "; ".join(parts) + ". "
+            "update, ORPCA's basis sweep without its statistics' two products and the others' "
+            "dictionary solves with their statistics' update; all with the same mini-batch "
+            "size τ = 5): " + "; ".join(parts) + ". "
             + ratios[0].upper() + ratios[1:] + ". With each of its iterations at OADMM's and "
             "at OPGD's cost, its own iteration counts and basis sweeps would make its pass "
             f"{same['OADMM']:.2f}× and {same['OPGD']:.2f}× theirs. In the untimed passes "

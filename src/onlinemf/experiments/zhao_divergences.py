@@ -465,15 +465,24 @@ def _lef_race_piece(ctx: Context, n, f, k, tau, level: float) -> tuple:
     return lef_runs, ol_runs, reach
 
 
-def _lef_race_note(lef_runs, ol_runs, reach, level: float) -> str:
+def _lef_race_note(lef_runs, ol_runs, reach, level: float, lef_curve: dict) -> str:
     """:func:`_lef_race_piece` in words: OL-Lef's pass and OL's seconds to OL-Lef's final
-    level, each the median of the runs that count, and their ratio."""
+    level, each the median of the runs that count, their ratio, the runs' lowest CPU share,
+    and the reading at which OL-Lef's own curve (``lef_curve``, from
+    :func:`_lef_forget_piece`) first reaches that level (its last one: the pass is then its
+    time to the level, at that curve's resolution)."""
     counted = [r for i, r in enumerate(reach) if i not in ol_runs.replaced]
     forget, iters = LEF_RACED
+    share = min(c / w for runs in (lef_runs, ol_runs) for c, w in zip(runs.cpu, runs.wall)
+                if w > 0)
+    first = int(np.flatnonzero(lef_curve["objective"] <= level)[0])
+    last = len(lef_curve["objective"]) - 1
+    where = ("its last reading, so its pass is its time to that level" if first == last else
+             f"reading {first} of {last}, at {lef_curve['n_samples'][first]:.0f} samples")
     head = (f"is: OL against OL-Lef with ρ = {forget:g} and {iters} code iterations, timed by "
-            f"the protocol ({len(lef_runs.kept)} and {len(counted)} runs, the machine otherwise "
-            f"idle): OL-Lef's pass {lef_runs.median:.3g} s (its final level with fresh codes "
-            f"{level:.4g}); ")
+            f"the protocol ({len(lef_runs.kept)} and {len(counted)} runs, CPU share ≥ "
+            f"{share:.2f}): OL-Lef's pass {lef_runs.median:.3g} s (its fresh-code curve first "
+            f"reaches its final level {level:.4g} at {where}); ")
     if not all(math.isfinite(t) for _, t in counted):
         return head + f"OL does not reach that level within its first {LEF_RACE_PREFIX} samples."
     seconds = float(np.median([t for _, t in counted]))
@@ -774,7 +783,7 @@ def synthetic(ctx: Context) -> Result:
                                     lambda level=level: _lef_race_piece(ctx, n, f, k, tau,
                                                                         level))
                     if min(len(race[0].kept), len(race[1].kept)) >= ctx.repeats:
-                        res.notes.append(_lef_race_note(*race, level))
+                        res.notes.append(_lef_race_note(*race, level, lef[LEF_RACED]))
                 except PieceMissing:
                     pass
             if oh["objective"][-1] > 1.05 * oh["objective"][0]:  # beyond a wobble
