@@ -1965,11 +1965,13 @@ def test_partial_inner_note_reads_the_kept_fits_of_an_unfinished_tuning(tmp_path
     assert _inner_grid(4.0, sc["step_limits"]) == (1.0, 2.0, 4.0)
     D = W + 0.01 * rng.random((k, d))
     Context(scale="paper", out_dir=str(tmp_path)).memo(f"k-inner{m}-vr-c1", lambda: (8.5, D))
-    Context(scale="paper", out_dir=str(tmp_path)).memo(f"k-inner{m}-vr-c2", lambda: (8.6, None))
+    Context(scale="paper", out_dir=str(tmp_path)).memo(f"k-inner{m}-vr-c2",
+                                                       lambda: (np.inf, None))
     fresh = Context(scale="paper", out_dir=str(tmp_path))  # not kept-only: still computes none
     (text,) = _partial_inner_note(fresh, sc, 0.3, data, W, runs, "k", finals)
     ev = weighted_expressed_variance(W, clean)(D)
-    assert f"kept so far (c = 1: f 8.5, EV {ev:.3f}; c = 2: f 8.6; not yet run: c = 4)" in text
+    assert f"kept so far (c = 1: f 8.5, EV {ev:.3f}; c = 2: diverged; not yet run: c = 4)" \
+        in text
     assert "VR with the paper's m (f 9 from 10 at its first evaluation, EV 0.500)" in text
     assert "SGD (f 7, EV 0.600)" in text and f"m = n/b = {m}" in text
     pieces = tmp_path / "pieces"
@@ -1978,23 +1980,33 @@ def test_partial_inner_note_reads_the_kept_fits_of_an_unfinished_tuning(tmp_path
 
 
 def test_lef_race_note_reads_the_medians_of_the_runs_that_count():
-    """OL-Lef's pass (its median) against OL's seconds to OL-Lef's final level, the median
-    of OL's runs that count (a replaced run left out); a level OL never reaches is said."""
+    """OL-Lef's pass against OL's seconds to OL-Lef's final level, each the median of its
+    runs that count on their own clocks (a replaced run left out); an upper bound is marked;
+    a level OL never reaches is said."""
     from onlinemf.experiments._timing import TimedRuns
     from onlinemf.experiments.zhao_divergences import _lef_race_note
 
-    lef = TimedRuns(wall=[24.0, 23.0, 25.0], cpu=[24.0, 23.0, 25.0], load=[0.0] * 3)
-    ol = TimedRuns(wall=[9.0, 30.0, 8.0, 9.5], cpu=[9.0, 30.0, 8.0, 9.5], load=[0.0] * 4,
+    lef = TimedRuns(wall=[30.0, 29.0, 31.0], cpu=[30.0, 29.0, 31.0], load=[0.0] * 3)
+    own = [24.0, 23.0, 25.0]
+    ol = TimedRuns(wall=[9.0, 30.0, 8.0, 9.5], cpu=[9.0, 15.0, 8.0, 9.5], load=[0.0] * 4,
                    replaced=[1])
-    reach = [(4500.0, 4.0), (4500.0, 20.0), (5000.0, 5.0), (4500.0, 6.0)]
+    reach = [(4500.0, 4.0, False), (4500.0, 20.0, False), (5000.0, 5.0, False),
+             (4500.0, 6.0, False)]
     curve = {"objective": np.array([0.3, 0.1, 0.07, 0.0622]),
              "n_samples": np.array([10.0, 500, 1000, 1500])}
-    text = _lef_race_note(lef, ol, reach, 0.0622, curve)
-    assert "(3 and 3 runs, CPU share ≥ 1.00): OL-Lef's pass 24 s (its fresh-code curve first " \
-           "reaches its final level 0.0622 at its last reading, so its pass is its time" in text
-    assert "OL reaches that level after 4500 samples in 5 s (the median of its runs' own " \
-           "clocks: 4, 5, 6), 4.80× sooner than OL-Lef's pass ends." in text
+    text = _lef_race_note(lef, own, ol, reach, 0.0622, curve, 10_000)
+    # the replaced run's CPU share (0.5) does not count
+    assert "(3 and 3 runs, CPU share ≥ 1.00) and read on its own clock" in text
+    assert "OL-Lef's pass 24 s (its runs: 24, 23, 25; its fresh-code curve first reaches its " \
+           "final level 0.0622 at its last reading, so its pass is its time" in text
+    assert "OL reaches that level after 4500 samples in 5 s (its runs: 4, 5, 6), 4.80× " \
+           "sooner than OL-Lef's pass ends." in text
     early = dict(curve, objective=np.array([0.3, 0.06, 0.07, 0.0622]))
-    assert "at reading 1 of 3, at 500 samples" in _lef_race_note(lef, ol, reach, 0.0622, early)
-    never = _lef_race_note(lef, ol, [(4500.0, 4.0), (np.inf, np.inf)] * 2, 0.0622, curve)
-    assert never.endswith("OL does not reach that level within its first 10000 samples.")
+    assert "at reading 1 of 3, at 500 samples" in _lef_race_note(lef, own, ol, reach, 0.0622,
+                                                                  early, 10_000)
+    bound = [(500.0, 1.0, True)] * 4
+    assert "after ≤ 500 samples in ≤ 1 s" in _lef_race_note(lef, own, ol, bound, 0.0622, curve,
+                                                             10_000)
+    never = _lef_race_note(lef, own, ol, [(4500.0, 4.0, False), (np.inf, np.inf, False)] * 2,
+                           0.0622, curve, 3000)
+    assert never.endswith("OL does not reach that level within its first 3000 samples.")

@@ -1126,7 +1126,8 @@ def _partial_inner_note(ctx: Context, sc: dict, rho, data, W, runs: dict, key: s
     f_runs = {k: float(runs[k]["history"]["objective"][-1]) for k in METHODS}
     start = float(runs["vr"]["history"]["objective"][0])
     b, _ = default_batch_params(n)
-    fits = "; ".join(f"c = {c:g}: f {f:.6g}" + ("" if D is None else f", EV {ev(D):.3f}")
+    fits = "; ".join(f"c = {c:g}: " + ("diverged" if D is None or not np.isfinite(f) else
+                                       f"f {f:.6g}, EV {ev(D):.3f}")
                      for c, (f, D) in got.items())
     rest = [f"c = {c:g}" for c in grid if c not in got]
     fits += (f"; not yet run: {', '.join(rest)}" if rest else
