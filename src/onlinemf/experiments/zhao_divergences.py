@@ -399,11 +399,11 @@ def _lef_forget_note(runs: dict, as_run: dict, ol: dict) -> str:
     parts = []
     for (forget, iters), c in [((1.0, 20), as_run), *runs.items()]:
         final = float(c["objective"][-1])
-        x, bound = _reach(ol, final)
-        i = int(np.flatnonzero(ol["n_samples"] == x)[0]) if math.isfinite(x) else None
+        i = _first_at(ol, final)
+        le = "≤ " if i is not None and i <= 1 else ""
         reach = ("OL never reaches it" if i is None else
-                 f"OL reaches it after {'≤ ' if bound else ''}{x:.0f} samples "
-                 f"({'≤ ' if bound else ''}{ol['time'][i]:.3g} s)")
+                 f"OL reaches it after {le}{ol['n_samples'][i]:.0f} samples "
+                 f"({le}{ol['time'][i]:.3g} s)")
         parts.append(f"ρ = {forget:g}, {iters} code iterations"
                      + (" (as run)" if forget == 1.0 else "")
                      + f": {c['objective'][0]:.4g} → {final:.4g} over "
@@ -416,8 +416,7 @@ def _lef_forget_note(runs: dict, as_run: dict, ol: dict) -> str:
 
 
 #: the OL-Lef setting raced against OL under the timing protocol (forgetting factor ρ,
-#: code iterations): of :data:`LEF_SETTINGS`, the one chosen to race (it ended lowest in the
-#: untimed what-if)
+#: code iterations), one of :data:`LEF_SETTINGS`
 LEF_RACED = (0.9, 100)
 #: OL's timed runs in that race stop after this many samples, their dictionaries kept every
 #: ``LEF_RACE_EVERY``
@@ -452,28 +451,14 @@ def _lef_race_piece(ctx: Context, n, f, k, tau, level: float) -> tuple:
     _, lef_runs = ctx.timed(lef_pass)
     prefix = min(n, LEF_RACE_PREFIX)
     every_run = []
-
-    def ol_prefix():
-        snaps: list = []
-        kept = _keeper(snaps, prefix, max(1, prefix // LEF_RACE_EVERY))
-
-        def keep(info):
-            if info["n_samples"] > prefix:
-                raise _Enough
-            kept(info)
-        try:
-            _ol("is", k, tau, ctx.seed, callback=keep, scale=top, history=None).fit(d.X)
-        except _Enough:
-            pass
-        every_run.append(snaps)
-
-    _, ol_runs = ctx.timed(ol_prefix)
+    _, ol_runs = ctx.timed(lambda: every_run.append(_prefix_snapshots(
+        "is", k, tau, ctx.seed, d.X, top, prefix, LEF_RACE_EVERY)))
     reach = []
     for snaps in every_run:
         curve = fresh_curve(probe, d.X[:FIG2_FRESH_ROWS], snaps)
-        x, bound = _reach(curve, level)
-        hit = np.flatnonzero(curve["n_samples"] == x)
-        reach.append((x, float(curve["time"][hit[0]]) if hit.size else math.inf, bound))
+        i = _first_at(curve, level)
+        reach.append((math.inf, math.inf, False) if i is None else
+                     (float(curve["n_samples"][i]), float(curve["time"][i]), i <= 1))
     return lef_runs, lef_own, ol_runs, reach
 
 
@@ -489,7 +474,7 @@ def _lef_race_note(lef_runs, lef_own, ol_runs, reach, level: float, lef_curve: d
     lef_s = float(np.median(lef_counted))
     forget, iters = LEF_RACED
     share = min(lef_runs.cpu_share, ol_runs.cpu_share)
-    first = int(np.flatnonzero(lef_curve["objective"] <= level)[0])
+    first = _first_at(lef_curve, level)
     last = len(lef_curve["objective"]) - 1
     where = ("its last reading, so its pass is its time to that level" if first == last else
              f"reading {first} of {last}, at {lef_curve['n_samples'][first]:.0f} samples")
@@ -1015,21 +1000,30 @@ def _fine_piece(loss, k, n, f, k0, seed, prefix, every, start=None) -> dict:
     instead (its initial dictionary and the stream's order), on the same data."""
     d = make_nmf_synthetic(n, f, k0, NOISE_FOR_LOSS[loss], random_state=seed)
     seed = seed if start is None else start
-    snapshots = []
-    kept = _keeper(snapshots, prefix, prefix // every)
+    top = float(d.X.max())  # scale="max" of the whole stream, as the full run
+    snapshots = _prefix_snapshots(loss, k, 10, seed, d.X, top, prefix, every)
+    probe = _ol(loss, k, 10, seed, scale=top).fit(d.X[:10])  # a fitted scorer
+    return fresh_curve(probe, d.X[:FRESH_ROWS], snapshots)
+
+
+def _prefix_snapshots(loss, k, tau, seed, X, top: float, prefix: int, every: int) -> list:
+    """OL on the stream X at scale ``top`` (the whole stream's maximum, as a full run),
+    stopped after its first ``prefix`` samples, with ``(time, samples, W)`` kept after its
+    first step and every ``every`` samples (:func:`_keeper`); without the paper's metric,
+    which a fresh-code reading does not use."""
+    snapshots: list = []
+    kept = _keeper(snapshots, prefix, max(1, prefix // every))
 
     def keep(info):
         if info["n_samples"] > prefix:
             raise _Enough
         kept(info)
 
-    top = float(d.X.max())  # scale="max" of the whole stream, as the full run
-    try:  # (without the paper's metric, which this reading does not use)
-        _ol(loss, k, 10, seed, callback=keep, scale=top, history=None).fit(d.X)
+    try:
+        _ol(loss, k, tau, seed, callback=keep, scale=top, history=None).fit(X)
     except _Enough:
         pass
-    probe = _ol(loss, k, 10, seed, scale=top).fit(d.X[:10])  # a fitted scorer
-    return fresh_curve(probe, d.X[:FRESH_ROWS], snapshots)
+    return snapshots
 
 
 #: how the notes name the sensitivity grids' parameters
@@ -1063,14 +1057,20 @@ def _flat_left_out(loss, param, values, hists) -> str:
 OTHER_STARTS = 2
 
 
+def _first_at(curve, level) -> int | None:
+    """The index of a curve's first reading at or below ``level`` (None if none)."""
+    hit = np.flatnonzero(curve["objective"] <= level)
+    return int(hit[0]) if hit.size else None
+
+
 def _reach(curve, level) -> tuple[float, bool]:
     """The samples a fresh-code ``curve`` had seen at its first reading at or below
     ``level`` (inf if none), and whether that was its first reading after the first step
     (the level was reached somewhere before it: the samples are an upper bound)."""
-    hit = np.flatnonzero(curve["objective"] <= level)
-    if not hit.size:
+    i = _first_at(curve, level)
+    if i is None:
         return math.inf, False
-    return float(curve["n_samples"][hit[0]]), bool(hit[0] <= 1)
+    return float(curve["n_samples"][i]), i <= 1
 
 
 def _fine_samples(values, fresh_hists, fine) -> tuple[list, list]:
