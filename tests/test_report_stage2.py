@@ -1749,6 +1749,65 @@ def test_other_starts_read_at_the_k_grid_runs_level_beside_the_grids_spread():
     assert text.endswith("against the K grid's (a run never reaches its level there).")
 
 
+def test_step_mass_is_the_schedules_sum_per_sample():
+    """The summed step after n samples is Σ_t τ a/(τt + b) over the n/τ mini-batches: the
+    sum itself, a·ln(1 + n/b) for many small batches, and the same for any τ at equal
+    samples once the batches are small against b (the gradients are summed, not averaged)."""
+    from onlinemf.experiments.zhao_divergences import step_mass
+
+    assert step_mass(30, 2e4, 10) == pytest.approx(sum(10 * 2e4 / (10 * t + 2e4)
+                                                      for t in (1, 2, 3)))
+    assert step_mass(2e4, 2e4, 1) == pytest.approx(2e4 * np.log(2), rel=1e-4)
+    assert step_mass(1e4, 2e3, 10) == pytest.approx(0.1 * step_mass(1e4, 2e4, 10))
+    assert step_mass(1e3, 2e4, 100) == pytest.approx(step_mass(1e3, 2e4, 10), rel=0.05)
+    assert step_mass(0, 2e4, 10) == 0
+
+
+def test_step_piece_reads_geometrically_and_stops_at_the_level():
+    """The step diagnosis re-runs a sensitivity run (same dictionaries at the same samples),
+    reads it every STEP_READ_RATIO times more samples, stops at its first reading at or
+    below the level, and keeps W's shares at the box's bounds; the note reads the samples
+    and summed step at the level against the canonical run's."""
+    from onlinemf.experiments.zhao_divergences import (
+        STEP_READ_RATIO,
+        _sensitivity_piece,
+        _step_note,
+        _step_piece,
+        step_mass,
+    )
+
+    n, f, k0 = 400, 12, 3
+    full = _sensitivity_piece("kl", "a", 2e3, n, f, k0, 0)[1]
+    level = float(full["objective"][-1])
+    r = _step_piece("kl", "a", 2e3, n, f, k0, 0, level)
+    x = r["n_samples"]
+    assert x[0] == 10 and np.all(x[1:] >= STEP_READ_RATIO * x[:-1] - 1e-9)
+    assert np.all(r["objective"][:-1] > level)
+    assert r["objective"][-1] <= level or x[-1] >= n - 10
+    assert np.all((0 <= r["at_zero"]) & (r["at_zero"] <= 1) & (0 <= r["at_one"]))
+    # the first reading is the full run's after its first step: the same dictionary
+    assert r["objective"][0] == pytest.approx(full["objective"][0], rel=1e-9)
+
+    def run(obj, at_one=0.0):
+        return {"n_samples": np.array([10.0, 20, 40, 80]), "objective": np.array(obj),
+                "at_zero": np.zeros(4), "at_one": np.full(4, at_one)}
+
+    runs = {2e3: run([3.0, 2.0, 1.5, 0.9]), 2e4: run([1.0, 0.9, 0.5, 0.4]),
+            2e5: run([8.0, 5.0, 0.9, 0.1], at_one=0.5)}
+    text = _step_note("kl", "a", (2e3, 2e4, 2e5), runs, 0.95)
+    m0 = step_mass(20, 2e4, 10)
+    assert f"a=20000: first step (10 samples) objective 1, W at 0 / 1 0% / 0%; 20 samples to " \
+        f"the level, summed step {m0:.3g}" in text
+    assert f"a=2000: first step (10 samples) objective 3, W at 0 / 1 0% / 0%; 80 samples " \
+        f"to the level, summed step {step_mass(80, 2e3, 10):.3g} (4.00× the samples, " \
+        f"{step_mass(80, 2e3, 10) / m0:.2f}× the summed step, 3.00× the first-step " \
+        "objective of a=20000)" in text
+    assert "a=200000: first step (10 samples) objective 8, W at 0 / 1 0% / 50%; 40 " in text
+    runs[2e5]["objective"][:] = 2.0
+    assert "a=200000: first step (10 samples) objective 2, W at 0 / 1 0% / 50%; does not " \
+        "reach the level in the pass" in _step_note("kl", "a", (2e3, 2e4, 2e5), runs, 0.95)
+
+
 def test_timed_race_to_the_tie_runs_batch_for_the_iterations_of_that_record(tmp_path,
                                                                             monkeypatch):
     """A race whose Batch curve comes only within the tie of OL's level: OL's pass and Batch

@@ -1151,6 +1151,114 @@ def _fine_note(loss, values, fresh_hists, fine, prefix, every) -> str:
             + ", ".join(f"{c:.3g}" for c in speed_parts(fresh_hists)[1]) + ").")
 
 
+#: the step diagnosis reads a run's dictionary at samples growing by this factor from its
+#: first step (so the samples to a level are read to within this ratio)
+STEP_READ_RATIO = 1.15
+#: the settings whose step it reads: the a grid, and τ = 100 beside the canonical τ = 10
+#: (τ = 1's slowness is its cost per sample, read by the split table)
+STEP_GRIDS = {"a": (2e3, 2e4, 2e5), "batch_size": (10, 100)}
+
+
+def _diagnosis_level(fresh_hists) -> float:
+    """The level the step diagnosis reads: the claim's common level (90% of the common
+    descent) where the runs have one, else the highest final objective, which every run
+    reaches by its end."""
+    _, level = common_level_times(fresh_hists)
+    return level if isinstance(level, float) else max(
+        float(h["objective"][-1]) for h in fresh_hists)
+
+
+def _step_piece(loss, param, v, n, f, k0, seed, level: float) -> dict:
+    """The sensitivity run at ``param`` = ``v`` again (the data, seed and stream of
+    :func:`_sensitivity_piece`, so the same dictionaries), read every
+    :data:`STEP_READ_RATIO` times more samples and stopped at its first reading at or below
+    ``level`` (fresh codes on the stream's first :data:`FRESH_ROWS` rows): each reading's
+    samples, objective, and the shares of W's entries at the box's bounds 0 and 1."""
+    d = make_nmf_synthetic(n, f, k0, NOISE_FOR_LOSS[loss], random_state=seed)
+    probe = _ol(loss, k0, 10, seed, scale=float(d.X.max())).fit(d.X[:10])  # a scorer
+    out = {"n_samples": [], "objective": [], "at_zero": [], "at_one": []}
+    due = [0.0]
+
+    def read(info):
+        if info["n_samples"] < due[0]:
+            return
+        W = info["components"]
+        probe.components_ = W
+        out["n_samples"].append(float(info["n_samples"]))
+        out["objective"].append(-probe.score(d.X[:FRESH_ROWS]))
+        out["at_zero"].append(float(np.mean(W <= 0)))
+        out["at_one"].append(float(np.mean(W >= 1)))
+        if out["objective"][-1] <= level:
+            raise _Enough
+        due[0] = info["n_samples"] * STEP_READ_RATIO
+
+    kw = {"batch_size": 10, param: v}
+    est = _ol(loss, k0, kw.pop("batch_size"), seed, scale=float(d.X.max()), history=None,
+              callback=read, **kw)
+    try:
+        est.fit(d.X)
+    except _Enough:
+        pass
+    return {k: np.asarray(x, dtype=float) for k, x in out.items()}
+
+
+def step_mass(samples: float, a: float, tau: int, b: float | None = None) -> float:
+    """The summed step a sample's gradient has been given after ``samples`` samples:
+    Σ_t τ η_t over the mini-batches t = 1 … samples/τ, η_t = a/(τt + b) (the mini-batch's
+    gradients summed, :class:`~onlinemf.updates.SGD`'s default)."""
+    b = SGD().b if b is None else b
+    t = np.arange(1, int(round(samples / tau)) + 1)
+    return float(np.sum(tau * a / (tau * t + b)))
+
+
+def _step_note(loss, param, values, runs: dict, level: float) -> str:
+    """Where a or τ moves the samples a run needs (``runs``: value -> :func:`_step_piece`):
+    each run's samples to ``level`` and the summed step by then (:func:`step_mass`), beside
+    the canonical run's (a = 2·10⁴, τ = 10), and its first step's objective and shares of W
+    at the box's bounds. The reading it tests, set before the runs: a run whose samples
+    differ from the canonical's by more than :data:`SPEED_RATIO` while its summed step is
+    within that factor needs its samples because its step is smaller or larger (a is a
+    step size); a run that needs a larger summed step and whose first step ends above the
+    canonical's first-step objective by that factor spends its samples undoing its first
+    steps (a step too large)."""
+    a0, tau0 = SGD().a, 10
+    base = a0 if param == "a" else tau0
+
+    def setting(v):
+        return (v, tau0) if param == "a" else (a0, int(v))
+
+    def at_level(v):
+        i = _first_at(runs[v], level)
+        return (math.inf, math.inf) if i is None else (
+            float(runs[v]["n_samples"][i]), step_mass(runs[v]["n_samples"][i], *setting(v)))
+
+    n0, m0 = at_level(base)
+    first0 = float(runs[base]["objective"][0])
+    name = PARAM_SYMBOL[param]
+    parts = []
+    for v in values:
+        r, (x, m) = runs[v], at_level(v)
+        text = (f"{name}={v:g}: first step ({r['n_samples'][0]:.0f} samples) objective "
+                f"{r['objective'][0]:.4g}, W at 0 / 1 {r['at_zero'][0]:.0%} / "
+                f"{r['at_one'][0]:.0%}; ")
+        if math.isinf(x):
+            parts.append(text + "does not reach the level in the pass")
+            continue
+        text += f"{x:.3g} samples to the level, summed step {m:.3g}"
+        if v != base and math.isfinite(n0):
+            text += (f" ({x / n0:.2f}× the samples, {m / m0:.2f}× the summed step, "
+                     f"{float(r['objective'][0]) / first0:.2f}× the first-step objective "
+                     f"of {name}={base:g})")
+        parts.append(text)
+    return (f"{loss} across {name}, the step each run takes: its dictionary read with fresh "
+            f"codes every {STEP_READ_RATIO:g}× more samples up to the level {level:.4g} (the "
+            "claim's common level, or the highest final where the runs have none): "
+            + "; ".join(parts) + ". The summed step Σ τη_t is the step a sample's gradient "
+            "has been given so far: runs that reach the level at the same summed step differ "
+            "in samples because their steps differ in size; a run that needs more summed step "
+            "after a worse first step spends its samples undoing that step.")
+
+
 @register("zhao-sensitivity", "000", "Sensitivity of OL to τ, K and a (Figs. S-1 to S-3)",
           departures=("One run per setting (the paper's curves are also single runs), each "
                       "a single timing, the settings one at a time; during some of them "
@@ -1254,6 +1362,17 @@ def sensitivity(ctx: Context) -> Result:
                     res.notes.append(_starts_note(loss, k0, fresh_hists[values.index(k0)],
                                                   {ctx.seed: fine[k0], **starts},
                                                   _fine_samples(values, fresh_hists, fine)))
+                except PieceMissing:
+                    pass
+            stepped = [v for v in STEP_GRIDS.get(param, ()) if v in values]
+            if len(stepped) > 1:
+                level = _diagnosis_level(fresh_hists)
+                try:
+                    steps = {v: ctx.memo(f"zhao-sensitivity-{loss}-{param}-{v:g}-steps",
+                                         lambda loss=loss, param=param, v=v, lv=level:
+                                         _step_piece(loss, param, v, n, f, k0, ctx.seed, lv))
+                             for v in stepped}
+                    res.notes.append(_step_note(loss, param, stepped, steps, level))
                 except PieceMissing:
                     pass
             for curve, hs, rs in (("the paper's metric", hists, reach),
