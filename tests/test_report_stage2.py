@@ -1984,11 +1984,15 @@ def test_lef_forget_note_reads_each_setting_against_ols_curve():
                 "time": np.array(t, float)}
 
     ol = curve([0.2, 0.06, 0.03], t=(0.5, 5.0, 10.0))
-    runs = {(0.99, 20): curve([0.3, 0.14, 0.13]), (0.9, 100): curve([0.3, 0.1, 0.02])}
+    runs = {(0.99, 20): curve([0.3, 0.14, 0.13]), (0.9, 100): curve([0.3, 0.1, 0.02]),
+            (1.0, 100): curve([0.3, 0.12, 0.11])}
     text = _lef_forget_note(runs, curve([0.29, 0.143, 0.142]), ol)
     assert ("ρ = 1, 20 code iterations (as run): 0.29 → 0.142 over 1000 samples (2 s); OL "
             "reaches it after ≤ 500 samples (≤ 5 s)") in text
     assert "ρ = 0.99, 20 code iterations: 0.3 → 0.13 over" in text
+    # the stand-in's ρ with more iterations is a setting of its own, not the stand-in
+    assert "ρ = 1, 100 code iterations: 0.3 → 0.11 over" in text
+    assert text.count("(as run)") == 1
     assert "ρ = 0.9, 100 code iterations: 0.3 → 0.02 over 1000 samples (2 s); OL never " \
            "reaches it" in text
     # reached only at a later reading: no bound
