@@ -1797,12 +1797,17 @@ def test_step_piece_reads_geometrically_and_stops_at_the_level():
     text = _step_note("kl", "a", (2e3, 2e4, 2e5), runs, 0.95)
     m0 = step_mass(20, 2e4, 10)
     assert f"a=20000: first step (10 samples) objective 1, W at 0 / 1 0% / 0%; 20 samples to " \
-        f"the level, summed step {m0:.3g}" in text
+        f"the level, summed step {m0:.3g}, W at 0 / 1 at most 0% / 0% before it and 0% / 0% " \
+        "there" in text
     assert f"a=2000: first step (10 samples) objective 3, W at 0 / 1 0% / 0%; 80 samples " \
-        f"to the level, summed step {step_mass(80, 2e3, 10):.3g} (4.00× the samples, " \
+        f"to the level, summed step {step_mass(80, 2e3, 10):.3g}, W at 0 / 1 at most 0% / 0% " \
+        f"before it and 0% / 0% there (4.00× the samples, " \
         f"{step_mass(80, 2e3, 10) / m0:.2f}× the summed step, 3.00× the first-step " \
         "objective of a=20000)" in text
     assert "a=200000: first step (10 samples) objective 8, W at 0 / 1 0% / 50%; 40 " in text
+    runs[2e5]["at_one"][:] = [0.5, 0.6, 0.1, 0.0]  # pushed to the bound, then brought back
+    assert "W at 0 / 1 at most 0% / 60% before it and 0% / 10% there" in _step_note(
+        "kl", "a", (2e3, 2e4, 2e5), runs, 0.95)
     runs[2e5]["objective"][:] = 2.0
     assert "a=200000: first step (10 samples) objective 2, W at 0 / 1 0% / 50%; does not " \
         "reach the level in the pass" in _step_note("kl", "a", (2e3, 2e4, 2e5), runs, 0.95)

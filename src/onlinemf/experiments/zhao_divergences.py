@@ -1225,12 +1225,13 @@ def _step_note(loss, param, values, runs: dict, level: float) -> str:
     """Where a or τ moves the samples a run needs (``runs``: value -> :func:`_step_piece`):
     each run's samples to ``level`` and the summed step by then (:func:`step_mass`), beside
     the canonical run's (a = 2·10⁴, τ = 10), and its first step's objective and shares of W
-    at the box's bounds. The reading it tests, set before the runs: a run whose samples
+    at the box's bounds, their largest on the way to the level and at it. The reading it
+    tests, set before the runs: a run whose samples
     differ from the canonical's by more than :data:`SPEED_RATIO` while its summed step is
     within that factor needs its samples because its step is smaller or larger (a is a
     step size); a run that needs a larger summed step and whose first step ends above the
     canonical's first-step objective by that factor spends its samples undoing its first
-    steps (a step too large)."""
+    steps (a step too large), W's entries pushed to the bounds and brought back."""
     a0, tau0 = SGD().a, 10
     base = a0 if param == "a" else tau0
 
@@ -1254,7 +1255,10 @@ def _step_note(loss, param, values, runs: dict, level: float) -> str:
         if math.isinf(x):
             parts.append(text + "does not reach the level in the pass")
             continue
-        text += f"{x:.3g} samples to the level, summed step {m:.3g}"
+        i = _first_at(r, level)
+        text += (f"{x:.3g} samples to the level, summed step {m:.3g}, W at 0 / 1 at most "
+                 f"{np.max(r['at_zero'][:i + 1]):.0%} / {np.max(r['at_one'][:i + 1]):.0%} "
+                 f"before it and {r['at_zero'][i]:.0%} / {r['at_one'][i]:.0%} there")
         if v != base and math.isfinite(n0):
             text += (f" ({x / n0:.2f}× the samples, {m / m0:.2f}× the summed step, "
                      f"{float(r['objective'][0]) / first0:.2f}× the first-step objective "
