@@ -1783,7 +1783,10 @@ def test_step_piece_reads_geometrically_and_stops_at_the_level():
     x = r["n_samples"]
     assert x[0] == 10 and np.all(x[1:] >= STEP_READ_RATIO * x[:-1] - 1e-9)
     assert np.all(r["objective"][:-1] > level)
-    assert r["objective"][-1] <= level or x[-1] >= n - 10
+    assert r["objective"][-1] <= level or x[-1] == n
+    # a level below every reading: read to the stream's end, that reading included
+    low = _step_piece("kl", "a", 2e3, n, f, k0, 0, -1.0)
+    assert low["n_samples"][-1] == n and low["n_samples"][-2] < n
     assert np.all((0 <= r["at_zero"]) & (r["at_zero"] <= 1) & (0 <= r["at_one"]))
     # the first reading is the full run's after its first step: the same dictionary
     assert r["objective"][0] == pytest.approx(full["objective"][0], rel=1e-9)

@@ -1182,15 +1182,16 @@ def _step_piece(loss, param, v, n, f, k0, seed, level: float) -> dict:
     """The sensitivity run at ``param`` = ``v`` again (the data, seed and stream of
     :func:`_sensitivity_piece`, so the same dictionaries), read every
     :data:`STEP_READ_RATIO` times more samples and stopped at its first reading at or below
-    ``level`` (fresh codes on the stream's first :data:`FRESH_ROWS` rows): each reading's
+    ``level`` or at the stream's end (fresh codes on the stream's first :data:`FRESH_ROWS`
+    rows): each reading's
     samples, objective, and the shares of W's entries at the box's bounds 0 and 1."""
     d = make_nmf_synthetic(n, f, k0, NOISE_FOR_LOSS[loss], random_state=seed)
     probe = _ol(loss, k0, 10, seed, scale=float(d.X.max())).fit(d.X[:10])  # a scorer
     out = {"n_samples": [], "objective": [], "at_zero": [], "at_one": []}
     due = [0.0]
 
-    def read(info):
-        if info["n_samples"] < due[0]:
+    def read(info):  # and at the stream's end, where the highest final is reached
+        if info["n_samples"] < min(due[0], d.X.shape[0]):
             return
         W = info["components"]
         probe.components_ = W
