@@ -1765,55 +1765,92 @@ def test_step_mass_is_the_schedules_sum_per_sample():
 
 def test_step_piece_reads_geometrically_and_stops_at_the_level():
     """The step diagnosis re-runs a sensitivity run (same dictionaries at the same samples),
-    reads it every STEP_READ_RATIO times more samples, stops at its first reading at or
-    below the level, and keeps W's shares at the box's bounds; the note reads the samples
-    and summed step at the level against the canonical run's."""
+    reads it every STEP_READ_RATIO times more samples and at the stream's end, stops at its
+    first reading at the level, and keeps W's shares at the box's bounds."""
+    from onlinemf.datasets import NOISE_FOR_LOSS, make_nmf_synthetic
     from onlinemf.experiments.zhao_divergences import (
         STEP_READ_RATIO,
+        _prefix_snapshots,
         _sensitivity_piece,
-        _step_note,
         _step_piece,
-        step_mass,
     )
 
     n, f, k0 = 400, 12, 3
-    full = _sensitivity_piece("kl", "a", 2e3, n, f, k0, 0)[1]
-    level = float(full["objective"][-1])
-    r = _step_piece("kl", "a", 2e3, n, f, k0, 0, level)
+    full = _sensitivity_piece("kl", "a", 2e4, n, f, k0, 0)[1]
+    first, final = float(full["objective"][0]), float(full["objective"][-1])
+    mid = first - 0.5 * (first - final)
+    r = _step_piece("kl", "a", 2e4, n, f, k0, 0, mid)
     x = r["n_samples"]
-    assert x[0] == 10 and np.all(x[1:] >= STEP_READ_RATIO * x[:-1] - 1e-9)
-    assert np.all(r["objective"][:-1] > level)
-    assert r["objective"][-1] <= level or x[-1] == n
+    assert x[0] == 10 and x[-1] < n  # stopped early, at the level
+    assert np.all(x[1:] >= STEP_READ_RATIO * x[:-1] - 1e-9)
+    assert np.all(x[1:] < STEP_READ_RATIO * x[:-1] + 10)  # the next mini-batch past it
+    assert r["objective"][-1] <= mid and np.all(r["objective"][:-1] > mid)
+    # the first reading is the full run's after its first step: the same dictionary, whose
+    # shares at the bounds are those the piece keeps
+    assert r["objective"][0] == pytest.approx(first, rel=1e-9)
+    d = make_nmf_synthetic(n, f, k0, NOISE_FOR_LOSS["kl"], random_state=0)
+    W0 = _prefix_snapshots("kl", k0, 10, 0, d.X, float(d.X.max()), 10, 10)[0][2]
+    assert r["at_zero"][0] == np.mean(W0 <= 0) and r["at_one"][0] == np.mean(W0 >= 1)
     # a level below every reading: read to the stream's end, that reading included
-    low = _step_piece("kl", "a", 2e3, n, f, k0, 0, -1.0)
+    low = _step_piece("kl", "a", 2e4, n, f, k0, 0, -1.0)
     assert low["n_samples"][-1] == n and low["n_samples"][-2] < n
-    assert np.all((0 <= r["at_zero"]) & (r["at_zero"] <= 1) & (0 <= r["at_one"]))
-    # the first reading is the full run's after its first step: the same dictionary
-    assert r["objective"][0] == pytest.approx(full["objective"][0], rel=1e-9)
+    assert low["objective"][-1] == pytest.approx(final, rel=1e-9)
+    # the highest final as the level: reached at the stream's end, to within the tie
+    assert _step_piece("kl", "a", 2e4, n, f, k0, 0, final)["n_samples"][-1] <= n
 
-    def run(obj, at_one=0.0):
-        return {"n_samples": np.array([10.0, 20, 40, 80]), "objective": np.array(obj),
+
+def test_step_note_reads_each_run_against_the_canonical_one():
+    """The note's samples and summed step at the level, the peak and final shares of W at
+    the bounds, and which reading each run fits: a step size (the same summed step), an
+    overshoot (more summed step after a worse first step), or neither; over τ the summed
+    step counts τ gradients per step."""
+    from onlinemf.experiments.zhao_divergences import _step_note, _step_reading, step_mass
+
+    def run(obj, at_one=0.0, samples=(10.0, 20, 40, 80)):
+        return {"n_samples": np.array(samples), "objective": np.array(obj),
                 "at_zero": np.zeros(4), "at_one": np.full(4, at_one)}
 
-    runs = {2e3: run([3.0, 2.0, 1.5, 0.9]), 2e4: run([1.0, 0.9, 0.5, 0.4]),
+    runs = {2e3: run([3.0, 2.0, 1.5, 0.9], samples=(10.0, 50, 100, 200)),
+            2e4: run([1.0, 0.9, 0.5, 0.4]),
             2e5: run([8.0, 5.0, 0.9, 0.1], at_one=0.5)}
     text = _step_note("kl", "a", (2e3, 2e4, 2e5), runs, 0.95)
     m0 = step_mass(20, 2e4, 10)
     assert f"a=20000: first step (10 samples) objective 1, W at 0 / 1 0% / 0%; 20 samples to " \
-        f"the level, summed step {m0:.3g}, W at 0 / 1 at most 0% / 0% before it and 0% / 0% " \
-        "there" in text
-    assert f"a=2000: first step (10 samples) objective 3, W at 0 / 1 0% / 0%; 80 samples " \
-        f"to the level, summed step {step_mass(80, 2e3, 10):.3g}, W at 0 / 1 at most 0% / 0% " \
-        f"before it and 0% / 0% there (4.00× the samples, " \
-        f"{step_mass(80, 2e3, 10) / m0:.2f}× the summed step, 3.00× the first-step " \
-        "objective of a=20000)" in text
-    assert "a=200000: first step (10 samples) objective 8, W at 0 / 1 0% / 50%; 40 " in text
+        f"the level, summed step {m0:.3g}, W at 0 / 1 peaking at 0% / 0% on the way and " \
+        "0% / 0% there;" in text
+    m = step_mass(200, 2e3, 10)
+    assert 0.9 < m / m0 < 1.1
+    assert f"a=2000: first step (10 samples) objective 3, W at 0 / 1 0% / 0%; 200 samples " \
+        f"to the level, summed step {m:.3g}, W at 0 / 1 peaking at 0% / 0% on the way and " \
+        f"0% / 0% there (10.00× the samples, {m / m0:.2f}× the summed step, its first step's " \
+        "objective 3.00× a=20000's at 10 samples: the same summed step: its step's size sets " \
+        "its samples)" in text
+    assert f"(2.00× the samples, {step_mass(40, 2e5, 10) / m0:.2f}× the summed step, its " \
+        "first step's objective 8.00× a=20000's at 10 samples: more summed step after a worse " \
+        "first step: it overshoots)" in text
     runs[2e5]["at_one"][:] = [0.5, 0.6, 0.1, 0.0]  # pushed to the bound, then brought back
-    assert "W at 0 / 1 at most 0% / 60% before it and 0% / 10% there" in _step_note(
+    assert "W at 0 / 1 peaking at 0% / 60% on the way and 0% / 10% there" in _step_note(
         "kl", "a", (2e3, 2e4, 2e5), runs, 0.95)
     runs[2e5]["objective"][:] = 2.0
-    assert "a=200000: first step (10 samples) objective 2, W at 0 / 1 0% / 50%; does not " \
-        "reach the level in the pass" in _step_note("kl", "a", (2e3, 2e4, 2e5), runs, 0.95)
+    assert "a=200000: first step (10 samples) objective 2, W at 0 / 1 0% / 50%; not at the " \
+        "level in its 80 samples" in _step_note("kl", "a", (2e3, 2e4, 2e5), runs, 0.95)
+    # the canonical run never at the level: no ratios to it
+    assert "×" not in _step_note("kl", "a", (2e3, 2e4), {2e3: runs[2e3], 2e4: run([2.0] * 4)},
+                                 0.95).split("up to the level")[1].split("The summed")[0]
+    # over τ: τ gradients per step, the first step set against the canonical run's objective
+    # at as many samples, and the sentence that the summed step follows the samples
+    taus = {10: run([1.0, 0.9, 0.5, 0.4]), 100: run([4.0, 3.0, 2.0, 0.9],
+                                                    samples=(40.0, 80, 120, 160))}
+    text = _step_note("is", "batch_size", (10, 100), taus, 0.95)
+    assert f"τ=100: first step (40 samples) objective 4, W at 0 / 1 0% / 0%; 160 samples to " \
+        f"the level, summed step {step_mass(160, 2e4, 100):.3g}" in text
+    assert "its first step's objective 8.00× τ=10's at 40 samples" in text
+    assert "it is the same at any τ" in text
+    # the readings, by the claim's factor 1.5
+    assert _step_reading(100, 10, 1, 80, 9, 1) == "as many samples"
+    assert _step_reading(100, 5, 9, 10, 4, 1).startswith("the same summed step")
+    assert _step_reading(100, 50, 2, 10, 5, 1).endswith("it overshoots")
+    assert _step_reading(100, 50, 1.2, 10, 5, 1) == "neither reading"
 
 
 def test_timed_race_to_the_tie_runs_batch_for_the_iterations_of_that_record(tmp_path,

@@ -27,8 +27,8 @@ from ..losses import get_loss
 from ..updates import SGD
 from ._registry import Context, PieceMissing, Result, pyplot, register, save_figure
 from ._timing import TIMING_DEPARTURE
-from ._verdicts import FLAT as FLAT_RUN
 from ._verdicts import (
+    APART,
     FLAT_SHARE,
     NOT_MEASURED,
     NOT_REPRODUCED,
@@ -51,6 +51,7 @@ from ._verdicts import (
     speed_split,
     time_to_level,
 )
+from ._verdicts import FLAT as FLAT_RUN
 from ._zhao_code_caps import (
     as_run_cap,
     batch_pace,
@@ -369,9 +370,6 @@ def _wang_matched(ctx: Context, n, f, k, tau, curves) -> str:
 #: OL-Lef's settings tried beside the stand-in's (forgetting factor ρ, code iterations):
 #: Lefèvre et al.'s forgetting is optional and neither paper gives its ρ or iteration count
 LEF_SETTINGS = ((0.99, 20), (0.9, 20), (0.9, 100))
-#: the stand-in's ρ = 1 with the raced setting's code iterations: with it the forgetting
-#: and the iterations are each changed alone
-LEF_ITERS_ALONE = ((1.0, 100),)
 
 
 def _lef_forget_piece(n, f, k, tau, seed, settings=LEF_SETTINGS) -> dict:
@@ -395,10 +393,10 @@ def _lef_forget_piece(n, f, k, tau, seed, settings=LEF_SETTINGS) -> dict:
 
 def _lef_forget_note(runs: dict, as_run: dict, ol: dict) -> str:
     """:func:`_lef_forget_piece` in words: each OL-Lef setting's fresh-code curve from its
-    first reading to its last (``as_run``: the stand-in's, ρ = 1), and the samples and
-    seconds OL's curve (``ol``) needed to reach that setting's final level (:func:`_reach`),
-    against the whole stream that setting took. Each run is a separate untimed one, on its
-    own clock."""
+    first reading to its last (``as_run``: the stand-in's, ρ = 1 with 20 code iterations),
+    and the samples and seconds OL's curve (``ol``) needed to reach that setting's final
+    level (:func:`_reach`), against the whole stream that setting took. Each run is a
+    separate untimed one, on its own clock."""
     parts = []
     for (forget, iters), c in [((1.0, 20), as_run), *runs.items()]:
         final = float(c["objective"][-1])
@@ -412,8 +410,8 @@ def _lef_forget_note(runs: dict, as_run: dict, ol: dict) -> str:
                      + f": {c['objective'][0]:.4g} → {final:.4g} over "
                      f"{c['n_samples'][-1]:.0f} samples ({c['time'][-1]:.3g} s); {reach}")
     return ("is: OL-Lef with settings other than the stand-in's (no forgetting, ρ = 1, and "
-            "20 code iterations): a forgetting factor ρ < 1 (Lefèvre et al.'s option), more "
-            "code iterations, or both, each a separate untimed pass on its own clock, its "
+            "20 code iterations; ρ < 1 is Lefèvre et al.'s forgetting factor), each a "
+            "separate untimed pass on its own clock, its "
             f"dictionaries scored with fresh codes on the stream's first {FIG2_FRESH_ROWS} "
             "rows as the claim's curves (first reading → final; OL's curve is the claim's): "
             + "; ".join(parts) + ".")
@@ -422,6 +420,9 @@ def _lef_forget_note(runs: dict, as_run: dict, ol: dict) -> str:
 #: the OL-Lef setting raced against OL under the timing protocol (forgetting factor ρ,
 #: code iterations), one of :data:`LEF_SETTINGS`
 LEF_RACED = (0.9, 100)
+#: the stand-in's ρ = 1 with the raced setting's code iterations: with it the forgetting
+#: and the iterations are each changed alone
+LEF_ITERS_ALONE = ((1.0, LEF_RACED[1]),)
 #: OL's timed runs in that race stop after this many samples, their dictionaries kept every
 #: ``LEF_RACE_EVERY``
 LEF_RACE_PREFIX, LEF_RACE_EVERY = 10_000, 500
@@ -1162,35 +1163,40 @@ def _fine_note(loss, values, fresh_hists, fine, prefix, every) -> str:
 
 
 #: the step diagnosis reads a run's dictionary at samples growing by this factor from its
-#: first step (so the samples to a level are read to within this ratio)
+#: first step (once the samples exceed τ/(ratio − 1); before that, after every step)
 STEP_READ_RATIO = 1.15
 #: the settings whose step it reads: the a grid, and τ = 100 beside the canonical τ = 10
-#: (τ = 1's slowness is its cost per sample, read by the split table)
+#: (τ = 1 is left out: its pass of single-sample steps is long, and the split table reads
+#: its cost per sample)
 STEP_GRIDS = {"a": (2e3, 2e4, 2e5), "batch_size": (10, 100)}
+#: a reading within this share above a level has reached it (the run whose final objective
+#: is the level reaches it at its last reading)
+STEP_LEVEL_TIE = 1e-9
 
 
-def _diagnosis_level(fresh_hists) -> float:
-    """The level the step diagnosis reads: the claim's common level (90% of the common
-    descent) where the runs have one, else the highest final objective, which every run
-    reaches by its end."""
-    _, level = common_level_times(fresh_hists)
-    return level if isinstance(level, float) else max(
-        float(h["objective"][-1]) for h in fresh_hists)
+def _diagnosis_level(fresh_hists, level) -> float | None:
+    """The level the step diagnosis reads, from the claim's ``level``
+    (:func:`common_level_times` on ``fresh_hists``): that common level where the runs have
+    one; where a run never reaches the others' start, the highest final objective, which
+    every run reaches by its end; None where a run rises (no level to read)."""
+    if isinstance(level, float):
+        return level
+    return max(float(h["objective"][-1]) for h in fresh_hists) if level == APART else None
 
 
 def _step_piece(loss, param, v, n, f, k0, seed, level: float) -> dict:
     """The sensitivity run at ``param`` = ``v`` again (the data, seed and stream of
-    :func:`_sensitivity_piece`, so the same dictionaries), read every
-    :data:`STEP_READ_RATIO` times more samples and stopped at its first reading at or below
-    ``level`` or at the stream's end (fresh codes on the stream's first :data:`FRESH_ROWS`
-    rows): each reading's
-    samples, objective, and the shares of W's entries at the box's bounds 0 and 1."""
+    :func:`_sensitivity_piece`, so the same dictionaries), its dictionary scored with fresh
+    codes on the stream's first :data:`FRESH_ROWS` rows every :data:`STEP_READ_RATIO` times
+    more samples and at the stream's end, stopped at its first reading at ``level`` (within
+    :data:`STEP_LEVEL_TIE`): each reading's samples, objective, and the shares of W's
+    entries at the box's bounds 0 and 1."""
     d = make_nmf_synthetic(n, f, k0, NOISE_FOR_LOSS[loss], random_state=seed)
     probe = _ol(loss, k0, 10, seed, scale=float(d.X.max())).fit(d.X[:10])  # a scorer
     out = {"n_samples": [], "objective": [], "at_zero": [], "at_one": []}
     due = [0.0]
 
-    def read(info):  # and at the stream's end, where the highest final is reached
+    def read(info):
         if info["n_samples"] < min(due[0], d.X.shape[0]):
             return
         W = info["components"]
@@ -1199,7 +1205,7 @@ def _step_piece(loss, param, v, n, f, k0, seed, level: float) -> dict:
         out["objective"].append(-probe.score(d.X[:FRESH_ROWS]))
         out["at_zero"].append(float(np.mean(W <= 0)))
         out["at_one"].append(float(np.mean(W >= 1)))
-        if out["objective"][-1] <= level:
+        if _at_level(out["objective"][-1], level):
             raise _Enough
         due[0] = info["n_samples"] * STEP_READ_RATIO
 
@@ -1213,65 +1219,95 @@ def _step_piece(loss, param, v, n, f, k0, seed, level: float) -> dict:
     return {k: np.asarray(x, dtype=float) for k, x in out.items()}
 
 
+def _at_level(objective, level: float):
+    """Whether an objective (or each of an array's) has reached ``level``."""
+    return np.asarray(objective) <= level + STEP_LEVEL_TIE * abs(level)
+
+
 def step_mass(samples: float, a: float, tau: int, b: float | None = None) -> float:
-    """The summed step a sample's gradient has been given after ``samples`` samples:
-    Σ_t τ η_t over the mini-batches t = 1 … samples/τ, η_t = a/(τt + b) (the mini-batch's
-    gradients summed, :class:`~onlinemf.updates.SGD`'s default)."""
+    """The schedule's step sizes summed over the samples seen: Σ_t τη_t over the
+    mini-batches t = 1 … samples/τ, η_t = a/(τt + b), each of a mini-batch's τ gradients
+    taken with η_t (they are summed, :class:`~onlinemf.updates.SGD`'s default). Nominal: the
+    box's projection may move W less."""
     b = SGD().b if b is None else b
     t = np.arange(1, int(round(samples / tau)) + 1)
     return float(np.sum(tau * a / (tau * t + b)))
 
 
+def _step_reading(x: float, m: float, first: float, x0: float, m0: float,
+                  first0: float) -> str:
+    """Which reading of :func:`_step_note` a run's samples ``x``, summed step ``m`` and
+    first-step objective ``first`` fit, against the canonical run's (``x0``, ``m0``,
+    ``first0``), by the claim's factor :data:`SPEED_RATIO`."""
+    if max(x, x0) <= SPEED_RATIO * min(x, x0):
+        return "as many samples"
+    if max(m, m0) <= SPEED_RATIO * min(m, m0):
+        return "the same summed step: its step's size sets its samples"
+    if m > m0 and first >= SPEED_RATIO * first0:
+        return "more summed step after a worse first step: it overshoots"
+    return "neither reading"
+
+
 def _step_note(loss, param, values, runs: dict, level: float) -> str:
-    """Where a or τ moves the samples a run needs (``runs``: value -> :func:`_step_piece`):
-    each run's samples to ``level`` and the summed step by then (:func:`step_mass`), beside
-    the canonical run's (a = 2·10⁴, τ = 10), and its first step's objective and shares of W
-    at the box's bounds, their largest on the way to the level and at it. The reading it
-    tests, set before the runs: a run whose samples
-    differ from the canonical's by more than :data:`SPEED_RATIO` while its summed step is
-    within that factor needs its samples because its step is smaller or larger (a is a
-    step size); a run that needs a larger summed step and whose first step ends above the
-    canonical's first-step objective by that factor spends its samples undoing its first
-    steps (a step too large), W's entries pushed to the bounds and brought back."""
+    """Where a or τ moves the samples a run needs (``runs``: value -> :func:`_step_piece`,
+    the canonical a = 2·10⁴, τ = 10 among them): each run's samples to ``level``, the
+    summed step by then (:func:`step_mass`), its first step's objective (against the
+    canonical run's at as many samples: a larger τ's first step covers more), and its shares
+    of W
+    at the box's bounds after the first step, their peak over the readings up to the level
+    and at it. Against the canonical run each other run is read (:func:`_step_reading`):
+    samples apart by more than :data:`SPEED_RATIO` at a summed step within it say that a
+    is a step size whose size sets the samples; a larger summed step after a first step
+    worse by that factor says the step overshoots, W's entries pushed to the bounds and
+    brought back. Over τ the summed step follows the samples at any τ, so only the second
+    reading can tell."""
     a0, tau0 = SGD().a, 10
     base = a0 if param == "a" else tau0
-
-    def setting(v):
-        return (v, tau0) if param == "a" else (a0, int(v))
-
-    def at_level(v):
-        i = _first_at(runs[v], level)
-        return (math.inf, math.inf) if i is None else (
-            float(runs[v]["n_samples"][i]), step_mass(runs[v]["n_samples"][i], *setting(v)))
-
-    n0, m0 = at_level(base)
-    first0 = float(runs[base]["objective"][0])
     name = PARAM_SYMBOL[param]
+
+    def reach(v):  # (index of the first reading at the level or None, samples, summed step)
+        r = runs[v]
+        hit = np.flatnonzero(_at_level(r["objective"], level))
+        if not hit.size:
+            return None, math.inf, math.inf
+        setting = (v, tau0) if param == "a" else (a0, int(v))
+        return int(hit[0]), float(r["n_samples"][hit[0]]), step_mass(r["n_samples"][hit[0]],
+                                                                    *setting)
+
+    _, x0, m0 = reach(base) if base in runs else (None, math.inf, math.inf)
+
+    def canonical_at(samples):  # its first reading at or past those samples (or its last)
+        c = runs[base]
+        j = min(int(np.searchsorted(c["n_samples"], samples)), len(c["n_samples"]) - 1)
+        return float(c["objective"][j]), float(c["n_samples"][j])
+
     parts = []
     for v in values:
-        r, (x, m) = runs[v], at_level(v)
+        r = runs[v]
+        i, x, m = reach(v)
         text = (f"{name}={v:g}: first step ({r['n_samples'][0]:.0f} samples) objective "
                 f"{r['objective'][0]:.4g}, W at 0 / 1 {r['at_zero'][0]:.0%} / "
                 f"{r['at_one'][0]:.0%}; ")
-        if math.isinf(x):
-            parts.append(text + "does not reach the level in the pass")
+        if i is None:
+            parts.append(text + f"not at the level in its {r['n_samples'][-1]:.0f} samples")
             continue
-        i = _first_at(r, level)
-        text += (f"{x:.3g} samples to the level, summed step {m:.3g}, W at 0 / 1 at most "
-                 f"{np.max(r['at_zero'][:i + 1]):.0%} / {np.max(r['at_one'][:i + 1]):.0%} "
-                 f"before it and {r['at_zero'][i]:.0%} / {r['at_one'][i]:.0%} there")
-        if v != base and math.isfinite(n0):
-            text += (f" ({x / n0:.2f}× the samples, {m / m0:.2f}× the summed step, "
-                     f"{float(r['objective'][0]) / first0:.2f}× the first-step objective "
-                     f"of {name}={base:g})")
+        text += (f"{x:.3g} samples to the level, summed step {m:.3g}, W at 0 / 1 peaking at "
+                 f"{np.max(r['at_zero'][:i + 1]):.0%} / {np.max(r['at_one'][:i + 1]):.0%} on "
+                 f"the way and {r['at_zero'][i]:.0%} / {r['at_one'][i]:.0%} there")
+        if v != base and math.isfinite(x0):
+            first = float(r["objective"][0])
+            first0, seen0 = canonical_at(r["n_samples"][0])
+            text += (f" ({x / x0:.2f}× the samples, {m / m0:.2f}× the summed step, its first "
+                     f"step's objective {first / first0:.2f}× {name}={base:g}'s at "
+                     f"{seen0:.0f} samples: {_step_reading(x, m, first, x0, m0, first0)})")
         parts.append(text)
     return (f"{loss} across {name}, the step each run takes: its dictionary read with fresh "
             f"codes every {STEP_READ_RATIO:g}× more samples up to the level {level:.4g} (the "
-            "claim's common level, or the highest final where the runs have none): "
-            + "; ".join(parts) + ". The summed step Σ τη_t is the step a sample's gradient "
-            "has been given so far: runs that reach the level at the same summed step differ "
-            "in samples because their steps differ in size; a run that needs more summed step "
-            "after a worse first step spends its samples undoing that step.")
+            "claim's common level, or the highest final where a run never reaches the others' "
+            "start): " + "; ".join(parts) + ". The summed step Σ τη_t is the schedule's step "
+            "sizes summed over the samples seen (nominal: the box may clip a move)"
+            + ("; at equal samples it is the same at any τ, since a mini-batch's gradients are "
+               "summed" if param == "batch_size" else "") + ".")
 
 
 @register("zhao-sensitivity", "000", "Sensitivity of OL to τ, K and a (Figs. S-1 to S-3)",
@@ -1379,15 +1415,17 @@ def sensitivity(ctx: Context) -> Result:
                                                   _fine_samples(values, fresh_hists, fine)))
                 except PieceMissing:
                     pass
+            # (at quick scale the τ grid holds only the canonical τ of these: no diagnosis)
             stepped = [v for v in STEP_GRIDS.get(param, ()) if v in values]
-            if len(stepped) > 1:
-                level = _diagnosis_level(fresh_hists)
+            step_level = _diagnosis_level(fresh_hists, f_level)
+            if len(stepped) > 1 and step_level is not None:
                 try:
-                    steps = {v: ctx.memo(f"zhao-sensitivity-{loss}-{param}-{v:g}-steps",
-                                         lambda loss=loss, param=param, v=v, lv=level:
+                    steps = {v: ctx.memo(f"zhao-sensitivity-{loss}-{param}-{v:g}-steps-to"
+                                         f"{step_level:.6g}",
+                                         lambda loss=loss, param=param, v=v, lv=step_level:
                                          _step_piece(loss, param, v, n, f, k0, ctx.seed, lv))
                              for v in stepped}
-                    res.notes.append(_step_note(loss, param, stepped, steps, level))
+                    res.notes.append(_step_note(loss, param, stepped, steps, step_level))
                 except PieceMissing:
                     pass
             for curve, hs, rs in (("the paper's metric", hists, reach),
