@@ -1851,6 +1851,9 @@ def test_step_note_reads_each_run_against_the_canonical_one():
     assert _step_reading(100, 5, 9, 10, 4, 1).startswith("the same summed step")
     assert _step_reading(100, 50, 2, 10, 5, 1).endswith("it overshoots")
     assert _step_reading(100, 50, 1.2, 10, 5, 1) == "neither reading"
+    # over τ the summed step follows the samples: equal steps tell nothing there
+    assert _step_reading(100, 5, 9, 10, 4, 1, by_step=False).endswith("it overshoots")
+    assert _step_reading(100, 5, 1, 10, 4, 1, by_step=False) == "neither reading"
 
 
 def test_timed_race_to_the_tie_runs_batch_for_the_iterations_of_that_record(tmp_path,

@@ -1235,13 +1235,14 @@ def step_mass(samples: float, a: float, tau: int, b: float | None = None) -> flo
 
 
 def _step_reading(x: float, m: float, first: float, x0: float, m0: float,
-                  first0: float) -> str:
+                  first0: float, by_step: bool = True) -> str:
     """Which reading of :func:`_step_note` a run's samples ``x``, summed step ``m`` and
     first-step objective ``first`` fit, against the canonical run's (``x0``, ``m0``,
-    ``first0``), by the claim's factor :data:`SPEED_RATIO`."""
+    ``first0``), by the claim's factor :data:`SPEED_RATIO`. ``by_step=False`` (over τ,
+    where the summed step follows the samples) leaves out the step-size reading."""
     if max(x, x0) <= SPEED_RATIO * min(x, x0):
         return "as many samples"
-    if max(m, m0) <= SPEED_RATIO * min(m, m0):
+    if by_step and max(m, m0) <= SPEED_RATIO * min(m, m0):
         return "the same summed step: its step's size sets its samples"
     if m > m0 and first >= SPEED_RATIO * first0:
         return "more summed step after a worse first step: it overshoots"
@@ -1297,9 +1298,10 @@ def _step_note(loss, param, values, runs: dict, level: float) -> str:
         if v != base and math.isfinite(x0):
             first = float(r["objective"][0])
             first0, seen0 = canonical_at(r["n_samples"][0])
+            reading = _step_reading(x, m, first, x0, m0, first0, by_step=param == "a")
             text += (f" ({x / x0:.2f}× the samples, {m / m0:.2f}× the summed step, its first "
                      f"step's objective {first / first0:.2f}× {name}={base:g}'s at "
-                     f"{seen0:.0f} samples: {_step_reading(x, m, first, x0, m0, first0)})")
+                     f"{seen0:.0f} samples: {reading})")
         parts.append(text)
     return (f"{loss} across {name}, the step each run takes: its dictionary read with fresh "
             f"codes every {STEP_READ_RATIO:g}× more samples up to the level {level:.4g} (the "
