@@ -2022,6 +2022,30 @@ def test_kept_yaleb_and_video_results_read_their_code_cost_pieces_once(tmp_path)
     assert "ORPCA 12.0 s: code solves 9.0 s" in notes[0]  # the piece's seconds, at τ
 
 
+def test_lef_metric_piece_is_the_stand_ins_own_curve_at_its_setting():
+    """At the stand-in's setting (ρ = 1, 20 code iterations) the metric piece's curve is the
+    stand-in's own curve of Fig. 2's piece (the same stream, scale and seed); the note reads
+    each setting's first → final record and its change."""
+    from onlinemf.experiments.zhao_divergences import (
+        _lef_metric_note,
+        _lef_metric_piece,
+        _synthetic_piece,
+    )
+
+    n, f, k, tau = 300, 12, 3, 10
+    oh = _synthetic_piece("is", n, f, k, tau, 0)[3]
+    got = _lef_metric_piece(n, f, k, tau, 0, ((1.0, 20), (0.9, 20)))
+    np.testing.assert_allclose(got[(1.0, 20)]["objective"], oh["objective"], rtol=1e-12)
+    assert not np.allclose(got[(0.9, 20)]["objective"], oh["objective"])
+
+    def hist(obj):
+        return {"objective": np.array(obj, float)}
+
+    text = _lef_metric_note({(0.9, 100): hist([0.2, 0.1])}, hist([0.1941, 0.1942]))
+    assert "ρ = 1, 20 code iterations (as run): 0.1941 → 0.1942 (+0%)" in text
+    assert "ρ = 0.9, 100 code iterations: 0.2 → 0.1 (-50%)" in text
+
+
 def test_lef_forget_note_reads_each_setting_against_ols_curve():
     """Each OL-Lef setting's fresh-code curve, first reading → final, and the samples and
     seconds OL's curve needs to reach that final level (never, if it does not)."""
