@@ -2046,6 +2046,43 @@ def test_lef_metric_piece_is_the_stand_ins_own_curve_at_its_setting():
     assert "ρ = 0.9, 100 code iterations: 0.2 → 0.1 (-50%)" in text
 
 
+def test_wang_step_is_the_one_its_fit_takes_and_the_note_sums_each_methods_steps():
+    """OL-Wang's constant step, read from its first mini-batch, is the step its whole fit on
+    the same stream takes; the note sums each method's steps over the samples it needs to
+    the claim's common level (OL's decaying η_t, OL-Wang's constant step)."""
+    from onlinemf.experiments.zhao_divergences import (
+        HUBER_DELTA,
+        NOISE_FOR_LOSS,
+        OnlineHuberSGD,
+        _ol,
+        _wang_step_note,
+        _wang_step_piece,
+        make_nmf_synthetic,
+        model_rows,
+        step_mass,
+    )
+
+    n, f, k, tau = 300, 12, 3, 10
+    d = make_nmf_synthetic(n, f, k, NOISE_FOR_LOSS["huber"], random_state=0)
+    ol = _ol("huber", k, tau, 0).fit(d.X)
+    fitted = OnlineHuberSGD(k, tau, delta=HUBER_DELTA, random_state=0).fit(
+        model_rows(ol, d.X) / ol.scale_)
+    assert _wang_step_piece(n, f, k, tau, 0) == pytest.approx(fitted._step_size, rel=1e-12)
+
+    def curve(obj, samples=(10.0, 1000, 2000, 3000)):
+        return {"objective": np.array(obj, float), "n_samples": np.array(samples),
+                "time": np.array(samples) / 1000}
+
+    ol_c, wang_c = curve([1.0, 0.8, 0.5, 0.2]), curve([0.9, 0.26, 0.25, 0.2])
+    matched = curve([0.9, 0.6, 0.25, 0.2])
+    text = _wang_step_note(2.0, (ol_c, wang_c), matched, 10)  # level 0.9 − 0.9·0.7 = 0.27
+    m = step_mass(3000, 2e4, 10)
+    assert f"OL {m:.3g} (3e+03 samples), OL-Wang as run 2e+03 (1e+03 samples, " \
+        f"{2000 / m:.2f}× OL's) and with matched sweeps 4e+03 (2e+03 samples, " \
+        f"{4000 / m:.2f}× OL's)" in text
+    assert "OL-Wang's constant step as run is 2 " in text
+
+
 def test_lef_forget_note_reads_each_setting_against_ols_curve():
     """Each OL-Lef setting's fresh-code curve, first reading → final, and the samples and
     seconds OL's curve needs to reach that final level (never, if it does not)."""

@@ -364,7 +364,49 @@ def _wang_matched(ctx: Context, n, f, k, tau, curves) -> str:
         return ""
     seconds, _ = common_level_times(list(curves))
     as_run = np.nan if seconds is None else seconds[1] / max(seconds[0], 1e-12)
-    return _wang_matched_note(m, curves[0], n, as_run)
+    text = _wang_matched_note(m, curves[0], n, as_run)
+    try:
+        step = ctx.memo("zhao-synthetic-huber-wang-step",
+                        lambda: _wang_step_piece(n, f, k, tau, ctx.seed))
+    except PieceMissing:
+        return text
+    return text + " " + _wang_step_note(step, curves, m["curve"], tau)
+
+
+def _wang_step_piece(n, f, k, tau, seed) -> float:
+    """OL-Wang's constant dictionary step as run (``step="auto"``: θ/L̂₀ from its first
+    mini-batch's codes) on Fig. 2's Huber stream, at OL's scale: one step, untimed."""
+    d = make_nmf_synthetic(n, f, k, NOISE_FOR_LOSS["huber"], random_state=seed)
+    probe = _ol("huber", k, tau, seed, scale=float(d.X.max())).fit(d.X[:10])
+    Xs = model_rows(probe, d.X) / probe.scale_
+    wang = OnlineHuberSGD(k, tau, delta=HUBER_DELTA, random_state=seed)
+    order = wang._init(Xs).permutation(Xs.shape[0])  # as its fit draws its stream's order
+    wang._step(Xs[order[:tau]], 1)  # its first mini-batch, which sets the step
+    return float(wang._step_size)
+
+
+def _wang_step_note(step: float, curves, matched: dict, tau: int) -> str:
+    """OL's and OL-Wang's summed steps to the claim's common level: the same Huber gradient
+    (the clipped residual times the codes, summed over the mini-batch) taken with OL's
+    η_t = a/(τt + b) (:func:`step_mass`) or with OL-Wang's constant ``step``; for OL-Wang as
+    run (the claim's curve, ``curves[1]``) and with matched sweeps (``matched``). A method
+    reaching the level at about the same summed step needs fewer samples because its step
+    is larger."""
+    samples, level = common_level_times(  # the claim's level, read in samples
+        [{"objective": c["objective"], "time": c["n_samples"]} for c in curves])
+    if samples is None:
+        return ""
+    i = _first_at(matched, level)
+    samples = [*samples, math.inf if i is None else float(matched["n_samples"][i])]
+    ol = step_mass(samples[0], SGD().a, tau)
+    wang = [step * x for x in samples[1:]]
+    return (f"OL-Wang's constant step as run is {step:.3g} (θ/L̂₀ from its first mini-batch) "
+            f"against OL's η_t = a/(τt + b), {SGD().a / (tau + SGD().b):.3g} at its first step "
+            f"and {SGD().a / (samples[0] + SGD().b):.3g} by the level {level:.4g}; summed over "
+            f"the samples each needs to that level, OL {ol:.3g} ({samples[0]:.3g} samples), "
+            f"OL-Wang as run {wang[0]:.3g} ({samples[1]:.3g} samples, {wang[0] / ol:.2f}× OL's) "
+            f"and with matched sweeps {wang[1]:.3g} ({samples[2]:.3g} samples, "
+            f"{wang[1] / ol:.2f}× OL's).")
 
 
 #: OL-Lef's settings tried beside the stand-in's (forgetting factor ρ, code iterations):
