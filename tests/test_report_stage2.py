@@ -2083,6 +2083,25 @@ def test_wang_step_is_the_one_its_fit_takes_and_the_note_sums_each_methods_steps
     assert "OL-Wang's constant step as run is 2 " in text
 
 
+def test_wang_at_its_own_step_is_the_claims_curve():
+    """OL-Wang with its constant step set by hand to the one it takes as run gives the
+    claim's curve of it again (same stream, codes and scorer); another step another curve."""
+    from onlinemf.experiments.zhao_divergences import (
+        _synthetic_piece,
+        _wang_at_step_piece,
+        _wang_step_piece,
+    )
+
+    n, f, k, tau = 300, 12, 3, 10
+    claim_curve = _synthetic_piece("huber", n, f, k, tau, 0)[5][1]
+    step = _wang_step_piece(n, f, k, tau, 0)
+    again = _wang_at_step_piece(n, f, k, tau, 0, step)
+    np.testing.assert_allclose(again["objective"], claim_curve["objective"], rtol=1e-9)
+    np.testing.assert_array_equal(again["n_samples"], claim_curve["n_samples"])
+    other = _wang_at_step_piece(n, f, k, tau, 0, step / 4)
+    assert not np.allclose(other["objective"][1:], claim_curve["objective"][1:])
+
+
 def test_lef_forget_note_reads_each_setting_against_ols_curve():
     """Each OL-Lef setting's fresh-code curve, first reading → final, and the samples and
     seconds OL's curve needs to reach that final level (never, if it does not)."""

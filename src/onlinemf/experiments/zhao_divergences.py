@@ -370,7 +370,38 @@ def _wang_matched(ctx: Context, n, f, k, tau, curves) -> str:
                         lambda: _wang_step_piece(n, f, k, tau, ctx.seed))
     except PieceMissing:
         return text
-    return text + " " + _wang_step_note(step, curves, m["curve"], tau)
+    text += " " + _wang_step_note(step, curves, m["curve"], tau)
+    samples, level = common_level_times(
+        [{"objective": c["objective"], "time": c["n_samples"]} for c in curves])
+    if samples is None:
+        return text
+    mean = step_mass(samples[0], SGD().a, tau) / samples[0]  # OL's mean step to the level
+    try:
+        run = ctx.memo(f"zhao-synthetic-huber-wang-step{mean:.4g}",
+                       lambda: _wang_at_step_piece(n, f, k, tau, ctx.seed, mean))
+    except PieceMissing:
+        return text
+    i = _first_at(run, level)
+    reach = ("does not reach it" if i is None else
+             f"reaches it after {run['n_samples'][i]:.3g} samples "
+             f"({run['n_samples'][i] / samples[0]:.2f}× OL's {samples[0]:.3g})")
+    return (text + f" OL-Wang as run (its sweeps) with its constant step set to OL's mean step "
+            f"over the samples OL needs to the level ({mean:.3g}), one untimed pass read as "
+            f"the claim's curve, {reach}.")
+
+
+def _wang_at_step_piece(n, f, k, tau, seed, step: float) -> dict:
+    """OL-Wang as run but for its constant dictionary step, set to ``step``, on Fig. 2's
+    Huber stream: its dictionaries along one untimed pass scored with fresh codes on the
+    stream's first :data:`FIG2_FRESH_ROWS` rows by OL's coder, as the claim's curves."""
+    d = make_nmf_synthetic(n, f, k, NOISE_FOR_LOSS["huber"], random_state=seed)
+    probe = _ol("huber", k, tau, seed, scale=float(d.X.max())).fit(d.X[:10])
+    Xs = model_rows(probe, d.X) / probe.scale_
+    snaps: list = []
+    wang = OnlineHuberSGD(k, tau, delta=HUBER_DELTA, step=step, random_state=seed)
+    wang.callback = _keeper(snaps, n, FRESH_POINTS)
+    wang.fit(Xs)
+    return fresh_curve(probe, d.X[:FIG2_FRESH_ROWS], snaps)
 
 
 def _wang_step_piece(n, f, k, tau, seed) -> float:
