@@ -123,8 +123,8 @@ REF_FTOL, REF_WINDOW = 1e-6, 10
 # VR's and SMM's, so one evaluation of f over Synth takes minutes and 200 steps would take
 # a day
 SYNTH_REF_ITER = 10
-# how far the grid may widen: ORPCA's SGD on Synth still improved from 16 to 32 times its
-# automatic step (final f 912.15 to 907.39), so 64 was too narrow a bound
+# how far the grid may widen: wide enough that no tuned multiplier meets it (ORPCA's SGD on
+# Synth tunes past 32 times its automatic step)
 STEP_LIMITS = (1 / 1024, 1024.0)
 
 
