@@ -2168,6 +2168,18 @@ def test_partial_inner_note_reads_the_kept_fits_of_an_unfinished_tuning(tmp_path
     pieces = tmp_path / "pieces"
     assert (pieces / f"paper-0-k-inner{m}-vr-c1.pkl").exists()
     assert not (pieces / f"paper-0-k-inner{m}-vr-c4.pkl").exists()
+    # the whole grid and part of its widening kept: the widening is read up to its first gap
+    # (c = 16 kept past the missing c = 8 is not read), the search said to be unfinished
+    for c, f in ((4, 8.4), (0.5, 8.6), (16, 8.0)):
+        fresh.memo(f"k-inner{m}-vr-c{c:g}", lambda f=f: (f, D))
+    (text,) = _partial_inner_note(fresh, sc, 0.3, data, W, runs, "k", finals)
+    assert f"grid {{1, 2, 4}} and its widening kept so far (c = 0.5: f 8.6, EV {ev:.3f}; " \
+        f"c = 1: f 8.5, EV {ev:.3f}; c = 2: diverged; c = 4: f 8.4, EV {ev:.3f}; the search, " \
+        "which widens from this grid, is unfinished)" in text
+    fresh.memo(f"k-inner{m}-vr-c8", lambda: (8.2, D))
+    (text,) = _partial_inner_note(fresh, sc, 0.3, data, W, runs, "k", finals)
+    assert f"c = 8: f 8.2, EV {ev:.3f}; c = 16: f 8, EV {ev:.3f}; the search" in text
+    assert not (pieces / f"paper-0-k-inner{m}-vr-c32.pkl").exists()
 
 
 def test_lef_race_note_reads_the_medians_of_the_runs_that_count():

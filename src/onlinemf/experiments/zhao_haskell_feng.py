@@ -1106,22 +1106,32 @@ def _inner_ev_note(ctx: Context, sc: dict, rho, data, W, runs: dict, key: str, K
 def _partial_inner_note(ctx: Context, sc: dict, rho, data, W, runs: dict, key: str,
                         finals: dict) -> list:
     """The m = n/b ablation of :func:`_inner_ev_note` while its step's tuning is unfinished:
-    the fits of its starting grid (:func:`_inner_grid`) that are kept, each one's final f and
-    EV beside the three methods' and VR's start, and the multipliers not yet run. It tells
+    the fits of its starting grid (:func:`_inner_grid`) that are kept, and those of its
+    widening by factors of 2 on either side kept so far, each one's final f and EV beside
+    the three methods' and VR's start, and the grid's multipliers not yet run. It tells
     whether twelve times the dictionary updates move VR's dictionary at the steps tried, and
     chooses no step. Empty where none is kept; it never computes a fit."""
     n = data.X.shape[0]
     m, S = _inner_plan(n, runs)
     grid = _inner_grid(runs["vr"]["scale"], sc["step_limits"])
-    got = {}
-    for c in grid:
-        try:  # a kept fit only: never a fit of hours at a report's assembly
-            got[c] = replace(ctx, kept_only=True).memo(f"{key}-inner{m}-vr-c{c:g}",
-                                                       lambda: None)
+    low, high = sc["step_limits"]
+
+    def kept(c):  # a kept fit only: never a fit of hours at a report's assembly
+        try:
+            return replace(ctx, kept_only=True).memo(f"{key}-inner{m}-vr-c{c:g}",
+                                                     lambda: None)
         except PieceMissing:
-            pass
+            return None
+
+    got = {c: v for c in grid if (v := kept(c)) is not None}
     if not got:
         return []
+    for step in (2.0, 0.5):  # the widening kept so far, each side up to its first gap
+        c = (grid[-1] if step > 1 else grid[0]) * step
+        while low <= c <= high and (v := kept(c)) is not None:
+            got[c] = v
+            c *= step
+    got = dict(sorted(got.items()))
     ev = weighted_expressed_variance(W, data.X_clean)
     f_runs = {k: float(runs[k]["history"]["objective"][-1]) for k in METHODS}
     start = float(runs["vr"]["history"]["objective"][0])
@@ -1131,11 +1141,12 @@ def _partial_inner_note(ctx: Context, sc: dict, rho, data, W, runs: dict, key: s
                      for c, (f, D) in got.items())
     rest = [f"c = {c:g}" for c in grid if c not in got]
     fits += (f"; not yet run: {', '.join(rest)}" if rest else
-             "; the search widens past this grid, not yet run")
+             "; the search, which widens from this grid, is unfinished")
     return [
         f"ρ_s = {rho}, VR with one pass of inner steps (m = n/b = {m}, {m * S} dictionary "
         f"steps over {S * (1 + 2 * m * b / n):.1f} passes), the fits of its step's grid "
-        f"{{{', '.join(f'{c:g}' for c in grid)}}} kept so far ({fits}), against VR with the "
+        f"{{{', '.join(f'{c:g}' for c in grid)}}} and its widening kept so far ({fits}), "
+        "against VR with the "
         f"paper's m (f {f_runs['vr']:.6g} from {start:.6g} at its first evaluation, EV "
         f"{finals['vr']:.3f}), SMM (f {f_runs['smm']:.6g}, EV {finals['smm']:.3f}) and SGD "
         f"(f {f_runs['sgd']:.6g}, EV {finals['sgd']:.3f}). The tuning is unfinished, so no "
