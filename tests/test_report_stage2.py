@@ -2042,8 +2042,12 @@ def test_lef_metric_piece_is_the_stand_ins_own_curve_at_its_setting():
         return {"objective": np.array(obj, float)}
 
     text = _lef_metric_note({(0.9, 100): hist([0.2, 0.1])}, hist([0.1941, 0.1942]))
-    assert "ρ = 1, 20 code iterations (as run): 0.1941 → 0.1942 (+0%)" in text
-    assert "ρ = 0.9, 100 code iterations: 0.2 → 0.1 (-50%)" in text
+    assert "ρ = 1, 20 code iterations (as run): 0.1941 → 0.1942 (+0.1%)" in text
+    assert "ρ = 0.9, 100 code iterations: 0.2 → 0.1 (-50.0%)" in text
+
+
+def _first_sample(curve, level):
+    return float(curve["n_samples"][np.flatnonzero(curve["objective"] <= level)[0]])
 
 
 def test_wang_step_is_the_one_its_fit_takes_and_the_note_sums_each_methods_steps():
@@ -2067,7 +2071,7 @@ def test_wang_step_is_the_one_its_fit_takes_and_the_note_sums_each_methods_steps
     ol = _ol("huber", k, tau, 0).fit(d.X)
     fitted = OnlineHuberSGD(k, tau, delta=HUBER_DELTA, random_state=0).fit(
         model_rows(ol, d.X) / ol.scale_)
-    assert _wang_step_piece(n, f, k, tau, 0) == pytest.approx(fitted._step_size, rel=1e-12)
+    assert _wang_step_piece(n, f, k, tau, 0) == pytest.approx(fitted.step_size_, rel=1e-12)
 
     def curve(obj, samples=(10.0, 1000, 2000, 3000)):
         return {"objective": np.array(obj, float), "n_samples": np.array(samples),
@@ -2075,12 +2079,54 @@ def test_wang_step_is_the_one_its_fit_takes_and_the_note_sums_each_methods_steps
 
     ol_c, wang_c = curve([1.0, 0.8, 0.5, 0.2]), curve([0.9, 0.26, 0.25, 0.2])
     matched = curve([0.9, 0.6, 0.25, 0.2])
-    text = _wang_step_note(2.0, (ol_c, wang_c), matched, 10)  # level 0.9 − 0.9·0.7 = 0.27
+    level = 0.9 - 0.9 * 0.7  # the claim's: 90% of the common descent, 0.27
+    samples = [_first_sample(c, level) for c in (ol_c, wang_c)]
+    assert samples == [3000.0, 1000.0]
+    text = _wang_step_note(2.0, samples, level, matched, 10)
     m = step_mass(3000, 2e4, 10)
     assert f"OL {m:.3g} (3e+03 samples), OL-Wang as run 2e+03 (1e+03 samples, " \
         f"{2000 / m:.2f}× OL's) and with matched sweeps 4e+03 (2e+03 samples, " \
         f"{4000 / m:.2f}× OL's)" in text
-    assert "OL-Wang's constant step as run is 2 " in text
+    assert "OL-Wang's constant step as run is 2 (θ/L̂₀ from its first mini-batch) against " \
+        f"OL's η_t = a/(τt + b), {2e4 / (10 + 2e4):.3g} at its first step and " \
+        f"{2e4 / (3000 + 2e4):.3g} by the level 0.27" in text
+    matched["objective"][:] = 0.9  # never at the level
+    assert "with matched sweeps does not reach it in its pass." in _wang_step_note(
+        2.0, samples, level, matched, 10)
+
+
+def test_wang_matched_assembles_the_step_notes_from_their_pieces(tmp_path, monkeypatch):
+    """The Huber comparison's assembly: the matched-sweeps note, then the steps' note and
+    OL-Wang at OL's mean step, each from its piece (the mean step in the latter's key); a
+    kept-only assembly without the step pieces keeps the first note alone."""
+    from onlinemf.experiments import zhao_divergences as zd
+    from onlinemf.experiments._timing import TimedRuns
+
+    def curve(obj, samples=(10.0, 1000, 2000, 3000)):
+        return {"objective": np.array(obj, float), "n_samples": np.array(samples),
+                "time": np.array(samples) / 1000}
+
+    runs = TimedRuns(wall=[3.0, 3.0, 3.0], cpu=[3.0, 3.0, 3.0], load=[0.0] * 3)
+    monkeypatch.setattr(zd, "_code_iters", lambda *a: 100.0)
+    curves = (curve([1.0, 0.8, 0.5, 0.2]), curve([0.9, 0.26, 0.25, 0.2]))
+    ctx = Context(scale="paper", out_dir=str(tmp_path), resume=True)
+    ctx.memo("zhao-synthetic-huber-wang-sweeps100", lambda: dict(
+        sweeps=100, ol=runs, wang=runs, curve=curve([0.9, 0.6, 0.25, 0.2])))
+    kept = Context(scale="paper", out_dir=str(tmp_path), kept_only=True)
+    first = zd._wang_matched(kept, 3000, 4, 2, 10, curves)  # no step pieces kept
+    assert first.startswith("huber, OL-Wang with as many IRLS sweeps")
+    assert "constant step" not in first
+    monkeypatch.setattr(zd, "_wang_step_piece", lambda *a: 2.0)
+    monkeypatch.setattr(zd, "_wang_at_step_piece", lambda *a: curve([0.9, 0.5, 0.26, 0.2]))
+    text = zd._wang_matched(ctx, 3000, 4, 2, 10, curves)
+    mean = zd.step_mass(3000, 2e4, 10) / 3000
+    assert text.startswith(first + " OL-Wang's constant step as run is 2 "), (first, text)
+    assert text.endswith(f"OL's mean step over the samples OL needs to the level ({mean:.3g}), "
+                         "one untimed pass scored with fresh codes as the claim's curves are, "
+                         "reaches it after 2e+03 samples (0.67× OL's 3e+03).")
+    assert (tmp_path / "pieces" / f"paper-0-zhao-synthetic-huber-wang-at-step{mean:.4g}.pkl"
+            ).exists()
+    assert zd._wang_matched(kept, 3000, 4, 2, 10, curves) == text  # now read from its pieces
 
 
 def test_wang_at_its_own_step_is_the_claims_curve():
@@ -2177,8 +2223,10 @@ def test_partial_inner_note_reads_the_kept_fits_of_an_unfinished_tuning(tmp_path
         f"c = 1: f 8.5, EV {ev:.3f}; c = 2: diverged; c = 4: f 8.4, EV {ev:.3f}; the search, " \
         "which widens from this grid, is unfinished)" in text
     fresh.memo(f"k-inner{m}-vr-c8", lambda: (8.2, D))
+    fresh.memo(f"k-inner{m}-vr-c0.125", lambda: (8.9, D))  # past the missing c = 0.25
     (text,) = _partial_inner_note(fresh, sc, 0.3, data, W, runs, "k", finals)
     assert f"c = 8: f 8.2, EV {ev:.3f}; c = 16: f 8, EV {ev:.3f}; the search" in text
+    assert "so far (c = 0.5: f 8.6" in text and "c = 0.125" not in text
     assert not (pieces / f"paper-0-k-inner{m}-vr-c32.pkl").exists()
 
 

@@ -337,4 +337,15 @@ class OnlineHuberSGD(_OnlineBaseline):
             else:
                 self._step_size = float(self.step)
         self.components_ = project_dictionary_box(D - self._step_size * G)
+        self.step_size_ = self._step_size
         return H
+
+    def first_step_size(self, X) -> float:
+        """The constant step a fit on ``X`` takes (``step="auto"``: set by its first
+        mini-batch, drawn as ``fit`` draws it), from that mini-batch alone; the model is left
+        after that one step."""
+        X = np.asarray(X, dtype=float)
+        order = self._init(X).permutation(X.shape[0])
+        self.__dict__.pop("_step_size", None)
+        self._step(X[order[:self.batch_size]], 1)
+        return self.step_size_

@@ -141,6 +141,15 @@ def _earlier_rise_note(loss, name, oh, fresh_other=None) -> str:
     return text + "."
 
 
+def _scaled_stream(loss, n, f, k, tau, seed):
+    """Fig. 2's stream of ``loss`` (:func:`_synthetic_piece`'s data), a fitted OL scorer at
+    the whole stream's scale, and the rows as the earlier online methods get them (in OL's
+    model units, divided by that scale, as in :func:`_synthetic_piece`)."""
+    d = make_nmf_synthetic(n, f, k, NOISE_FOR_LOSS[loss], random_state=seed)
+    probe = _ol(loss, k, tau, seed, scale=float(d.X.max())).fit(d.X[:10])
+    return d, probe, model_rows(probe, d.X) / probe.scale_
+
+
 def _keeper(snapshots: list, n: int, points: int):
     """A fit callback keeping (time, samples seen, W) after the first step and then at each
     1/``points`` of an ``n``-row stream; it reads OnlineNMF's ``n_samples`` or counts the
@@ -353,9 +362,11 @@ def _code_blocks(ctx: Context, loss, n, f, k, tau) -> dict | None:
 
 
 def _wang_matched(ctx: Context, n, f, k, tau, curves) -> str:
-    """The Huber comparison with OL-Wang's sweeps matched to OL's code iterations (two
-    pieces: OL's mean iterations per sample, untimed, then :func:`_wang_matched_piece`);
-    empty in a kept-only assembly without them."""
+    """The Huber comparison with OL-Wang: its sweeps matched to OL's code iterations (pieces:
+    OL's mean iterations per sample, untimed, then :func:`_wang_matched_piece`), then its
+    step against OL's (:func:`_wang_step_note`) and OL-Wang with its step set to OL's mean
+    step to the claim's level (:func:`_wang_at_step_piece`); each part empty in a kept-only
+    assembly without its pieces."""
     try:
         sweeps = max(1, round(_code_iters(ctx, "huber", n, f, k, tau)))
         m = ctx.memo(f"zhao-synthetic-huber-wang-sweeps{sweeps}",
@@ -365,38 +376,39 @@ def _wang_matched(ctx: Context, n, f, k, tau, curves) -> str:
     seconds, _ = common_level_times(list(curves))
     as_run = np.nan if seconds is None else seconds[1] / max(seconds[0], 1e-12)
     text = _wang_matched_note(m, curves[0], n, as_run)
-    try:
-        step = ctx.memo("zhao-synthetic-huber-wang-step",
-                        lambda: _wang_step_piece(n, f, k, tau, ctx.seed))
-    except PieceMissing:
-        return text
-    text += " " + _wang_step_note(step, curves, m["curve"], tau)
-    samples, level = common_level_times(
+    samples, level = common_level_times(  # the claim's level; its records read in samples
         [{"objective": c["objective"], "time": c["n_samples"]} for c in curves])
     if samples is None:
         return text
-    mean = step_mass(samples[0], SGD().a, tau) / samples[0]  # OL's mean step to the level
     try:
-        run = ctx.memo(f"zhao-synthetic-huber-wang-step{mean:.4g}",
+        step = ctx.memo("zhao-synthetic-huber-wang-step",
+                        lambda: _wang_step_piece(n, f, k, tau, ctx.seed))
+        mean = step_mass(samples[0], SGD().a, tau) / samples[0]  # OL's mean step to the level
+        run = ctx.memo(f"zhao-synthetic-huber-wang-at-step{mean:.4g}",
                        lambda: _wang_at_step_piece(n, f, k, tau, ctx.seed, mean))
     except PieceMissing:
         return text
+    return " ".join([text, _wang_step_note(step, samples, level, m["curve"], tau),
+                     _wang_at_step_note(run, mean, samples[0], level)])
+
+
+def _wang_at_step_note(run: dict, mean: float, ol_samples: float, level: float) -> str:
+    """:func:`_wang_at_step_piece` at OL's mean step ``mean``: the samples it needs to the
+    claim's ``level`` against OL's ``ol_samples``."""
     i = _first_at(run, level)
-    reach = ("does not reach it" if i is None else
+    reach = ("does not reach it in its pass" if i is None else
              f"reaches it after {run['n_samples'][i]:.3g} samples "
-             f"({run['n_samples'][i] / samples[0]:.2f}× OL's {samples[0]:.3g})")
-    return (text + f" OL-Wang as run (its sweeps) with its constant step set to OL's mean step "
-            f"over the samples OL needs to the level ({mean:.3g}), one untimed pass read as "
-            f"the claim's curve, {reach}.")
+             f"({run['n_samples'][i] / ol_samples:.2f}× OL's {ol_samples:.3g})")
+    return (f"OL-Wang as run (its sweeps) with its constant step set to OL's mean step over the "
+            f"samples OL needs to the level ({mean:.3g}), one untimed pass scored with fresh "
+            f"codes as the claim's curves are, {reach}.")
 
 
 def _wang_at_step_piece(n, f, k, tau, seed, step: float) -> dict:
     """OL-Wang as run but for its constant dictionary step, set to ``step``, on Fig. 2's
     Huber stream: its dictionaries along one untimed pass scored with fresh codes on the
     stream's first :data:`FIG2_FRESH_ROWS` rows by OL's coder, as the claim's curves."""
-    d = make_nmf_synthetic(n, f, k, NOISE_FOR_LOSS["huber"], random_state=seed)
-    probe = _ol("huber", k, tau, seed, scale=float(d.X.max())).fit(d.X[:10])
-    Xs = model_rows(probe, d.X) / probe.scale_
+    d, probe, Xs = _scaled_stream("huber", n, f, k, tau, seed)
     snaps: list = []
     wang = OnlineHuberSGD(k, tau, delta=HUBER_DELTA, step=step, random_state=seed)
     wang.callback = _keeper(snaps, n, FRESH_POINTS)
@@ -407,42 +419,40 @@ def _wang_at_step_piece(n, f, k, tau, seed, step: float) -> dict:
 def _wang_step_piece(n, f, k, tau, seed) -> float:
     """OL-Wang's constant dictionary step as run (``step="auto"``: θ/L̂₀ from its first
     mini-batch's codes) on Fig. 2's Huber stream, at OL's scale: one step, untimed."""
-    d = make_nmf_synthetic(n, f, k, NOISE_FOR_LOSS["huber"], random_state=seed)
-    probe = _ol("huber", k, tau, seed, scale=float(d.X.max())).fit(d.X[:10])
-    Xs = model_rows(probe, d.X) / probe.scale_
-    wang = OnlineHuberSGD(k, tau, delta=HUBER_DELTA, random_state=seed)
-    order = wang._init(Xs).permutation(Xs.shape[0])  # as its fit draws its stream's order
-    wang._step(Xs[order[:tau]], 1)  # its first mini-batch, which sets the step
-    return float(wang._step_size)
+    _, _, Xs = _scaled_stream("huber", n, f, k, tau, seed)
+    return float(OnlineHuberSGD(k, tau, delta=HUBER_DELTA,
+                                random_state=seed).first_step_size(Xs))
 
 
-def _wang_step_note(step: float, curves, matched: dict, tau: int) -> str:
-    """OL's and OL-Wang's summed steps to the claim's common level: the same Huber gradient
-    (the clipped residual times the codes, summed over the mini-batch) taken with OL's
-    η_t = a/(τt + b) (:func:`step_mass`) or with OL-Wang's constant ``step``; for OL-Wang as
-    run (the claim's curve, ``curves[1]``) and with matched sweeps (``matched``). A method
-    reaching the level at about the same summed step needs fewer samples because its step
-    is larger."""
-    samples, level = common_level_times(  # the claim's level, read in samples
-        [{"objective": c["objective"], "time": c["n_samples"]} for c in curves])
-    if samples is None:
-        return ""
+def _wang_step_note(step: float, samples: list, level: float, matched: dict, tau: int) -> str:
+    """OL's and OL-Wang's nominal summed steps (before the box's projection) to the claim's
+    common ``level``: steps of the same gradient formula (the clipped residual times each
+    method's own codes, summed over the mini-batch), OL's η_t = a/(τt + b)
+    (:func:`step_mass`) and OL-Wang's constant ``step``, over the samples each needs
+    (``samples``: OL's and OL-Wang's as run, the claim's) and with matched sweeps
+    (``matched``, its curve)."""
     i = _first_at(matched, level)
-    samples = [*samples, math.inf if i is None else float(matched["n_samples"][i])]
-    ol = step_mass(samples[0], SGD().a, tau)
-    wang = [step * x for x in samples[1:]]
+    x = [*samples, math.inf if i is None else float(matched["n_samples"][i])]
+    ol = step_mass(x[0], SGD().a, tau)
+    wang = [step * v for v in x[1:]]
+
+    def share(w, v):
+        return ("does not reach it in its pass" if math.isinf(v) else
+                f"{w:.3g} ({v:.3g} samples, {w / ol:.2f}× OL's)")
+
     return (f"OL-Wang's constant step as run is {step:.3g} (θ/L̂₀ from its first mini-batch) "
             f"against OL's η_t = a/(τt + b), {SGD().a / (tau + SGD().b):.3g} at its first step "
-            f"and {SGD().a / (samples[0] + SGD().b):.3g} by the level {level:.4g}; summed over "
-            f"the samples each needs to that level, OL {ol:.3g} ({samples[0]:.3g} samples), "
-            f"OL-Wang as run {wang[0]:.3g} ({samples[1]:.3g} samples, {wang[0] / ol:.2f}× OL's) "
-            f"and with matched sweeps {wang[1]:.3g} ({samples[2]:.3g} samples, "
-            f"{wang[1] / ol:.2f}× OL's).")
+            f"and {SGD().a / (x[0] + SGD().b):.3g} by the level {level:.4g}; their nominal "
+            f"steps summed over the samples each needs to that level, OL {ol:.3g} "
+            f"({x[0]:.3g} samples), OL-Wang as run {share(wang[0], x[1])} and with matched "
+            f"sweeps {share(wang[1], x[2])}.")
 
 
 #: OL-Lef's settings tried beside the stand-in's (forgetting factor ρ, code iterations):
 #: Lefèvre et al.'s forgetting is optional and neither paper gives its ρ or iteration count
 LEF_SETTINGS = ((0.99, 20), (0.9, 20), (0.9, 100))
+#: the stand-in's own setting (no forgetting, its default code iterations)
+LEF_AS_RUN = (OnlineISNMF(1).forget, OnlineISNMF(1).code_iter)
 
 
 def _lef_forget_piece(n, f, k, tau, seed, settings=LEF_SETTINGS) -> dict:
@@ -451,9 +461,7 @@ def _lef_forget_piece(n, f, k, tau, seed, settings=LEF_SETTINGS) -> dict:
     dictionaries scored with fresh codes on the stream's first :data:`FIG2_FRESH_ROWS` rows every
     1/:data:`FRESH_POINTS` of it, as the claim's curves (:func:`fresh_curve`, by a scorer at
     OL's scale)."""
-    d = make_nmf_synthetic(n, f, k, NOISE_FOR_LOSS["is"], random_state=seed)
-    probe = _ol("is", k, tau, seed, scale=float(d.X.max())).fit(d.X[:10])
-    Xs = model_rows(probe, d.X) / probe.scale_
+    d, probe, Xs = _scaled_stream("is", n, f, k, tau, seed)
     out = {}
     for forget, iters in settings:
         snaps = []
@@ -471,7 +479,7 @@ def _lef_forget_note(runs: dict, as_run: dict, ol: dict) -> str:
     level (:func:`_reach`), against the whole stream that setting took. Each run is a
     separate untimed one, on its own clock."""
     parts = []
-    for (forget, iters), c in [((1.0, 20), as_run), *runs.items()]:
+    for (forget, iters), c in [(LEF_AS_RUN, as_run), *runs.items()]:
         final = float(c["objective"][-1])
         i = _first_at(ol, final)
         le = "≤ " if i is not None and i <= 1 else ""
@@ -494,9 +502,7 @@ def _lef_metric_piece(n, f, k, tau, seed, settings) -> dict:
     """OL-Lef on Fig. 2's IS stream with each of ``settings`` (ρ, code iterations): its own
     curve, the paper's metric the claim reads (each sample's stored codes re-scored with the
     current dictionary), one untimed pass each."""
-    d = make_nmf_synthetic(n, f, k, NOISE_FOR_LOSS["is"], random_state=seed)
-    probe = _ol("is", k, tau, seed, scale=float(d.X.max())).fit(d.X[:10])
-    Xs = model_rows(probe, d.X) / probe.scale_
+    d, probe, Xs = _scaled_stream("is", n, f, k, tau, seed)
     return {(forget, iters): OnlineISNMF(k, tau, code_iter=iters, forget=forget,
                                          random_state=seed).fit(Xs).history_
             for forget, iters in settings}
@@ -507,11 +513,11 @@ def _lef_metric_note(metrics: dict, as_run: dict) -> str:
     and each other setting (``metrics``, :func:`_lef_metric_piece`): first record → final,
     and the change in percent, which tells whether a setting makes that curve descend."""
     parts = []
-    for (forget, iters), h in [((1.0, 20), as_run), *metrics.items()]:
+    for (forget, iters), h in [(LEF_AS_RUN, as_run), *metrics.items()]:
         first, final = float(h["objective"][0]), float(h["objective"][-1])
         parts.append(f"ρ = {forget:g}, {iters} code iterations"
                      + (" (as run)" if h is as_run else "")
-                     + f": {first:.4g} → {final:.4g} ({(final - first) / first:+.0%})")
+                     + f": {first:.4g} → {final:.4g} ({(final - first) / first:+.1%})")
     return ("is: OL-Lef's own curve, the paper's metric the claim's band reads (each sample's "
             "stored codes re-scored with the current dictionary), with each setting, one "
             "untimed pass each: " + "; ".join(parts) + ".")
@@ -539,10 +545,8 @@ def _lef_race_piece(ctx: Context, n, f, k, tau, level: float) -> tuple:
     ``level``, OL-Lef's final fresh-code level. Returns ``(OL-Lef runs, OL-Lef's own seconds
     per run, OL runs, [(samples, seconds, whether an upper bound) per OL run])``, each list
     in the order the runs ran."""
-    d = make_nmf_synthetic(n, f, k, NOISE_FOR_LOSS["is"], random_state=ctx.seed)
-    top = float(d.X.max())
-    probe = _ol("is", k, tau, ctx.seed, scale=top).fit(d.X[:10])
-    Xs = model_rows(probe, d.X) / probe.scale_
+    d, probe, Xs = _scaled_stream("is", n, f, k, tau, ctx.seed)
+    top = probe.scale_
     forget, iters = LEF_RACED
     lef_own: list = []
 
@@ -892,6 +896,8 @@ def synthetic(ctx: Context) -> Result:
                         alone = {}
                     res.notes.append(_lef_forget_note({**lef, **alone}, curves[1], curves[0]))
                     try:
+                        # (the key names no settings, as lef-forget's: a change of them
+                        # needs a new key)
                         metrics = ctx.memo("zhao-synthetic-is-lef-metric",
                                            lambda: _lef_metric_piece(
                                                n, f, k, tau, ctx.seed,

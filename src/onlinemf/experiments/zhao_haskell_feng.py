@@ -123,8 +123,8 @@ REF_FTOL, REF_WINDOW = 1e-6, 10
 # VR's and SMM's, so one evaluation of f over Synth takes minutes and 200 steps would take
 # a day
 SYNTH_REF_ITER = 10
-# how far the grid may widen: wide enough that no tuned multiplier meets it (ORPCA's SGD on
-# Synth tunes past 32 times its automatic step)
+# how far the grid may widen: meant to lie beyond any tuned multiplier (the CHANGELOG gives
+# the tuning that set it)
 STEP_LIMITS = (1 / 1024, 1024.0)
 
 
@@ -194,8 +194,7 @@ def grids_around(scales: dict, limits=STEP_LIMITS) -> dict:
     c: where a related panel's tuning is kept, a tuning starts there rather than at
     ``STEP_GRID``. The search then widens as :func:`tuned_scale` does, so its result is still
     a multiplier whose neighbours on both sides (within the limits) are worse; only the
-    number of fits it takes to get there changes (ORPCA's SGD on Synth widened from
-    {0.5, 1, 2} to 64: eight fits of about 45 minutes at paper scale)."""
+    number of fits it takes to get there changes."""
     return {m: tuple(v for v in (c / 2, c, 2 * c) if limits[0] <= v <= limits[1])
             for m, c in scales.items()}
 
@@ -1145,7 +1144,8 @@ def _partial_inner_note(ctx: Context, sc: dict, rho, data, W, runs: dict, key: s
     return [
         f"ρ_s = {rho}, VR with one pass of inner steps (m = n/b = {m}, {m * S} dictionary "
         f"steps over {S * (1 + 2 * m * b / n):.1f} passes), the fits of its step's grid "
-        f"{{{', '.join(f'{c:g}' for c in grid)}}} and its widening kept so far ({fits}), "
+        f"{{{', '.join(f'{c:g}' for c in grid)}}}"
+        + (" and its widening" if set(got) - set(grid) else "") + f" kept so far ({fits}), "
         "against VR with the "
         f"paper's m (f {f_runs['vr']:.6g} from {start:.6g} at its first evaluation, EV "
         f"{finals['vr']:.3f}), SMM (f {f_runs['smm']:.6g}, EV {finals['smm']:.3f}) and SGD "
