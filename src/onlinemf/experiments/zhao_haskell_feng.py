@@ -1082,7 +1082,13 @@ def _inner_ev_note(ctx: Context, sc: dict, rho, data, W, runs: dict, key: str, K
         return []
     n = data.X.shape[0]
     b, _ = default_batch_params(n)
-    ev = weighted_expressed_variance(W, data.X_clean)(kept[c])
+    ev_of = weighted_expressed_variance(W, data.X_clean)
+    ev = ev_of(kept[c])
+    # every multiplier the search tried: the paper m's own c among them separates the
+    # updates from the step
+    tried = "; ".join(f"c = {x:g}: " + ("diverged" if D is None else
+                                         f"f {f_at[x]:.6g}, EV {ev_of(D):.3f}")
+                      for x, D in sorted(kept.items()))
     tie = TIE_REL * max([ev, *finals.values()])
     word = {"reproduced": "above both SMM and SGD by more than the tie",
             "partly": "above one of SMM and SGD by more than the tie and below neither"}.get(
@@ -1093,7 +1099,8 @@ def _inner_ev_note(ctx: Context, sc: dict, rho, data, W, runs: dict, key: str, K
         f"ρ_s = {rho}, VR with one pass of inner steps (m = n/b = {m}, {m * S} dictionary "
         f"steps over {S * (1 + 2 * m * b / n):.1f} passes; its step re-tuned by the final f "
         f"from {{c/4, c/2, c}} below the paper m's tuned c = {runs['vr']['scale']:g}, ending "
-        f"at c = {c:g}): final EV {ev:.3f} against VR (the paper's m) {finals['vr']:.3f}, SMM "
+        f"at c = {c:g}; each multiplier tried: {tried}): final EV {ev:.3f} against VR (the "
+        f"paper's m) {finals['vr']:.3f}, SMM "
         f"{finals['smm']:.3f} and SGD {finals['sgd']:.3f}, {word}; "
         + ("at or above" if ev >= level else "below")
         + f" the reach claim's level {level:.3f} at its end; its f {f_at[c]:.6g} against "
