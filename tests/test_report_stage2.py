@@ -2174,14 +2174,11 @@ def test_lef_forget_note_reads_each_setting_against_ols_curve():
     assert "OL reaches it after 1000 samples (2 s)" in late
 
 
-def test_inner_ev_note_lists_every_multiplier_of_a_finished_tuning(tmp_path):
-    """A finished m = n/b tuning (its best multiplier inside the grid) is read at its chosen
-    c, and every multiplier it tried is listed with its f and EV, the paper m's own c among
-    them; nothing is computed from kept fits."""
+def _inner_ablation_panel():
+    """A small panel for the m = n/b ablation's notes: clean data of rank k from W with
+    noise, the three methods' runs (VR tuned at c = 4), the step limits and final EVs; the
+    generator is returned for the test's further draws."""
     from types import SimpleNamespace
-
-    from onlinemf.datasets import weighted_expressed_variance
-    from onlinemf.experiments.zhao_haskell_feng import _inner_ev_note, _inner_plan
 
     rng = np.random.default_rng(0)
     n, d, k = 400, 12, 2
@@ -2190,8 +2187,18 @@ def test_inner_ev_note_lists_every_multiplier_of_a_finished_tuning(tmp_path):
     data = SimpleNamespace(X=clean + 0.1 * rng.random((n, d)), X_clean=clean)
     runs = {m: {"history": {"objective": np.array([10.0, f])}, "passes": np.array([0.0, 6.0]),
                 "scale": 4.0} for m, f in (("vr", 9.0), ("smm", 8.0), ("sgd", 7.0))}
-    sc = {"step_limits": (0.01, 100.0)}
-    finals = {"vr": 0.5, "smm": 0.4, "sgd": 0.6}
+    return (rng, n, d, k, W, clean, data, runs, {"step_limits": (0.01, 100.0)},
+            {"vr": 0.5, "smm": 0.4, "sgd": 0.6})
+
+
+def test_inner_ev_note_lists_every_multiplier_of_a_finished_tuning(tmp_path):
+    """A finished m = n/b tuning (its best multiplier inside the grid) is read at its chosen
+    c, and every multiplier it tried is listed with its f and EV, the paper m's own c among
+    them; nothing is computed from kept fits."""
+    from onlinemf.datasets import weighted_expressed_variance
+    from onlinemf.experiments.zhao_haskell_feng import _inner_ev_note, _inner_plan
+
+    rng, n, d, k, W, clean, data, runs, sc, finals = _inner_ablation_panel()
     m, _ = _inner_plan(n, runs)
     ctx = Context(scale="paper", out_dir=str(tmp_path), resume=True)
     Ds = {c: W + e * rng.random((k, d)) for c, e in ((1, 0.5), (2, 0.01), (4, 0.2))}
@@ -2210,8 +2217,6 @@ def test_partial_inner_note_reads_the_kept_fits_of_an_unfinished_tuning(tmp_path
     """While the m = n/b tuning is unfinished the note reads the kept fits of its starting
     grid (f and EV), names the multipliers not yet run and computes none; with none kept it
     is empty."""
-    from types import SimpleNamespace
-
     from onlinemf.datasets import weighted_expressed_variance
     from onlinemf.experiments.zhao_haskell_feng import (
         _inner_grid,
@@ -2219,15 +2224,7 @@ def test_partial_inner_note_reads_the_kept_fits_of_an_unfinished_tuning(tmp_path
         _partial_inner_note,
     )
 
-    rng = np.random.default_rng(0)
-    n, d, k = 400, 12, 2
-    W = rng.random((k, d))
-    clean = rng.random((n, k)) @ W
-    data = SimpleNamespace(X=clean + 0.1 * rng.random((n, d)), X_clean=clean)
-    runs = {m: {"history": {"objective": np.array([10.0, f])}, "passes": np.array([0.0, 6.0]),
-                "scale": 4.0} for m, f in (("vr", 9.0), ("smm", 8.0), ("sgd", 7.0))}
-    sc = {"step_limits": (0.01, 100.0)}
-    finals = {"vr": 0.5, "smm": 0.4, "sgd": 0.6}
+    rng, n, d, k, W, clean, data, runs, sc, finals = _inner_ablation_panel()
     ctx = Context(scale="paper", out_dir=str(tmp_path), kept_only=True)
     assert _partial_inner_note(ctx, sc, 0.3, data, W, runs, "k", finals) == []
     m, S = _inner_plan(n, runs)
