@@ -1,6 +1,8 @@
 """The report's Stage 2 pieces: claims judged from kept numbers (ONMF's time, Fig. 3's PSNRs),
 the batch solvers' stop, the notes that explain outlying runs, and the departures section."""
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -2205,12 +2207,56 @@ def test_inner_ev_note_lists_every_multiplier_of_a_finished_tuning(tmp_path):
     for c, f in ((1, 8.5), (2, 8.1), (4, 8.3)):  # c = 2 the lowest, inside {1, 2, 4}
         ctx.memo(f"k-inner{m}-vr-c{c}", lambda f=f, c=c: (f, Ds[c]))
     kept = Context(scale="paper", out_dir=str(tmp_path), kept_only=True)
-    (text,) = _inner_ev_note(kept, sc, 0.3, data, W, runs, "k", k, finals, 0.3)
+    reach = {"vr": (np.inf, np.inf), "smm": (np.inf, np.inf), "sgd": (3.5, 10.0)}
+    (text,) = _inner_ev_note(kept, sc, 0.3, data, W, runs, "k", k, finals, 0.3, reach)
     ev = weighted_expressed_variance(W, clean)
     assert "ending at c = 2; each multiplier tried: " + "; ".join(
         f"c = {c}: f {f}, EV {ev(Ds[c]):.3f}" for c, f in ((1, 8.5), (2, 8.1), (4, 8.3))) \
         + f"): final EV {ev(Ds[2]):.3f} against VR (the paper's m) 0.500" in text
     assert "its f 8.1 against 9, 8 and 7" in text
+    assert "Only its final dictionary is kept, so when it reaches the level" in text
+
+
+def test_inner_ev_note_reads_the_reach_of_the_ablated_fit_from_its_trace(tmp_path):
+    """With the ablated fit's run with evaluations kept, the note gives the first pass at
+    which its EV reaches the claim's level, beside SMM's and SGD's, and the reach band's
+    reading with it in VR's place; a trace that ends at another dictionary than the tuning
+    fit is not read."""
+    from onlinemf.datasets import weighted_expressed_variance
+    from onlinemf.experiments.zhao_haskell_feng import _inner_ev_note, _inner_plan
+
+    rng, n, d, k, W, clean, data, runs, sc, finals = _inner_ablation_panel()
+    sc = {**sc, "eval_every": 0.5}
+    m, _ = _inner_plan(n, runs)
+    ctx = Context(scale="paper", out_dir=str(tmp_path), resume=True)
+    far = rng.random((k, d))
+    Ds = {c: W + e * rng.random((k, d)) for c, e in ((1, 0.5), (2, 0.01), (4, 0.2))}
+    for c, f in ((1, 8.5), (2, 8.1), (4, 8.3)):
+        ctx.memo(f"k-inner{m}-vr-c{c}", lambda f=f, c=c: (f, Ds[c]))
+    ev = weighted_expressed_variance(W, clean)
+    level = 0.5 * (ev(far) + ev(Ds[2]))
+    assert ev(far) < level < ev(Ds[2])
+    ctx.memo(f"k-inner{m}-vr-c2-trace", lambda: [(0.0, 0.0, far), (3.0, 1.0, Ds[2]),
+                                                 (6.0, 2.0, Ds[2])])
+    kept = Context(scale="paper", out_dir=str(tmp_path), kept_only=True)
+    reach = {"vr": (np.inf, np.inf), "smm": (np.inf, np.inf), "sgd": (3.5, 10.0)}
+    (text,) = _inner_ev_note(kept, sc, 0.3, data, W, runs, "k", k, finals, level, reach)
+    assert (f"its EV reaches the level {level:.3f} first at 3.0 passes (SMM and SGD as run: "
+            "SMM never, SGD 3.5), which the reach band would read 'reproduced'") in text
+    assert f"0.0: {ev(far):.3f}, 3.0: {ev(Ds[2]):.3f}, 6.0: {ev(Ds[2]):.3f}" in text
+    # SGD within the tie of VR: sooner than SMM only; SGD sooner: behind one method
+    for sgd, word in ((2.95, "partly"), (1.0, "not reproduced")):
+        (other,) = _inner_ev_note(kept, sc, 0.3, data, W, runs, "k", k, finals, level,
+                                  {**reach, "sgd": (sgd, 1.0)})
+        assert f"which the reach band would read '{word}'" in other
+    # a trace that is not the tuning fit's is not read
+    other = Context(scale="paper", out_dir=str(tmp_path / "o"), resume=True)
+    for c, f in ((1, 8.5), (2, 8.1), (4, 8.3)):
+        other.memo(f"k-inner{m}-vr-c{c}", lambda f=f, c=c: (f, Ds[c]))
+    other.memo(f"k-inner{m}-vr-c2-trace", lambda: [(0.0, 0.0, far), (6.0, 2.0, Ds[4])])
+    (text,) = _inner_ev_note(replace(other, kept_only=True), sc, 0.3, data, W, runs, "k", k,
+                             finals, level, reach)
+    assert "ended at another dictionary than the tuning fit, so its reach is not read" in text
 
 
 def test_partial_inner_note_reads_the_kept_fits_of_an_unfinished_tuning(tmp_path):
