@@ -1634,6 +1634,51 @@ def test_absolute_text_reads_the_trace_ratio_beside_the_norm_ratio():
     assert grows.endswith("this reading is shown beside it.")
 
 
+def test_diagonal_split_is_exact_where_the_coding_is_and_moves_mass_where_it_is_not():
+    """Uncoded, the averaging gives A's own entries on the pairs covered (a chain long
+    enough covers every edge of a small path with self-loops, so the share is A's); coded
+    with a dictionary that reproduces every patch (the identity, no penalty), nothing
+    moves; coded with a learned dictionary of fewer patches than a patch's entries, mass
+    moves, some of it onto pairs A does not link."""
+    from onlinemf.estimators import NetworkDictionaryLearning
+    from onlinemf.experiments.lyu_ndl import _diagonal_split, _trace_share
+    from onlinemf.graphs import path_motif
+
+    rng = np.random.default_rng(0)
+    n = 6
+    A = np.zeros((n, n))
+    for i in range(n - 1):
+        A[i, i + 1] = A[i + 1, i] = rng.uniform(0.5, 1)
+    A[np.diag_indices(n)] = rng.uniform(0.1, 1, n)
+    est = NetworkDictionaryLearning(4, motif=path_motif(1, 1), n_iter=3, batch_size=20,
+                                    alpha=0.6, chain="glauber", random_state=0).fit(A)
+    learned = _diagonal_split(est, A, 3000, 0)
+    assert learned["raw"] == pytest.approx(_trace_share(A), rel=1e-9)
+    assert learned["coded"] != pytest.approx(learned["raw"], rel=1e-3)
+    assert 0 < learned["fill"] < 1
+    est.components_ = np.eye(9)
+    exact = _diagonal_split(est, A, 3000, 0, alpha=0.0)
+    assert exact["coded"] == pytest.approx(exact["raw"], rel=1e-6)
+    assert exact["diagonal"] == pytest.approx(1.0, rel=1e-6)
+    assert exact["off"] == pytest.approx(1.0, rel=1e-6)
+    assert exact["fill"] == pytest.approx(0.0, abs=1e-9)
+
+
+def test_split_text_says_where_the_share_falls():
+    from onlinemf.experiments.lyu_ndl import _split_text
+
+    split = [dict(raw=0.048, coded=0.032, diagonal=1.06, off=1.6, fill=0.7),
+             dict(raw=0.047, coded=0.024, diagonal=1.4, off=2.9, fill=0.8)]
+    text = _split_text(split, 0.048)
+    assert ("depth 1: uncoded 0.0480, coded 0.0320 (the diagonal's mass ×1.060, the mass off "
+            "it ×1.600, 70% of that on pairs A does not link)") in text
+    assert "keeps A's share within the claim's tie" in text
+    assert "so the diagonal is lost in the coding." in text
+    worse = _split_text([dict(split[0], raw=0.02, coded=0.03)], 0.048)
+    assert "leaves a share below A's by more than the claim's tie" in worse
+    assert "The coding does not lower the share at every depth." in worse
+
+
 def test_recode_text_gives_the_reconstructions_diagonal_share_at_each_lambda():
     from onlinemf.experiments.lyu_ndl import _recode_text, _trace_share
 
