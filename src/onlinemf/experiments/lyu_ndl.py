@@ -233,8 +233,8 @@ def _split_text(split: list, original: float) -> str:
         f"and coded with the learned patches at λ = 0.2 before that averaging; A: "
         f"{original:.4f}): {steps}. "
         + ("Uncoded, the averaging gives A's own entries on the pairs covered and keeps A's "
-           "share within the claim's tie: the sampled patches' larger share is how often the "
-           "chain's patches hold a self-looped node, which the averaging undoes. "
+           "share within the claim's tie: the sampled patches' larger share weights each pair by "
+           "how often the patches cover it, which the averaging undoes. "
            if kept else "Uncoded, the averaging alone leaves a share below A's by more than "
            "the claim's tie. ")
         + ("The coding lowers the share at every depth: it multiplies the mass off the "
