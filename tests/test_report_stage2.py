@@ -2381,3 +2381,52 @@ def test_lef_race_note_reads_the_medians_of_the_runs_that_count():
     never = _lef_race_note(lef, own, ol, [(4500.0, 4.0, False), (np.inf, np.inf, False)] * 2,
                            0.0622, curve, 3000)
     assert never.endswith("OL does not reach that level within its first 3000 samples.")
+
+
+def test_equal_updates_note_reads_vr_at_its_rivals_count_of_updates(tmp_path, monkeypatch):
+    """VR with m = n/b run for as many outer iterations as give SMM's and SGD's updates, on
+    the panels where it trails at equal passes only, read against both rivals' finals with
+    the claims' tie: below both, the deficit is the count of updates; not below, it is not.
+    Panels where the ablation already ends below both, and Synth, are left out."""
+    from types import SimpleNamespace
+
+    from onlinemf.experiments import zhao_haskell_feng as zhf
+
+    n = 400
+    b, _ = zhf.default_batch_params(n)
+    f_ref = 1.0
+    runs = {m: {"history": {"objective": np.array([3.0, f])}, "passes": np.array([0.0, 12.0])}
+            for m, f in (("vr", 2.0), ("smm", 1.5), ("sgd", 1.1))}
+    done = {("orpca", "yaleb"): (runs, f_ref), ("ornmf", "yaleb"): (runs, f_ref),
+            ("orpca", "synth"): (runs, f_ref)}
+    cache = {"yaleb": (np.zeros((n, 3)), "faces"), "synth": (np.zeros((n, 3)), "synth")}
+    m, S = 10, 4
+    monkeypatch.setattr(zhf, "inner_tuning",
+                        lambda *a, **k: (2.0, {2.0: 1.3}, m, S))
+    fits = []
+
+    def fake_fit(problem, method, K, S_, seed, scale, **kw):
+        fits.append((problem, S_, scale, kw["inner_iter"]))
+        f = {"orpca": 1.02, "ornmf": 1.2}[problem]
+        est = SimpleNamespace(objective=lambda X: f, n_solves_=3 * n * S_)
+        return SimpleNamespace(fit=lambda X: est)
+    monkeypatch.setattr(zhf, "paper_fit", fake_fit)
+    ctx = Context(scale="paper", out_dir=str(tmp_path), resume=True)
+    panels = {"ORPCA / yaleb": False, "ORNMF / yaleb": False, "ORPCA / synth": False}
+    text = zhf._equal_updates_note(ctx, {"K": 5}, cache, done, panels)
+    S_eq = round(12 * n / b / m)
+    assert sorted(fits) == [("ornmf", S_eq, 2.0, m), ("orpca", S_eq, 2.0, m)]
+    log = lambda f: f"{np.log10(f - f_ref):.2f}"  # noqa: E731
+    assert (f"ORPCA / yaleb: {S} outer iterations ({S * m} updates) {log(1.3)} → {S_eq} "
+            f"({S_eq * m} updates, against SMM's and SGD's {12 * n / b:.0f}; "
+            f"{3 * S_eq:.1f} passes) {log(1.02)}, against SMM {log(1.5)} and SGD {log(1.1)}: "
+            "below both by more than the tie, so VR trails at equal passes for want of "
+            "updates") in text
+    assert ("ORNMF / yaleb" in text and "not below both by more than the tie, so the count of "
+            "updates does not account for its deficit") in text
+    assert "synth" not in text
+    # a panel whose ablation ends below both is not re-run; kept pieces are read, not re-fit
+    fits.clear()
+    again = zhf._equal_updates_note(replace(ctx, kept_only=True), {"K": 5}, cache, done,
+                                    {**panels, "ORNMF / yaleb": True})
+    assert fits == [] and "ORNMF" not in again and "ORPCA / yaleb" in again
