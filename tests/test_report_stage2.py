@@ -2430,3 +2430,26 @@ def test_equal_updates_note_reads_vr_at_its_rivals_count_of_updates(tmp_path, mo
     again = zhf._equal_updates_note(replace(ctx, kept_only=True), {"K": 5}, cache, done,
                                     {**panels, "ORNMF / yaleb": True})
     assert fits == [] and "ORNMF" not in again and "ORPCA / yaleb" in again
+
+
+def test_table_six_note_counts_the_initializations_matching_each_topic():
+    """Table VI's claim reads the median count over initializations; its note says, per
+    paper topic, how many initializations' topics match it (two of its eight words in one
+    learned topic's top 10), so a topic lost in one initialization is told apart from one
+    never found."""
+    from onlinemf.experiments.zhao_divergences import TABLE_SIX, _table_six_claim
+
+    names = list(TABLE_SIX)
+    filler = [f"w{i}" for i in range(10)]
+
+    def topics(found):  # one learned topic holding two words of each found paper topic
+        return [list(TABLE_SIX[n][:2]) + filler[:8] for n in found] + [filler]
+
+    tops = [topics(names[:3]), topics(names[1:4]), topics([names[1]])]
+    six, note = _table_six_claim(tops, topics(names))
+    assert "matched per initialization 3, 3, 1, median 3 of 5" in six[2]
+    assert (f"the OL initializations whose topics match it: {names[0]} 1 of 3, {names[1]} 3 "
+            f"of 3, {names[2]} 2 of 3, {names[3]} 1 of 3, {names[4]} 0 of 3.") in note
+    assert "Batch's topics on the same data: 5 of 5 matched" in note
+    _, single = _table_six_claim(tops[:1], topics(names))
+    assert "initializations whose topics match" not in single

@@ -2057,6 +2057,11 @@ def _table_six_claim(tops, batch_top) -> tuple[list, str]:
     b_hits, b_found = _table_six_matches(batch_top)
     note = (f"20 Newsgroups, Table VI's rule applied to Batch's topics on the same data: "
             f"{b_hits} of 5 matched ({'; '.join(b_found)}).")
+    if len(tops) > 1:
+        per = {name: sum(max(len(set(t) & set(words)) for t in top) >= 2 for top in tops)
+               for name, words in TABLE_SIX.items()}
+        note += (" Each of Table VI's topics, the OL initializations whose topics match it: "
+                 + ", ".join(f"{name} {c} of {len(tops)}" for name, c in per.items()) + ".")
     return claim("20 Newsgroups: Table VI's five topics matched (≥ 2 of 8 words in a learned "
                  "topic's top 10)", "Table VI(a): five of OL's topics, \"general\" categories "
                  "space, sports, religion, hardware, sale (§VIII-E)", measured,
