@@ -2419,11 +2419,17 @@ def test_equal_updates_note_reads_vr_at_its_rivals_count_of_updates(tmp_path, mo
     log = lambda f: f"{np.log10(f - f_ref):.2f}"  # noqa: E731
     assert (f"ORPCA / yaleb: {S} outer iterations ({S * m} updates) {log(1.3)} → {S_eq} "
             f"({S_eq * m} updates, against SMM's and SGD's {12 * n / b:.0f}; "
-            f"{3 * S_eq:.1f} passes) {log(1.02)}, against SMM {log(1.5)} and SGD {log(1.1)}: "
-            "below both by more than the tie, so VR trails at equal passes for want of "
-            "updates") in text
-    assert ("ORNMF / yaleb" in text and "not below both by more than the tie, so the count of "
-            "updates does not account for its deficit") in text
+            f"{3 * S_eq:.1f} passes) {log(1.02)}, against SMM {log(1.5)} and SGD {log(1.1)}, "
+            "below SMM and below SGD: so VR trails at equal passes for want of updates") in text
+    assert (f"{log(1.2)}, against SMM {log(1.5)} and SGD {log(1.1)}, below SMM and above SGD: "
+            "not below both, so its updates do no better than theirs and the count does not "
+            "account for its deficit") in text
+    # within the tie of a rival: level with it
+    monkeypatch.setattr(zhf, "paper_fit", lambda *a, **kw: SimpleNamespace(
+        fit=lambda X: SimpleNamespace(objective=lambda X: 1.101, n_solves_=3 * n)))
+    level = zhf._equal_updates_note(Context(scale="paper", out_dir=str(tmp_path / "l"),
+                                            resume=True), {"K": 5}, cache, done, panels)
+    assert "below SMM and level with SGD: not below both" in level
     assert "synth" not in text
     # a panel whose ablation ends below both is not re-run; kept pieces are read, not re-fit
     fits.clear()

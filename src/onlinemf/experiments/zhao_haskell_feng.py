@@ -408,14 +408,18 @@ def _equal_updates_note(ctx: Context, sc: dict, cache: dict, done: dict,
             ("sgd", float(runs["sgd"]["history"]["objective"][-1])))}
         verdict, _ = _below_both(logs)
         short = float(np.log10(max(f_at[c] - f_ref, 1e-300)))
+        where = " and ".join(
+            ("below " if logs[k] - logs["vr"] > LOG_TIE else "above "
+             if logs["vr"] - logs[k] > LOG_TIE else "level with ") + k.upper()
+            for k in ("smm", "sgd"))
         out.append(
             f"{label}: {S} outer iterations ({S * m} updates) {short:.2f} → {S_eq} "
             f"({S_eq * m} updates, against SMM's and SGD's {rival:.0f}; {passes:.1f} passes) "
-            f"{logs['vr']:.2f}, against SMM {logs['smm']:.2f} and SGD {logs['sgd']:.2f}: "
-            + ("below both by more than the tie, so VR trails at equal passes for want of "
-               "updates" if verdict == "reproduced" else
-               "not below both by more than the tie, so the count of updates does not "
-               "account for its deficit"))
+            f"{logs['vr']:.2f}, against SMM {logs['smm']:.2f} and SGD {logs['sgd']:.2f}, "
+            f"{where}: "
+            + ("so VR trails at equal passes for want of updates" if verdict == "reproduced"
+               else "not below both, so its updates do no better than theirs and the count "
+                    "does not account for its deficit"))
     if not out:
         return ""
     return ("VR with m = n/b given SMM's and SGD's count of dictionary updates (its tuned c, "
