@@ -1864,12 +1864,13 @@ def test_step_note_reads_each_run_against_the_canonical_one():
     m0 = step_mass(20, 2e4, 10)
     assert f"a=20000: first step (10 samples) objective 1, W at 0 / 1 0% / 0%; 20 samples to " \
         f"the level, summed step {m0:.3g}, W at 0 / 1 peaking at 0% / 0% on the way and " \
-        "0% / 0% there;" in text
+        "0% / 0% there, its objective never rising between readings;" in text
     m = step_mass(200, 2e3, 10)
     assert 0.9 < m / m0 < 1.1
     assert f"a=2000: first step (10 samples) objective 3, W at 0 / 1 0% / 0%; 200 samples " \
         f"to the level, summed step {m:.3g}, W at 0 / 1 peaking at 0% / 0% on the way and " \
-        f"0% / 0% there (10.00× the samples, {m / m0:.2f}× the summed step, its first step's " \
+        f"0% / 0% there, its objective never rising between readings (10.00× the samples, " \
+        f"{m / m0:.2f}× the summed step, its first step's " \
         "objective 3.00× a=20000's at 10 samples: the same summed step: its step's size sets " \
         "its samples)" in text
     assert f"(2.00× the samples, {step_mass(40, 2e5, 10) / m0:.2f}× the summed step, its " \
@@ -1880,7 +1881,16 @@ def test_step_note_reads_each_run_against_the_canonical_one():
         "kl", "a", (2e3, 2e4, 2e5), runs, 0.95)
     runs[2e5]["objective"][:] = 2.0
     assert "a=200000: first step (10 samples) objective 2, W at 0 / 1 0% / 50%; not at the " \
-        "level in its 80 samples" in _step_note("kl", "a", (2e3, 2e4, 2e5), runs, 0.95)
+        "level in its 80 samples, its objective never rising" in _step_note(
+            "kl", "a", (2e3, 2e4, 2e5), runs, 0.95)
+    # a curve that goes back up on the way: counted up to the level, the largest rise given
+    runs[2e5]["objective"][:] = [2.0, 2.2, 1.1, 0.5]
+    assert "its objective rising at 1 of its 3 readings after the first (the largest rise " \
+        "+10.00%)" \
+        in _step_note("kl", "a", (2e3, 2e4, 2e5), runs, 0.95).split("a=200000")[1]
+    runs[2e5]["objective"][:] = [2.0, 2.2, 2.1, 2.3]
+    assert "not at the level in its 80 samples, its objective rising at 2 of its 3 " \
+        "readings" in _step_note("kl", "a", (2e3, 2e4, 2e5), runs, 0.95)
     # the canonical run never at the level: no ratios to it
     assert "×" not in _step_note("kl", "a", (2e3, 2e4), {2e3: runs[2e3], 2e4: run([2.0] * 4)},
                                  0.95).split("up to the level")[1].split("The summed")[0]

@@ -1363,6 +1363,18 @@ def _step_reading(x: float, m: float, first: float, x0: float, m0: float,
     return "neither reading"
 
 
+def _rises_text(objective) -> str:
+    """How often a run's fresh-code objective rises from one reading to the next, and its
+    largest rise (relative): a step too large for the curvature shows as a curve that goes
+    back up, whenever it is taken, not only at the first step."""
+    obj = np.asarray(objective, dtype=float)
+    up = np.diff(obj) / np.abs(obj[:-1])
+    if not np.any(up > 0):
+        return "its objective never rising between readings"
+    return (f"its objective rising at {int(np.sum(up > 0))} of its {up.size} readings after "
+            f"the first (the largest rise {np.max(up):+.2%})")
+
+
 def _step_note(loss, param, values, runs: dict, level: float) -> str:
     """Where a or τ moves the samples a run needs (``runs``: value -> :func:`_step_piece`,
     the canonical a = 2·10⁴, τ = 10 among them): each run's samples to ``level``, the
@@ -1404,11 +1416,13 @@ def _step_note(loss, param, values, runs: dict, level: float) -> str:
                 f"{r['objective'][0]:.4g}, W at 0 / 1 {r['at_zero'][0]:.0%} / "
                 f"{r['at_one'][0]:.0%}; ")
         if i is None:
-            parts.append(text + f"not at the level in its {r['n_samples'][-1]:.0f} samples")
+            parts.append(text + f"not at the level in its {r['n_samples'][-1]:.0f} samples, "
+                         + _rises_text(r["objective"]))
             continue
         text += (f"{x:.3g} samples to the level, summed step {m:.3g}, W at 0 / 1 peaking at "
                  f"{np.max(r['at_zero'][:i + 1]):.0%} / {np.max(r['at_one'][:i + 1]):.0%} on "
-                 f"the way and {r['at_zero'][i]:.0%} / {r['at_one'][i]:.0%} there")
+                 f"the way and {r['at_zero'][i]:.0%} / {r['at_one'][i]:.0%} there, "
+                 + _rises_text(r["objective"][:i + 1]))
         if v != base and math.isfinite(x0):
             first = float(r["objective"][0])
             first0, seen0 = canonical_at(r["n_samples"][0])
