@@ -1637,9 +1637,10 @@ def test_absolute_text_reads_the_trace_ratio_beside_the_norm_ratio():
 def test_diagonal_split_is_exact_where_the_coding_is_and_moves_mass_where_it_is_not():
     """Uncoded, the averaging gives A's own entries on the pairs covered (a chain long
     enough covers every edge of a small path with self-loops, so the share is A's); coded
-    with a dictionary that reproduces every patch (the identity, no penalty), nothing
-    moves; coded with a learned dictionary of fewer patches than a patch's entries, mass
-    moves, some of it onto pairs A does not link."""
+    as the reconstruction codes (the same scaling, chain, seed and solver), the share is
+    the reconstruction's own; coded with a dictionary that reproduces every patch (the
+    identity, no penalty), nothing moves; with learned patches, mass moves, some of it onto
+    pairs A does not link."""
     from onlinemf.estimators import NetworkDictionaryLearning
     from onlinemf.experiments.lyu_ndl import _diagonal_split, _trace_share
     from onlinemf.graphs import path_motif
@@ -1650,10 +1651,14 @@ def test_diagonal_split_is_exact_where_the_coding_is_and_moves_mass_where_it_is_
     for i in range(n - 1):
         A[i, i + 1] = A[i + 1, i] = rng.uniform(0.5, 1)
     A[np.diag_indices(n)] = rng.uniform(0.1, 1, n)
+    A *= 3.0  # not scaled to a maximum of 1: the split scales it as the reconstruction does
     est = NetworkDictionaryLearning(4, motif=path_motif(1, 1), n_iter=3, batch_size=20,
                                     alpha=0.6, chain="glauber", random_state=0).fit(A)
     learned = _diagonal_split(est, A, 3000, 0)
     assert learned["raw"] == pytest.approx(_trace_share(A), rel=1e-9)
+    R = est.reconstruct(A, n_steps=3000, alpha=0.2, n_chains=1, chain="glauber",
+                        random_state=[0, 2]).toarray()
+    assert learned["coded"] == pytest.approx(_trace_share(R), rel=1e-9)
     assert learned["coded"] != pytest.approx(learned["raw"], rel=1e-3)
     assert 0 < learned["fill"] < 1
     est.components_ = np.eye(9)
@@ -1662,21 +1667,35 @@ def test_diagonal_split_is_exact_where_the_coding_is_and_moves_mass_where_it_is_
     assert exact["diagonal"] == pytest.approx(1.0, rel=1e-6)
     assert exact["off"] == pytest.approx(1.0, rel=1e-6)
     assert exact["fill"] == pytest.approx(0.0, abs=1e-9)
+    # no self-loops: no diagonal mass to multiply
+    A[np.diag_indices(n)] = 0.0
+    est = NetworkDictionaryLearning(4, motif=path_motif(1, 1), n_iter=3, batch_size=20,
+                                    alpha=0.6, chain="glauber", random_state=0).fit(A)
+    assert np.isnan(_diagonal_split(est, A, 500, 0)["diagonal"])
 
 
-def test_split_text_says_where_the_share_falls():
+def test_split_text_says_where_the_share_moves():
     from onlinemf.experiments.lyu_ndl import _split_text
 
     split = [dict(raw=0.048, coded=0.032, diagonal=1.06, off=1.6, fill=0.7),
              dict(raw=0.047, coded=0.024, diagonal=1.4, off=2.9, fill=0.8)]
-    text = _split_text(split, 0.048)
+    text = _split_text(split, 0.048, [0.43, 0.24])
     assert ("depth 1: uncoded 0.0480, coded 0.0320 (the diagonal's mass ×1.060, the mass off "
             "it ×1.600, 70% of that on pairs A does not link)") in text
-    assert "keeps A's share within the claim's tie" in text
+    assert "its share is A's within the claim's margin at every depth: the sampled patches' " \
+           "larger share (0.4300, 0.2400) weights each pair" in text
     assert "so the diagonal is lost in the coding." in text
-    worse = _split_text([dict(split[0], raw=0.02, coded=0.03)], 0.048)
-    assert "leaves a share below A's by more than the claim's tie" in worse
-    assert "The coding does not lower the share at every depth." in worse
+    # the sampled patches not above A's share: nothing for the averaging to undo
+    assert "at every depth. The coding" in _split_text(split, 0.048, [0.05, 0.24])
+    # uncoded share too high or too low, and a coding that lowers it within the margin
+    for raw in (0.02, 0.08):
+        worse = _split_text([dict(split[0], raw=raw, coded=raw / 1.05)], 0.048, [0.43])
+        assert "leaves a share beyond the claim's margin of A's at some depth" in worse
+        assert "does not lower the share by more than that margin at every depth." in worse
+    none = _split_text([dict(raw=0.0, coded=0.0, diagonal=float("nan"), off=1.2,
+                             fill=0.1)], 0.0, [0.0])
+    assert "the diagonal's mass —, the mass off it ×1.200" in none
+    assert none.endswith("A has no diagonal mass.")
 
 
 def test_recode_text_gives_the_reconstructions_diagonal_share_at_each_lambda():
@@ -1888,6 +1907,10 @@ def test_step_note_reads_each_run_against_the_canonical_one():
     assert "its objective rising at 1 of its 3 readings after the first (the largest rise " \
         "+10.00%)" \
         in _step_note("kl", "a", (2e3, 2e4, 2e5), runs, 0.95).split("a=200000")[1]
+    # rises after the level are not counted
+    runs[2e5]["objective"][:] = [2.0, 0.5, 0.6, 0.4]
+    assert "its objective never rising" in _step_note(
+        "kl", "a", (2e3, 2e4, 2e5), runs, 0.95).split("a=200000")[1]
     runs[2e5]["objective"][:] = [2.0, 2.2, 2.1, 2.3]
     assert "not at the level in its 80 samples, its objective rising at 2 of its 3 " \
         "readings" in _step_note("kl", "a", (2e3, 2e4, 2e5), runs, 0.95)
@@ -2297,13 +2320,14 @@ def test_inner_ev_note_reads_the_reach_of_the_ablated_fit_from_its_trace(tmp_pat
     reach = {"vr": (np.inf, np.inf), "smm": (np.inf, np.inf), "sgd": (3.5, 10.0)}
     (text,) = _inner_ev_note(kept, sc, 0.3, data, W, runs, "k", k, finals, level, reach)
     assert (f"its EV reaches the level {level:.3f} first at 3.0 passes (SMM and SGD as run: "
-            "SMM never, SGD 3.5), which the reach band would read 'reproduced'") in text
+            "SMM never, SGD 3.5), which the reach band at this level would read "
+            "'reproduced'") in text
     assert f"0.0: {ev(far):.3f}, 3.0: {ev(Ds[2]):.3f}, 6.0: {ev(Ds[2]):.3f}" in text
     # SGD within the tie of VR: sooner than SMM only; SGD sooner: behind one method
     for sgd, word in ((2.95, "partly"), (1.0, "not reproduced")):
         (other,) = _inner_ev_note(kept, sc, 0.3, data, W, runs, "k", k, finals, level,
                                   {**reach, "sgd": (sgd, 1.0)})
-        assert f"which the reach band would read '{word}'" in other
+        assert f"which the reach band at this level would read '{word}'" in other
     # a trace that is not the tuning fit's is not read
     other = Context(scale="paper", out_dir=str(tmp_path / "o"), resume=True)
     for c, f in ((1, 8.5), (2, 8.1), (4, 8.3)):
@@ -2432,8 +2456,7 @@ def test_equal_updates_note_reads_vr_at_its_rivals_count_of_updates(tmp_path, mo
             f"{3 * S_eq:.1f} passes) {log(1.02)}, against SMM {log(1.5)} and SGD {log(1.1)}, "
             "below SMM and below SGD: so VR trails at equal passes for want of updates") in text
     assert (f"{log(1.2)}, against SMM {log(1.5)} and SGD {log(1.1)}, below SMM and above SGD: "
-            "not below both, so its updates do no better than theirs and the count does not "
-            "account for its deficit") in text
+            "not below both, so the count of updates does not account for its deficit") in text
     # within the tie of a rival: level with it
     monkeypatch.setattr(zhf, "paper_fit", lambda *a, **kw: SimpleNamespace(
         fit=lambda X: SimpleNamespace(objective=lambda X: 1.101, n_solves_=3 * n)))
@@ -2442,10 +2465,18 @@ def test_equal_updates_note_reads_vr_at_its_rivals_count_of_updates(tmp_path, mo
     assert "below SMM and level with SGD: not below both" in level
     assert "synth" not in text
     # a panel whose ablation ends below both is not re-run; kept pieces are read, not re-fit
+    monkeypatch.setattr(zhf, "paper_fit", fake_fit)
     fits.clear()
     again = zhf._equal_updates_note(replace(ctx, kept_only=True), {"K": 5}, cache, done,
                                     {**panels, "ORNMF / yaleb": True})
     assert fits == [] and "ORNMF" not in again and "ORPCA / yaleb" in again
+    # a fit below the batch reference, and one that diverges
+    for f, word in ((0.9, "(…) below f(Ŵ), against SMM"), (np.inf, "diverged")):
+        monkeypatch.setattr(zhf, "paper_fit", lambda *a, f=f, **kw: SimpleNamespace(
+            fit=lambda X: SimpleNamespace(objective=lambda X: f, n_solves_=3 * n)))
+        odd = zhf._equal_updates_note(Context(scale="paper", out_dir=str(tmp_path / str(f)),
+                                              resume=True), {"K": 5}, cache, done, panels)
+        assert word.replace("(…) ", "") in odd and "-300" not in odd
 
 
 def test_table_six_note_counts_the_initializations_matching_each_topic():
@@ -2469,3 +2500,21 @@ def test_table_six_note_counts_the_initializations_matching_each_topic():
     assert "Batch's topics on the same data: 5 of 5 matched" in note
     _, single = _table_six_claim(tops[:1], topics(names))
     assert "initializations whose topics match" not in single
+
+
+def test_inner_trace_is_the_tuning_fit_with_its_evaluations(tmp_path):
+    """The m = n/b ablation's fit run again with evaluations keeps a dictionary at each and
+    ends at the dictionary of the same fit run without them (evaluations draw nothing from
+    the fit's stream); its piece is read back, not re-fit."""
+    from onlinemf.experiments.zhao_haskell_feng import _inner_trace, paper_fit
+
+    X = np.random.default_rng(3).random((300, 20))
+    plain = paper_fit("orpca", "vr", 4, 2, 0, 1.0, inner_iter=10).fit(X).components_
+    ctx = Context(scale="paper", out_dir=str(tmp_path), resume=True)
+    snaps = _inner_trace(ctx, {"eval_every": 0.5}, "k", (10, 2, 1.0, 4), X)
+    assert len(snaps) >= 3
+    assert [p for p, _, _ in snaps] == sorted(p for p, _, _ in snaps)
+    np.testing.assert_allclose(snaps[-1][2], plain, rtol=1e-12, atol=1e-12)
+    again = _inner_trace(replace(ctx, kept_only=True), {"eval_every": 0.5}, "k",
+                         (10, 2, 1.0, 4), X)
+    np.testing.assert_array_equal(again[-1][2], snaps[-1][2])

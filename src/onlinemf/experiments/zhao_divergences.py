@@ -1368,7 +1368,7 @@ def _rises_text(objective) -> str:
     largest rise (relative): a step too large for the curvature shows as a curve that goes
     back up, whenever it is taken, not only at the first step."""
     obj = np.asarray(objective, dtype=float)
-    up = np.diff(obj) / np.abs(obj[:-1])
+    up = np.diff(obj) / np.maximum(np.abs(obj[:-1]), 1e-300)
     if not np.any(up > 0):
         return "its objective never rising between readings"
     return (f"its objective rising at {int(np.sum(up > 0))} of its {up.size} readings after "
@@ -2048,14 +2048,23 @@ def _tie_note(components, terms) -> str:
 def _table_six_matches(top) -> tuple[int, list[str]]:
     """Match Table VI's five topics: a paper column is matched by the learned topic whose top
     10 words share the most of its 8 words (at least 2). Returns (matched, one line each)."""
-    learned = [set(t) for t in top]
     hits, found = 0, []
+    for name, (j, best) in _table_six_best(top).items():
+        hits += best >= 2
+        found.append(f"{name}: topic {j} ({best}/8)")
+    return hits, found
+
+
+def _table_six_best(top) -> dict:
+    """For each of Table VI's topics, the learned topic (index) whose top words share the
+    most of its 8 words, and how many they share."""
+    learned = [set(t) for t in top]
+    out = {}
     for name, words in TABLE_SIX.items():
         overlap = [len(t & set(words)) for t in learned]
         j = int(np.argmax(overlap))
-        hits += overlap[j] >= 2
-        found.append(f"{name}: topic {j} ({overlap[j]}/8)")
-    return hits, found
+        out[name] = (j, overlap[j])
+    return out
 
 
 def _table_six_claim(tops, batch_top) -> tuple[list, str]:
@@ -2072,8 +2081,8 @@ def _table_six_claim(tops, batch_top) -> tuple[list, str]:
     note = (f"20 Newsgroups, Table VI's rule applied to Batch's topics on the same data: "
             f"{b_hits} of 5 matched ({'; '.join(b_found)}).")
     if len(tops) > 1:
-        per = {name: sum(max(len(set(t) & set(words)) for t in top) >= 2 for top in tops)
-               for name, words in TABLE_SIX.items()}
+        best = [_table_six_best(top) for top in tops]
+        per = {name: sum(b[name][1] >= 2 for b in best) for name in TABLE_SIX}
         note += (" Each of Table VI's topics, the OL initializations whose topics match it: "
                  + ", ".join(f"{name} {c} of {len(tops)}" for name, c in per.items()) + ".")
     return claim("20 Newsgroups: Table VI's five topics matched (≥ 2 of 8 words in a learned "
