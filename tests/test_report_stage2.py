@@ -2420,8 +2420,9 @@ def test_lef_race_note_reads_the_medians_of_the_runs_that_count():
 def test_equal_updates_note_reads_vr_at_its_rivals_count_of_updates(tmp_path, monkeypatch):
     """VR with m = n/b run for as many outer iterations as give SMM's and SGD's updates, on
     the panels where it trails at equal passes only, read against both rivals' finals with
-    the claims' tie: below both, the deficit is the count of updates; not below, it is not.
-    Panels where the ablation already ends below both, and Synth, are left out."""
+    the claims' tie: below both, the deficit is the count of updates; not below, its step is
+    re-tuned for that count and read the same way. Panels where the ablation already ends
+    below both, and Synth, are left out."""
     from types import SimpleNamespace
 
     from onlinemf.experiments import zhao_haskell_feng as zhf
@@ -2435,48 +2436,66 @@ def test_equal_updates_note_reads_vr_at_its_rivals_count_of_updates(tmp_path, mo
             ("orpca", "synth"): (runs, f_ref)}
     cache = {"yaleb": (np.zeros((n, 3)), "faces"), "synth": (np.zeros((n, 3)), "synth")}
     m, S = 10, 4
+    sc = {"K": 5, "step_limits": (0.01, 100.0)}
     monkeypatch.setattr(zhf, "inner_tuning",
                         lambda *a, **k: (2.0, {2.0: 1.3}, m, S))
     fits = []
+    # ORNMF's final f by multiplier: lowest at c = 4, inside the grid {1, 2, 4, 8}
+    ornmf = {1.0: 1.3, 2.0: 1.2, 4.0: 1.05, 8.0: 1.15}
 
     def fake_fit(problem, method, K, S_, seed, scale, **kw):
         fits.append((problem, S_, scale, kw["inner_iter"]))
-        f = {"orpca": 1.02, "ornmf": 1.2}[problem]
-        est = SimpleNamespace(objective=lambda X: f, n_solves_=3 * n * S_)
+        f = 1.02 if problem == "orpca" else ornmf[scale]
+        est = SimpleNamespace(objective=lambda X: f, n_solves_=3 * n * S_,
+                              components_=np.zeros((5, 3)))
         return SimpleNamespace(fit=lambda X: est)
     monkeypatch.setattr(zhf, "paper_fit", fake_fit)
     ctx = Context(scale="paper", out_dir=str(tmp_path), resume=True)
     panels = {"ORPCA / yaleb": False, "ORNMF / yaleb": False, "ORPCA / synth": False}
-    text = zhf._equal_updates_note(ctx, {"K": 5}, cache, done, panels)
+    text = zhf._equal_updates_note(ctx, sc, cache, done, panels)
     S_eq = round(12 * n / b / m)
-    assert sorted(fits) == [("ornmf", S_eq, 2.0, m), ("orpca", S_eq, 2.0, m)]
+    # ORPCA: one fit at c; ORNMF: that fit, then the re-tuning from {1, 2, 4}, widened to 8
+    assert sorted(fits) == sorted([("orpca", S_eq, 2.0, m), ("ornmf", S_eq, 2.0, m)]
+                                  + [("ornmf", S_eq, c, m) for c in (1.0, 2.0, 4.0, 8.0)])
     log = lambda f: f"{np.log10(f - f_ref):.2f}"  # noqa: E731
     assert (f"ORPCA / yaleb: {S} outer iterations ({S * m} updates) {log(1.3)} → {S_eq} "
             f"({S_eq * m} updates, against SMM's and SGD's {12 * n / b:.0f}; "
             f"{3 * S_eq:.1f} passes) {log(1.02)}, against SMM {log(1.5)} and SGD {log(1.1)}, "
             "below SMM and below SGD: so VR trails at equal passes for want of updates") in text
     assert (f"{log(1.2)}, against SMM {log(1.5)} and SGD {log(1.1)}, below SMM and above SGD: "
-            "not below both, so the count of updates does not account for its deficit") in text
+            "not below both, so the count of updates does not account for its deficit; with "
+            "its step re-tuned for that count by the protocol's rule (from {c/2, c, 2c} "
+            f"around c = 2, ending at c = 4; c = 1: {log(1.3)}, c = 2: {log(1.2)}, c = 4: "
+            f"{log(1.05)}, c = 8: {log(1.15)}), {log(1.05)}, below SMM and below SGD: so the "
+            "step tuned for fewer updates accounts for the rest") in text
+    assert text.count("re-tuned") == 1  # ORPCA, below both at c, is not re-tuned
+    # re-tuned and still above SGD: neither accounts for it
+    ornmf.update({4.0: 1.15, 8.0: 1.25})
+    worse = zhf._equal_updates_note(Context(scale="paper", out_dir=str(tmp_path / "w"),
+                                            resume=True), sc, cache, done, panels)
+    assert "ending at c = 4;" in worse and "neither the count nor the step accounts" in worse
     # within the tie of a rival: level with it
     monkeypatch.setattr(zhf, "paper_fit", lambda *a, **kw: SimpleNamespace(
-        fit=lambda X: SimpleNamespace(objective=lambda X: 1.101, n_solves_=3 * n)))
+        fit=lambda X: SimpleNamespace(objective=lambda X: 1.101, n_solves_=3 * n,
+                                      components_=np.zeros((5, 3)))))
     level = zhf._equal_updates_note(Context(scale="paper", out_dir=str(tmp_path / "l"),
-                                            resume=True), {"K": 5}, cache, done, panels)
+                                            resume=True), sc, cache, done, panels)
     assert "below SMM and level with SGD: not below both" in level
     assert "synth" not in text
     # a panel whose ablation ends below both is not re-run; kept pieces are read, not re-fit
     monkeypatch.setattr(zhf, "paper_fit", fake_fit)
     fits.clear()
-    again = zhf._equal_updates_note(replace(ctx, kept_only=True), {"K": 5}, cache, done,
+    again = zhf._equal_updates_note(replace(ctx, kept_only=True), sc, cache, done,
                                     {**panels, "ORNMF / yaleb": True})
     assert fits == [] and "ORNMF" not in again and "ORPCA / yaleb" in again
     # a fit below the batch reference, and one that diverges
-    for f, word in ((0.9, "(…) below f(Ŵ), against SMM"), (np.inf, "diverged")):
+    for f, word in ((0.9, "below f(Ŵ), against SMM"), (np.inf, "diverged")):
         monkeypatch.setattr(zhf, "paper_fit", lambda *a, f=f, **kw: SimpleNamespace(
-            fit=lambda X: SimpleNamespace(objective=lambda X: f, n_solves_=3 * n)))
+            fit=lambda X: SimpleNamespace(objective=lambda X: f, n_solves_=3 * n,
+                                          components_=np.zeros((5, 3)))))
         odd = zhf._equal_updates_note(Context(scale="paper", out_dir=str(tmp_path / str(f)),
-                                              resume=True), {"K": 5}, cache, done, panels)
-        assert word.replace("(…) ", "") in odd and "-300" not in odd
+                                              resume=True), sc, cache, done, panels)
+        assert word in odd and "-300" not in odd
 
 
 def test_table_six_note_counts_the_initializations_matching_each_topic():
