@@ -193,6 +193,13 @@ class NetworkDictionaryLearning(BaseEstimator):
         return self
 
     @one_blas_thread
+    def _coded_patches(self, X, alpha: float, code_tol: float) -> np.ndarray:
+        """Vectorized patches X (n × k²) as the reconstruction sees them: coded with the
+        learned dictionary (min ‖p − hD‖² + α‖h‖₁ over h ≥ 0, to ``code_tol``) and mapped
+        back, hD."""
+        H = nonneg_lasso(self.components_, X, alpha, tol=code_tol, max_iter=1000)
+        return H @ self.components_
+
     def reconstruct(self, G, n_steps="auto", alpha=0.0, chunk=1000, code_tol=1e-3,
                     random_state=None, omit_motif_edges=False, n_chains=None, chain=None):
         """Reconstruct G: draw ``n_steps`` fresh patches (``chain``), code each with the learned
@@ -261,9 +268,8 @@ class NetworkDictionaryLearning(BaseEstimator):
         acc = _EntrySums(n)
         for start in range(0, n_steps, chunk):
             states, X = chain.sample_patches(min(chunk, n_steps - start))
-            H = nonneg_lasso(self.components_, X, alpha, tol=code_tol, max_iter=1000)
             acc.add(states[:, a_idx].ravel(), states[:, b_idx].ravel(),
-                    (H @ self.components_)[:, keep].ravel())
+                    self._coded_patches(X, alpha, code_tol)[:, keep].ravel())
         # the mean over the covering patches; a visited entry whose mean is 0 stays implicit
         total, count = acc.result()
         return sp.csr_matrix(total.multiply(count.power(-1)) * top)

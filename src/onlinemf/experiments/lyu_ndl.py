@@ -188,8 +188,6 @@ def _diagonal_split(est, G, n_steps: int, seed, alpha: float = 0.2, chunk: int =
     the factors by which coding multiplies the mass on the diagonal and off it (NaN where
     the uncoded mass is 0), and the share of the coded mass off the diagonal that lies on
     pairs G does not link."""
-    from ..estimators._online_dictionary_learning import nonneg_lasso
-
     A, top = est._normalized(G)
     n, k = A.shape[0], est.motif_.shape[0]
     chain = est._sampler(A / top, "glauber", 1,
@@ -199,11 +197,11 @@ def _diagonal_split(est, G, n_steps: int, seed, alpha: float = 0.2, chunk: int =
     for start in range(0, n_steps, chunk):
         states, X = chain.sample_patches(min(chunk, n_steps - start))
         X = np.asarray(X, dtype=float)
-        H = nonneg_lasso(est.components_, X, alpha, tol=1e-3, max_iter=1000)
         flat = (states[:, a_idx] * n + states[:, b_idx]).ravel()
         count += np.bincount(flat, minlength=n * n)
         raw += np.bincount(flat, weights=X.ravel(), minlength=n * n)
-        coded += np.bincount(flat, weights=(H @ est.components_).ravel(), minlength=n * n)
+        coded += np.bincount(flat, weights=est._coded_patches(X, alpha, 1e-3).ravel(),
+                             minlength=n * n)
     seen = count > 0
     raw[seen] /= count[seen]
     coded[seen] /= count[seen]
