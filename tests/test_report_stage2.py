@@ -2322,7 +2322,7 @@ def test_inner_ev_note_reads_the_reach_of_the_ablated_fit_from_its_trace(tmp_pat
     assert (f"its EV reaches the level {level:.3f} first at 3.0 passes (SMM and SGD as run: "
             "SMM never, SGD 3.5), which the reach band at this level would read "
             "'reproduced'") in text
-    assert f"0.0: {ev(far):.3f}, 3.0: {ev(Ds[2]):.3f}, 6.0: {ev(Ds[2]):.3f}" in text
+    assert f"0.00: {ev(far):.3f}, 3.00: {ev(Ds[2]):.3f}, 6.00: {ev(Ds[2]):.3f}" in text
     # SGD within the tie of VR: sooner than SMM only; SGD sooner: behind one method
     for sgd, word in ((2.95, "partly"), (1.0, "not reproduced")):
         (other,) = _inner_ev_note(kept, sc, 0.3, data, W, runs, "k", k, finals, level,

@@ -1270,7 +1270,7 @@ def _inner_reach_text(ctx: Context, sc: dict, key: str, plan: tuple, data, ev_of
     at = ("never" if not np.isfinite(p) else f"first at {p:.1f} passes")
     others = ", ".join(f"{k.upper()} " + ("never" if not np.isfinite(reach[k][0])
                                           else f"{reach[k][0]:.1f}") for k in ("smm", "sgd"))
-    evs = ", ".join(f"{q:.1f}: {e:.3f}" for q, _, e in trace)
+    evs = ", ".join(f"{q:.2f}: {e:.3f}" for q, _, e in trace)
     return (f"Run again with the claims' evaluations (every {sc['eval_every']:g} passes; the "
             f"same fit, its final dictionary the tuning fit's), its EV reaches the level "
             f"{level:.3f} {at} (SMM and SGD as run: {others}), which the reach band at this "
