@@ -1679,22 +1679,23 @@ def test_split_text_says_where_the_share_moves():
 
     split = [dict(raw=0.048, coded=0.032, diagonal=1.06, off=1.6, fill=0.7),
              dict(raw=0.047, coded=0.024, diagonal=1.4, off=2.9, fill=0.8)]
-    text = _split_text(split, 0.048, [0.43, 0.24])
+    text = _split_text(split, 0.048, [0.43, 0.24], 0.2)
     assert ("depth 1: uncoded 0.0480, coded 0.0320 (the diagonal's mass ×1.060, the mass off "
             "it ×1.600, 70% of that on pairs A does not link)") in text
     assert "its share is A's within the claim's margin at every depth: the sampled patches' " \
            "larger share (0.4300, 0.2400) weights each pair" in text
     assert "so the diagonal is lost in the coding." in text
     # the sampled patches not above A's share: nothing for the averaging to undo
-    assert "at every depth. The coding" in _split_text(split, 0.048, [0.05, 0.24])
+    assert "at every depth. The coding" in _split_text(split, 0.048, [0.05, 0.24], 0.2)
     # uncoded share too high or too low, and a coding that lowers it within the margin
     for raw in (0.02, 0.08):
-        worse = _split_text([dict(split[0], raw=raw, coded=raw / 1.05)], 0.048, [0.43])
+        worse = _split_text([dict(split[0], raw=raw, coded=raw / 1.05)], 0.048, [0.43], 0.2)
         assert "leaves a share beyond the claim's margin of A's at some depth" in worse
-        assert "does not lower the share by more than that margin at every depth." in worse
+        assert "At some depth the coding lowers the share by no more than that margin" in worse
     none = _split_text([dict(raw=0.0, coded=0.0, diagonal=float("nan"), off=1.2,
-                             fill=0.1)], 0.0, [0.0])
+                             fill=0.1)], 0.0, [0.0], 0.6)
     assert "the diagonal's mass —, the mass off it ×1.200" in none
+    assert "coded with the learned patches at λ = 0.6 before" in none
     assert none.endswith("A has no diagonal mass.")
 
 
@@ -1883,12 +1884,12 @@ def test_step_note_reads_each_run_against_the_canonical_one():
     m0 = step_mass(20, 2e4, 10)
     assert f"a=20000: first step (10 samples) objective 1, W at 0 / 1 0% / 0%; 20 samples to " \
         f"the level, summed step {m0:.3g}, W at 0 / 1 peaking at 0% / 0% on the way and " \
-        "0% / 0% there, its objective never rising between readings;" in text
+        "0% / 0% there, its objective never rising on the way;" in text
     m = step_mass(200, 2e3, 10)
     assert 0.9 < m / m0 < 1.1
     assert f"a=2000: first step (10 samples) objective 3, W at 0 / 1 0% / 0%; 200 samples " \
         f"to the level, summed step {m:.3g}, W at 0 / 1 peaking at 0% / 0% on the way and " \
-        f"0% / 0% there, its objective never rising between readings (10.00× the samples, " \
+        f"0% / 0% there, its objective never rising on the way (10.00× the samples, " \
         f"{m / m0:.2f}× the summed step, its first step's " \
         "objective 3.00× a=20000's at 10 samples: the same summed step: its step's size sets " \
         "its samples)" in text
@@ -2454,9 +2455,10 @@ def test_equal_updates_note_reads_vr_at_its_rivals_count_of_updates(tmp_path, mo
     panels = {"ORPCA / yaleb": False, "ORNMF / yaleb": False, "ORPCA / synth": False}
     text = zhf._equal_updates_note(ctx, sc, cache, done, panels)
     S_eq = round(12 * n / b / m)
-    # ORPCA: one fit at c; ORNMF: that fit, then the re-tuning from {1, 2, 4}, widened to 8
+    # ORPCA: one fit at c; ORNMF: that fit, then the re-tuning from {1, 2, 4}, widened to 8,
+    # which reads its fit at c from the first
     assert sorted(fits) == sorted([("orpca", S_eq, 2.0, m), ("ornmf", S_eq, 2.0, m)]
-                                  + [("ornmf", S_eq, c, m) for c in (1.0, 2.0, 4.0, 8.0)])
+                                  + [("ornmf", S_eq, c, m) for c in (1.0, 4.0, 8.0)])
     log = lambda f: f"{np.log10(f - f_ref):.2f}"  # noqa: E731
     assert (f"ORPCA / yaleb: {S} outer iterations ({S * m} updates) {log(1.3)} → {S_eq} "
             f"({S_eq * m} updates, against SMM's and SGD's {12 * n / b:.0f}; "
@@ -2464,16 +2466,18 @@ def test_equal_updates_note_reads_vr_at_its_rivals_count_of_updates(tmp_path, mo
             "below SMM and below SGD: so VR trails at equal passes for want of updates") in text
     assert (f"{log(1.2)}, against SMM {log(1.5)} and SGD {log(1.1)}, below SMM and above SGD: "
             "not below both, so the count of updates does not account for its deficit; with "
-            "its step re-tuned for that count by the protocol's rule (from {c/2, c, 2c} "
+            "its step's multiplier re-tuned for that count by the protocol's rule (from "
+            "{c/2, c, 2c} "
             f"around c = 2, ending at c = 4; c = 1: {log(1.3)}, c = 2: {log(1.2)}, c = 4: "
             f"{log(1.05)}, c = 8: {log(1.15)}), {log(1.05)}, below SMM and below SGD: so the "
-            "step tuned for fewer updates accounts for the rest") in text
+            "multiplier tuned for fewer updates accounts for the rest") in text
     assert text.count("re-tuned") == 1  # ORPCA, below both at c, is not re-tuned
     # re-tuned and still above SGD: neither accounts for it
     ornmf.update({4.0: 1.15, 8.0: 1.25})
     worse = zhf._equal_updates_note(Context(scale="paper", out_dir=str(tmp_path / "w"),
                                             resume=True), sc, cache, done, panels)
-    assert "ending at c = 4;" in worse and "neither the count nor the step accounts" in worse
+    assert "ending at c = 4;" in worse
+    assert "neither the count nor the step's multiplier accounts" in worse
     # within the tie of a rival: level with it
     monkeypatch.setattr(zhf, "paper_fit", lambda *a, **kw: SimpleNamespace(
         fit=lambda X: SimpleNamespace(objective=lambda X: 1.101, n_solves_=3 * n,
@@ -2488,6 +2492,17 @@ def test_equal_updates_note_reads_vr_at_its_rivals_count_of_updates(tmp_path, mo
     again = zhf._equal_updates_note(replace(ctx, kept_only=True), sc, cache, done,
                                     {**panels, "ORNMF / yaleb": True})
     assert fits == [] and "ORNMF" not in again and "ORPCA / yaleb" in again
+    # a multiplier of the re-tuning that diverges is listed as such; a kept-only assembly
+    # with the equal-updates fit kept but not the re-tuning's leaves the re-tuning out
+    ornmf.update({4.0: 1.05, 8.0: np.inf})
+    part = Context(scale="paper", out_dir=str(tmp_path / "p"), resume=True)
+    assert "c = 8: diverged), " in zhf._equal_updates_note(part, sc, cache, done, panels)
+    bare = Context(scale="paper", out_dir=str(tmp_path / "b"), resume=True)
+    bare.memo(f"zhf-fig1-ornmf-yaleb-inner{m}-c2-S{S_eq}", lambda: (1.2, 36.0))
+    bare.memo(f"zhf-fig1-orpca-yaleb-inner{m}-c2-S{S_eq}", lambda: (1.02, 36.0))
+    fits.clear()
+    kept_only = zhf._equal_updates_note(replace(bare, kept_only=True), sc, cache, done, panels)
+    assert fits == [] and "ORNMF / yaleb" in kept_only and "re-tuned" not in kept_only
     # a fit below the batch reference, and one that diverges
     for f, word in ((0.9, "below f(Ŵ), against SMM"), (np.inf, "diverged")):
         monkeypatch.setattr(zhf, "paper_fit", lambda *a, f=f, **kw: SimpleNamespace(

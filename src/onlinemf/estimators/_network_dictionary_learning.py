@@ -192,7 +192,6 @@ class NetworkDictionaryLearning(BaseEstimator):
         self.importance_ = odl.code_sums_ / max(odl.code_sums_.sum(), 1e-300)
         return self
 
-    @one_blas_thread
     def _coded_patches(self, X, alpha: float, code_tol: float) -> np.ndarray:
         """Vectorized patches X (n × k²) as the reconstruction sees them: coded with the
         learned dictionary (min ‖p − hD‖² + α‖h‖₁ over h ≥ 0, to ``code_tol``) and mapped
@@ -200,6 +199,7 @@ class NetworkDictionaryLearning(BaseEstimator):
         H = nonneg_lasso(self.components_, X, alpha, tol=code_tol, max_iter=1000)
         return H @ self.components_
 
+    @one_blas_thread
     def reconstruct(self, G, n_steps="auto", alpha=0.0, chunk=1000, code_tol=1e-3,
                     random_state=None, omit_motif_edges=False, n_chains=None, chain=None):
         """Reconstruct G: draw ``n_steps`` fresh patches (``chain``), code each with the learned

@@ -67,7 +67,8 @@ def wan(ctx: Context) -> Result:
         t_fit = time.perf_counter() - t0
         t0 = time.perf_counter()
         # one reconstruction chain, as the paper (n_chains=1; the library default runs 64)
-        R = est.reconstruct(An, n_steps=steps, alpha=0.2, n_chains=1, chain="glauber").toarray()
+        R = est.reconstruct(An, n_steps=steps, alpha=WAN_ALPHA, n_chains=1, chain="glauber",
+                            code_tol=CODE_TOL).toarray()
         t_rec = time.perf_counter() - t0
         # the diagonal's share of the whole mass: a reconstruction inflated overall has a
         # larger trace without a more pronounced diagonal
@@ -75,7 +76,7 @@ def wan(ctx: Context) -> Result:
         absolute.append((np.trace(R) / max(np.trace(An), 1e-300),
                          np.linalg.norm(R) / max(np.linalg.norm(An), 1e-300)))
         shares.append(_diagonal_shares(est, An, ctx.seed) + (traces[-1][0],))
-        split.append(_diagonal_split(est, An, steps, ctx.seed))
+        split.append(_diagonal_split(est, An, steps, ctx.seed, WAN_ALPHA))
         # the reconstruction's own λ: re-coded as learned (0.6) and without the penalty
         recoded.append({lam: _trace_share(est.reconstruct(
             An, n_steps=steps, alpha=lam, n_chains=1, chain="glauber").toarray())
@@ -110,7 +111,7 @@ def wan(ctx: Context) -> Result:
         "share that holds from the sampled to the learned patches and falls from them to Â "
         "is lost in that reconstruction, not in the learning. "
         + _recode_text(recoded, traces[0][1]) + " " + _absolute_text(absolute, traces))
-    res.notes.append(_split_text(split, traces[0][1], [p for p, _, _ in shares]))
+    res.notes.append(_split_text(split, traces[0][1], [p for p, _, _ in shares], WAN_ALPHA))
     res.notes.append(f"Data: {src}, normalized by its maximum; r = {r}, λ = 0.6 to learn and "
                      f"0.2 to reconstruct (the authors' code); {n_iter} online steps of {batch} "
                      f"Glauber states; reconstruction from {steps} steps (the paper uses "
@@ -121,6 +122,9 @@ def wan(ctx: Context) -> Result:
 
 #: the reconstruction's code penalties λ tried beside the authors' 0.2: learning's, and none
 RECODE_LAMBDAS = (0.6, 0.0)
+#: the WAN reconstruction's code penalty λ (the authors' code) and code tolerance, which the
+#: reconstruction taken apart (:func:`_diagonal_split`) uses as well
+WAN_ALPHA, CODE_TOL = 0.2, 1e-3
 
 
 def _trace_share(R) -> float:
@@ -178,7 +182,8 @@ def _diagonal_shares(est, A, seed, n_states: int = 5000) -> tuple[float, float]:
     return sampled, learned
 
 
-def _diagonal_split(est, G, n_steps: int, seed, alpha: float = 0.2, chunk: int = 1000) -> dict:
+def _diagonal_split(est, G, n_steps: int, seed, alpha: float = WAN_ALPHA,
+                    chunk: int = 1000) -> dict:
     """The reconstruction's two steps taken apart on a fresh Glauber chain of ``n_steps``
     states on G scaled as :meth:`NetworkDictionaryLearning.reconstruct` scales it (other
     draws than the reconstruction's): the sampled patches averaged over the node pairs they
@@ -200,7 +205,7 @@ def _diagonal_split(est, G, n_steps: int, seed, alpha: float = 0.2, chunk: int =
         flat = (states[:, a_idx] * n + states[:, b_idx]).ravel()
         count += np.bincount(flat, minlength=n * n)
         raw += np.bincount(flat, weights=X.ravel(), minlength=n * n)
-        coded += np.bincount(flat, weights=est._coded_patches(X, alpha, 1e-3).ravel(),
+        coded += np.bincount(flat, weights=est._coded_patches(X, alpha, CODE_TOL).ravel(),
                              minlength=n * n)
     seen = count > 0
     raw[seen] /= count[seen]
@@ -218,45 +223,46 @@ def _diagonal_split(est, G, n_steps: int, seed, alpha: float = 0.2, chunk: int =
                 fill=ratio(coded[~diag & ~linked].sum(), off_coded))
 
 
-def _split_text(split: list, original: float, sampled: list) -> str:
-    """:func:`_diagonal_split` per depth, and where along the reconstruction the diagonal's
-    share moves away from A's ``original``, by the claim's margin
-    :data:`DIAGONAL_MARGIN`: the averaging (the uncoded patches' share against A's, beside
-    the ``sampled`` patches' own share per depth) or the coding (the coded share against the
-    uncoded one)."""
+def _split_text(split: list, original: float, sampled: list, alpha: float) -> str:
+    """:func:`_diagonal_split` per depth (coded at λ = ``alpha``), and where along the
+    reconstruction the diagonal's share moves away from A's ``original``, by the claim's
+    margin :data:`DIAGONAL_MARGIN`: the averaging (the uncoded patches' share against A's,
+    beside the ``sampled`` patches' own share per depth) or the coding (the coded share
+    against the uncoded one)."""
     def factor(v):
         return "—" if not np.isfinite(v) else f"×{v:.3f}"
-    steps = "; ".join(
-        f"depth {d}: uncoded {s['raw']:.4f}, coded {s['coded']:.4f} (the diagonal's mass "
-        f"{factor(s['diagonal'])}, the mass off it {factor(s['off'])}"
-        + ("" if not np.isfinite(s["fill"]) else
-           f", {s['fill']:.0%} of that on pairs A does not link") + ")"
-        for d, s in enumerate(split, 1))
+
+    def depth(d, s):
+        fill = ("" if not np.isfinite(s["fill"]) else
+                f", {s['fill']:.0%} of that on pairs A does not link")
+        return (f"depth {d}: uncoded {s['raw']:.4f}, coded {s['coded']:.4f} (the diagonal's "
+                f"mass {factor(s['diagonal'])}, the mass off it {factor(s['off'])}{fill})")
     text = ("The reconstruction taken apart on a fresh chain of as many states (the "
             "diagonal's share tr/Σ of the sampled patches averaged over the node pairs they "
-            "cover, uncoded, and coded with the learned patches at λ = 0.2 before that "
-            f"averaging; A: {original:.4f}): {steps}.")
+            f"cover, uncoded, and coded with the learned patches at λ = {alpha:g} before that "
+            f"averaging; A: {original:.4f}): "
+            + "; ".join(depth(d, s) for d, s in enumerate(split, 1)) + ".")
     if original <= 0:  # a network without self-loops: no diagonal to lose
         return text + " A has no diagonal mass."
-
-    def near(x, y):
-        return y / DIAGONAL_MARGIN <= x <= y * DIAGONAL_MARGIN
-    kept = all(near(s["raw"], original) for s in split)
-    undone = kept and all(p > original * DIAGONAL_MARGIN for p in sampled)
-    lost = all(s["coded"] * DIAGONAL_MARGIN < s["raw"] for s in split)
-    return (text + " "
-            + ("Uncoded, the averaging gives A's own entries on the pairs covered and its "
-               "share is A's within the claim's margin at every depth"
-               + (": the sampled patches' larger share (" + ", ".join(
-                   f"{p:.4f}" for p in sampled) + ") weights each pair by how often the "
-                  "patches cover it, which the averaging undoes. " if undone else ". ")
-               if kept else "Uncoded, the averaging leaves a share beyond the claim's margin "
-               "of A's at some depth. ")
-            + ("The coding lowers the share by more than that margin at every depth: it "
-               "multiplies the mass off the diagonal by more than the diagonal's, so the "
-               "diagonal is lost in the coding." if lost else
-               "The coding does not lower the share by more than that margin at every "
-               "depth."))
+    margin = DIAGONAL_MARGIN
+    if all(original / margin <= s["raw"] <= original * margin for s in split):
+        text += (" Uncoded, the averaging gives A's own entries on the pairs covered and its "
+                 "share is A's within the claim's margin at every depth")
+        if all(p > original * margin for p in sampled):
+            text += (": the sampled patches' larger share (" + ", ".join(
+                f"{p:.4f}" for p in sampled) + ") weights each pair by how often the patches "
+                "cover it, which the averaging undoes.")
+        else:
+            text += "."
+    else:
+        text += (" Uncoded, the averaging leaves a share beyond the claim's margin of A's at "
+                 "some depth.")
+    if all(s["coded"] * margin < s["raw"] for s in split):
+        return text + (" The coding lowers the share by more than that margin at every "
+                       "depth: it multiplies the mass off the diagonal by more than the "
+                       "diagonal's, so the diagonal is lost in the coding.")
+    return text + (" At some depth the coding lowers the share by no more than that margin, "
+                   "or raises it.")
 
 
 def _patch_figure(ctx: Context, res: Result, est, name: str, caption: str) -> None:

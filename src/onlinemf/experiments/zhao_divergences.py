@@ -1368,9 +1368,11 @@ def _rises_text(objective) -> str:
     largest rise (relative): a step too large for the curvature shows as a curve that goes
     back up, whenever it is taken, not only at the first step."""
     obj = np.asarray(objective, dtype=float)
+    if not np.all(np.isfinite(obj)):
+        return "its objective not finite at some reading"
     up = np.diff(obj) / np.maximum(np.abs(obj[:-1]), 1e-300)
     if not np.any(up > 0):
-        return "its objective never rising between readings"
+        return "its objective never rising on the way"
     return (f"its objective rising at {int(np.sum(up > 0))} of its {up.size} readings after "
             f"the first (the largest rise {np.max(up):+.2%})")
 
@@ -1379,15 +1381,14 @@ def _step_note(loss, param, values, runs: dict, level: float) -> str:
     """Where a or τ moves the samples a run needs (``runs``: value -> :func:`_step_piece`,
     the canonical a = 2·10⁴, τ = 10 among them): each run's samples to ``level``, the
     summed step by then (:func:`step_mass`), its first step's objective (against the
-    canonical run's at as many samples: a larger τ's first step covers more), and its shares
-    of W
-    at the box's bounds after the first step, their peak over the readings up to the level
-    and at it. Against the canonical run each other run is read (:func:`_step_reading`):
-    samples apart by more than :data:`SPEED_RATIO` at a summed step within it say that a
-    is a step size whose size sets the samples; a larger summed step after a first step
-    worse by that factor says the step overshoots, W's entries pushed to the bounds and
-    brought back. Over τ the summed step follows the samples at any τ, so only the second
-    reading can tell."""
+    canonical run's at as many samples: a larger τ's first step covers more), its shares of
+    W at the box's bounds after the first step, their peak over the readings up to the
+    level and at it, and how often its objective rises on the way (:func:`_rises_text`).
+    Against the canonical run each other run is read (:func:`_step_reading`): samples apart
+    by more than :data:`SPEED_RATIO` at a summed step within it say that a is a step size
+    whose size sets the samples; a larger summed step after a first step worse by that
+    factor says the step overshoots, W's entries pushed to the bounds and brought back. Over
+    τ the summed step follows the samples at any τ, so only the second reading can tell."""
     a0, tau0 = SGD().a, 10
     base = a0 if param == "a" else tau0
     name = PARAM_SYMBOL[param]

@@ -414,12 +414,15 @@ def _equal_updates_note(ctx: Context, sc: dict, cache: dict, done: dict,
         except PieceMissing:
             continue
         head = f"{label}: {S} outer iterations ({S * m} updates) {_log_text(f_at[c], f_ref)}"
-        if not np.isfinite(f_eq):
-            out.append(f"{head} → {S_eq} ({S_eq * m} updates): diverged")
-            continue
         finals = {"vr": f_eq, "smm": float(runs["smm"]["history"]["objective"][-1]),
                   "sgd": float(runs["sgd"]["history"]["objective"][-1])}
-        logs = {k: float(np.log10(max(v - f_ref, 1e-300))) for k, v in finals.items()}
+        logs = {k: _log_sub(v, f_ref) for k, v in finals.items()}
+        # the re-tuning's fit at c is this one: served from its piece, not fitted twice
+        retune = (ctx, sc, (problem, dname), X, (m, S_eq, c), f_ref, logs, f_eq)
+        if not np.isfinite(f_eq):
+            out.append(f"{head} → {S_eq} ({S_eq * m} updates): diverged"
+                       + _retuned_text(*retune))
+            continue
         verdict, where = _against_rivals(logs)
         text = (
             f"{head} → {S_eq} ({S_eq * m} updates, against SMM's and SGD's {rival:.0f}; "
@@ -430,7 +433,7 @@ def _equal_updates_note(ctx: Context, sc: dict, cache: dict, done: dict,
                else "not below both, so the count of updates does not account for its "
                     "deficit"))
         if verdict != "reproduced":
-            text += _retuned_text(ctx, sc, (problem, dname), X, (m, S_eq, c), f_ref, logs)
+            text += _retuned_text(*retune)
         out.append(text)
     if not out:
         return ""
@@ -454,38 +457,47 @@ def _against_rivals(logs: dict) -> tuple[str, str]:
 
 
 def _retuned_text(ctx: Context, sc: dict, panel: tuple, X, plan: tuple, f_ref: float,
-                  logs: dict) -> str:
+                  logs: dict, f_at_c: float) -> str:
     """:func:`_equal_updates_note`'s second reading: VR with m = n/b at its rivals' count of
     updates on ``panel`` (problem, data), its step re-tuned for that count (``plan``: m, the
-    outer iterations and the multiplier tuned for fewer), against the rivals' ``logs``.
-    Empty while the tuning is not kept."""
+    outer iterations and the multiplier tuned for fewer), against the rivals' ``logs``;
+    ``f_at_c``: the final f of the fit at c itself, which the tuning reads rather than
+    fitting it again. Empty while the tuning is not kept."""
     (problem, dname), (m, S_eq, c) = panel, plan
+    key = f"zhf-fig1-{problem}-{dname}-inner{m}-S{S_eq}"
     f_at: dict = {}
+
+    def memo(piece, func):
+        return f_at_c if piece == f"{key}-vr-c{c:g}" else ctx.memo(piece, func)
     try:
         best = tuned_scale(problem, "vr", X, sc["K"], S_eq, ctx.seed,
                            grid=grids_around({"vr": c}, sc["step_limits"])["vr"],
-                           limits=sc["step_limits"], memo=ctx.memo,
-                           key=f"zhf-fig1-{problem}-{dname}-inner{m}-S{S_eq}",
-                           values=f_at, state=ctx.state_file, inner_iter=m)
+                           limits=sc["step_limits"], memo=memo, key=key, values=f_at,
+                           state=ctx.state_file, inner_iter=m)
     except PieceMissing:
         return ""
     if not np.isfinite(f_at[best]):
         return "; re-tuned for that count, every multiplier tried diverged"
-    verdict, where = _against_rivals({**logs, "vr": float(np.log10(max(f_at[best] - f_ref,
-                                                                        1e-300)))})
+    verdict, where = _against_rivals({**logs, "vr": _log_sub(f_at[best], f_ref)})
     tried = ", ".join(f"c = {x:g}: " + ("diverged" if not np.isfinite(v) else _log_text(v, f_ref))
                       for x, v in sorted(f_at.items()))
-    return (f"; with its step re-tuned for that count by the protocol's rule (from "
+    return (f"; with its step's multiplier re-tuned for that count by the protocol's rule (from "
             f"{{c/2, c, 2c}} around c = {c:g}, ending at c = {best:g}; {tried}), "
             f"{_log_text(f_at[best], f_ref)}, {where}: "
-            + ("so the step tuned for fewer updates accounts for the rest" if verdict ==
-               "reproduced" else "not below both, so neither the count nor the step "
-                                 "accounts for its deficit"))
+            + ("so the multiplier tuned for fewer updates accounts for the rest" if verdict ==
+               "reproduced" else "not below both, so neither the count nor the step's "
+                                 "multiplier accounts for its deficit"))
+
+
+def _log_sub(f: float, f_ref: float) -> float:
+    """log10(f − f(Ŵ)), floored far below any reading for a fit at or below f(Ŵ); +inf
+    for a diverged fit."""
+    return float(np.log10(max(f - f_ref, 1e-300))) if np.isfinite(f) else np.inf
 
 
 def _log_text(f: float, f_ref: float) -> str:
     """A final f as log10-suboptimality against f(Ŵ) ``f_ref``, or 'below f(Ŵ)'."""
-    return "below f(Ŵ)" if f <= f_ref else f"{np.log10(f - f_ref):.2f}"
+    return "below f(Ŵ)" if f <= f_ref else f"{_log_sub(f, f_ref):.2f}"
 
 
 def _steps_per_pass(runs: dict, n: int) -> dict:
