@@ -2472,12 +2472,27 @@ def test_equal_updates_note_reads_vr_at_its_rivals_count_of_updates(tmp_path, mo
             f"{log(1.05)}, c = 8: {log(1.15)}), {log(1.05)}, below SMM and below SGD: so the "
             "multiplier tuned for fewer updates accounts for the rest") in text
     assert text.count("re-tuned") == 1  # ORPCA, below both at c, is not re-tuned
-    # re-tuned and still above SGD: neither accounts for it
+    assert "library's defaults" not in text  # re-tuned below both: no third reading
+    # re-tuned and still above SGD: neither accounts for it, and the defaults' step is read
     ornmf.update({4.0: 1.15, 8.0: 1.25})
+    defaults = []
+
+    class FakeDefaults:
+        def __init__(self, problem, method, K, max_iter, **kw):
+            defaults.append((problem, method, max_iter))
+
+        def fit(self, X):
+            return SimpleNamespace(objective=lambda X: 1.04)
+    monkeypatch.setattr(zhf, "StochasticMF", FakeDefaults)
     worse = zhf._equal_updates_note(Context(scale="paper", out_dir=str(tmp_path / "w"),
                                             resume=True), sc, cache, done, panels)
     assert "ending at c = 4;" in worse
     assert "neither the count nor the step's multiplier accounts" in worse
+    mm = int(np.ceil(n / b))
+    assert defaults == [("ornmf", "vr", S_eq)]
+    assert (f"; at the library's defaults (m = {mm}, its step in each atom's curvature, "
+            f"untuned) for as many outer iterations ({S_eq * mm} updates), {log(1.04)}, below "
+            "SMM and below SGD: so VR's one global step accounts for the rest") in worse
     # within the tie of a rival: level with it
     monkeypatch.setattr(zhf, "paper_fit", lambda *a, **kw: SimpleNamespace(
         fit=lambda X: SimpleNamespace(objective=lambda X: 1.101, n_solves_=3 * n,

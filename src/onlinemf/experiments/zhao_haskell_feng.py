@@ -382,8 +382,11 @@ def _equal_updates_note(ctx: Context, sc: dict, cache: dict, done: dict,
     of theirs); not below both, the count does not account for it. There, the step is
     re-tuned for that count by the protocol's rule (:func:`tuned_scale` from {c/2, c, 2c},
     one piece per multiplier), read the same way: below both, the step tuned for fewer
-    updates accounts for the rest; not below both, neither the count nor the step does.
-    Empty where no such fit is kept."""
+    updates accounts for the rest; not below both, neither the count nor the multiplier
+    does. Where the re-tuned fit is still not below both, VR at the library's defaults (m =
+    ⌈n/b⌉, its step in each atom's curvature from the snapshot, untuned) runs for the same
+    outer iterations (one piece), read the same way: below both, VR's one global step
+    accounts for the rest; not below both, it does not. Empty where no such fit is kept."""
     out = []
     for (problem, dname), (runs, f_ref) in done.items():
         label = f"{problem.upper()} / {dname}"
@@ -433,7 +436,10 @@ def _equal_updates_note(ctx: Context, sc: dict, cache: dict, done: dict,
                else "not below both, so the count of updates does not account for its "
                     "deficit"))
         if verdict != "reproduced":
-            text += _retuned_text(*retune)
+            retuned = _retuned_text(*retune)
+            text += retuned
+            if _retuned_short(retuned):
+                text += _defaults_at_text(ctx, sc, (problem, dname), X, S_eq, f_ref, logs)
         out.append(text)
     if not out:
         return ""
@@ -487,6 +493,45 @@ def _retuned_text(ctx: Context, sc: dict, panel: tuple, X, plan: tuple, f_ref: f
             + ("so the multiplier tuned for fewer updates accounts for the rest" if verdict ==
                "reproduced" else "not below both, so neither the count nor the step's "
                                  "multiplier accounts for its deficit"))
+
+
+def _retuned_short(text: str) -> bool:
+    """Whether :func:`_retuned_text` read a kept tuning that leaves VR not below both."""
+    return "not below both, so neither" in text
+
+
+def _defaults_at_text(ctx: Context, sc: dict, panel: tuple, X, S_eq: int, f_ref: float,
+                      logs: dict) -> str:
+    """:func:`_equal_updates_note`'s third reading: VR at the library's defaults (m =
+    ⌈n/b⌉ inner steps, its step in each atom's curvature from the snapshot, untuned) for
+    ``S_eq`` outer iterations on ``panel`` (problem, data), against the rivals' ``logs``.
+    Empty while its fit is not kept."""
+    problem, dname = panel
+    n = X.shape[0]
+    b, _ = default_batch_params(n)
+    m = math.ceil(n / b)
+
+    def fit():
+        try:
+            est = StochasticMF(problem, "vr", sc["K"], max_iter=S_eq, random_state=ctx.seed,
+                               coder=SMFCoder(SOLVER)).fit(X)
+            f = float(est.objective(X))
+        except FloatingPointError:
+            return np.inf
+        return f if np.isfinite(f) else np.inf
+    try:
+        f = ctx.memo(f"zhf-fig1-{problem}-{dname}-defaults-S{S_eq}", fit)
+    except PieceMissing:
+        return ""
+    if not np.isfinite(f):
+        return "; at the library's defaults for as many outer iterations it diverged"
+    verdict, where = _against_rivals({**logs, "vr": _log_sub(f, f_ref)})
+    return (f"; at the library's defaults (m = {m}, its step in each atom's curvature, "
+            f"untuned) for as many outer iterations ({S_eq * m} updates), "
+            f"{_log_text(f, f_ref)}, {where}: "
+            + ("so VR's one global step accounts for the rest" if verdict == "reproduced"
+               else "not below both, so VR's one global step does not account for it "
+                    "either"))
 
 
 def _log_sub(f: float, f_ref: float) -> float:
