@@ -2477,22 +2477,42 @@ def test_equal_updates_note_reads_vr_at_its_rivals_count_of_updates(tmp_path, mo
     ornmf.update({4.0: 1.15, 8.0: 1.25})
     defaults = []
 
+    f_defaults = [1.04]
+
     class FakeDefaults:
         def __init__(self, problem, method, K, max_iter, **kw):
+            assert set(kw) == {"random_state", "coder", "state_file"}  # the defaults
             defaults.append((problem, method, max_iter))
 
         def fit(self, X):
-            return SimpleNamespace(objective=lambda X: 1.04)
+            return SimpleNamespace(objective=lambda X: f_defaults[0], n_steps_=950,
+                                   n_solves_=36 * n)
     monkeypatch.setattr(zhf, "StochasticMF", FakeDefaults)
-    worse = zhf._equal_updates_note(Context(scale="paper", out_dir=str(tmp_path / "w"),
-                                            resume=True), sc, cache, done, panels)
+    wctx = Context(scale="paper", out_dir=str(tmp_path / "w"), resume=True)
+    worse = zhf._equal_updates_note(wctx, sc, cache, done, panels)
     assert "ending at c = 4;" in worse
     assert "neither the count nor the step's multiplier accounts" in worse
-    mm = int(np.ceil(n / b))
     assert defaults == [("ornmf", "vr", S_eq)]
-    assert (f"; at the library's defaults (m = {mm}, its step in each atom's curvature, "
-            f"untuned) for as many outer iterations ({S_eq * mm} updates), {log(1.04)}, below "
-            "SMM and below SGD: so VR's one global step accounts for the rest") in worse
+    # the updates and passes are the fit's own, not m times the outer iterations
+    assert ("; at the library's defaults for as many outer iterations (a first outer "
+            "iteration of SMM's steps, then VR's in each atom's curvature, untuned; 950 "
+            f"updates over 36.0 passes), {log(1.04)}, below SMM and below SGD: so the "
+            "defaults close the gap, though which of their changes does is not measured") \
+        in worse
+    # read back in a kept-only assembly without fitting again
+    defaults.clear()
+    assert zhf._equal_updates_note(replace(wctx, kept_only=True), sc, cache, done,
+                                   panels) == worse and defaults == []
+    # not below both; and a kept re-tuning without the defaults' piece leaves it out
+    f_defaults[0] = 1.3
+    above = zhf._equal_updates_note(Context(scale="paper", out_dir=str(tmp_path / "a"),
+                                            resume=True), sc, cache, done, panels)
+    assert "not below both, so the defaults do not close the gap either" in above
+    for path in (tmp_path / "a" / "pieces").glob("*defaults-S*"):
+        path.unlink()
+    assert "library's defaults" not in zhf._equal_updates_note(
+        Context(scale="paper", out_dir=str(tmp_path / "a"), kept_only=True), sc, cache,
+        done, panels)
     # within the tie of a rival: level with it
     monkeypatch.setattr(zhf, "paper_fit", lambda *a, **kw: SimpleNamespace(
         fit=lambda X: SimpleNamespace(objective=lambda X: 1.101, n_solves_=3 * n,
