@@ -462,7 +462,7 @@ def _against_rivals(logs: dict) -> tuple[str, str]:
 
 
 def _retuned_text(ctx: Context, sc: dict, panel: tuple, X, plan: tuple, f_ref: float,
-                  logs: dict, f_at_c: float) -> str:
+                  logs: dict, f_at_c: float) -> tuple[str, bool | None]:
     """:func:`_equal_updates_note`'s second reading: VR with m = n/b at its rivals' count of
     updates on ``panel`` (problem, data), its step re-tuned for that count (``plan``: m, the
     outer iterations and the multiplier tuned for fewer), against the rivals' ``logs``;
