@@ -79,7 +79,8 @@ def wan(ctx: Context) -> Result:
         split.append(_diagonal_split(est, An, steps, ctx.seed, WAN_ALPHA))
         # the reconstruction's own λ: re-coded as learned (0.6) and without the penalty
         recoded.append({lam: _trace_share(est.reconstruct(
-            An, n_steps=steps, alpha=lam, n_chains=1, chain="glauber").toarray())
+            An, n_steps=steps, alpha=lam, n_chains=1, chain="glauber",
+            code_tol=CODE_TOL).toarray())
             for lam in RECODE_LAMBDAS})
         norm_r, err = np.linalg.norm(R), np.linalg.norm(An - R)
         paper = PAPER_WAN[depth] if real else ("—", "—")
@@ -106,14 +107,16 @@ def wan(ctx: Context) -> Result:
         f"{traces[0][1]:.4f}): " + "; ".join(
             f"depth {d}: the sampled patches {p:.4f}, the learned patches (weighted by their "
             f"importance) {w:.4f}, Â {r_:.4f}" for d, (p, w, r_) in enumerate(shares, 1))
-        + ". Â re-codes each sampled patch with the learned patches (λ = 0.2, where learning "
-        "used 0.6) and averages the results over the node pairs each chain state covers: a "
-        "share that holds from the sampled to the learned patches and falls from them to Â "
+        + f". Â re-codes each sampled patch with the learned patches (λ = {WAN_ALPHA:g}, where "
+        "learning used 0.6) and averages the results over the node pairs each chain state "
+        "covers: a share that holds from the sampled to the learned patches and falls from "
+        "them to Â "
         "is lost in that reconstruction, not in the learning. "
         + _recode_text(recoded, traces[0][1]) + " " + _absolute_text(absolute, traces))
     res.notes.append(_split_text(split, traces[0][1], [p for p, _, _ in shares], WAN_ALPHA))
     res.notes.append(f"Data: {src}, normalized by its maximum; r = {r}, λ = 0.6 to learn and "
-                     f"0.2 to reconstruct (the authors' code); {n_iter} online steps of {batch} "
+                     f"{WAN_ALPHA:g} to reconstruct (the authors' code); {n_iter} online steps "
+                     f"of {batch} "
                      f"Glauber states; reconstruction from {steps} steps (the paper uses "
                      "50000). One seed (the implementation's check asks for the average of "
                      "three).")

@@ -137,6 +137,13 @@ def paper_fit(problem, method, K, S, seed, scale=1.0, **kw) -> StochasticMF:
                         **kw)
 
 
+def defaults_fit(problem, K, S, seed, **kw) -> StochasticMF:
+    """VR at the library's defaults for ``S`` outer iterations, with the paper's code solver
+    (``kw``: ``state_file``): the ablations' departure from the paper's protocol."""
+    return StochasticMF(problem, "vr", K, max_iter=S, random_state=seed,
+                        coder=SMFCoder(SOLVER), **kw)
+
+
 def _no_memo(key, func):
     return func()
 
@@ -509,8 +516,8 @@ def _defaults_at_text(ctx: Context, sc: dict, panel: tuple, X, S_eq: int, f_ref:
 
     def fit():
         try:
-            est = StochasticMF(problem, "vr", sc["K"], max_iter=S_eq, random_state=ctx.seed,
-                               coder=SMFCoder(SOLVER), state_file=ctx.state_file(piece)).fit(X)
+            est = defaults_fit(problem, sc["K"], S_eq, ctx.seed,
+                               state_file=ctx.state_file(piece)).fit(X)
             f = float(est.objective(X))
         except FloatingPointError:
             return np.inf, 0, 0.0
@@ -570,8 +577,7 @@ def _defaults_ablation(ctx: Context, sc: dict, cache: dict, done: dict,
         S = max(1, round(float(runs["vr"]["passes"][-1]) / per_outer))
 
         def make(problem=problem, S=S):
-            return StochasticMF(problem, "vr", sc["K"], max_iter=S, random_state=ctx.seed,
-                                coder=SMFCoder(SOLVER))
+            return defaults_fit(problem, sc["K"], S, ctx.seed)
 
         def fit(X=X, make=make):
             est = make().fit(X)
