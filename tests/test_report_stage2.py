@@ -2444,10 +2444,17 @@ def test_equal_updates_note_reads_vr_at_its_rivals_count_of_updates(tmp_path, mo
     # ORNMF's final f by multiplier: lowest at c = 4, inside the grid {1, 2, 4, 8}
     ornmf = {1.0: 1.3, 2.0: 1.2, 4.0: 1.05, 8.0: 1.15}
 
-    def fake_fit(problem, method, K, S_, seed, scale, **kw):
-        fits.append((problem, S_, scale, kw["inner_iter"]))
-        f = 1.02 if problem == "orpca" else ornmf[scale]
-        est = SimpleNamespace(objective=lambda X: f, n_solves_=3 * n * S_,
+    # the fourth reading's fit: the paper's settings with VR's step in each atom's curvature
+    f_metric = [1.3]
+
+    def fake_fit(problem, method, K, S_, seed, scale=1.0, rule="auto", **kw):
+        if rule == "metric":
+            fits.append((problem, S_, "metric", kw["inner_iter"]))
+            f = f_metric[0]
+        else:
+            fits.append((problem, S_, scale, kw["inner_iter"]))
+            f = 1.02 if problem == "orpca" else ornmf[scale]
+        est = SimpleNamespace(objective=lambda X: f, n_solves_=3 * n * S_, n_steps_=S_ * m,
                               components_=np.zeros((5, 3)))
         return SimpleNamespace(fit=lambda X: est)
     monkeypatch.setattr(zhf, "paper_fit", fake_fit)
@@ -2493,16 +2500,38 @@ def test_equal_updates_note_reads_vr_at_its_rivals_count_of_updates(tmp_path, mo
     assert "ending at c = 4;" in worse
     assert "neither the count nor the step's multiplier accounts" in worse
     assert defaults == [("ornmf", "vr", S_eq)]
-    # the updates and passes are the fit's own, not m times the outer iterations
+    # the updates and passes are the fit's own, not m times the outer iterations; below
+    # both, the step alone is fitted next: the paper's settings, m = n/b, the metric step
     assert ("; at the library's defaults for as many outer iterations (a first outer "
             "iteration of SMM's steps, then VR's in each atom's curvature, untuned; 950 "
             f"updates over 36.0 passes), {log(1.04)}, below SMM and below SGD: so the "
-            "defaults close the gap, though which of their changes does is not measured") \
+            "defaults close the gap; with only the step changed (the paper's settings and "
+            "m = n/b, VR's steps in each atom's curvature, untuned; "
+            f"{S_eq * m} updates over {3 * S_eq:.1f} passes), {log(1.3)}, below SMM and "
+            "above SGD: not below both, so the step does not close the gap on its own: the "
+            "first outer iteration of SMM's steps or the halving is what the defaults add") \
         in worse
+    assert ("ornmf", S_eq, "metric", m) in fits
     # read back in a kept-only assembly without fitting again
     defaults.clear()
+    fits.clear()
     assert zhf._equal_updates_note(replace(wctx, kept_only=True), sc, cache, done,
-                                   panels) == worse and defaults == []
+                                   panels) == worse and defaults == [] and fits == []
+    # the step alone below both; and without its piece the defaults' reading stands alone
+    f_metric[0] = 1.03
+    alone = zhf._equal_updates_note(Context(scale="paper", out_dir=str(tmp_path / "s"),
+                                            resume=True), sc, cache, done, panels)
+    assert f"{log(1.03)}, below SMM and below SGD: so the step closes the gap on its own" \
+        in alone
+    f_metric[0] = np.inf
+    assert "), it diverged: the step does not close the gap on its own" in \
+        zhf._equal_updates_note(Context(scale="paper", out_dir=str(tmp_path / "d"),
+                                        resume=True), sc, cache, done, panels)
+    for path in (tmp_path / "s" / "pieces").glob("*-metric*"):
+        path.unlink()
+    assert ("so the defaults close the gap, though which of their changes does is not "
+            "measured") in zhf._equal_updates_note(Context(scale="paper", out_dir=str(
+                tmp_path / "s"), kept_only=True), sc, cache, done, panels)
     # not below both; and a kept re-tuning without the defaults' piece leaves it out
     f_defaults[0] = 1.3
     above = zhf._equal_updates_note(Context(scale="paper", out_dir=str(tmp_path / "a"),
