@@ -1371,6 +1371,34 @@ def test_matched_note_words_the_ratio_with_ol_wangs_sweeps_matched_to_ols_iterat
     assert f"0.49× OL's: the sweep count moves the ratio {expected:.0%} of the way" in shared
 
 
+def test_matched_median_note_reads_the_median_over_subjects_by_the_claims_band():
+    """Every subject's OL-Wang/OL ratio with matched sweeps, and the median read by the
+    claim's own band: in it, within the timing tie of 1, or below the tie."""
+    from onlinemf.experiments._timing import TimedRuns
+    from onlinemf.experiments.zhao_divergences import _matched_median_note
+
+    def runs(*w):
+        return TimedRuns(wall=list(w), cpu=list(w), load=[0.0] * len(w))
+
+    def note(*wang):
+        matched = {str(i + 1): dict(sweeps=100, ol=runs(200, 210, 190), wang=runs(w, w, w))
+                   for i, w in enumerate(wang)}
+        as_run = {str(i + 1): 0.5 for i in range(4)}
+        return _matched_median_note(matched, as_run, 4)
+
+    slower = note(240, 260, 180, 250)  # ratios 1.20, 1.30, 0.90, 1.25: median 1.225
+    assert "(4 of 4 subjects)" in slower and "subject 3: 100 sweeps, OL 200 s, OL-Wang 180 s" \
+        in slower and "0.90× against 0.50× as run" in slower
+    assert "The median over subjects is 1.23× against the paper's 1.08–1.37× (Table VIII) " \
+        "and 0.50× as run: in the claim's band" in slower
+    tied = note(196, 204, 180)  # 0.98, 1.02, 0.90: median 0.98, at or below 1
+    assert "(3 of 4 subjects)" in tied and "within the 10% timing tie of 1: the sweep count " \
+        "accounts for OL-Wang's lead as run, not for the paper's excess" in tied
+    assert "never ≤ 1" in tied  # the band's words, quoted
+    faster = note(150, 160, 170)
+    assert "below the 10% timing tie of 1: OL-Wang stays the faster" in faster
+
+
 def test_sum_note_reads_each_initialization_as_the_topic_claims_do():
     """The reduce='sum' departure's effect: each summed model beside the same
     initialization's mean model, Table VI's matches for 20 Newsgroups, and the share of
