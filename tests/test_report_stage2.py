@@ -1063,7 +1063,11 @@ def test_flat_run_left_out_reads_the_descending_runs_by_the_claims_rule():
     text = _flat_left_out("huber", "n_components", [10, 20, 40], hists)
     assert text.startswith("huber across K: the flat run K=10 (falls 0.4%) left out")
     assert "20: 2, 40: 5 (slowest/fastest 2.50×)" in text
-    assert "which its band would read 'not reproduced'" in text
+    assert "which its band reads 'not reproduced'. A run added cannot narrow their spread, " \
+        "so the claim is not reproduced whatever the flat run's speed." in text
+    hists[2]["objective"] = np.array([1.0, 0.45, 0.44, 0.44])  # both descend at once: alike
+    assert text != (alike := _flat_left_out("huber", "n_components", [10, 20, 40], hists))
+    assert "which its band reads 'reproduced'. The flat run's speed could change that" in alike
     assert "K=1 (falls 0.4%) leaves fewer than two runs" in _flat_left_out(
         "huber", "n_components", [1, 2], hists[:2])
 

@@ -17,11 +17,13 @@ from onlinemf.experiments._verdicts import (
     PARTLY,
     REPRODUCED,
     SPEC,
+    SPEED_RATIO_PARTLY,
     at_least,
     at_most,
     claim,
     common_level_times,
     count_band,
+    descending_times,
     direction_band,
     fmt_times,
     judge,
@@ -222,6 +224,21 @@ def test_convergence_speed_is_time_to_a_common_level():
     # a rising run fails on either scale
     seconds, why = common_level_times([rising, fast], same_level=False)
     assert speed_band(seconds, why)[0] == NOT_REPRODUCED
+    # a flat run with the runs that descend already apart beyond the partly bound: failed
+    # whatever the flat run's speed (a run added cannot narrow a spread); within the bound,
+    # or with one run descending, it stays unread
+    flat_hist = _hist(np.linspace(10.0, 9.95, 100))
+    grid = [flat_hist, fast, low]
+    seconds, why = common_level_times(grid, same_level=False)
+    keep, d_seconds, d_level = descending_times(grid)
+    assert keep == [1, 2] and d_seconds[1] / d_seconds[0] > SPEED_RATIO_PARTLY
+    verdict, band = speed_band(seconds, why, (d_seconds, d_level))
+    assert verdict == NOT_REPRODUCED and "unless the runs that descend already fail" in band
+    alike = [flat_hist, slow, _hist(np.linspace(0.5, 0.1, 100))]
+    seconds, why = common_level_times(alike, same_level=False)
+    assert speed_band(seconds, why, descending_times(alike)[1:])[0] == NOT_MEASURED
+    assert descending_times([flat_hist, fast])[1:] == (None, why)
+    assert speed_band(seconds, why, descending_times([flat_hist, fast])[1:])[0] == NOT_MEASURED
 
 
 def test_threshold_bands():

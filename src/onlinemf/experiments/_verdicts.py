@@ -30,8 +30,8 @@ __all__ = ["REPRODUCED", "PARTLY", "NOT_REPRODUCED", "NOT_MEASURED", "VERDICTS",
            "ratio_band", "direction_band", "at_least", "at_most", "ordered", "lowest",
            "count_band", "SIGNIFICANT", "SIGNIFICANT_PARTLY", "SIGNIFICANT_WHY", "significantly",
            "SPEED_RATIO", "SPEED_RATIO_PARTLY", "OWN_SCALE_WHY", "common_level_times",
-           "speed_band", "slowdown_band", "fmt_times", "speed_parts", "speed_split",
-           "LATE_RISE", "late_rise", "time_to_level", "verdict_counts"]
+           "speed_band", "descending_times", "slowdown_band", "fmt_times", "speed_parts",
+           "speed_split", "LATE_RISE", "late_rise", "time_to_level", "verdict_counts"]
 
 REPRODUCED = "reproduced"
 PARTLY = "partly"
@@ -300,22 +300,42 @@ def common_level_times(histories, frac: float = 0.9, same_level: bool = True):
     return seconds, (levels[0] if same_level else OWN)
 
 
-def speed_band(seconds, level=None) -> tuple[str, str]:
+def speed_band(seconds, level=None, descending=None) -> tuple[str, str]:
     """"Small (or even unnoticeable) variations" of the convergence speed: the slowest of
     :func:`common_level_times` at most :data:`SPEED_RATIO` times the fastest (reproduced) or
     :data:`SPEED_RATIO_PARTLY` (partly). A run that does not descend, or that never reaches
     the others' range on the same objective, is not reproduced; a flat run (K) is not
-    measured."""
+    measured, unless the runs that descend (``descending``: :func:`descending_times`'
+    seconds and level) already fail the band: a run added cannot narrow their spread, so
+    the flat run's speed, whatever it is, leaves the claim failed."""
     target = ("90% of its own descent" if level in (OWN, FLAT) else "the common level")
     band = (f"reproduced if the slowest run reaches {target} within {SPEED_RATIO:g}× "
             f"the fastest's time; partly within {SPEED_RATIO_PARTLY:g}×; not if a run does not "
             "descend" + ("" if level in (OWN, FLAT) else
                          " or stays apart from the others on the same objective")
             + ("; not measured if a run's curve is flat" if level in (OWN, FLAT) else ""))
+    if level == FLAT and descending is not None:
+        band += (", unless the runs that descend already fail the band (a run added cannot "
+                 "narrow their spread)")
+        if speed_band(*descending)[0] == NOT_REPRODUCED:
+            return NOT_REPRODUCED, band
     if seconds is None:
         return (NOT_MEASURED if level in (DISJOINT, FLAT) else NOT_REPRODUCED), band
     ratio = max(seconds) / max(min(seconds), 1e-12)
     return judge(ratio <= SPEED_RATIO, ratio <= SPEED_RATIO_PARTLY), band
+
+
+def descending_times(histories, frac: float = 0.9) -> tuple[list, list | None, str]:
+    """A grid's runs that move by at least :data:`FLAT_SHARE` of their start, each read on
+    its own scale as :func:`common_level_times` reads a grid over K: ``(indices kept,
+    seconds, level)``, seconds None (level :data:`FLAT`) while fewer than two runs move."""
+    keep = [i for i, h in enumerate(histories)
+            if float(h["objective"][0]) - float(h["objective"][-1])
+            >= FLAT_SHARE * abs(float(h["objective"][0]))]
+    if len(keep) < 2:
+        return keep, None, FLAT
+    return (keep, *common_level_times([histories[i] for i in keep], frac=frac,
+                                      same_level=False))
 
 
 def slowdown_band(seconds, level=None) -> tuple[str, str]:

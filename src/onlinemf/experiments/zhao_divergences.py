@@ -29,7 +29,6 @@ from ._registry import Context, PieceMissing, Result, pyplot, register, save_fig
 from ._timing import TIMING_DEPARTURE
 from ._verdicts import (
     APART,
-    FLAT_SHARE,
     NOT_MEASURED,
     NOT_REPRODUCED,
     OWN_SCALE_WHY,
@@ -42,6 +41,7 @@ from ._verdicts import (
     claim,
     common_level_times,
     count_band,
+    descending_times,
     fmt_times,
     judge,
     ratio_band,
@@ -1156,12 +1156,13 @@ PARAM_SYMBOL = {"batch_size": "τ", "n_components": "K", "a": "a"}
 
 
 def _flat_left_out(loss, param, values, hists) -> str:
-    """A grid claim left unread because one run's curve is flat, read again without the flat
-    runs (each remaining run on its own scale, the claim's rule): what the band would read
-    on the runs that descend. A second reading beside the claim."""
+    """A grid claim with a flat run, read again without the flat runs (each remaining run on
+    its own scale, the claim's rule, :func:`descending_times`): what decides the claim when
+    the runs that descend already fail its band, and otherwise what the band would read on
+    them (the claim stays unread)."""
     moves = [(float(h["objective"][0]) - float(h["objective"][-1])) / abs(float(
         h["objective"][0])) for h in hists]
-    keep = [i for i, m in enumerate(moves) if m >= FLAT_SHARE]
+    keep, reach, level = descending_times(hists)
     name = PARAM_SYMBOL.get(param, param)
     flat = ", ".join(f"{name}={values[i]:g} (falls {moves[i]:.1%})" if moves[i] >= 0 else
                      f"{name}={values[i]:g} (rises {-moves[i]:.1%})"
@@ -1170,11 +1171,14 @@ def _flat_left_out(loss, param, values, hists) -> str:
     head = f"{loss} across {name}: the flat run{'s' if many else ''} "
     if len(keep) < 2:
         return head + f"{flat} leave{'' if many else 's'} fewer than two runs to compare."
-    reach, level = common_level_times([hists[i] for i in keep], same_level=False)
-    return (head + f"{flat} left out, the others read by the claim's rule: "
+    verdict = speed_band(reach, level)[0]
+    text = (head + f"{flat} left out, the others read by the claim's rule: "
             + fmt_times(reach, [f"{values[i]:g}" for i in keep], level)
-            + f", which its band would read '{speed_band(reach, level)[0]}'. The claim keeps "
-            "its rule (a flat run leaves it unread); this reading is shown beside it.")
+            + f", which its band reads '{verdict}'.")
+    if verdict == NOT_REPRODUCED:
+        return text + (" A run added cannot narrow their spread, so the claim is not "
+                       "reproduced whatever the flat run's speed.")
+    return text + " The flat run's speed could change that, so the claim stays unread."
 
 
 #: how many other seeds OL starts from (the run's seed + 1, + 2, …: its initial dictionary
@@ -1489,7 +1493,8 @@ def sensitivity(ctx: Context) -> Result:
                     f"(§VIII-D3, Fig. {fig_no})")
             res.claims.append(claim(f"{loss}: convergence speed across {param} ∈ {values}",
                                     said, fmt_times(reach, [f"{v:g}" for v in values], level),
-                                    *speed_band(reach, level),
+                                    *speed_band(reach, level, descending_times(hists)[1:]
+                                                if level == FLAT_RUN else None),
                                     why="the paper compares curves of its metric against "
                                         "seconds (Figs. S-1 to S-3), the slowest within 1.5× "
                                         "the fastest for 'small (or even unnoticeable) "
