@@ -44,6 +44,33 @@ def test_online_baselines_learn():
         assert np.isfinite(obj).all() and obj[-1] < obj[0], type(est).__name__
 
 
+def test_online_baselines_continue_for_more_passes_with_the_papers_metric():
+    """Further passes continue one run (its first pass as a one-pass fit's, the step
+    schedule of one pass); the objective scores every row seen with its latest codes."""
+    X = make_nmf_synthetic(600, 12, 4, "gamma", random_state=1).X / 4000
+    one = RobustSANMF(4, batch_size=20, random_state=0).fit(X)
+    kept = []
+    est = RobustSANMF(4, batch_size=20, random_state=0, n_checkpoints=10**6)
+    est.callback = lambda info: kept.append((info["rows"].copy(), info["codes"].copy(),
+                                             info["components"].copy()))
+    est.fit(X, n_passes=3)
+    hist = est.history_
+    assert hist["n_samples"][-1] == 3 * X.shape[0] and len(kept) == 3 * 30
+    # the first pass's dictionaries are the one-pass fit's, to its end
+    np.testing.assert_allclose(kept[29][2], one.output_components(), rtol=1e-12)
+    assert est._gamma == pytest.approx(one._gamma)  # the same step: T is one pass's
+    # the metric at the end: each row's latest codes against the final output dictionary
+    codes = np.zeros((X.shape[0], 4))
+    for rows, H, _ in kept:
+        codes[rows] = H
+    expected = 0.5 * ((X - codes @ kept[-1][2]) ** 2).sum() / X.shape[0]
+    assert hist["objective"][-1] == pytest.approx(expected, rel=1e-9)
+    assert hist["objective"][-1] < hist["objective"][29] < hist["objective"][0]
+    for bad in (0, 1.5):
+        with pytest.raises(ValueError, match="n_passes"):
+            RobustSANMF(4, random_state=0).fit(X, n_passes=bad)
+
+
 def test_batch_stopping_rules():
     X = make_nmf_synthetic(300, 20, 5, "gaussian", random_state=0).X / 4000
     res = batch_nmf(X, 5, "squared", max_iter=400, tol=1e-4, random_state=0)

@@ -296,6 +296,33 @@ def test_ol_wang_speed_reads_both_fresh_code_curves_on_one_level():
     assert _earlier_method_claim("huber", stored, ol, never)[3] == NOT_REPRODUCED
 
 
+def test_earlier_method_claim_reads_a_longer_run_where_its_pass_leaves_the_band_open():
+    """A slower method whose one pass ends unreached before the band's 2× leaves the
+    "significantly faster" claim open: not measured without a longer run; with one, its
+    time to OL's final objective, or its end when it never gets there, decides."""
+    from onlinemf.experiments.zhao_divergences import EARLIER_PASSES, _earlier_method_claim
+
+    def hist(times, values):
+        return {"time": np.array(times, float), "objective": np.array(values, float)}
+
+    ol = hist([5.0, 10.0], [2.0, 1.0])
+    guan = hist([5.0, 10.2], [5.0, 2.3])  # one pass: 1.02× OL's time, above OL's final
+    row = _earlier_method_claim("squared", guan, ol)
+    assert row[3] == NOT_MEASURED and "which ends at 1.02× OL's time" in row[2]
+    assert "not measured while the slower run ends unreached" in row[4]
+    never = _earlier_method_claim("squared", guan, ol, longer=hist([10.2, 31.0], [2.3, 1.6]))
+    assert never[3] == REPRODUCED and "not measured" not in never[4]
+    assert (f"given {EARLIER_PASSES} passes over the stream (a departure: the paper runs "
+            "one;") in never[2] and "within them, which end at 3.10× OL's time" in never[2]
+    late = _earlier_method_claim("squared", guan, ol, longer=hist([10.2, 17.0], [2.3, 0.9]))
+    assert late[3] == PARTLY and "it reaches it at 1.70× OL's time" in late[2]
+    short = _earlier_method_claim("squared", guan, ol, longer=hist([10.2, 15.0], [2.3, 1.6]))
+    assert short[3] == NOT_MEASURED  # unreached, but its end is short of 2× too
+    # a pass that ends past 2× unreached settles the claim on its own
+    long_pass = _earlier_method_claim("squared", hist([5.0, 25.0], [5.0, 2.3]), ol)
+    assert long_pass[3] == REPRODUCED and "∞" in long_pass[2]
+
+
 def test_report_lists_each_experiments_departures(tmp_path):
     res = Result(name="zhao-tan-cbcl", title="t", scale="quick", commit="x")
     path = write_report([res], Context(scale="quick", out_dir=str(tmp_path)))

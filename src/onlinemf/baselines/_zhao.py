@@ -193,30 +193,41 @@ class _OnlineBaseline:
         """Update the dictionary from one batch; return the batch's codes."""
         raise NotImplementedError
 
-    def fit(self, X):
+    def fit(self, X, n_passes: int = 1):
+        """Learn the dictionary from the rows of X (n, F) in mini-batches, ``n_passes`` times
+        over them, each pass in a fresh random order. The step schedule is one pass's (T,
+        the mini-batches of a pass, where a method's step needs it), so further passes
+        continue the same run. The objective recorded is the paper's online one: every row
+        seen, with the codes its latest mini-batch gave it, scored by the current output
+        dictionary, per row."""
+        if int(n_passes) != n_passes or n_passes < 1:
+            raise ValueError(f"n_passes must be a positive integer, got {n_passes!r}")
         X = np.asarray(X, dtype=float)
         rng = self._init(X)
         loss = self._loss()
-        order = rng.permutation(X.shape[0])
-        self.n_steps_total_ = int(np.ceil(X.shape[0] / self.batch_size))
+        n = X.shape[0]
+        self.n_steps_total_ = int(np.ceil(n / self.batch_size))
         hist = History(self.n_checkpoints)
-        seen_X, seen_H = [], []
-        elapsed = 0.0
-        for t, start in enumerate(range(0, X.shape[0], self.batch_size), 1):
-            Xb = X[order[start:start + self.batch_size]]
-            t0 = time.perf_counter()
-            H = self._step(Xb, t)
-            elapsed += time.perf_counter() - t0
-            seen_X.append(Xb)
-            seen_H.append(H)
-            if self.callback is not None:
-                self.callback({"rows": order[start:start + self.batch_size], "codes": H,
-                               "components": self.output_components(),
-                               "iterate": self.components_, "time": elapsed})
-            if hist.due(t):
-                D = self.output_components()
-                val = sum(float(loss.value(x, h @ D).sum()) for x, h in zip(seen_X, seen_H))
-                hist.record(start + Xb.shape[0], elapsed, val / (start + Xb.shape[0]))
+        codes = np.zeros((n, self.n_components))
+        seen = np.zeros(n, dtype=bool)
+        elapsed, t = 0.0, 0
+        for p in range(int(n_passes)):
+            order = rng.permutation(n)
+            for start in range(0, n, self.batch_size):
+                t += 1
+                rows = order[start:start + self.batch_size]
+                t0 = time.perf_counter()
+                H = self._step(X[rows], t)
+                elapsed += time.perf_counter() - t0
+                codes[rows], seen[rows] = H, True
+                if self.callback is not None:
+                    self.callback({"rows": rows, "codes": H,
+                                   "components": self.output_components(),
+                                   "iterate": self.components_, "time": elapsed})
+                if hist.due(t):
+                    val = float(loss.value(X[seen], codes[seen] @ self.output_components())
+                                .sum())
+                    hist.record(p * n + start + rows.size, elapsed, val / seen.sum())
         self.history_ = hist.as_arrays()
         return self
 

@@ -703,7 +703,35 @@ def _wang_matched_note(m: dict, ol_curve: dict, n: int, as_run: float) -> str:
 FLAT = 0.01
 
 
-def _earlier_method_claim(loss: str, oh: dict, h: dict, curves=None) -> list:
+#: passes over the stream that the earlier online method gets where its one pass ends before
+#: the "significantly faster" band's ratio: enough to pass that ratio at its pace
+EARLIER_PASSES = 3
+
+
+def _unsettled(oh: dict, h: dict) -> bool:
+    """Whether the earlier method's one-pass curve ``oh`` leaves a "significantly faster"
+    claim open: it descends (it is not :data:`FLAT`), never reaches OL's final objective
+    (curve ``h``) and ends before :data:`SIGNIFICANT` times OL's time, so its ratio is only
+    known to exceed its end's."""
+    return (float(np.min(oh["objective"])) <= (1 - FLAT) * float(oh["objective"][0])
+            and not np.isfinite(time_to_level(oh, float(h["objective"][-1])))
+            and oh["time"][-1] < SIGNIFICANT * h["time"][-1])
+
+
+def _earlier_passes_piece(loss, n, f, k, tau, seed) -> dict:
+    """The earlier online method of ``loss`` (as :func:`_synthetic_piece` runs it, from the
+    same start, on the same rows) for :data:`EARLIER_PASSES` passes over the stream: its
+    history (the paper's metric, each row with its latest codes; its own clock, untimed
+    by the protocol like the claim's curves)."""
+    d = make_nmf_synthetic(n, f, k, NOISE_FOR_LOSS[loss], random_state=seed)
+    ol = _ol(loss, k, tau, seed, history=None).fit(d.X)
+    Xs = model_rows(ol, d.X) / ol.scale_
+    other = {"is": OnlineISNMF(k, tau, random_state=seed),
+             "squared": RobustSANMF(k, tau, random_state=seed)}[loss]
+    return other.fit(Xs, n_passes=EARLIER_PASSES).history_
+
+
+def _earlier_method_claim(loss: str, oh: dict, h: dict, curves=None, longer=None) -> list:
     """Fig. 2's comparison with the earlier online method of ``loss`` (history ``oh``)
     against OL's (``h``). "Significantly faster" than OL-Lef (IS) and OL-Guan (squared): the
     other's time to reach OL's final objective over OL's time, on the paper's stored-code
@@ -736,6 +764,21 @@ def _earlier_method_claim(loss: str, oh: dict, h: dict, curves=None) -> list:
                          "time to one level both reach (90% of the common descent)")
     ratio = time_to_level(oh, float(h["objective"][-1])) / h["time"][-1]
     measured = f"{name} needs {_fmt_ratio(ratio)} OL's time to reach OL's final objective"
+    open_ended = loss != "huber" and _unsettled(oh, h)
+    if open_ended:  # its pass ends short of the band's ratio: read its longer run
+        end = oh["time"][-1] / h["time"][-1]
+        measured = (f"{name} does not reach OL's final objective within its pass, which ends "
+                    f"at {end:.2f}× OL's time")
+        if longer is not None:
+            ratio = time_to_level(longer, float(h["objective"][-1])) / h["time"][-1]
+            end = longer["time"][-1] / h["time"][-1]
+            measured += (f"; given {EARLIER_PASSES} passes over the stream (a departure: the "
+                         "paper runs one; its step schedule stays one pass's, the paper's "
+                         "metric scores each row with its latest codes), "
+                         + (f"it reaches it at {ratio:.2f}× OL's time" if np.isfinite(ratio)
+                            else f"it does not reach it within them, which end at {end:.2f}× "
+                                 "OL's time"))
+        open_ended = not np.isfinite(ratio) and end < SIGNIFICANT
     if low > (1 - FLAT) * first:
         return claim(f"{loss}: OL {'as fast as' if loss == 'huber' else 'faster than'} {name}",
                      quote, f"{name}'s curve does not descend over the stream ({first:.4g} "
@@ -745,8 +788,12 @@ def _earlier_method_claim(loss: str, oh: dict, h: dict, curves=None) -> list:
                      why=f"a method whose objective falls by less than {FLAT:.0%} has no "
                          "convergence speed to compare")
     if loss != "huber":
-        return claim(f"{loss}: OL faster than {name}", quote, measured,
-                     *significantly(ratio, f"{name} time / OL time"),
+        verdict, band = significantly(ratio, f"{name} time / OL time")
+        if open_ended:
+            verdict, band = NOT_MEASURED, band + (
+                "; not measured while the slower run ends unreached before that ratio "
+                "(its ratio is only known to exceed its run's end)")
+        return claim(f"{loss}: OL faster than {name}", quote, measured, verdict, band,
                      why=f"'significantly faster' read as {SIGNIFICANT_TEXT}")
     return claim(f"{loss}: OL as fast as {name}", quote, measured,
                  *ratio_band(ratio, 1.0, rel=1 / 3),
@@ -878,7 +925,15 @@ def synthetic(ctx: Context) -> Result:
                 if blocks is not None:
                     res.notes.append(block_note(loss, blocks, speedup, SIGNIFICANT))
         if oh is not None:
-            res.claims.append(_earlier_method_claim(loss, oh, h, curves))
+            longer = None
+            if loss != "huber" and _unsettled(oh, h):
+                try:
+                    longer = ctx.memo(f"zhao-synthetic-{loss}-earlier-passes{EARLIER_PASSES}",
+                                      lambda loss=loss: _earlier_passes_piece(
+                                          loss, n, f, k, tau, ctx.seed))
+                except PieceMissing:
+                    pass
+            res.claims.append(_earlier_method_claim(loss, oh, h, curves, longer))
             if loss == "huber" and curves is not None:
                 note = _wang_matched(ctx, n, f, k, tau, curves)
                 if note:
