@@ -310,14 +310,18 @@ def test_earlier_method_claim_reads_a_longer_run_where_its_pass_leaves_the_band_
     row = _earlier_method_claim("squared", guan, ol)
     assert row[3] == NOT_MEASURED and "which ends at 1.02× OL's time" in row[2]
     assert "not measured while the slower run ends unreached" in row[4]
-    never = _earlier_method_claim("squared", guan, ol, longer=hist([10.2, 31.0], [2.3, 1.6]))
+    def run(times, values, ol_time=8.0):  # OL's pass timed in the longer run: 8 s
+        return {"history": hist(times, values), "ol_time": ol_time}
+
+    never = _earlier_method_claim("squared", guan, ol, longer=run([8.0, 24.8], [2.3, 1.6]))
     assert never[3] == REPRODUCED and "not measured" not in never[4]
     assert (f"given {EARLIER_PASSES} passes over the stream (a departure: the paper runs "
-            "one;") in never[2] and "within them, which end at 3.10× OL's time" in never[2]
-    late = _earlier_method_claim("squared", guan, ol, longer=hist([10.2, 17.0], [2.3, 0.9]))
+            "one;") in never[2] and "OL's pass timed in the same run, 8 s)" in never[2]
+    assert "within them, which end at 3.10× OL's time (its last value 1.6)" in never[2]
+    late = _earlier_method_claim("squared", guan, ol, longer=run([8.0, 13.6], [2.3, 0.9]))
     assert late[3] == PARTLY and "it reaches it at 1.70× OL's time" in late[2]
-    short = _earlier_method_claim("squared", guan, ol, longer=hist([10.2, 15.0], [2.3, 1.6]))
-    assert short[3] == NOT_MEASURED  # unreached, but its end is short of 2× too
+    short = _earlier_method_claim("squared", guan, ol, longer=run([8.0, 15.0], [2.3, 1.6]))
+    assert short[3] == NOT_MEASURED  # unreached, but its end (1.88×) is short of 2× too
     # a pass that ends past 2× unreached settles the claim on its own
     long_pass = _earlier_method_claim("squared", hist([5.0, 25.0], [5.0, 2.3]), ol)
     assert long_pass[3] == REPRODUCED and "∞" in long_pass[2]

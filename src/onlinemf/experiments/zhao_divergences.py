@@ -704,8 +704,8 @@ FLAT = 0.01
 
 
 #: passes over the stream that the earlier online method gets where its one pass ends before
-#: the "significantly faster" band's ratio: enough to pass that ratio at its pace
-EARLIER_PASSES = 3
+#: the "significantly faster" band's ratio: enough to pass that ratio at its pace alone
+EARLIER_PASSES = 5
 
 
 def _unsettled(oh: dict, h: dict) -> bool:
@@ -720,15 +720,18 @@ def _unsettled(oh: dict, h: dict) -> bool:
 
 def _earlier_passes_piece(loss, n, f, k, tau, seed) -> dict:
     """The earlier online method of ``loss`` (as :func:`_synthetic_piece` runs it, from the
-    same start, on the same rows) for :data:`EARLIER_PASSES` passes over the stream: its
-    history (the paper's metric, each row with its latest codes; its own clock, untimed
-    by the protocol like the claim's curves)."""
+    same start, on the same rows) for :data:`EARLIER_PASSES` passes over the stream:
+    ``history`` (the paper's metric, each row with its latest codes, on its own clock) and
+    ``ol_time``, OL's pass timed in the same run, so that the two clocks are one session's
+    (single timings, as the claim's curves are)."""
     d = make_nmf_synthetic(n, f, k, NOISE_FOR_LOSS[loss], random_state=seed)
+    t0 = time.perf_counter()
     ol = _ol(loss, k, tau, seed, history=None).fit(d.X)
+    ol_time = time.perf_counter() - t0
     Xs = model_rows(ol, d.X) / ol.scale_
     other = {"is": OnlineISNMF(k, tau, random_state=seed),
              "squared": RobustSANMF(k, tau, random_state=seed)}[loss]
-    return other.fit(Xs, n_passes=EARLIER_PASSES).history_
+    return dict(history=other.fit(Xs, n_passes=EARLIER_PASSES).history_, ol_time=ol_time)
 
 
 def _earlier_method_claim(loss: str, oh: dict, h: dict, curves=None, longer=None) -> list:
@@ -769,15 +772,17 @@ def _earlier_method_claim(loss: str, oh: dict, h: dict, curves=None, longer=None
         end = oh["time"][-1] / h["time"][-1]
         measured = (f"{name} does not reach OL's final objective within its pass, which ends "
                     f"at {end:.2f}× OL's time")
-        if longer is not None:
-            ratio = time_to_level(longer, float(h["objective"][-1])) / h["time"][-1]
-            end = longer["time"][-1] / h["time"][-1]
+        if longer is not None:  # its clock against OL's pass timed in the same run
+            hist, ol_time = longer["history"], longer["ol_time"]
+            ratio = time_to_level(hist, float(h["objective"][-1])) / ol_time
+            end = hist["time"][-1] / ol_time
             measured += (f"; given {EARLIER_PASSES} passes over the stream (a departure: the "
                          "paper runs one; its step schedule stays one pass's, the paper's "
-                         "metric scores each row with its latest codes), "
+                         "metric scores each row with its latest codes; its clock against "
+                         f"OL's pass timed in the same run, {ol_time:.3g} s), "
                          + (f"it reaches it at {ratio:.2f}× OL's time" if np.isfinite(ratio)
                             else f"it does not reach it within them, which end at {end:.2f}× "
-                                 "OL's time"))
+                                 f"OL's time (its last value {hist['objective'][-1]:.4g})"))
         open_ended = not np.isfinite(ratio) and end < SIGNIFICANT
     if low > (1 - FLAT) * first:
         return claim(f"{loss}: OL {'as fast as' if loss == 'huber' else 'faster than'} {name}",
