@@ -66,9 +66,33 @@ def test_online_baselines_continue_for_more_passes_with_the_papers_metric():
     expected = 0.5 * ((X - codes @ kept[-1][2]) ** 2).sum() / X.shape[0]
     assert hist["objective"][-1] == pytest.approx(expected, rel=1e-9)
     assert hist["objective"][-1] < hist["objective"][29] < hist["objective"][0]
-    for bad in (0, 1.5):
+    for bad in (0, 1.5, np.inf, None, "2"):
         with pytest.raises(ValueError, match="n_passes"):
             RobustSANMF(4, random_state=0).fit(X, n_passes=bad)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: OnlineISNMF(3, batch_size=20, random_state=0, n_checkpoints=10**6),
+    lambda: RobustSANMF(3, batch_size=20, random_state=0, n_checkpoints=10**6),
+    lambda: OnlineHuberSGD(3, batch_size=20, random_state=0, n_checkpoints=10**6)])
+def test_online_baselines_one_pass_objective_is_the_papers_per_batch_sum(make):
+    """In one pass every row is seen once: the recorded objective is the sum over the batches
+    seen so far of their loss at their stored codes under the current output dictionary,
+    per row (a last batch shorter than the others included)."""
+    X = make_nmf_synthetic(205, 10, 3, "gamma", random_state=2).X / 4000 + 1e-6
+    est, batches = make(), []
+    loss = est._loss()
+
+    def keep(info):
+        batches.append((X[info["rows"]], info["codes"].copy()))
+        D = info["components"]
+        sums.append(sum(float(loss.value(x, h @ D).sum()) for x, h in batches)
+                    / sum(len(x) for x, _ in batches))
+    sums = []
+    est.callback = keep
+    hist = est.fit(X).history_
+    assert len(batches) == 11 and len(batches[-1][0]) == 5
+    np.testing.assert_allclose(hist["objective"], sums, rtol=1e-10)
 
 
 def test_batch_stopping_rules():

@@ -305,6 +305,19 @@ def test_sensitivity_split_separates_samples_from_cost_per_sample():
     assert spread is None and row[5].startswith("never")
     row, spread = _speed_row("l1", "a", [2e3, 2e4], hists, None, "the paper's metric")
     assert spread is None and row[4] == "no speed to compare" and row[5] == "—"
+    # a flat run left out: its entries read "flat", the spread is over the others
+    flat = {"objective": np.array([1.0, 0.999, 0.998]), "time": np.array([0.0, 1.0, 2.0]),
+            "n_samples": np.array([0, 500, 1000])}
+    row, spread = _speed_row("huber", "n_components", [10, 20, 40], [flat] + hists,
+                             [None, 5.0, 0.5], "the paper's metric")
+    assert row[4] == "flat / 5 / 0.5" and row[5] == "flat / 500 / 500"
+    assert row[6] == "2 / 10 / 1" and spread == (1.0, 10.0, 10.0)
+    from onlinemf.experiments._verdicts import FLAT
+    from onlinemf.experiments.zhao_divergences import _with_flat
+    h3 = [flat] + hists
+    assert _with_flat(h3, None, FLAT)[1][0] is None and _with_flat(h3, None, FLAT)[1][1] > 0
+    assert _with_flat(h3, [1.0, 2.0, 3.0], "own")[1] == [1.0, 2.0, 3.0]
+    assert _with_flat([flat, hists[0]], None, FLAT)[1] is None  # one run descends
 
 
 def test_split_text_gives_each_runs_time_and_its_split():

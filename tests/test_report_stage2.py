@@ -316,8 +316,9 @@ def test_earlier_method_claim_reads_a_longer_run_where_its_pass_leaves_the_band_
     never = _earlier_method_claim("squared", guan, ol, longer=run([8.0, 24.8], [2.3, 1.6]))
     assert never[3] == REPRODUCED and "not measured" not in never[4]
     assert (f"given {EARLIER_PASSES} passes over the stream (a departure: the paper runs "
-            "one;") in never[2] and "OL's pass timed in the same run, 8 s)" in never[2]
-    assert "within them, which end at 3.10× OL's time (its last value 1.6)" in never[2]
+            "one;") in never[2] and "OL's whole fit timed in the same run, 8 s)" in never[2]
+    assert ("within them, which end at 3.10× OL's time (OL's final objective 1; OL-Guan's "
+            "lowest 1.6, its last 1.6)") in never[2]
     late = _earlier_method_claim("squared", guan, ol, longer=run([8.0, 13.6], [2.3, 0.9]))
     assert late[3] == PARTLY and "it reaches it at 1.70× OL's time" in late[2]
     short = _earlier_method_claim("squared", guan, ol, longer=run([8.0, 15.0], [2.3, 1.6]))
@@ -1422,16 +1423,19 @@ def test_matched_median_note_reads_the_median_over_subjects_by_the_claims_band()
         return _matched_median_note(matched, as_run, 4)
 
     slower = note(240, 260, 180, 250)  # ratios 1.20, 1.30, 0.90, 1.25: median 1.225
-    assert "(4 of 4 subjects)" in slower and "subject 3: 100 sweeps, OL 200 s, OL-Wang 180 s" \
+    assert "(4 of 4 subjects;" in slower and "subject 3: 100 sweeps, OL 200 s, OL-Wang 180 s" \
         in slower and "0.90× against 0.50× as run" in slower
     assert "The median over subjects is 1.23× against the paper's 1.08–1.37× (Table VIII) " \
         "and 0.50× as run: in the claim's band" in slower
     tied = note(196, 204, 180)  # 0.98, 1.02, 0.90: median 0.98, at or below 1
-    assert "(3 of 4 subjects)" in tied and "within the 10% timing tie of 1: the sweep count " \
+    assert "(3 of 4 subjects;" in tied and "within the 10% timing tie of 1: the sweep count " \
         "accounts for OL-Wang's lead as run, not for the paper's excess" in tied
     assert "never ≤ 1" in tied  # the band's words, quoted
     faster = note(150, 160, 170)
     assert "below the 10% timing tie of 1: OL-Wang stays the faster" in faster
+    beyond = note(500, 520, 540)  # 2.5×, 2.6×, 2.7×: past the band's top, partly
+    assert "read 'partly' by the claim's band" in beyond and "overshoots the paper's" in beyond
+    assert "timing tie" not in beyond
 
 
 def test_sum_note_reads_each_initialization_as_the_topic_claims_do():
@@ -2571,8 +2575,9 @@ def test_equal_updates_note_reads_vr_at_its_rivals_count_of_updates(tmp_path, mo
             "defaults close the gap; with only the step changed (the paper's settings and "
             "m = n/b, VR's steps in each atom's curvature, untuned; "
             f"{S_eq * m} updates over {3 * S_eq:.1f} passes), {log(1.3)}, below SMM and "
-            "above SGD: not below both, so the step does not close the gap on its own: the "
-            "first outer iteration of SMM's steps or the halving is what the defaults add") \
+            "above SGD: not below both, so, given the count, the step does not close the gap: the "
+            "first outer iteration of SMM's steps, the halving or the defaults' m = ⌈n/b⌉ is what "
+            "the defaults add") \
         in worse
     assert ("ornmf", S_eq, "metric", m) in fits
     # read back in a kept-only assembly without fitting again
@@ -2584,10 +2589,10 @@ def test_equal_updates_note_reads_vr_at_its_rivals_count_of_updates(tmp_path, mo
     f_metric[0] = 1.03
     alone = zhf._equal_updates_note(Context(scale="paper", out_dir=str(tmp_path / "s"),
                                             resume=True), sc, cache, done, panels)
-    assert f"{log(1.03)}, below SMM and below SGD: so the step closes the gap on its own" \
-        in alone
+    assert (f"{log(1.03)}, below SMM and below SGD: so, given the count, the step closes the "
+            "gap without the defaults' other changes") in alone
     f_metric[0] = np.inf
-    assert "), it diverged: the step does not close the gap on its own" in \
+    assert "), it diverged: given the count, the step does not close the gap" in \
         zhf._equal_updates_note(Context(scale="paper", out_dir=str(tmp_path / "d"),
                                         resume=True), sc, cache, done, panels)
     for path in (tmp_path / "s" / "pieces").glob("*-metric*"):

@@ -23,6 +23,7 @@ from onlinemf.experiments._verdicts import (
     claim,
     common_level_times,
     count_band,
+    descending_reading,
     descending_times,
     direction_band,
     fmt_times,
@@ -239,6 +240,13 @@ def test_convergence_speed_is_time_to_a_common_level():
     assert speed_band(seconds, why, descending_times(alike)[1:])[0] == NOT_MEASURED
     assert descending_times([flat_hist, fast])[1:] == (None, why)
     assert speed_band(seconds, why, descending_times([flat_hist, fast])[1:])[0] == NOT_MEASURED
+    # in words, for the claim's measured column: only where a run is flat
+    assert descending_reading(grid, ["10", "20", "40"], "own") == ("", None)
+    text, d = descending_reading([flat_hist, flat_hist, fast, low], list("abcd"), why)
+    assert text.startswith("; the runs that descend, without the flat runs: ") and \
+        "c: 1" in text and d == tuple(descending_times([fast, low])[1:])
+    assert descending_reading([flat_hist, fast], ["a", "b"], why) == (
+        "; fewer than two runs descend", None)
 
 
 def test_threshold_bands():

@@ -21,6 +21,7 @@ record the per-sample objective against wall time in a :class:`onlinemf._history
 
 from __future__ import annotations
 
+import operator
 import time
 from dataclasses import dataclass
 
@@ -200,7 +201,11 @@ class _OnlineBaseline:
         continue the same run. The objective recorded is the paper's online one: every row
         seen, with the codes its latest mini-batch gave it, scored by the current output
         dictionary, per row."""
-        if int(n_passes) != n_passes or n_passes < 1:
+        try:
+            passes = operator.index(n_passes)
+        except TypeError:
+            passes = 0
+        if passes < 1:
             raise ValueError(f"n_passes must be a positive integer, got {n_passes!r}")
         X = np.asarray(X, dtype=float)
         rng = self._init(X)
@@ -211,7 +216,7 @@ class _OnlineBaseline:
         codes = np.zeros((n, self.n_components))
         seen = np.zeros(n, dtype=bool)
         elapsed, t = 0.0, 0
-        for p in range(int(n_passes)):
+        for p in range(passes):
             order = rng.permutation(n)
             for start in range(0, n, self.batch_size):
                 t += 1
@@ -278,7 +283,7 @@ class RobustSANMF(_OnlineBaseline):
     Codes by nonnegative least squares (accelerated projected gradient); dictionary by
     projected SGD onto C with the constant step γ = θ/(L̂ √T), T the number of mini-batches
     of the pass and L̂ = ‖H‖₂² of the first batch; the output is the running average of the
-    iterates (Nemirovski et al. 2009).
+    iterates (Nemirovski et al. 2009), over every pass when ``fit`` makes several.
     """
 
     def __init__(self, n_components, batch_size=10, theta=1.0, random_state=None,

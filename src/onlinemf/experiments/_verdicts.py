@@ -30,8 +30,9 @@ __all__ = ["REPRODUCED", "PARTLY", "NOT_REPRODUCED", "NOT_MEASURED", "VERDICTS",
            "ratio_band", "direction_band", "at_least", "at_most", "ordered", "lowest",
            "count_band", "SIGNIFICANT", "SIGNIFICANT_PARTLY", "SIGNIFICANT_WHY", "significantly",
            "SPEED_RATIO", "SPEED_RATIO_PARTLY", "OWN_SCALE_WHY", "common_level_times",
-           "speed_band", "descending_times", "slowdown_band", "fmt_times", "speed_parts",
-           "speed_split", "LATE_RISE", "late_rise", "time_to_level", "verdict_counts"]
+           "speed_band", "descending_times", "descending_reading", "slowdown_band",
+           "fmt_times", "speed_parts", "speed_split", "LATE_RISE", "late_rise", "time_to_level",
+           "verdict_counts"]
 
 REPRODUCED = "reproduced"
 PARTLY = "partly"
@@ -326,9 +327,9 @@ def speed_band(seconds, level=None, descending=None) -> tuple[str, str]:
 
 
 def descending_times(histories, frac: float = 0.9) -> tuple[list, list | None, str]:
-    """A grid's runs that move by at least :data:`FLAT_SHARE` of their start, each read on
+    """A grid's runs that fall by at least :data:`FLAT_SHARE` of their start, each read on
     its own scale as :func:`common_level_times` reads a grid over K: ``(indices kept,
-    seconds, level)``, seconds None (level :data:`FLAT`) while fewer than two runs move."""
+    seconds, level)``, seconds None (level :data:`FLAT`) while fewer than two runs fall."""
     keep = [i for i, h in enumerate(histories)
             if float(h["objective"][0]) - float(h["objective"][-1])
             >= FLAT_SHARE * abs(float(h["objective"][0]))]
@@ -336,6 +337,21 @@ def descending_times(histories, frac: float = 0.9) -> tuple[list, list | None, s
         return keep, None, FLAT
     return (keep, *common_level_times([histories[i] for i in keep], frac=frac,
                                       same_level=False))
+
+
+def descending_reading(histories, labels, level) -> tuple[str, tuple | None]:
+    """For a grid read on each run's own scale whose ``level`` is :data:`FLAT`: the runs
+    that descend (:func:`descending_times`) in words, to append to the claim's measured
+    column, and their ``(seconds, level)`` for :func:`speed_band`'s ``descending``;
+    ``("", None)`` for any other level."""
+    if level != FLAT:
+        return "", None
+    keep, seconds, own = descending_times(histories)
+    if len(keep) < 2:
+        return "; fewer than two runs descend", None
+    flat = "s" if len(histories) - len(keep) > 1 else ""
+    return (f"; the runs that descend, without the flat run{flat}: "
+            + fmt_times(seconds, [labels[i] for i in keep], own)), (seconds, own)
 
 
 def slowdown_band(seconds, level=None) -> tuple[str, str]:

@@ -333,7 +333,7 @@ def inner_tuning(problem, X, runs: dict, K: int, ctx: Context, sc: dict, key: st
 
 
 def _inner_plan(n: int, runs: dict) -> tuple[int, int]:
-    """The m = n/b ablation's inner steps m = ⌈n/b⌉ and outer iterations S (about the
+    """The m = n/b ablation's inner steps m (n/b rounded) and outer iterations S (about the
     passes of the paper-protocol run ``runs['vr']``)."""
     b, _ = default_batch_params(n)
     m = max(1, round(n / b))
@@ -547,9 +547,11 @@ def _metric_step_at_text(ctx: Context, sc: dict, panel: tuple, X, plan: tuple,
     with one change, VR's step in each atom's damped curvature (``rule="metric"``, its
     untuned scale) in place of the tuned scalar step; no first outer iteration of SMM's
     steps and no halving, which are the defaults' other changes. Read before its run: below
-    both rivals by the claims' tie, the step closes the gap on its own; not below both, it
-    does not on its own, and the first outer iteration of SMM's steps or the halving (alone
-    or with the step) is what the defaults add. One piece; empty while it is not kept."""
+    both rivals by the claims' tie, given the count the step closes the gap without the
+    defaults' other changes; not below both, it does not, and the first outer iteration of
+    SMM's steps, the halving or the
+    defaults' m = ⌈n/b⌉ where it differs from n/b rounded (alone or with the step) is what
+    the defaults add. One piece; empty while it is not kept."""
     (problem, dname), (m, S_eq) = panel, plan
     piece = f"zhf-fig1-{problem}-{dname}-inner{m}-S{S_eq}-metric"
 
@@ -563,12 +565,14 @@ def _metric_step_at_text(ctx: Context, sc: dict, panel: tuple, X, plan: tuple,
     head = ("; with only the step changed (the paper's settings and m = n/b, VR's steps in "
             f"each atom's curvature, untuned; {steps} updates over {passes:.1f} passes)")
     if not np.isfinite(f):
-        return f"{head}, it diverged: the step does not close the gap on its own"
+        return f"{head}, it diverged: given the count, the step does not close the gap"
     verdict, where = _against_rivals({**logs, "vr": _log_sub(f, f_ref)})
     return (f"{head}, {_log_text(f, f_ref)}, {where}: "
-            + ("so the step closes the gap on its own" if verdict == "reproduced" else
-               "not below both, so the step does not close the gap on its own: the first "
-               "outer iteration of SMM's steps or the halving is what the defaults add"))
+            + ("so, given the count, the step closes the gap without the defaults' other "
+               "changes" if verdict == "reproduced" else
+               "not below both, so, given the count, the step does not close the gap: the first "
+               "outer iteration of SMM's steps, the halving or the defaults' m = ⌈n/b⌉ is "
+               "what the defaults add"))
 
 
 def _fit_counts(est: StochasticMF, X) -> tuple[float, int, float]:
