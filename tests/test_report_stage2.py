@@ -2512,12 +2512,12 @@ def test_equal_updates_note_reads_vr_at_its_rivals_count_of_updates(tmp_path, mo
     ornmf = {1.0: 1.3, 2.0: 1.2, 4.0: 1.05, 8.0: 1.15}
 
     # the fourth reading's fit: the paper's settings with VR's step in each atom's curvature
-    f_metric = [1.3]
+    f_metric, f_metric_passes = [1.3], [1.3]  # at the rivals' updates, at their passes
 
     def fake_fit(problem, method, K, S_, seed, scale=1.0, rule="auto", **kw):
         if rule == "metric":
             fits.append((problem, S_, "metric", kw["inner_iter"]))
-            f = f_metric[0]
+            f = f_metric[0] if S_ != S else f_metric_passes[0]
         else:
             fits.append((problem, S_, scale, kw["inner_iter"]))
             f = 1.02 if problem == "orpca" else ornmf[scale]
@@ -2579,7 +2579,7 @@ def test_equal_updates_note_reads_vr_at_its_rivals_count_of_updates(tmp_path, mo
             "first outer iteration of SMM's steps, the halving or the defaults' m = ⌈n/b⌉ is what "
             "the defaults add") \
         in worse
-    assert ("ornmf", S_eq, "metric", m) in fits
+    assert ("ornmf", S_eq, "metric", m) in fits and ("ornmf", S, "metric", m) not in fits
     # read back in a kept-only assembly without fitting again
     defaults.clear()
     fits.clear()
@@ -2590,7 +2590,15 @@ def test_equal_updates_note_reads_vr_at_its_rivals_count_of_updates(tmp_path, mo
     alone = zhf._equal_updates_note(Context(scale="paper", out_dir=str(tmp_path / "s"),
                                             resume=True), sc, cache, done, panels)
     assert (f"{log(1.03)}, below SMM and below SGD: so, given the count, the step closes the "
-            "gap without the defaults' other changes") in alone
+            f"gap without the defaults' other changes; the same fit at the rivals' passes ({S} "
+            f"outer iterations, {3 * S:.1f} passes), {log(1.3)}, below SMM and above SGD: not "
+            "below both, so the gap needs both the count and the step") in alone
+    assert ("ornmf", S, "metric", m) in fits
+    f_metric_passes[0] = 1.04
+    assert (f"{log(1.04)}, below SMM and below SGD: so the step closes the gap at equal "
+            "passes too, and the count is not needed") in zhf._equal_updates_note(
+                Context(scale="paper", out_dir=str(tmp_path / "e"), resume=True), sc, cache,
+                done, panels)
     f_metric[0] = np.inf
     assert "), it diverged: given the count, the step does not close the gap" in \
         zhf._equal_updates_note(Context(scale="paper", out_dir=str(tmp_path / "d"),

@@ -447,7 +447,8 @@ def _equal_updates_note(ctx: Context, sc: dict, cache: dict, done: dict,
             retuned, below = _retuned_text(*retune)
             text += retuned
             if below is False:  # a kept tuning that leaves VR not below both
-                text += _defaults_at_text(ctx, sc, (problem, dname), X, (m, S_eq), f_ref, logs)
+                text += _defaults_at_text(ctx, sc, (problem, dname), X, (m, S_eq, S), f_ref,
+                                          logs)
         out.append(text)
     if not out:
         return ""
@@ -507,13 +508,15 @@ def _retuned_text(ctx: Context, sc: dict, panel: tuple, X, plan: tuple, f_ref: f
 def _defaults_at_text(ctx: Context, sc: dict, panel: tuple, X, plan: tuple, f_ref: float,
                       logs: dict) -> str:
     """:func:`_equal_updates_note`'s third reading: VR at the library's defaults for
-    ``plan``'s outer iterations (``plan``: m = n/b and that count) on ``panel`` (problem,
+    ``plan``'s outer iterations (``plan``: m = n/b, that count and the ablation's outer
+    iterations) on ``panel`` (problem,
     data), against the rivals' ``logs``. The defaults change several things at once
     (m = ⌈n/b⌉; a first outer iteration of SMM's steps; then VR's steps in each atom's
     damped curvature from the snapshot, halved after a snapshot whose objective rose;
     untuned), so a fit below both says that the defaults, not which of their changes, close
-    the gap; there the step alone is read next (:func:`_metric_step_at_text`). The updates
-    and passes are the fit's own. Empty while its fit is not kept."""
+    the gap; there the step alone is read next (:func:`_metric_step_at_text`; ``plan``'s
+    third entry: the ablation's outer iterations). The updates and passes are the fit's own.
+    Empty while its fit is not kept."""
     (problem, dname), S_eq = panel, plan[1]
     piece = f"zhf-fig1-{problem}-{dname}-defaults-S{S_eq}-steps"
 
@@ -549,17 +552,15 @@ def _metric_step_at_text(ctx: Context, sc: dict, panel: tuple, X, plan: tuple,
     steps and no halving, which are the defaults' other changes. Read before its run: below
     both rivals by the claims' tie, given the count the step closes the gap without the
     defaults' other changes; not below both, it does not, and the first outer iteration of
-    SMM's steps, the halving or the
-    defaults' m = ⌈n/b⌉ where it differs from n/b rounded (alone or with the step) is what
-    the defaults add. One piece; empty while it is not kept."""
-    (problem, dname), (m, S_eq) = panel, plan
-    piece = f"zhf-fig1-{problem}-{dname}-inner{m}-S{S_eq}-metric"
-
-    def fit():
-        return _fit_counts(paper_fit(problem, "vr", sc["K"], S_eq, ctx.seed, rule="metric",
-                                     inner_iter=m, state_file=ctx.state_file(piece)), X)
+    SMM's steps, the halving or the defaults' m = ⌈n/b⌉ where it differs from n/b rounded
+    (alone or with the step) is what the defaults add. Below both, the same fit runs for
+    the ablation's outer iterations, at about the rivals' passes (``plan``'s third entry),
+    read the same way: below both, the step closes the gap at equal passes and the count is
+    not needed; not below both, the gap needs both the count and the step. One piece each;
+    empty while the first is not kept."""
+    m, S_eq, S = plan
     try:
-        f, steps, passes = ctx.memo(piece, fit)
+        f, steps, passes = _metric_fit(ctx, sc, panel, X, m, S_eq)
     except PieceMissing:
         return ""
     head = ("; with only the step changed (the paper's settings and m = n/b, VR's steps in "
@@ -567,12 +568,35 @@ def _metric_step_at_text(ctx: Context, sc: dict, panel: tuple, X, plan: tuple,
     if not np.isfinite(f):
         return f"{head}, it diverged: given the count, the step does not close the gap"
     verdict, where = _against_rivals({**logs, "vr": _log_sub(f, f_ref)})
-    return (f"{head}, {_log_text(f, f_ref)}, {where}: "
-            + ("so, given the count, the step closes the gap without the defaults' other "
-               "changes" if verdict == "reproduced" else
-               "not below both, so, given the count, the step does not close the gap: the first "
-               "outer iteration of SMM's steps, the halving or the defaults' m = ⌈n/b⌉ is "
-               "what the defaults add"))
+    if verdict != "reproduced":
+        return (f"{head}, {_log_text(f, f_ref)}, {where}: not below both, so, given the count, "
+                "the step does not close the gap: the first outer iteration of SMM's steps, "
+                "the halving or the defaults' m = ⌈n/b⌉ is what the defaults add")
+    text = (f"{head}, {_log_text(f, f_ref)}, {where}: so, given the count, the step closes the "
+            "gap without the defaults' other changes")
+    try:
+        f, steps, passes = _metric_fit(ctx, sc, panel, X, m, S)
+    except PieceMissing:
+        return text
+    head = f"; the same fit at the rivals' passes ({S} outer iterations, {passes:.1f} passes)"
+    if not np.isfinite(f):
+        return f"{text}{head} diverged: the gap needs both the count and the step"
+    verdict, where = _against_rivals({**logs, "vr": _log_sub(f, f_ref)})
+    return (f"{text}{head}, {_log_text(f, f_ref)}, {where}: "
+            + ("so the step closes the gap at equal passes too, and the count is not needed"
+               if verdict == "reproduced" else
+               "not below both, so the gap needs both the count and the step"))
+
+
+def _metric_fit(ctx: Context, sc: dict, panel: tuple, X, m: int, S: int) -> tuple:
+    """VR with the paper's settings, m inner steps, S outer iterations and VR's steps in
+    each atom's curvature (one piece, :func:`_fit_counts`' values; raises
+    :class:`PieceMissing` while it is not kept)."""
+    problem, dname = panel
+    piece = f"zhf-fig1-{problem}-{dname}-inner{m}-S{S}-metric"
+    return ctx.memo(piece, lambda: _fit_counts(paper_fit(
+        problem, "vr", sc["K"], S, ctx.seed, rule="metric", inner_iter=m,
+        state_file=ctx.state_file(piece)), X))
 
 
 def _fit_counts(est: StochasticMF, X) -> tuple[float, int, float]:
