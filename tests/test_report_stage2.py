@@ -2594,6 +2594,15 @@ def test_equal_updates_note_reads_vr_at_its_rivals_count_of_updates(tmp_path, mo
             f"outer iterations, {3 * S:.1f} passes), {log(1.3)}, below SMM and above SGD: not "
             "below both, so the gap needs both the count and the step") in alone
     assert ("ornmf", S, "metric", m) in fits
+    # the fit at the rivals' passes goes to the equal-time ablations, read from its piece
+    ablated: dict = {}
+    zhf._equal_updates_note(Context(scale="paper", out_dir=str(tmp_path / "s"),
+                                    kept_only=True), sc, cache, done, panels, ablated)
+    f_kept, tag, make = ablated[("ornmf", "yaleb", zhf.STEP_ALONE)]
+    assert f_kept == 1.3 and tag == f"inner{m}-S{S}-metric" and len(ablated) == 1
+    fits.clear()
+    make()
+    assert fits == [("ornmf", S, "metric", m)]
     f_metric_passes[0] = 1.04
     assert (f"{log(1.04)}, below SMM and below SGD: so the step closes the gap at equal "
             "passes too, and the count is not needed") in zhf._equal_updates_note(

@@ -379,7 +379,7 @@ def _inner_loop_ablation(ctx: Context, sc: dict, cache: dict, done: dict,
 
 
 def _equal_updates_note(ctx: Context, sc: dict, cache: dict, done: dict,
-                        inner_panels: dict) -> str:
+                        inner_panels: dict, fits: dict | None = None) -> str:
     """Whether VR with m = n/b trails for want of dictionary updates. On each panel the
     ablation table counts as not ending below both SMM and SGD (its final f below neither
     or one; Synth aside: its fits take hours), the same fit (its tuned c) run for as many
@@ -395,7 +395,8 @@ def _equal_updates_note(ctx: Context, sc: dict, cache: dict, done: dict,
     (:func:`_defaults_at_text`) runs for the same outer iterations (one piece), read the
     same way: below both, the defaults close the gap (which of their changes does is not
     told apart); not below both, they do not. Where the defaults end below both, the step
-    alone is set apart (:func:`_metric_step_at_text`). Empty where no such fit is kept."""
+    alone is set apart (:func:`_metric_step_at_text`; ``fits`` receives its fit at the
+    rivals' passes for :func:`_timed_ablations`). Empty where no such fit is kept."""
     out = []
     for (problem, dname), (runs, f_ref) in done.items():
         label = f"{problem.upper()} / {dname}"
@@ -448,7 +449,7 @@ def _equal_updates_note(ctx: Context, sc: dict, cache: dict, done: dict,
             text += retuned
             if below is False:  # a kept tuning that leaves VR not below both
                 text += _defaults_at_text(ctx, sc, (problem, dname), X, (m, S_eq, S), f_ref,
-                                          logs)
+                                          logs, fits)
         out.append(text)
     if not out:
         return ""
@@ -506,7 +507,7 @@ def _retuned_text(ctx: Context, sc: dict, panel: tuple, X, plan: tuple, f_ref: f
 
 
 def _defaults_at_text(ctx: Context, sc: dict, panel: tuple, X, plan: tuple, f_ref: float,
-                      logs: dict) -> str:
+                      logs: dict, fits: dict | None = None) -> str:
     """:func:`_equal_updates_note`'s third reading: VR at the library's defaults for
     ``plan``'s outer iterations (``plan``: m = n/b, that count and the ablation's outer
     iterations) on ``panel`` (problem,
@@ -536,7 +537,7 @@ def _defaults_at_text(ctx: Context, sc: dict, panel: tuple, X, plan: tuple, f_re
                 f"curvature, untuned; {steps} updates over {passes:.1f} passes), "
                 f"{_log_text(f, f_ref)}, {where}: not below both, so the defaults do not "
                 "close the gap either")
-    alone = _metric_step_at_text(ctx, sc, panel, X, plan, f_ref, logs)
+    alone = _metric_step_at_text(ctx, sc, panel, X, plan, f_ref, logs, fits)
     return (f"{head} (a first outer iteration of SMM's steps, then VR's in each atom's "
             f"curvature, untuned; {steps} updates over {passes:.1f} passes), "
             f"{_log_text(f, f_ref)}, {where}: so the defaults close the gap"
@@ -544,7 +545,7 @@ def _defaults_at_text(ctx: Context, sc: dict, panel: tuple, X, plan: tuple, f_re
 
 
 def _metric_step_at_text(ctx: Context, sc: dict, panel: tuple, X, plan: tuple,
-                         f_ref: float, logs: dict) -> str:
+                         f_ref: float, logs: dict, fits: dict | None = None) -> str:
     """:func:`_equal_updates_note`'s fourth reading, where the defaults end below both: the
     fit of the first reading (m = n/b, ``plan``'s outer iterations, the paper's settings)
     with one change, VR's step in each atom's damped curvature (``rule="metric"``, its
@@ -557,7 +558,8 @@ def _metric_step_at_text(ctx: Context, sc: dict, panel: tuple, X, plan: tuple,
     the ablation's outer iterations, at about the rivals' passes (``plan``'s third entry),
     read the same way: below both, the step closes the gap at equal passes and the count is
     not needed; not below both, the gap needs both the count and the step. One piece each;
-    empty while the first is not kept."""
+    empty while the first is not kept. ``fits`` (a dict) receives the fit at the rivals'
+    passes, which :func:`_timed_ablations` reads at equal time."""
     m, S_eq, S = plan
     try:
         f, steps, passes = _metric_fit(ctx, sc, panel, X, m, S_eq)
@@ -578,6 +580,9 @@ def _metric_step_at_text(ctx: Context, sc: dict, panel: tuple, X, plan: tuple,
         f, steps, passes = _metric_fit(ctx, sc, panel, X, m, S)
     except PieceMissing:
         return text
+    if fits is not None:
+        fits[(*panel, STEP_ALONE)] = (f, f"inner{m}-S{S}-metric", lambda: paper_fit(
+            panel[0], "vr", sc["K"], S, ctx.seed, rule="metric", inner_iter=m))
     head = f"; the same fit at the rivals' passes ({S} outer iterations, {passes:.1f} passes)"
     if not np.isfinite(f):
         return f"{text}{head} diverged: the gap needs both the count and the step"
@@ -586,6 +591,11 @@ def _metric_step_at_text(ctx: Context, sc: dict, panel: tuple, X, plan: tuple,
             + ("so the step closes the gap at equal passes too, and the count is not needed"
                if verdict == "reproduced" else
                "not below both, so the gap needs both the count and the step"))
+
+
+#: the ablation of :func:`_metric_step_at_text` at the rivals' passes, as the equal-time
+#: table names it
+STEP_ALONE = "the step alone (m = n/b)"
 
 
 def _metric_fit(ctx: Context, sc: dict, panel: tuple, X, m: int, S: int) -> tuple:
@@ -1096,6 +1106,8 @@ def fig1(ctx: Context) -> Result:
                          + ".")
     inner_rows, inner_wins, inner_panels = _inner_loop_ablation(ctx, sc, cache, done, ablated)
     default_rows, default_below = _defaults_ablation(ctx, sc, cache, done, ablated)
+    updates = (_equal_updates_note(ctx, sc, cache, done, inner_panels, ablated)
+               if inner_rows else "")
     abl_rows, abl_below = _timed_ablations(ctx, cache, ablated, timed_panels)
     res.tables.append(("Final log10-suboptimality at equal passes, and each method's final "
                        "time (s): the timing protocol's median where its table lists the "
@@ -1121,7 +1133,6 @@ def fig1(ctx: Context) -> Result:
             + (" On Synth the step search starts at {c/4, c/2, c} below the paper m's tuned "
                "c and widens by the same rule."
                if any(r[1] == "synth" for r in inner_rows) else ""))
-        updates = _equal_updates_note(ctx, sc, cache, done, inner_panels)
         if updates:
             res.notes.append(updates)
     _report_defaults_ablation(res, default_rows, default_below,
