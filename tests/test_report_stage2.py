@@ -2603,6 +2603,13 @@ def test_equal_updates_note_reads_vr_at_its_rivals_count_of_updates(tmp_path, mo
     fits.clear()
     make()
     assert fits == [("ornmf", S, "metric", m)]
+    # a diverged fit at the rivals' passes is read as such and not timed
+    f_metric_passes[0] = np.inf
+    ablated.clear()
+    assert "passes) diverged: the gap needs both the count and the step" in \
+        zhf._equal_updates_note(Context(scale="paper", out_dir=str(tmp_path / "x"),
+                                        resume=True), sc, cache, done, panels, ablated)
+    assert ablated == {}
     f_metric_passes[0] = 1.04
     assert (f"{log(1.04)}, below SMM and below SGD: so the step closes the gap at equal "
             "passes too, and the count is not needed") in zhf._equal_updates_note(

@@ -580,12 +580,12 @@ def _metric_step_at_text(ctx: Context, sc: dict, panel: tuple, X, plan: tuple,
         f, steps, passes = _metric_fit(ctx, sc, panel, X, m, S)
     except PieceMissing:
         return text
-    if fits is not None:
-        fits[(*panel, STEP_ALONE)] = (f, f"inner{m}-S{S}-metric", lambda: paper_fit(
-            panel[0], "vr", sc["K"], S, ctx.seed, rule="metric", inner_iter=m))
     head = f"; the same fit at the rivals' passes ({S} outer iterations, {passes:.1f} passes)"
     if not np.isfinite(f):
         return f"{text}{head} diverged: the gap needs both the count and the step"
+    if fits is not None:  # a fit that ends is timed at equal time
+        fits[(*panel, STEP_ALONE)] = (f, f"inner{m}-S{S}-metric", lambda: paper_fit(
+            panel[0], "vr", sc["K"], S, ctx.seed, rule="metric", inner_iter=m))
     verdict, where = _against_rivals({**logs, "vr": _log_sub(f, f_ref)})
     return (f"{text}{head}, {_log_text(f, f_ref)}, {where}: "
             + ("so the step closes the gap at equal passes too, and the count is not needed"
@@ -681,9 +681,10 @@ def _defaults_ablation(ctx: Context, sc: dict, cache: dict, done: dict,
 
 
 def _timed_ablations(ctx: Context, cache: dict, fits: dict, timed: dict) -> tuple[list, dict]:
-    """The ablations (:func:`_inner_loop_ablation`, :func:`_defaults_ablation`) at equal time,
-    on the panels the timing protocol timed (``timed``: panel -> its runs, log10-suboptimality
-    curves, time scales and f(Ŵ)): each ablated fit is timed as the methods' fits are (alone,
+    """The ablations (:func:`_inner_loop_ablation`, :func:`_defaults_ablation`, the step
+    alone of :func:`_metric_step_at_text`) at equal time, on the panels the timing protocol
+    timed (``timed``: panel -> its runs, log10-suboptimality curves, time scales and f(Ŵ)):
+    each ablated fit is timed as the methods' fits are (alone,
     ``ctx.repeats`` runs, the median; one piece each), and its final log10-suboptimality is
     set against SMM's and SGD's at that time on their curves brought to their own medians.
     A rival whose whole fit takes less time is read at its end, which favours VR (the rival
