@@ -66,6 +66,11 @@ def test_online_baselines_continue_for_more_passes_with_the_papers_metric():
     expected = 0.5 * ((X - codes @ kept[-1][2]) ** 2).sum() / X.shape[0]
     assert hist["objective"][-1] == pytest.approx(expected, rel=1e-9)
     assert hist["objective"][-1] < hist["objective"][29] < hist["objective"][0]
+    for other in (OnlineISNMF(4, batch_size=20, random_state=0),
+                  OnlineHuberSGD(4, batch_size=20, random_state=0)):
+        obj = other.fit(X, n_passes=2).history_["objective"]
+        assert np.isfinite(obj).all() and obj[-1] < obj[0], type(other).__name__
+        assert other.history_["n_samples"][-1] == 2 * X.shape[0]
     for bad in (0, 1.5, np.inf, None, "2"):
         with pytest.raises(ValueError, match="n_passes"):
             RobustSANMF(4, random_state=0).fit(X, n_passes=bad)

@@ -198,9 +198,10 @@ class _OnlineBaseline:
         """Learn the dictionary from the rows of X (n, F) in mini-batches, ``n_passes`` times
         over them, each pass in a fresh random order. The step schedule is one pass's (T,
         the mini-batches of a pass, where a method's step needs it), so further passes
-        continue the same run. The objective recorded is the paper's online one: every row
-        seen, with the codes its latest mini-batch gave it, scored by the current output
-        dictionary, per row."""
+        continue the same run (``n_steps_total_`` is one pass's mini-batches). The objective
+        recorded is the paper's online one: every row seen, with the codes its latest
+        mini-batch gave it, scored by the current output dictionary, per row; the history's
+        ``n_samples`` count rows over all passes."""
         try:
             passes = operator.index(n_passes)
         except TypeError:

@@ -1023,7 +1023,9 @@ def synthetic(ctx: Context) -> Result:
                   if kk != k else results[m]["history"] for kk in ks]
             shares, level = common_level_times(hk, same_level=False)
             how = "; each run a single timing (the curves')"
-        extra, descending = descending_reading(hk, labels, level)  # with a flat run
+        # with a flat run, the runs that descend; a timed grid's medians are not split so
+        extra, descending = (("", None) if timed is not None else
+                             descending_reading(hk, labels, level))
         verdict, band = speed_band(shares, level, descending)
         if verdict != REPRODUCED:  # each history read on its own clock
             splits.append(split_text(f"{m} across K" + (
