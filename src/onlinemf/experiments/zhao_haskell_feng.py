@@ -472,6 +472,13 @@ def _against_rivals(logs: dict) -> tuple[str, str]:
     return _below_both(logs)[0], where
 
 
+def _read_fit(f: float, f_ref: float, logs: dict) -> tuple[str, bool]:
+    """A finite final f set against the rivals' ``logs`` as the equal-updates readings word
+    it: ``", <log10-suboptimality>, <where it stands>: "`` and whether it is below both."""
+    verdict, where = _against_rivals({**logs, "vr": _log_sub(f, f_ref)})
+    return f", {_log_text(f, f_ref)}, {where}: ", verdict == "reproduced"
+
+
 def _retuned_text(ctx: Context, sc: dict, panel: tuple, X, plan: tuple, f_ref: float,
                   logs: dict, f_at_c: float) -> tuple[str, bool | None]:
     """:func:`_equal_updates_note`'s second reading: VR with m = n/b at its rivals' count of
@@ -495,23 +502,22 @@ def _retuned_text(ctx: Context, sc: dict, panel: tuple, X, plan: tuple, f_ref: f
         return "", None
     if not np.isfinite(f_at[best]):
         return "; re-tuned for that count, every multiplier tried diverged", False
-    verdict, where = _against_rivals({**logs, "vr": _log_sub(f_at[best], f_ref)})
+    read, below = _read_fit(f_at[best], f_ref, logs)
     tried = ", ".join(f"c = {x:g}: " + ("diverged" if not np.isfinite(v) else _log_text(v, f_ref))
                       for x, v in sorted(f_at.items()))
     return (f"; with its step's multiplier re-tuned for that count by the protocol's rule (from "
-            f"{{c/2, c, 2c}} around c = {c:g}, ending at c = {best:g}; {tried}), "
-            f"{_log_text(f_at[best], f_ref)}, {where}: "
-            + ("so the multiplier tuned for fewer updates accounts for the rest" if verdict ==
-               "reproduced" else "not below both, so neither the count nor the step's "
-                                 "multiplier accounts for its deficit")), verdict == "reproduced"
+            f"{{c/2, c, 2c}} around c = {c:g}, ending at c = {best:g}; {tried})" + read
+            + ("so the multiplier tuned for fewer updates accounts for the rest" if below else
+               "not below both, so neither the count nor the step's multiplier accounts for "
+               "its deficit")), below
 
 
 def _defaults_at_text(ctx: Context, sc: dict, panel: tuple, X, plan: tuple, f_ref: float,
                       logs: dict, fits: dict | None = None) -> str:
     """:func:`_equal_updates_note`'s third reading: VR at the library's defaults for
     ``plan``'s outer iterations (``plan``: m = n/b, that count and the ablation's outer
-    iterations) on ``panel`` (problem,
-    data), against the rivals' ``logs``. The defaults change several things at once
+    iterations) on ``panel`` (problem, data), against the rivals' ``logs``. The defaults
+    change several things at once
     (m = ⌈n/b⌉; a first outer iteration of SMM's steps; then VR's steps in each atom's
     damped curvature from the snapshot, halved after a snapshot whose objective rose;
     untuned), so a fit below both says that the defaults, not which of their changes, close
@@ -531,16 +537,13 @@ def _defaults_at_text(ctx: Context, sc: dict, panel: tuple, X, plan: tuple, f_re
     head = "; at the library's defaults for as many outer iterations"
     if not np.isfinite(f):
         return head + " it diverged"
-    verdict, where = _against_rivals({**logs, "vr": _log_sub(f, f_ref)})
-    if verdict != "reproduced":
-        return (f"{head} (a first outer iteration of SMM's steps, then VR's in each atom's "
-                f"curvature, untuned; {steps} updates over {passes:.1f} passes), "
-                f"{_log_text(f, f_ref)}, {where}: not below both, so the defaults do not "
-                "close the gap either")
+    read, below = _read_fit(f, f_ref, logs)
+    head += (" (a first outer iteration of SMM's steps, then VR's in each atom's curvature, "
+             f"untuned; {steps} updates over {passes:.1f} passes)" + read)
+    if not below:
+        return head + "not below both, so the defaults do not close the gap either"
     alone = _metric_step_at_text(ctx, sc, panel, X, plan, f_ref, logs, fits)
-    return (f"{head} (a first outer iteration of SMM's steps, then VR's in each atom's "
-            f"curvature, untuned; {steps} updates over {passes:.1f} passes), "
-            f"{_log_text(f, f_ref)}, {where}: so the defaults close the gap"
+    return (head + "so the defaults close the gap"
             + (alone or ", though which of their changes does is not measured"))
 
 
@@ -569,13 +572,13 @@ def _metric_step_at_text(ctx: Context, sc: dict, panel: tuple, X, plan: tuple,
             f"each atom's curvature, untuned; {steps} updates over {passes:.1f} passes)")
     if not np.isfinite(f):
         return f"{head}, it diverged: given the count, the step does not close the gap"
-    verdict, where = _against_rivals({**logs, "vr": _log_sub(f, f_ref)})
-    if verdict != "reproduced":
-        return (f"{head}, {_log_text(f, f_ref)}, {where}: not below both, so, given the count, "
-                "the step does not close the gap: the first outer iteration of SMM's steps, "
-                "the halving or the defaults' m = ⌈n/b⌉ is what the defaults add")
-    text = (f"{head}, {_log_text(f, f_ref)}, {where}: so, given the count, the step closes the "
-            "gap without the defaults' other changes")
+    read, below = _read_fit(f, f_ref, logs)
+    if not below:
+        return (head + read + "not below both, so, given the count, the step does not close "
+                "the gap: the first outer iteration of SMM's steps, the halving or the "
+                "defaults' m = ⌈n/b⌉ is what the defaults add")
+    text = (head + read + "so, given the count, the step closes the gap without the defaults' "
+            "other changes")
     try:
         f, steps, passes = _metric_fit(ctx, sc, panel, X, m, S)
     except PieceMissing:
@@ -586,11 +589,10 @@ def _metric_step_at_text(ctx: Context, sc: dict, panel: tuple, X, plan: tuple,
     if fits is not None:  # a fit that ends is timed at equal time
         fits[(*panel, STEP_ALONE)] = (f, f"inner{m}-S{S}-metric", lambda: paper_fit(
             panel[0], "vr", sc["K"], S, ctx.seed, rule="metric", inner_iter=m))
-    verdict, where = _against_rivals({**logs, "vr": _log_sub(f, f_ref)})
-    return (f"{text}{head}, {_log_text(f, f_ref)}, {where}: "
+    read, below = _read_fit(f, f_ref, logs)
+    return (text + head + read
             + ("so the step closes the gap at equal passes too, and the count is not needed"
-               if verdict == "reproduced" else
-               "not below both, so the gap needs both the count and the step"))
+               if below else "not below both, so the gap needs both the count and the step"))
 
 
 #: the ablation of :func:`_metric_step_at_text` at the rivals' passes, as the equal-time
