@@ -177,10 +177,7 @@ def _synthetic_piece(loss, n, f, k, tau, seed):
     Xs = model_rows(ol, d.X) / ol.scale_
     batch = batch_nmf(Xs, k, ol.loss_, max_iter=CURVE_BATCH_ITERS, tol=1e-6,
                       time_budget=BATCH_BUDGET * h["time"][-1], random_state=seed)
-    other = {"is": OnlineISNMF(k, tau, random_state=seed),
-             "squared": RobustSANMF(k, tau, random_state=seed),
-             "huber": OnlineHuberSGD(k, tau, delta=HUBER_DELTA, random_state=seed),
-             }.get(loss)
+    other = _earlier_online(loss, k, tau, seed)
     oh, curves = None, None
     if other is not None:
         other_snaps = []
@@ -193,6 +190,18 @@ def _synthetic_piece(loss, n, f, k, tau, seed):
         curves = (fresh_curve(ol, rows, snaps), fresh_curve(ol, rows, other_snaps))
     fresh = -ol.score(Xs * ol.scale_)
     return h, batch.history, type(other).__name__, oh, fresh, curves
+
+
+def _earlier_online(loss, k, tau, seed):
+    """The earlier online method Fig. 2 sets beside OL for ``loss`` (:data:`EARLIER_ONLINE`),
+    at its settings here, or None for a loss without one."""
+    if loss == "is":
+        return OnlineISNMF(k, tau, random_state=seed)
+    if loss == "squared":
+        return RobustSANMF(k, tau, random_state=seed)
+    if loss == "huber":
+        return OnlineHuberSGD(k, tau, delta=HUBER_DELTA, random_state=seed)
+    return None
 
 
 def _scale_diagnosis(n, f, k, tau, seed, prefix: int) -> dict:
@@ -733,9 +742,8 @@ def _earlier_passes_piece(loss, n, f, k, tau, seed) -> dict:
     ol = _ol(loss, k, tau, seed, history=None).fit(d.X)
     ol_time = time.perf_counter() - t0
     Xs = model_rows(ol, d.X) / ol.scale_
-    other = {"is": OnlineISNMF(k, tau, random_state=seed),
-             "squared": RobustSANMF(k, tau, random_state=seed)}[loss]
-    return dict(history=other.fit(Xs, n_passes=EARLIER_PASSES).history_, ol_time=ol_time)
+    return dict(history=_earlier_online(loss, k, tau, seed).fit(
+        Xs, n_passes=EARLIER_PASSES).history_, ol_time=ol_time)
 
 
 def _earlier_method_claim(loss: str, oh: dict, h: dict, curves=None, longer=None) -> list:

@@ -517,13 +517,13 @@ def _defaults_at_text(ctx: Context, sc: dict, panel: tuple, X, plan: tuple, f_re
     """:func:`_equal_updates_note`'s third reading: VR at the library's defaults for
     ``plan``'s outer iterations (``plan``: m = n/b, that count and the ablation's outer
     iterations) on ``panel`` (problem, data), against the rivals' ``logs``. The defaults
-    change several things at once
-    (m = ⌈n/b⌉; a first outer iteration of SMM's steps; then VR's steps in each atom's
-    damped curvature from the snapshot, halved after a snapshot whose objective rose;
-    untuned), so a fit below both says that the defaults, not which of their changes, close
-    the gap; there the step alone is read next (:func:`_metric_step_at_text`; ``plan``'s
-    third entry: the ablation's outer iterations). The updates and passes are the fit's own.
-    Empty while its fit is not kept."""
+    change several things at once (m = ⌈n/b⌉; a first outer iteration of SMM's steps; then
+    VR's steps in each atom's damped curvature from the snapshot, halved after a snapshot
+    whose objective rose; untuned), so a fit below both says that the defaults, not which of
+    their changes, close the gap; there the step alone is read next
+    (:func:`_metric_step_at_text`; ``plan``'s third entry: the ablation's outer
+    iterations). The updates and passes are the fit's own. Empty while its fit is not
+    kept."""
     (problem, dname), S_eq = panel, plan[1]
     piece = f"zhf-fig1-{problem}-{dname}-defaults-S{S_eq}-steps"
 

@@ -1289,13 +1289,15 @@ def _online_speed_claim(online: dict, keys, what: str, fig_no: str, data: str = 
     parts, verdicts, band = [], [], ""
     for m, hists in online.items():
         sh, level = common_level_times([hists[key] for key in keys], same_level=False)
-        extra, descending = descending_reading([hists[key] for key in keys],
-                                               [str(key) for key in keys], level)
         # across K "insensitive" (a flat run read as speed_band reads it); across heavier
         # densities "still fast": none slower
-        verdict, band = (speed_band(sh, level, descending) if what == "K" else
-                         slowdown_band(sh, level))
-        text = fmt_times(sh, [str(key) for key in keys], level) + (extra if what == "K" else "")
+        if what == "K":
+            extra, descending = descending_reading([hists[key] for key in keys],
+                                                   [str(key) for key in keys], level)
+            verdict, band = speed_band(sh, level, descending)
+        else:
+            extra, (verdict, band) = "", slowdown_band(sh, level)
+        text = fmt_times(sh, [str(key) for key in keys], level) + extra
         if what != "K":  # heavier outliers: "fast and steadily", both needed
             rises = [late_rise(hists[key]["objective"]) for key in keys]
             steady = all(r < LATE_RISE for r in rises)
