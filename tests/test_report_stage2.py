@@ -2671,6 +2671,60 @@ def test_equal_updates_note_reads_vr_at_its_rivals_count_of_updates(tmp_path, mo
             assert "every multiplier tried diverged; at the library's defaults" in odd
 
 
+def test_synth_step_note_reads_the_step_alone_against_both_rivals(tmp_path, monkeypatch):
+    """On a Synth panel where VR as run is not below both rivals, the paper's settings with
+    m = n/b and VR's steps in each atom's curvature run for about the rivals' passes (one
+    piece) and are read against both rivals' finals with the claims' tie, beside the fit's
+    rank; a panel where VR already ends below both runs nothing, a diverged fit says so, and
+    a kept-only assembly without the piece leaves the note out."""
+    from types import SimpleNamespace
+
+    from onlinemf.experiments import zhao_haskell_feng as zhf
+
+    n, K = 400, 12
+    rng = np.random.default_rng(0)
+    planted = rng.standard_normal((K, zhf.SYNTH_RANK)) @ rng.standard_normal((zhf.SYNTH_RANK, 20))
+    D = planted + 1e-6 * rng.random(planted.shape)
+    m, S = zhf._inner_plan(n, {"vr": {"passes": np.array([0.0, 12.0])}})
+    fits, f_alone = [], [1.02]
+
+    def fake_fit(problem, method, K_, S_, seed, scale=1.0, rule="auto", **kw):
+        fits.append((problem, method, K_, S_, rule, kw["inner_iter"]))
+        est = SimpleNamespace(objective=lambda X: f_alone[0], n_solves_=3 * n * S_,
+                              n_steps_=S_ * m, components_=D)
+        est.fit = lambda X: est  # fitted in place, as the estimator's fit returns self
+        return est
+    monkeypatch.setattr(zhf, "paper_fit", fake_fit)
+    runs = {k: {"history": {"objective": np.array([3.0, f])}, "passes": np.array([0.0, 12.0])}
+            for k, f in (("vr", 2.0), ("smm", 1.5), ("sgd", 1.1))}
+    X = np.zeros((n, 20))
+
+    def note(where, kept_only=False, runs=runs):
+        ctx = Context(scale="paper", out_dir=str(tmp_path / where), resume=True,
+                      kept_only=kept_only)
+        return zhf._synth_step_note(ctx, "ornmf", X, runs, 1.0, K)
+    text = note("a")
+    assert fits == [("ornmf", "vr", K, S, "metric", m)]
+    assert (f"m = n/b = {m} inner steps, {S} outer iterations" in text
+            and f"{S * m} updates over {3 * S:.1f} passes" in text)
+    assert ("f 1.02, -1.70, below SMM and below SGD: so the step and the inner loop's length "
+            "account for VR's deficit on Synth, as on YaleB") in text
+    assert f"its dictionary's rank {zhf.SYNTH_RANK}, σ_11/σ_1 = " in text
+    assert "SMM 1.5, SGD 1.1, VR as run 2)." in text
+    # SGD within the tie of the step-alone fit: not below both
+    f_alone[0] = 1.1
+    assert ("level with SGD: not below both, so the step and the inner loop's length do not "
+            "account for VR's deficit on Synth") in note("b")
+    f_alone[0] = np.inf
+    assert note("c").endswith("it diverged, so the step does not account for VR's deficit "
+                              "here")
+    # VR as run already below both: nothing runs
+    fits.clear()
+    below = {**runs, "vr": {"history": {"objective": np.array([3.0, 1.01])}}}
+    assert note("d", runs=below) == "" and fits == []
+    assert note("e", kept_only=True) == "" and fits == []
+
+
 def test_table_six_note_counts_the_initializations_matching_each_topic():
     """Table VI's claim reads the median count over initializations; its note says, per
     paper topic, how many initializations' topics match it (two of its eight words in one
