@@ -1321,6 +1321,36 @@ def test_caps_psnr_reruns_the_online_methods_with_larger_caps_and_words_the_gap_
                                                                  above)
 
 
+def test_ceiling_psnr_bounds_a_rank_k_fit_and_the_note_reads_orpca_against_the_nmf_fit():
+    """The truncated SVD's PSNR is Eckart–Young's bound: it equals the PSNR of the best
+    rank-k approximation, no nonnegative fit passes it, and an exactly rank-k nonnegative
+    matrix is fitted by both far beyond any face's PSNR. The note reads ORPCA above the
+    clean-data NMF by more than the tie as the unconstrained basis's lead, and within it as
+    not accounted for by the constraint."""
+    from onlinemf.experiments._zhao_tan_diagnoses import ceiling_note, ceiling_psnr
+
+    rng = np.random.default_rng(0)
+    clean = rng.random((60, 30))
+    got = ceiling_psnr(clean, 4, 0)
+    U, sv, Vt = np.linalg.svd(clean, full_matrices=False)
+    mse = np.sum(sv[4:] ** 2) / clean.size  # what the discarded directions leave
+    assert got["svd"] == pytest.approx(-10 * np.log10(mse), rel=1e-9)
+    assert got["nmf"] <= got["svd"] + 1e-9 and got["iterations"] > 0
+    exact = rng.random((60, 3)) @ rng.random((3, 30))
+    tight = ceiling_psnr(exact, 3, 0)
+    assert tight["svd"] > 100 and tight["nmf"] > 40
+    psnr = {"ORPCA": 26.0, "OADMM": 21.85, "OPGD": 17.77}
+    ceiling = {"svd": 30.0, "nmf": 24.0, "iterations": 50}
+    note = ceiling_note("K = 49: ", ceiling, psnr, 0.05)
+    assert note.startswith("K = 49: what a rank-K reconstruction")
+    assert "the truncated SVD 30.00 dB" in note and "a batch NMF of the same faces 24.00 dB" \
+        in note
+    assert "OADMM 21.85 dB (2.15 below it), OPGD 17.77 dB (6.23 below it)" in note
+    assert "its lead over OADMM and OPGD is its unconstrained basis" in note
+    level = ceiling_note("", {**ceiling, "nmf": 25.97}, psnr, 0.05)
+    assert "the nonnegativity constraint does not account for its lead" in level
+
+
 def test_orpca_tau_psnr_reads_the_ordering_with_orpca_at_the_online_methods_batch_size():
     from onlinemf.experiments.zhao_tan_outliers import (
         ONMF,

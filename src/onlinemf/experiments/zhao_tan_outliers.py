@@ -68,12 +68,15 @@ from ._zhao_tan_diagnoses import (
     _inner_split,
     _iteration_history,
     _own_descent_medians,
+    _psnr,
     _rho_code_diagnosis,
     _rho_code_note,
     _speed_spread,
     _stalled,
     _timed_histories,
     batch_start,
+    ceiling_note,
+    ceiling_psnr,
     code_cost,
     scaled_caps,
     split_text,
@@ -210,12 +213,6 @@ ORPCA_CURVE_WHY = ("not judged: the paper's words are about when the f̂_t curve
 ONMF_WHY = ("not judged: ONMF here is a stand-in for Guan et al.'s OR-NMF (one projected "
             "stochastic gradient step per mini-batch, without OR-NMF's buffer and inner robust "
             "iterations), so its running time is not OR-NMF's")
-
-
-def _psnr(est, clean):
-    """PSNR with peak 1 (eq. (48)), against the clean, normalized data."""
-    mse = np.mean((est - clean) ** 2)
-    return float(-10 * np.log10(max(mse, 1e-300)))
 
 
 class CleanRegret:
@@ -1570,6 +1567,15 @@ def cbcl(ctx: Context) -> Result:
                     res.notes.append(_orpca_tau_psnr_note(f"K = {k}: ", ctx.memo(
                         f"zhao-tan-cbcl-{k}-orpca-tau-psnr", lambda k=k, si=si: _orpca_tau_psnr(
                             *cell(k, si), k, ctx.seed)), results))
+                except PieceMissing:
+                    pass
+            if nu == 0.7:  # what a rank-K fit of the clean faces scores (an untimed piece)
+                try:
+                    res.notes.append(ceiling_note(f"K = {k}: ", ctx.memo(
+                        f"zhao-tan-cbcl-{k}-ceiling", lambda k=k: ceiling_psnr(
+                            faces, k, ctx.seed)), {m: results[m].get(
+                                "psnr_stored", results[m]["psnr"]) for m in (
+                                    "ORPCA", "OADMM", "OPGD")}, PSNR_TIE))
                 except PieceMissing:
                     pass
             if nu == 0.7:  # the ORPCA time claims' other side: where OADMM's and OPGD's
