@@ -1351,6 +1351,39 @@ def test_ceiling_psnr_bounds_a_rank_k_fit_and_the_note_reads_orpca_against_the_n
     assert "the nonnegativity constraint does not account for its lead" in level
 
 
+def test_clean_stream_runs_the_online_methods_without_outliers_and_reads_the_shortfall():
+    """One pass of OADMM and of OPGD over the clean rows: finite PSNRs, the outlier
+    estimates' share of the clean energy within [0, 1], and the same pass as the larger-caps
+    diagnosis at the paper's caps. The note reads the share of each method's shortfall below
+    the clean-data NMF that the clean pass closes, at least half or less, and gives the
+    PSNRs alone without the NMF fit."""
+    from onlinemf.experiments.zhao_tan_outliers import (
+        _caps_psnr,
+        _clean_stream,
+        _clean_stream_note,
+    )
+
+    clean, _ = _contaminated(3, 120, 25)
+    runs = _clean_stream(clean, 3, 0)
+    assert set(runs) == {"OADMM", "OPGD"}
+    for wn, stored, share in runs.values():
+        assert np.isfinite([wn, stored]).all() and 0.0 <= share <= 1.0
+    same = _caps_psnr(clean, clean, 3, 0, mult=1)
+    assert all(runs[m][:2] == pytest.approx(same[m][:2]) for m in runs)
+    results = {"OADMM": {"psnr": 20.0, "psnr_stored": 22.0},
+               "OPGD": {"psnr": 17.0, "psnr_stored": 18.0}}
+    note = _clean_stream_note(49, {"OADMM": (25.5, 25.0, 0.02), "OPGD": (19.0, 19.0, 0.3)},
+                              results, 26.0)
+    assert "beside the batch NMF of the clean faces (26.00 dB)" in note
+    assert ("OADMM: 25.00 dB (stored codes; 25.50 with W_N's codes) against 22.00 with the "
+            "outliers; its outlier estimates take 2.0% of the clean faces' energy, 75% of its "
+            "4.00 dB shortfall below the NMF fit closed") in note
+    assert "OADMM: the outliers account for most of its shortfall" in note
+    assert "OPGD: the pass falls short by itself, without outliers" in note  # 1 of 8 dB
+    alone = _clean_stream_note(49, {"OADMM": (25.5, 25.0, 0.02)}, results, None)
+    assert "NMF" not in alone and alone.endswith("clean faces' energy.")
+
+
 def test_orpca_tau_psnr_reads_the_ordering_with_orpca_at_the_online_methods_batch_size():
     from onlinemf.experiments.zhao_tan_outliers import (
         ONMF,

@@ -41,18 +41,23 @@ def _psnr(est, clean):
     return float(-10 * np.log10(max(mse, 1e-300)))
 
 
+#: the batch NMF's iteration cap in :func:`ceiling_psnr`
+NMF_MAX_ITER = 5000
+
+
 def ceiling_psnr(clean, k: int, seed) -> dict:
     """What a rank-k reconstruction of the clean samples (rows of ``clean``, no outliers)
     can score under eq. (48): ``"svd"``, the truncated SVD's PSNR, a bound no rank-k
     reconstruction passes (Eckart–Young), ORPCA's unconstrained one included; ``"nmf"``,
     the PSNR of a batch NMF of the same clean samples (scikit-learn's coordinate descent from
-    NNDSVDA, run to a tolerance of 1e-6), a nonnegative rank-k fit found without outliers,
-    not a proven optimum; and its iterations."""
+    NNDSVDA, run to a tolerance of 1e-6 or :data:`NMF_MAX_ITER` iterations), a nonnegative
+    rank-k fit found without outliers, not a proven optimum; and its iterations."""
     from sklearn.decomposition import NMF
 
     U, sv, Vt = np.linalg.svd(clean, full_matrices=False)
     svd = _psnr((U[:, :k] * sv[:k]) @ Vt[:k], clean)
-    nmf = NMF(k, init="nndsvda", solver="cd", tol=1e-6, max_iter=5000, random_state=seed)
+    nmf = NMF(k, init="nndsvda", solver="cd", tol=1e-6, max_iter=NMF_MAX_ITER,
+              random_state=seed)
     W = nmf.fit_transform(clean)
     return {"svd": svd, "nmf": _psnr(W @ nmf.components_, clean), "iterations": nmf.n_iter_}
 
@@ -72,8 +77,9 @@ def ceiling_note(where: str, ceiling: dict, psnr: dict, tie: float) -> str:
     return (f"{where}what a rank-K reconstruction of the clean faces scores (eq. (48), no "
             f"outliers): the truncated SVD {ceiling['svd']:.2f} dB, a bound no rank-K "
             f"reconstruction passes; a batch NMF of the same faces {ceiling['nmf']:.2f} dB "
-            f"({ceiling['iterations']} iterations; a nonnegative fit found, not a proven "
-            f"optimum). ORPCA {orpca:.2f} dB; {short}. "
+            f"({ceiling['iterations']} iterations"
+            + (", its cap" if ceiling["iterations"] >= NMF_MAX_ITER else "")
+            + f"; a nonnegative fit found, not a proven optimum). ORPCA {orpca:.2f} dB; {short}. "
             + ("ORPCA's reconstruction scores above the nonnegative fit of the outlier-free "
                "faces: its lead over OADMM and OPGD is its unconstrained basis, which no "
                "nonnegative method found here reaches even without outliers, not its handling "
