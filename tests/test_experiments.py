@@ -546,6 +546,49 @@ def test_the_longer_stream_note_sets_each_pass_against_batch_on_the_same_frames(
     assert "frames 226–250" not in short and "paper's length" not in short
 
 
+def test_sa_gap_parts_sum_to_the_gap_and_the_note_names_the_part_that_is_half_of_it():
+    """SA's gap to batch is the sum of three parts (the running subspace against its final
+    one, the final subspaces coded alike, the coder against batch's codes): on a small video
+    the parts are per-frame errors of the same frames, SA as run matches a fresh tracker on
+    the same draw, and batch's subspace coded as SA codes stays finite. The note names the
+    part that is at least half of the last frames' gap, or none."""
+    from onlinemf.baselines import batch_poisson_factorization
+    from onlinemf.estimators import PoissonSubspaceTracker
+    from onlinemf.experiments.wang_chi_poisson import (
+        _frame_errors,
+        _sa_gap_note,
+        _sa_gap_parts,
+    )
+
+    rng = np.random.default_rng(1)
+    Z = 20 * rng.random((30, 2)) @ rng.random((2, 40)) + 1.0
+    parts = _sa_gap_parts(Z, 3, 0, 2)
+    assert set(parts) == {"online", "sa_final", "batch_dict", "batch"}
+    assert all(len(v) == 30 and np.isfinite(v).all() for v in parts.values())
+    Y = np.random.default_rng(0).poisson(Z).astype(float)
+    again = _frame_errors(PoissonSubspaceTracker(3, method="sa", random_state=0), Y, Z)[0]
+    assert parts["online"] == pytest.approx(again)
+    Db, A = batch_poisson_factorization(Y, 3, np.ones(Y.shape, bool), n_iter=2,
+                                        random_state=0)
+    assert parts["batch"] == pytest.approx(
+        list(np.linalg.norm(A @ Db.T - Z, axis=1) / np.linalg.norm(Z, axis=1)))
+    fake = {"online": [0.10] * 25 + [0.08] * 25, "sa_final": [0.09] * 25 + [0.075] * 25,
+            "batch_dict": [0.08] * 25 + [0.055] * 25, "batch": [0.08] * 25 + [0.05] * 25}
+    note = _sa_gap_note(fake)
+    assert ("last 25 frames: SA as run 0.080, its final subspace coded again 0.075, batch's "
+            "subspace coded as SA codes 0.055, batch 0.050: the gap 0.030 = +0.005 (the "
+            "running subspace against SA's final one) + +0.020 (SA's final subspace against "
+            "batch's, both coded alike) + +0.005 (the tracker's coder against batch's own "
+            "codes)") in note
+    assert note.endswith("SA's final subspace against batch's, both coded alike is 67% of "
+                         "the gap: it is what keeps SA above batch there.")
+    even = {**fake, "sa_final": [0.09] * 25 + [0.07] * 25, "batch_dict": [0.08] * 25
+            + [0.06] * 25}
+    assert "no part is half of the gap" in _sa_gap_note(even)
+    level = {**fake, "online": [0.10] * 25 + [0.055] * 25}
+    assert "SA is within 0.01 of batch" in _sa_gap_note(level)
+
+
 def test_the_raw_a_note_reads_samples_to_each_set_of_runs_own_common_level():
     """Across a, the runs on the data divided by their maximum and at their own scale are
     each read at their own common level (the two objectives have different units): the
