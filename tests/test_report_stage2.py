@@ -1448,6 +1448,34 @@ def test_dictionary_fit_codes_the_clean_faces_exactly_on_each_final_dictionary()
     assert "ORPCA: its span 26.50 dB against 26.00 as run" in note
 
 
+def test_passes_psnr_scores_each_pass_and_the_note_reads_the_shortfall_closed():
+    """More passes of the stream: one PSNR per pass, the first the single pass's own (the
+    same fit as the larger-caps diagnosis at the paper's caps, scored on the first rows),
+    the later ones moving on; the note reads the share of the first pass's shortfall below
+    the NMF fit that the last pass closes."""
+    from onlinemf.experiments.zhao_tan_outliers import (
+        MORE_PASSES,
+        SCORED_SHARE,
+        _one_pass,
+        _passes_note,
+        _passes_psnr,
+        _psnr,
+    )
+
+    clean, X = _contaminated(6, 200, 25)
+    got = _passes_psnr(clean, X, 3, 0, "OADMM")
+    assert len(got) == MORE_PASSES and np.isfinite(got).all() and len(set(got)) > 1
+    rows = slice(0, int(SCORED_SHARE * 200))
+    one = _one_pass(clean, X, 3, 0, "OADMM")[0]
+    assert got[0] == pytest.approx(_psnr(one.decompose(X[rows])[0], clean[rows]))
+    note = _passes_note(49, {"OADMM": [22.0, 23.5, 24.5, 25.0], "OPGD": [18.0, 18.5, 19.0,
+                                                                          19.5]}, 26.0)
+    assert "OADMM: 22.00 → 23.50 → 24.50 → 25.00 dB, 75% of its 4.00 dB shortfall" in note
+    assert "OADMM: the single pass accounts for most of its shortfall" in note
+    assert "OPGD: 4 passes do not close most of its shortfall" in note
+    assert "NMF" not in _passes_note(49, {"OPGD": [18.0, 19.0]}, None)
+
+
 def test_orpca_tau_psnr_reads_the_ordering_with_orpca_at_the_online_methods_batch_size():
     from onlinemf.experiments.zhao_tan_outliers import (
         ONMF,
