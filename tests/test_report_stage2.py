@@ -1476,6 +1476,31 @@ def test_passes_psnr_scores_each_pass_and_the_note_reads_the_shortfall_closed():
     assert "NMF" not in _passes_note(49, {"OPGD": [18.0, 19.0]}, None)
 
 
+def test_uniform_start_runs_the_batch_nmf_from_the_papers_kind_of_start():
+    """The batch NMF from uniform entries projected onto C: finite and never above the
+    rank's SVD bound. The note reads how far down from the NNDSVDA fit towards each online
+    dictionary it ends."""
+    from onlinemf.experiments._zhao_tan_diagnoses import (
+        ceiling_psnr,
+        start_note,
+        uniform_start_psnr,
+    )
+
+    rng = np.random.default_rng(7)
+    clean = rng.random((60, 30))
+    got = uniform_start_psnr(clean, 4, 0)
+    assert np.isfinite(got["nmf"]) and got["iterations"] > 0
+    assert got["nmf"] <= ceiling_psnr(clean, 4, 0)["svd"] + 1e-9
+    note = start_note("K = 49: ", {"nmf": 23.0, "iterations": 900}, 26.0,
+                      {"OADMM": 22.0, "OPGD": 19.0, "OAPGD": 27.0})
+    assert note.startswith("K = 49: the batch NMF of the clean faces started as the paper")
+    assert "ends at 23.00 dB against 26.00 from NNDSVDA" in note
+    assert ("75% of the way down to OADMM's dictionary (22.00 dB): the start accounts for "
+            "most of its shortfall") in note
+    assert "43% of the way down to OPGD's dictionary (19.00 dB): the start does not" in note
+    assert "OAPGD's dictionary (27.00 dB) is not below the NNDSVDA fit" in note
+
+
 def test_orpca_tau_psnr_reads_the_ordering_with_orpca_at_the_online_methods_batch_size():
     from onlinemf.experiments.zhao_tan_outliers import (
         ONMF,

@@ -81,6 +81,8 @@ from ._zhao_tan_diagnoses import (
     scaled_caps,
     split_text,
     stall_note,
+    start_note,
+    uniform_start_psnr,
 )
 
 SPEED_WHY = ("the paper plots the objective against time (Figs. 2–6, 12, 15): each run's "
@@ -1780,10 +1782,15 @@ def cbcl(ctx: Context) -> Result:
                 except PieceMissing:
                     pass
                 try:  # each final dictionary with the best codes for it (a small piece)
-                    res.notes.append(_dictionary_fit_note(k, ctx.memo(
-                        f"zhao-tan-cbcl-{k}-dictionary-fit", lambda results=results:
-                        _dictionary_fit(faces, results)), results,
-                        ceilings[k]["nmf"] if k in ceilings else None))
+                    fits = ctx.memo(f"zhao-tan-cbcl-{k}-dictionary-fit",
+                                    lambda results=results: _dictionary_fit(faces, results))
+                    res.notes.append(_dictionary_fit_note(
+                        k, fits, results, ceilings[k]["nmf"] if k in ceilings else None))
+                    if k in ceilings:  # and the batch NMF from the paper's kind of start
+                        res.notes.append(start_note(f"K = {k}: ", ctx.memo(
+                            f"zhao-tan-cbcl-{k}-uniform-start", lambda k=k: uniform_start_psnr(
+                                faces, k, ctx.seed)), ceilings[k]["nmf"],
+                            {m: fits[m]["nnls"] for m in ("OADMM", "OPGD")}))
                 except PieceMissing:
                     pass
             if nu == 0.7:  # the ORPCA time claims' other side: where OADMM's and OPGD's
