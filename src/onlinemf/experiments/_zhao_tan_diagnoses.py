@@ -93,7 +93,9 @@ def start_note(where: str, start: dict, nndsvda: float, online: dict) -> str:
             parts.append(f"{m}'s dictionary ({level:.2f} dB) is not below the NNDSVDA fit")
             continue
         share = (nndsvda - start["nmf"]) / gap
-        parts.append(f"{share:.0%} of the way down to {m}'s dictionary ({level:.2f} dB): "
+        way = (f"{share:.0%} of the way" if share > 0 else "above the NNDSVDA fit, none of "
+               "the way")
+        parts.append(f"{way} down to {m}'s dictionary ({level:.2f} dB): "
                      + ("the start accounts for most of its shortfall" if share >= 0.5 else
                         "the start does not account for most of its shortfall"))
     return (f"{where}the batch NMF of the clean faces started as the paper starts W₀ (uniform "
@@ -166,7 +168,7 @@ def ceiling_note(where: str, ceiling: dict, psnr: dict, tie: float) -> str:
                "nonnegative method found here reaches even without outliers, not its handling "
                "of the outliers" if above else
                "ORPCA does not score above the nonnegative fit of the outlier-free faces, so "
-               "the nonnegativity constraint does not account for its lead"))
+               "the nonnegativity constraint does not account for its lead") + ".")
 
 
 def _inner_split(X, k: int, seed, names=("OADMM", "OPGD")) -> dict:
