@@ -572,14 +572,26 @@ def test_sa_gap_parts_sum_to_the_gap_and_the_note_names_the_part_that_is_half_of
                                         random_state=0)
     assert parts["batch"] == pytest.approx(
         list(np.linalg.norm(A @ Db.T - Z, axis=1) / np.linalg.norm(Z, axis=1)))
+    # the two re-coded readings: the tracker's coder on SA's final subspace and on batch's
+    sa = PoissonSubspaceTracker(3, method="sa", random_state=0)
+    _frame_errors(sa, Y, Z)
+    swapped = PoissonSubspaceTracker(3, method="sa", random_state=0)
+    _frame_errors(swapped, Y, Z)
+    swapped.components_ = np.ascontiguousarray(Db.T)
+    for key, est in (("sa_final", sa), ("batch_dict", swapped)):
+        R = est.transform(Y) @ est.components_
+        assert parts[key] == pytest.approx(
+            list(np.linalg.norm(R - Z, axis=1) / np.linalg.norm(Z, axis=1)))
+    assert parts["sa_final"] != pytest.approx(parts["batch_dict"])
     fake = {"online": [0.10] * 25 + [0.08] * 25, "sa_final": [0.09] * 25 + [0.075] * 25,
             "batch_dict": [0.08] * 25 + [0.055] * 25, "batch": [0.08] * 25 + [0.05] * 25}
     note = _sa_gap_note(fake)
     assert ("last 25 frames: SA as run 0.080, its final subspace coded again 0.075, batch's "
-            "subspace coded as SA codes 0.055, batch 0.050: the gap 0.030 = +0.005 (the "
-            "running subspace against SA's final one) + +0.020 (SA's final subspace against "
-            "batch's, both coded alike) + +0.005 (the tracker's coder against batch's own "
-            "codes)") in note
+            "subspace coded as SA codes 0.055, batch 0.050: the gap 0.030, of which +0.005 "
+            "from SA's running estimates (each frame coded with the subspace before it, then "
+            "multiplied by the one it updated) against its final subspace, +0.020 from SA's "
+            "final subspace against batch's, both coded alike, +0.005 from the tracker's "
+            "coder against batch's own codes") in note
     assert note.endswith("SA's final subspace against batch's, both coded alike is 67% of "
                          "the gap: it is what keeps SA above batch there.")
     even = {**fake, "sa_final": [0.09] * 25 + [0.07] * 25, "batch_dict": [0.08] * 25
@@ -587,6 +599,30 @@ def test_sa_gap_parts_sum_to_the_gap_and_the_note_names_the_part_that_is_half_of
     assert "no part is half of the gap" in _sa_gap_note(even)
     level = {**fake, "online": [0.10] * 25 + [0.055] * 25}
     assert "SA is within 0.01 of batch" in _sa_gap_note(level)
+
+
+def test_video_later_reads_the_sa_gap_piece_once_and_only_at_the_papers_scale(tmp_path):
+    """The SA gap's note comes from its kept piece, replaces an earlier one rather than
+    adding to it, is left out while the piece is not kept, and is not read below the
+    paper's scale (where SA does not run)."""
+    from onlinemf.experiments._registry import Result
+    from onlinemf.experiments.wang_chi_poisson import GAP_PARTS, _video_later
+
+    fake = {"online": [0.10] * 25 + [0.08] * 25, "sa_final": [0.09] * 25 + [0.075] * 25,
+            "batch_dict": [0.08] * 25 + [0.055] * 25, "batch": [0.08] * 25 + [0.05] * 25}
+
+    def later(scale, plant):
+        ctx = Context(scale=scale, out_dir=str(tmp_path / scale), kept_only=True)
+        if plant:
+            Context(scale=scale, out_dir=str(tmp_path / scale)).memo(
+                "wang-chi-video-sa-gap", lambda: fake)
+        res = Result(notes=["kept", f"{GAP_PARTS} (an earlier reading)"])
+        return _video_later(res, ctx).notes
+    assert later("paper", False) == ["kept"]
+    notes = later("paper", True)
+    assert notes[0] == "kept" and len(notes) == 2 and notes[1].startswith(GAP_PARTS)
+    assert "earlier reading" not in notes[1] and "the gap 0.030, of which" in notes[1]
+    assert later("quick", True) == ["kept"]
 
 
 def test_the_raw_a_note_reads_samples_to_each_set_of_runs_own_common_level():

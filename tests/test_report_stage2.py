@@ -1357,10 +1357,11 @@ def test_clean_stream_runs_the_online_methods_without_outliers_and_reads_the_sho
     diagnosis at the paper's caps. The note reads the share of each method's shortfall below
     the clean-data NMF that the clean pass closes, at least half or less, and gives the
     PSNRs alone without the NMF fit."""
+    from onlinemf import OnlineRobustNMF, RobustSolver
     from onlinemf.experiments.zhao_tan_outliers import (
-        _caps_psnr,
         _clean_stream,
         _clean_stream_note,
+        _psnr,
     )
 
     clean, _ = _contaminated(3, 120, 25)
@@ -1368,8 +1369,12 @@ def test_clean_stream_runs_the_online_methods_without_outliers_and_reads_the_sho
     assert set(runs) == {"OADMM", "OPGD"}
     for wn, stored, share in runs.values():
         assert np.isfinite([wn, stored]).all() and 0.0 <= share <= 1.0
-    same = _caps_psnr(clean, clean, 3, 0, mult=1)
-    assert all(runs[m][:2] == pytest.approx(same[m][:2]) for m in runs)
+    # each the paper's online method over the clean rows, built here from its settings
+    for m, code in (("OADMM", "admm"), ("OPGD", "pgd")):
+        est = OnlineRobustNMF(3, solver=RobustSolver(code), batch_size=5, scale=None,
+                              settings="paper", random_state=0, max_iter=1,
+                              max_no_improvement=None).fit(clean)
+        assert runs[m][0] == pytest.approx(_psnr(est.decompose(clean)[0], clean))
     results = {"OADMM": {"psnr": 20.0, "psnr_stored": 22.0},
                "OPGD": {"psnr": 17.0, "psnr_stored": 18.0}}
     note = _clean_stream_note(49, {"OADMM": (25.5, 25.0, 0.02), "OPGD": (19.0, 19.0, 0.3)},
@@ -1457,10 +1462,10 @@ def test_passes_psnr_scores_each_pass_and_the_note_reads_the_shortfall_closed():
     same fit as the larger-caps diagnosis at the paper's caps, scored on the first rows),
     the later ones moving on; the note reads the share of the first pass's shortfall below
     the NMF fit that the last pass closes."""
+    from onlinemf import OnlineRobustNMF, RobustSolver
     from onlinemf.experiments.zhao_tan_outliers import (
         MORE_PASSES,
         SCORED_SHARE,
-        _one_pass,
         _passes_note,
         _passes_psnr,
         _psnr,
@@ -1470,8 +1475,12 @@ def test_passes_psnr_scores_each_pass_and_the_note_reads_the_shortfall_closed():
     got = _passes_psnr(clean, X, 3, 0, "OADMM")
     assert len(got) == MORE_PASSES and np.isfinite(got).all() and len(set(got)) > 1
     rows = slice(0, int(SCORED_SHARE * 200))
-    one = _one_pass(clean, X, 3, 0, "OADMM")[0]
-    assert got[0] == pytest.approx(_psnr(one.decompose(X[rows])[0], clean[rows]))
+    est = OnlineRobustNMF(3, solver=RobustSolver("admm"), batch_size=5, scale=None,
+                          settings="paper", random_state=0, max_iter=1,
+                          max_no_improvement=None).fit(X)
+    assert got[0] == pytest.approx(_psnr(est.decompose(X[rows])[0], clean[rows]))
+    est.partial_fit(X)  # the second pass: the rows in their stored order
+    assert got[1] == pytest.approx(_psnr(est.decompose(X[rows])[0], clean[rows]))
     note = _passes_note(49, {"OADMM": [22.0, 23.5, 24.5, 25.0], "OPGD": [18.0, 18.5, 19.0,
                                                                           19.5]}, 26.0)
     assert "OADMM: 22.00 → 23.50 → 24.50 → 25.00 dB, 75% of its 4.00 dB shortfall" in note
@@ -1485,6 +1494,8 @@ def test_uniform_start_runs_the_batch_nmf_from_the_papers_kind_of_start():
     rank's SVD bound. The note reads how far down from the NNDSVDA fit towards each online
     dictionary it ends."""
     from onlinemf.experiments._zhao_tan_diagnoses import (
+        NMF_MAX_ITER,
+        batch_start,
         ceiling_psnr,
         start_note,
         uniform_start_psnr,
@@ -1492,9 +1503,19 @@ def test_uniform_start_runs_the_batch_nmf_from_the_papers_kind_of_start():
 
     rng = np.random.default_rng(7)
     clean = rng.random((60, 30))
+    from scipy.optimize import nnls
+    from sklearn.decomposition import NMF
+
     got = uniform_start_psnr(clean, 4, 0)
     assert np.isfinite(got["nmf"]) and got["iterations"] > 0
     assert got["nmf"] <= ceiling_psnr(clean, 4, 0)["svd"] + 1e-9
+    # started from the batch solvers' W₀ with the rows' exact nonnegative codes on it
+    H0 = batch_start(0, 4, 30)
+    W0 = np.array([nnls(H0.T, v)[0] for v in clean])
+    ref = NMF(4, init="custom", solver="cd", tol=1e-6, max_iter=NMF_MAX_ITER)
+    W = ref.fit_transform(clean, W=W0, H=H0.copy())
+    mse = np.mean((W @ ref.components_ - clean) ** 2)
+    assert got["nmf"] == pytest.approx(-10 * np.log10(mse), rel=1e-9)
     note = start_note("K = 49: ", {"nmf": 23.0, "iterations": 900}, 26.0,
                       {"OADMM": 22.0, "OPGD": 19.0, "OAPGD": 27.0})
     assert note.startswith("K = 49: the batch NMF of the clean faces started as the paper")
@@ -1511,6 +1532,7 @@ def test_robust_batch_solves_the_papers_objective_on_clean_rows_and_reads_the_sh
     """The paper's objective in batch on clean rows: BADMM's low-rank part scored by PSNR,
     never above the rank's SVD bound, its iterations within the cap; the note reads how far
     down from the NMF fit towards each online method's PSNR it ends."""
+    from onlinemf.baselines import batch_robust_nmf
     from onlinemf.experiments._zhao_tan_diagnoses import (
         ROBUST_BATCH,
         ceiling_psnr,
@@ -1521,15 +1543,27 @@ def test_robust_batch_solves_the_papers_objective_on_clean_rows_and_reads_the_sh
     clean = np.random.default_rng(8).random((80, 25))  # not of rank 3: a fit with a residual
     got = robust_batch_psnr(clean, 3, 0)
     assert np.isfinite(got["psnr"]) and 0 < got["iterations"] <= ROBUST_BATCH[0]
+    # the paper's objective: λ = 1/√F, BADMM from its seeded uniform start (the batch
+    # solvers' W₀); another λ scores otherwise
+    def psnr(lam):
+        ref = batch_robust_nmf(clean, 3, lam=lam, solver="admm", max_iter=ROBUST_BATCH[0],
+                               tol=ROBUST_BATCH[1], random_state=0)
+        return -10 * np.log10(np.mean((ref.codes @ ref.components - clean) ** 2))
+    assert got["psnr"] == pytest.approx(psnr(1 / np.sqrt(25)), rel=1e-9)
+    assert got["psnr"] != pytest.approx(psnr(0.5 / np.sqrt(25)), rel=1e-6)
     assert got["psnr"] <= ceiling_psnr(clean, 3, 0)["svd"] + 1e-9
     note = robust_batch_note("K = 49: ", {"psnr": 23.0, "iterations": ROBUST_BATCH[0]}, 26.0,
                              {"OADMM": 22.0, "OPGD": 18.0, "X": 26.5})
-    assert f"(BADMM, {ROBUST_BATCH[0]} iterations, its cap)" in note
+    assert f"(BADMM, {ROBUST_BATCH[0]} iterations, its cap: " in note
     assert "its low-rank part W H scores 23.00 dB against the NMF fit's 26.00" in note
-    assert ("75% of the way down to OADMM (22.00 dB): the objective accounts for most of its "
-            "shortfall") in note
-    assert "38% of the way down to OPGD (18.00 dB): the objective does not" in note
+    assert "its cap: a point of the objective, not its minimiser" in note
+    assert ("75% of the way down to OADMM (22.00 dB): the point found accounts for most of "
+            "its shortfall") in note
+    assert "38% of the way down to OPGD (18.00 dB): the point found does not" in note
     assert "X (26.50 dB) is not below the NMF fit" in note
+    lower = robust_batch_note("", {"psnr": 20.2, "iterations": 10}, 26.0, {"OADMM": 21.85})
+    assert "its cap" not in lower and ("below OADMM itself (21.85 dB): the point found "
+                                       "accounts for most of its shortfall") in lower
 
 
 def test_orpca_tau_psnr_reads_the_ordering_with_orpca_at_the_online_methods_batch_size():
@@ -2918,8 +2952,8 @@ def test_synth_step_note_reads_the_step_alone_against_both_rivals(tmp_path, monk
     assert fits == [("ornmf", "vr", K, S, "metric", m)]
     assert (f"m = n/b = {m} inner steps, {S} outer iterations" in text
             and f"{S * m} updates over {3 * S:.1f} passes" in text)
-    assert ("f 1.02, -1.70, below SMM and below SGD: so the step and the inner loop's length "
-            "account for VR's deficit on Synth, as on YaleB") in text
+    assert ("f 1.02, log10-suboptimality -1.70, below SMM and below SGD: so the step and the "
+            "inner loop's length account for VR's deficit on Synth, as on YaleB") in text
     assert f"its dictionary's rank {zhf.SYNTH_RANK}, σ_11/σ_1 = " in text
     assert "SMM 1.5, SGD 1.1, VR as run 2)." in text
     # SGD within the tie of the step-alone fit: not below both

@@ -35,6 +35,23 @@ CODE_COST_HEAD = "ORPCA's code solves beside OADMM's and OPGD's"
 ONE_PASS = {"max_iter": 1, "max_no_improvement": None}
 
 
+#: two PSNRs closer than this (dB) are a tie: below the smallest gap the paper reads as
+#: "slightly outperform ORPCA" (OADMM over ORPCA in Tables I(a), IV(a), IV(b): 0.10 to 0.15 dB,
+#: the least in Table I(a), setting 3), so the paper's own tables pass the ordering
+PSNR_TIE = 0.05
+
+
+def _shortfall_closed(psnr: float, as_run: float, nmf: float | None) -> tuple:
+    """The share of a method's shortfall below the clean faces' NMF fit (``nmf``, dB; its
+    run's ``as_run`` PSNR below it) that a diagnostic fit scoring ``psnr`` closes, and that
+    share in words (None and "" without the NMF fit, or with a run not below it by more
+    than :data:`PSNR_TIE`)."""
+    if nmf is None or nmf - as_run <= PSNR_TIE:
+        return None, ""
+    closed = (psnr - as_run) / (nmf - as_run)
+    return closed, f", {closed:.0%} of its {nmf - as_run:.2f} dB shortfall below the NMF fit closed"
+
+
 def _psnr(est, clean):
     """PSNR with peak 1 (eq. (48)), against the clean, normalized data."""
     mse = np.mean((est - clean) ** 2)
@@ -84,15 +101,15 @@ def start_note(where: str, start: dict, nndsvda: float, online: dict) -> str:
     dB). Read before it was computed: where the batch fit from the paper's kind of start
     ends at least half of the way from the NNDSVDA fit down to an online dictionary's
     level, a start of that kind accounts for most of that method's shortfall (the batch
-    solver, run to convergence, stops as low from it); where it ends nearer the NNDSVDA
-    fit, the start does not account for it."""
+    solver stops as low from it); where it ends nearer the NNDSVDA fit, the start does not
+    account for it."""
     parts = []
     for m, level in online.items():
-        gap = nndsvda - level
-        if gap <= 0:
+        closed = _shortfall_closed(start["nmf"], level, nndsvda)[0]
+        if closed is None:
             parts.append(f"{m}'s dictionary ({level:.2f} dB) is not below the NNDSVDA fit")
             continue
-        share = (nndsvda - start["nmf"]) / gap
+        share = 1.0 - closed  # of the way down from the NNDSVDA fit to the dictionary's level
         way = (f"{share:.0%} of the way" if share > 0 else "above the NNDSVDA fit, none of "
                "the way")
         parts.append(f"{way} down to {m}'s dictionary ({level:.2f} dB): "
@@ -127,20 +144,24 @@ def robust_batch_note(where: str, batch: dict, nmf: float, as_run: dict) -> str:
     where the paper's objective, solved in batch on the clean faces, ends at least half of
     the way from the NMF fit down to a method's PSNR, the objective itself (its ℓ1 outlier
     term at the paper's λ, which treats part of the faces as outliers) accounts for most of
-    that method's shortfall; where it ends nearer the NMF fit, it does not."""
+    that method's shortfall; where it ends nearer the NMF fit, it does not. A solve stopped
+    by its cap reads a point of the objective, not its minimiser, and the note says so."""
     parts = []
     for m, level in as_run.items():
-        gap = nmf - level
-        if gap <= 0:
+        closed = _shortfall_closed(batch["psnr"], level, nmf)[0]
+        if closed is None:
             parts.append(f"{m} ({level:.2f} dB) is not below the NMF fit")
             continue
-        share = (nmf - batch["psnr"]) / gap
-        parts.append(f"{share:.0%} of the way down to {m} ({level:.2f} dB): "
-                     + ("the objective accounts for most of its shortfall" if share >= 0.5
-                        else "the objective does not account for most of its shortfall"))
+        share = 1.0 - closed  # of the way down from the NMF fit to the method's PSNR
+        way = (f"below {m} itself ({level:.2f} dB)" if share > 1 else
+               f"{share:.0%} of the way down to {m} ({level:.2f} dB)")
+        parts.append(f"{way}: " + ("the point found accounts for most of its shortfall"
+                                   if share >= 0.5 else "the point found does not account "
+                                   "for most of its shortfall"))
+    capped = batch["iterations"] >= ROBUST_BATCH[0]
     return (f"{where}the paper's objective (λ = 1/√F) solved in batch on the clean faces "
             f"(BADMM, {batch['iterations']} iterations"
-            + (", its cap" if batch["iterations"] >= ROBUST_BATCH[0] else "")
+            + (", its cap: a point of the objective, not its minimiser" if capped else "")
             + f"): its low-rank part W H scores {batch['psnr']:.2f} dB against the NMF fit's "
             f"{nmf:.2f}: " + "; ".join(parts) + ".")
 

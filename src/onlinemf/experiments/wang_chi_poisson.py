@@ -716,13 +716,13 @@ GAP_PARTS = "SA's gap to batch at p = 1 taken apart"
 def _sa_gap_note(parts: dict, frames: int = 25) -> str:
     """:func:`_sa_gap_parts` over the first and the last ``frames`` frames. Read before its
     run: the part that is at least half of the last frames' gap is what keeps SA above
-    batch there (the running subspace lagging its final one; SA's final subspace against
+    batch there (SA's running estimates against its final subspace; SA's final subspace against
     batch's, both coded alike; or the coder against batch's own codes); where no part is,
-    none accounts for most of it. The run's own SA errors are given beside it, as a check
-    that the stream is the run's."""
+    none accounts for most of it."""
     mean = {key: (float(np.mean(v[:frames])), float(np.mean(v[-frames:])))
             for key, v in parts.items()}
-    names = {"lag": "the running subspace against SA's final one",
+    names = {"lag": "SA's running estimates (each frame coded with the subspace before it, "
+                    "then multiplied by the one it updated) against its final subspace",
              "dictionary": "SA's final subspace against batch's, both coded alike",
              "coder": "the tracker's coder against batch's own codes"}
     texts, last = [], {}
@@ -733,8 +733,8 @@ def _sa_gap_note(parts: dict, frames: int = 25) -> str:
         gap = m["online"] - m["batch"]
         texts.append(f"{where} frames: SA as run {m['online']:.3f}, its final subspace coded "
                      f"again {m['sa_final']:.3f}, batch's subspace coded as SA codes "
-                     f"{m['batch_dict']:.3f}, batch {m['batch']:.3f}: the gap {gap:.3f} = "
-                     + " + ".join(f"{v:+.3f} ({names[key]})" for key, v in split.items()))
+                     f"{m['batch_dict']:.3f}, batch {m['batch']:.3f}: the gap {gap:.3f}, of which "
+                     + ", ".join(f"{v:+.3f} from {names[key]}" for key, v in split.items()))
         last = {"gap": gap, **split}
     gap = last.pop("gap")
     top = max(last, key=last.get)

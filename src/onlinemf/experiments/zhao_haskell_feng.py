@@ -857,7 +857,7 @@ def _rank_k_note(problem: str, fk: dict) -> str:
 def _synth_step_note(ctx: Context, problem: str, X, runs: dict, f_ref: float, K: int) -> str:
     """On a Synth panel where VR at equal passes does not end below both SMM and SGD, the
     fit YaleB's diagnosis sets apart (:func:`_metric_step_at_text`, whose first readings
-    Synth's hour-long fits leave out): the paper's settings with m = n/b inner steps, S
+    leave Synth's long fits out): the paper's settings with m = n/b inner steps, S
     outer iterations for about the rivals' passes (:func:`_inner_plan`) and VR's steps in
     each atom's curvature (untuned) in place of the tuned scalar step. One piece, with the
     fit's numerical rank (:func:`_rank`). Read before its run: below both rivals by the
@@ -889,8 +889,9 @@ def _synth_step_note(ctx: Context, problem: str, X, runs: dict, f_ref: float, K:
             f"{passes:.1f} passes)")
     if not np.isfinite(f):
         return head + ": it diverged, so the step does not account for VR's deficit here"
-    read, below = _read_fit(f, f_ref, logs)
-    return (head + f": f {f:.6g}" + read
+    verdict, where = _against_rivals({**logs, "vr": _log_sub(f, f_ref)})
+    below = verdict == "reproduced"
+    return (head + f": f {f:.6g}, log10-suboptimality {_log_text(f, f_ref)}, {where}: "
             + ("so the step and the inner loop's length account for VR's deficit on Synth, as "
                "on YaleB" if below else "not below both, so the step and the inner loop's "
                "length do not account for VR's deficit on Synth")

@@ -57,8 +57,11 @@ from ._verdicts import (
 from ._zhao_tan_diagnoses import (
     BATCH_GRIDS,
     CODE_COST_HEAD,
+    NMF_MAX_ITER,
     ONE_PASS,
     ONLINE,
+    PSNR_TIE,
+    ROBUST_BATCH,
     _batch_grid,
     _batch_grid_note,
     _batch_sensitivity_claims,
@@ -71,6 +74,7 @@ from ._zhao_tan_diagnoses import (
     _psnr,
     _rho_code_diagnosis,
     _rho_code_note,
+    _shortfall_closed,
     _speed_spread,
     _stalled,
     _timed_histories,
@@ -114,10 +118,6 @@ BASELINE_DEPARTURES = (
     "convergence claims are judged: they turn on the absence of an outlier model, which the "
     "stand-in shares with OR-NMF.")
 
-#: two PSNRs closer than this (dB) are a tie: below the smallest gap the paper reads as
-#: "slightly outperform ORPCA" (OADMM over ORPCA in Tables I(a), IV(a), IV(b): 0.10 to 0.15 dB,
-#: the least in Table I(a), setting 3), so the paper's own tables pass the ordering
-PSNR_TIE = 0.05
 
 # The paper's running times (s, means over ten initializations) as (batch / online, ORPCA /
 # online) ranges: the two batch-over-online pairs BADMM/OADMM and BPGD/OPGD, and ORPCA over
@@ -1485,20 +1485,10 @@ def _clean_stream(clean, k: int, seed) -> dict:
     return out
 
 
-def _shortfall_closed(psnr: float, as_run: float, nmf: float | None) -> tuple:
-    """The share of a method's shortfall below the clean faces' NMF fit (``nmf``, dB; its
-    run's ``as_run`` PSNR below it) that a diagnostic fit scoring ``psnr`` closes, and that
-    share in words (None and "" without the NMF fit, or with a run not below it)."""
-    if nmf is None or nmf - as_run <= PSNR_TIE:
-        return None, ""
-    closed = (psnr - as_run) / (nmf - as_run)
-    return closed, f", {closed:.0%} of its {nmf - as_run:.2f} dB shortfall below the NMF fit closed"
-
-
 #: the dictionary solve's tolerance in :func:`_dict_solve_psnr` (the paper's is 1e-4)
 DICT_TOL = 1e-8
-#: fewer dictionary iterations per step than this at :data:`DICT_TOL` leave the solve as the
-#: paper's tolerance stops it (about one), so :func:`_dict_solve_note` does not read that run
+#: fewer dictionary iterations per step than this at :data:`DICT_TOL` leave the solve about
+#: where the paper's tolerance stops it, so :func:`_dict_solve_note` does not read that run
 UNTESTED_DICT_ITERATIONS = 2.0
 
 
@@ -1507,7 +1497,7 @@ def _dict_solve_psnr(clean, X, k: int, seed) -> dict:
     relative change of :data:`DICT_TOL` (its cap as the paper's), everything else the
     paper's (one untimed pass each): each one's PSNR with W_N's codes and with the stored
     codes (eq. (48)), the dictionary solve's mean iterations per step and the pass's
-    seconds. At the paper's tolerance that solve stops after about one iteration per step."""
+    seconds."""
     out = {}
     for name in ("OADMM", "OPGD"):
         est, tracker, seconds = _one_pass(clean, X, k, seed, name, dict_tol=DICT_TOL)
@@ -1520,10 +1510,12 @@ def _dict_solve_note(k: int, runs: dict, results: dict, nmf: float | None) -> st
     """:func:`_dict_solve_psnr` beside the runs at the paper's tolerance and, where it is
     kept, the batch NMF of the clean faces (``nmf``, dB). Read before the runs: a method
     whose fit closes at least half of its shortfall below the NMF fit falls short at the
-    paper's settings because its dictionary solve stops after about one iteration per step;
-    one that closes less does not fall short for that reason. A run whose solve still takes
-    fewer than :data:`UNTESTED_DICT_ITERATIONS` iterations per step has not been run
-    further, and is not read."""
+    paper's settings because its dictionary solve stops early; one that closes less does not
+    fall short for that reason.
+
+    A run whose solve still takes fewer than :data:`UNTESTED_DICT_ITERATIONS` iterations
+    per step has not been run further than the paper's tolerance runs it, and is not read.
+    """
     parts, verdicts = [], []
     for m, (wn, stored, its, seconds) in runs.items():
         mixed = results[m].get("psnr_stored", results[m]["psnr"])
@@ -1541,8 +1533,8 @@ def _dict_solve_note(k: int, runs: dict, results: dict, nmf: float | None) -> st
                             "most of its shortfall")
         parts.append(text + share)
     return (f"K = {k}, setting 1, OADMM and OPGD with the dictionary's solve run to a "
-            f"relative change of {DICT_TOL:g} (the paper's 1e-4 stops it after about one "
-            "iteration per step; everything else the paper's; one untimed pass each)"
+            f"relative change of {DICT_TOL:g} (the paper's tolerance: 1e-4; everything else "
+            "the paper's; one untimed pass each)"
             + (f", beside the batch NMF of the clean faces ({nmf:.2f} dB)" if nmf is not None
                else "") + ": " + "; ".join(parts)
             + (". " + "; ".join(verdicts) + "." if verdicts else "."))
@@ -1556,14 +1548,14 @@ def _dictionary_fit(faces, results: dict) -> dict:
     """How well each online method's final dictionary (``results[m]["atoms"]``, K×F) can
     reconstruct the clean faces (rows of ``faces``) with the best codes for it, apart from
     the codes its own solve found: each face's exact nonnegative least-squares code on the
-    atoms (scipy's NNLS; for OADMM, OPGD and its accelerated form), the PSNR of that
+    atoms (scipy's NNLS; for OADMM and OPGD), the PSNR of that
     reconstruction (eq. (48)) and the atoms whose code is nonzero on at least
     :data:`USED_SHARE` of the faces; and, for every method, the PSNR of the faces projected
     onto the atoms' span (unconstrained codes, as ORPCA's are)."""
     from scipy.optimize import nnls
 
     out = {}
-    for m in (*ONLINE, "ORPCA"):
+    for m in ("OADMM", "OPGD", "ORPCA"):
         W = np.asarray(results[m]["atoms"], dtype=float)
         span = np.linalg.lstsq(W.T, faces.T, rcond=None)[0].T @ W
         fit = {"span": _psnr(span, faces)}
@@ -1609,10 +1601,12 @@ MORE_PASSES, SCORED_SHARE = 4, 0.1
 
 def _passes_psnr(clean, X, k: int, seed, name: str) -> list:
     """The online method ``name`` over :data:`MORE_PASSES` passes of the contaminated stream
-    X, everything else the paper's (its first pass as the run's, then the stream again in
-    the same order, each pass continuing the last; untimed): after each pass, the PSNR with
-    W_N's codes (eq. (48)) over the stream's first :data:`SCORED_SHARE` of rows."""
+    X, everything else the paper's (its first pass as the run's, over the rows shuffled;
+    then further passes over the rows in their stored order, each continuing the last;
+    untimed): after each pass, the PSNR with W_N's codes (eq. (48)) over the stream's first
+    :data:`SCORED_SHARE` of rows (in their stored order)."""
     est = _one_pass(clean, X, k, seed, name)[0]
+    est.set_params(callback=None)  # the clean-data measure is not read past the first pass
     rows = slice(0, max(1, int(SCORED_SHARE * X.shape[0])))
     out = [_psnr(est.decompose(X[rows])[0], clean[rows])]
     for _ in range(MORE_PASSES - 1):
@@ -1636,8 +1630,9 @@ def _passes_note(k: int, runs: dict, nmf: float | None) -> str:
                             if closed >= 0.5 else
                             f"{m}: {len(psnr)} passes do not close most of its shortfall")
     return (f"K = {k}, setting 1, the online methods over {MORE_PASSES} passes of the stream "
-            "(the paper's settings; the stream again in the same order, each pass continuing "
-            f"the last; PSNR with W_N's codes on the stream's first {SCORED_SHARE:.0%} of rows "
+            "(the paper's settings; the first pass over the rows shuffled, as the run's, the "
+            "others over them in their stored order, each continuing the last; PSNR with "
+            f"W_N's codes on the stream's first {SCORED_SHARE:.0%} of rows "
             "after each pass; one untimed run each)"
             + (f", beside the batch NMF of the clean faces ({nmf:.2f} dB)" if nmf is not None
                else "") + ": " + "; ".join(parts)
@@ -1653,10 +1648,10 @@ def _clean_stream_note(k: int, clean_runs: dict, results: dict, nmf: float | Non
     settings, so the outliers do not account for the online methods' place below ORPCA.
     Without the NMF fit, the two runs' PSNRs are given alone."""
     parts, verdicts = [], []
-    for m, (wn, stored, share) in clean_runs.items():
+    for m, (wn, stored, energy) in clean_runs.items():
         mixed = results[m].get("psnr_stored", results[m]["psnr"])
         text = (f"{m}: {stored:.2f} dB (stored codes; {wn:.2f} with W_N's codes) against "
-                f"{mixed:.2f} with the outliers; its outlier estimates take {share:.1%} of the "
+                f"{mixed:.2f} with the outliers; its outlier estimates take {energy:.1%} of the "
                 "clean faces' energy")
         closed, share = _shortfall_closed(stored, mixed, nmf)
         if closed is not None:
@@ -1702,6 +1697,58 @@ def _caps_psnr_note(k: int, caps: dict, results: dict, mult: int = 10) -> str:
             + f"; ORPCA {orpca:.2f} dB: {verdict}.")
 
 
+def _ordering_notes(ctx: Context, k: int, faces, results: dict, cell, main: bool) -> list:
+    """The diagnoses of the PSNR ordering against ORPCA at K = k, setting 1 (one untimed
+    piece each, each key naming its settings; a piece not kept leaves its note out): what a
+    rank-K fit of the clean ``faces`` scores (:func:`ceiling_psnr`), each final dictionary
+    with the best codes for it (:func:`_dictionary_fit`), the batch NMF from the paper's kind
+    of start (:func:`uniform_start_psnr`) and the paper's objective in batch
+    (:func:`robust_batch_psnr`); at Table I's K (``main``), also the online methods over the
+    outlier-free stream, over more passes and with the dictionary's solve run further.
+    ``cell()`` gives the cell's clean and contaminated streams."""
+    key, notes = f"zhao-tan-cbcl-{k}", []
+    mine = {m: results[m].get("psnr_stored", results[m]["psnr"]) for m in ("OADMM", "OPGD")}
+
+    def read(piece, compute, note):
+        try:
+            value = ctx.memo(f"{key}-{piece}", compute)
+        except PieceMissing:
+            return None
+        notes.append(note(value))
+        return value
+    ceiling = read(f"ceiling{NMF_MAX_ITER}", lambda: ceiling_psnr(faces, k, ctx.seed),
+                   lambda c: ceiling_note(f"K = {k}: ", c, {
+                       **mine, "ORPCA": results["ORPCA"].get("psnr_stored",
+                                                             results["ORPCA"]["psnr"])},
+                       PSNR_TIE))
+    nmf = None if ceiling is None else ceiling["nmf"]
+    fits = read(f"dictionary-fit-used{USED_SHARE:g}", lambda: _dictionary_fit(faces, results),
+                lambda f: _dictionary_fit_note(k, f, results, nmf))
+    if nmf is not None and fits is not None:
+        read(f"uniform-start{NMF_MAX_ITER}", lambda: uniform_start_psnr(faces, k, ctx.seed),
+             lambda st: start_note(f"K = {k}: ", st, nmf,
+                                   {m: fits[m]["nnls"] for m in ("OADMM", "OPGD")}))
+    if nmf is not None:
+        read(f"robust-batch{ROBUST_BATCH[0]}", lambda: robust_batch_psnr(faces, k, ctx.seed),
+             lambda b: robust_batch_note(f"K = {k}: ", b, nmf, mine))
+    if not main:
+        return notes
+    read("clean-stream", lambda: _clean_stream(cell()[0], k, ctx.seed),
+         lambda c: _clean_stream_note(k, c, results, nmf))
+    passes = {}
+    for m in ("OADMM", "OPGD"):
+        try:
+            passes[m] = ctx.memo(f"{key}-passes{MORE_PASSES}-rows{SCORED_SHARE:g}-{m}",
+                                 lambda m=m: _passes_psnr(*cell(), k, ctx.seed, m))
+        except PieceMissing:
+            pass
+    if passes:
+        notes.append(_passes_note(k, passes, nmf))
+    read(f"dict-tol{DICT_TOL:g}", lambda: _dict_solve_psnr(*cell(), k, ctx.seed),
+         lambda d: _dict_solve_note(k, d, results, nmf))
+    return notes
+
+
 @register("zhao-tan-cbcl", "001", "CBCL faces with outliers: PSNR and time (Tables I, IV, V) "
           "and basis images (Fig. 7)", departures=(
               "One initialization of W₀, where Tables I, IV and V average ten.",
@@ -1745,7 +1792,6 @@ def cbcl(ctx: Context) -> Result:
         return out
 
     rows, stopped, drift = [], [], []
-    ceilings = {}  # K → what a rank-K fit of the clean faces scores (ceiling_psnr)
     online = {"OADMM": {}, "OPGD": {}}  # each online algorithm's f̃ history per (K, ν)
     for k in ks:
         for si, (nu, nut) in enumerate(settings):
@@ -1782,33 +1828,9 @@ def cbcl(ctx: Context) -> Result:
                             *cell(k, si), k, ctx.seed)), results))
                 except PieceMissing:
                     pass
-            if nu == 0.7:  # what a rank-K fit of the clean faces scores (an untimed piece)
-                try:
-                    ceilings[k] = ctx.memo(f"zhao-tan-cbcl-{k}-ceiling", lambda k=k:
-                                           ceiling_psnr(faces, k, ctx.seed))
-                    res.notes.append(ceiling_note(f"K = {k}: ", ceilings[k], {
-                        m: results[m].get("psnr_stored", results[m]["psnr"]) for m in (
-                            "ORPCA", "OADMM", "OPGD")}, PSNR_TIE))
-                except PieceMissing:
-                    pass
-                try:  # each final dictionary with the best codes for it (a small piece)
-                    fits = ctx.memo(f"zhao-tan-cbcl-{k}-dictionary-fit",
-                                    lambda results=results: _dictionary_fit(faces, results))
-                    res.notes.append(_dictionary_fit_note(
-                        k, fits, results, ceilings[k]["nmf"] if k in ceilings else None))
-                    if k in ceilings:  # and the batch NMF from the paper's kind of start
-                        res.notes.append(start_note(f"K = {k}: ", ctx.memo(
-                            f"zhao-tan-cbcl-{k}-uniform-start", lambda k=k: uniform_start_psnr(
-                                faces, k, ctx.seed)), ceilings[k]["nmf"],
-                            {m: fits[m]["nnls"] for m in ("OADMM", "OPGD")}))
-                        # and the paper's own objective solved in batch on the clean faces
-                        res.notes.append(robust_batch_note(f"K = {k}: ", ctx.memo(
-                            f"zhao-tan-cbcl-{k}-robust-batch", lambda k=k: robust_batch_psnr(
-                                faces, k, ctx.seed)), ceilings[k]["nmf"], {
-                            m: results[m].get("psnr_stored", results[m]["psnr"])
-                            for m in ("OADMM", "OPGD")}))
-                except PieceMissing:
-                    pass
+            if nu == 0.7 and ctx.scale != "quick":  # why ORPCA leads (untimed pieces)
+                res.notes += _ordering_notes(ctx, k, faces, results,
+                                             lambda k=k, si=si: cell(k, si), k == k_main)
             if nu == 0.7:  # the ORPCA time claims' other side: where OADMM's and OPGD's
                 try:       # pass goes (an untimed piece)
                     res.notes.append(_inner_note(f"K = {k}, ({nu}, {nut}): ", ctx.memo(
@@ -1854,31 +1876,6 @@ def cbcl(ctx: Context) -> Result:
                              "|PSNR difference| (dB)"),
                     why="Table I(a)'s online PSNRs differ by 0.11 dB; 1 dB allows another data "
                         "scale, partly within ×2"))
-                try:  # an untimed piece: the online methods without the outliers
-                    res.notes.append(_clean_stream_note(k, ctx.memo(
-                        f"zhao-tan-cbcl-{k}-clean-stream", lambda k=k, si=si: _clean_stream(
-                            cell(k, si)[0], k, ctx.seed)), results,
-                        ceilings[k]["nmf"] if k in ceilings else None))
-                except PieceMissing:
-                    pass
-                passes = {}
-                for m in ("OADMM", "OPGD"):  # untimed pieces: more passes of the stream
-                    try:
-                        passes[m] = ctx.memo(f"zhao-tan-cbcl-{k}-passes{MORE_PASSES}-{m}",
-                                             lambda k=k, si=si, m=m: _passes_psnr(
-                                                 *cell(k, si), k, ctx.seed, m))
-                    except PieceMissing:
-                        pass
-                if passes:
-                    res.notes.append(_passes_note(k, passes, ceilings[k]["nmf"]
-                                                  if k in ceilings else None))
-                try:  # an untimed piece: the dictionary's solve run further
-                    res.notes.append(_dict_solve_note(k, ctx.memo(
-                        f"zhao-tan-cbcl-{k}-dict-tol", lambda k=k, si=si: _dict_solve_psnr(
-                            *cell(k, si), k, ctx.seed)), results,
-                        ceilings[k]["nmf"] if k in ceilings else None))
-                except PieceMissing:
-                    pass
                 try:  # an untimed piece: the ordering against ORPCA with larger caps
                     res.notes.append(_caps_psnr_note(k, ctx.memo(
                         f"zhao-tan-cbcl-{k}-caps-x10", lambda k=k, si=si: _caps_psnr(
