@@ -1381,7 +1381,7 @@ def test_clean_stream_runs_the_online_methods_without_outliers_and_reads_the_sho
                               results, 26.0)
     assert "beside the batch NMF of the clean faces (26.00 dB)" in note
     assert ("OADMM: 25.00 dB (stored codes; 25.50 with W_N's codes) against 22.00 with the "
-            "outliers; its outlier estimates take 2.0% of the clean faces' energy, 75% of its "
+            "outliers; its outlier estimates take 2.0% of the clean faces' energy; 75% of its "
             "4.00 dB shortfall below the NMF fit closed") in note
     assert "OADMM: the outliers account for most of its shortfall" in note
     assert "OPGD: the pass falls short by itself, without outliers" in note  # 1 of 8 dB
@@ -1410,7 +1410,7 @@ def test_dict_solve_psnr_runs_the_dictionary_solve_further_and_reads_the_shortfa
     note = _dict_solve_note(49, {"OADMM": (25.5, 25.0, 12.5, 300.0),
                                  "OPGD": (19.0, 19.0, 40.0, 200.0)}, results, 26.0)
     assert ("OADMM: 25.00 dB (stored codes; 25.50 with W_N's codes) against 22.00 at the "
-            "paper's tolerance, 12.5 dictionary iterations per step, 300 s, 75% of its 4.00 dB "
+            "paper's tolerance, 12.5 dictionary iterations per step, 300 s; 75% of its 4.00 dB "
             "shortfall below the NMF fit closed") in note
     assert "OADMM: its dictionary solve's early stop accounts for most of its shortfall" in note
     assert "OPGD: its dictionary solve's early stop does not account for most" in note
@@ -1449,7 +1449,7 @@ def test_dictionary_fit_codes_the_clean_faces_exactly_on_each_final_dictionary()
     fake = {"OADMM": {"nnls": 25.0, "used": 40, "span": 27.0},
             "OPGD": {"nnls": 19.0, "used": 12, "span": 20.0}, "ORPCA": {"span": 26.5}}
     note = _dictionary_fit_note(49, fake, as_run, 26.0)
-    assert ("OADMM: 25.00 dB with exact nonnegative codes against 22.00 as run, 75% of its "
+    assert ("OADMM: 25.00 dB with exact nonnegative codes against 22.00 as run; 75% of its "
             "4.00 dB shortfall below the NMF fit closed; 40 of 49 atoms used; its span "
             "27.00 dB") in note
     assert "OADMM: its codes account for most of its shortfall" in note
@@ -1483,7 +1483,7 @@ def test_passes_psnr_scores_each_pass_and_the_note_reads_the_shortfall_closed():
     assert got[1] == pytest.approx(_psnr(est.decompose(X[rows])[0], clean[rows]))
     note = _passes_note(49, {"OADMM": [22.0, 23.5, 24.5, 25.0], "OPGD": [18.0, 18.5, 19.0,
                                                                           19.5]}, 26.0)
-    assert "OADMM: 22.00 → 23.50 → 24.50 → 25.00 dB, 75% of its 4.00 dB shortfall" in note
+    assert "OADMM: 22.00 → 23.50 → 24.50 → 25.00 dB; 75% of its 4.00 dB shortfall" in note
     assert "OADMM: the single pass accounts for most of its shortfall" in note
     assert "OPGD: 4 passes do not close most of its shortfall" in note
     assert "NMF" not in _passes_note(49, {"OPGD": [18.0, 19.0]}, None)

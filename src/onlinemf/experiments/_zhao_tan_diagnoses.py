@@ -49,7 +49,7 @@ def _shortfall_closed(psnr: float, as_run: float, nmf: float | None) -> tuple:
     if nmf is None or nmf - as_run <= PSNR_TIE:
         return None, ""
     closed = (psnr - as_run) / (nmf - as_run)
-    return closed, f", {closed:.0%} of its {nmf - as_run:.2f} dB shortfall below the NMF fit closed"
+    return closed, f"; {closed:.0%} of its {nmf - as_run:.2f} dB shortfall below the NMF fit closed"
 
 
 def _psnr(est, clean):
