@@ -1566,6 +1566,40 @@ def test_robust_batch_solves_the_papers_objective_on_clean_rows_and_reads_the_sh
                                        "accounts for most of its shortfall") in lower
 
 
+def test_objective_at_scores_three_dictionaries_alike_on_the_papers_objective():
+    """The paper's objective on the clean rows at OADMM's, OPGD's and the batch NMF fit's
+    dictionaries: the NMF fit of rows that are an exact nonnegative product scores far
+    lower than random atoms, each value is the estimator's own score at that dictionary,
+    and the note reads which dictionaries stop at a worse point than the NMF fit's."""
+    from onlinemf import OnlineRobustNMF, RobustSolver
+    from onlinemf.experiments.zhao_tan_outliers import (
+        OBJECTIVE_CODES,
+        _objective_at,
+        _objective_note,
+    )
+
+    rng = np.random.default_rng(9)
+    faces = rng.random((60, 3)) @ rng.random((3, 25))
+    faces /= faces.max(axis=1, keepdims=True)
+    results = {m: {"atoms": rng.random((3, 25))} for m in ("OADMM", "OPGD")}
+    got = _objective_at(faces, 3, 0, results)
+    assert set(got) == {"OADMM", "OPGD", "NMF fit"}
+    assert got["NMF fit"][0] < 0.5 * min(got["OADMM"][0], got["OPGD"][0])
+    assert got["NMF fit"][1] > max(got["OADMM"][1], got["OPGD"][1])
+    est = OnlineRobustNMF(3, solver=RobustSolver("admm", code_max_iter=OBJECTIVE_CODES[0],
+                                                 code_tol=OBJECTIVE_CODES[1]),
+                          batch_size=5, scale=None, settings="paper", random_state=0,
+                          max_iter=1, max_no_improvement=None).fit(faces)
+    est.components_ = np.asarray(results["OPGD"]["atoms"], dtype=float)
+    assert got["OPGD"][0] == pytest.approx(-est.score(faces), rel=1e-6)
+    note = _objective_note(49, {"OADMM": (0.632, 22.08), "OPGD": (0.30, 19.4),
+                                "NMF fit": (0.340, 25.72)})
+    assert "OADMM: objective 0.632, its low-rank part 22.08 dB" in note
+    assert ("OADMM stops at a worse point of its own objective than the NMF fit's dictionary, "
+            "so its shortfall is its fit's, not the objective's") in note
+    assert "OPGD's dictionary is not worse than the NMF fit's on the objective" in note
+
+
 def test_orpca_tau_psnr_reads_the_ordering_with_orpca_at_the_online_methods_batch_size():
     from onlinemf.experiments.zhao_tan_outliers import (
         ONMF,
