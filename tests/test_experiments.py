@@ -597,6 +597,13 @@ def test_sa_gap_parts_sum_to_the_gap_and_the_note_names_the_part_that_is_half_of
     even = {**fake, "sa_final": [0.09] * 25 + [0.07] * 25, "batch_dict": [0.08] * 25
             + [0.06] * 25}
     assert "no part is half of the gap" in _sa_gap_note(even)
+    both = {**fake, "sa_final": [0.09] * 25 + [0.064] * 25, "batch_dict": [0.08] * 25
+            + [0.047] * 25}  # 0.016 and 0.017 of a 0.030 gap, the coder giving 0.003 back
+    assert _sa_gap_note(both).endswith(
+        "SA's final subspace against batch's, both coded alike (57%) and SA's running "
+        "estimates (each frame coded with the subspace before it, then multiplied by the one "
+        "it updated) against its final subspace (53%) are each at least half of the gap: each "
+        "keeps SA above batch there.")
     level = {**fake, "online": [0.10] * 25 + [0.055] * 25}
     assert "SA is within 0.01 of batch" in _sa_gap_note(level)
 

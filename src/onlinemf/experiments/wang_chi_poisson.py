@@ -715,10 +715,11 @@ GAP_PARTS = "SA's gap to batch at p = 1 taken apart"
 
 def _sa_gap_note(parts: dict, frames: int = 25) -> str:
     """:func:`_sa_gap_parts` over the first and the last ``frames`` frames. Read before its
-    run: the part that is at least half of the last frames' gap is what keeps SA above
+    run: a part that is at least half of the last frames' gap is what keeps SA above
     batch there (SA's running estimates against its final subspace; SA's final subspace against
     batch's, both coded alike; or the coder against batch's own codes); where no part is,
-    none accounts for most of it."""
+    none accounts for most of it. Where one part gives some of the gap back, two can each
+    be at least half of it, and both are named."""
     mean = {key: (float(np.mean(v[:frames])), float(np.mean(v[-frames:])))
             for key, v in parts.items()}
     names = {"lag": "SA's running estimates (each frame coded with the subspace before it, "
@@ -737,10 +738,15 @@ def _sa_gap_note(parts: dict, frames: int = 25) -> str:
                      + ", ".join(f"{v:+.3f} from {names[key]}" for key, v in split.items()))
         last = {"gap": gap, **split}
     gap = last.pop("gap")
-    top = max(last, key=last.get)
-    if gap > ERR_TIE and last[top] >= gap / 2:
-        verdict = (f"on the last {frames} frames {names[top]} is {last[top] / gap:.0%} of "
-                   "the gap: it is what keeps SA above batch there")
+    half = [key for key, v in sorted(last.items(), key=lambda kv: -kv[1]) if v >= gap / 2]
+    if gap > ERR_TIE and len(half) == 1:
+        verdict = (f"on the last {frames} frames {names[half[0]]} is "
+                   f"{last[half[0]] / gap:.0%} of the gap: it is what keeps SA above batch "
+                   "there")
+    elif gap > ERR_TIE and half:  # parts above half of it, another giving some back
+        verdict = (f"on the last {frames} frames " + " and ".join(
+            f"{names[key]} ({last[key] / gap:.0%})" for key in half)
+            + " are each at least half of the gap: each keeps SA above batch there")
     elif gap > ERR_TIE:
         verdict = f"on the last {frames} frames no part is half of the gap"
     else:
