@@ -1556,14 +1556,19 @@ def test_robust_batch_solves_the_papers_objective_on_clean_rows_and_reads_the_sh
                              {"OADMM": 22.0, "OPGD": 18.0, "X": 26.5})
     assert f"(BADMM, {ROBUST_BATCH[0]} iterations, its cap: " in note
     assert "its low-rank part W H scores 23.00 dB against the NMF fit's 26.00" in note
+    # a solve stopped by its cap: where it stands, not read as a cause
     assert "its cap: a point of the objective, not its minimiser" in note
-    assert ("75% of the way down to OADMM (22.00 dB): the point found accounts for most of "
-            "its shortfall") in note
-    assert "38% of the way down to OPGD (18.00 dB): the point found does not" in note
-    assert "X (26.50 dB) is not below the NMF fit" in note
+    assert ("75% of the way down to OADMM (22.00 dB); 38% of the way down to OPGD (18.00 dB); "
+            "X (26.50 dB) is not below the NMF fit; stopped at its cap, it is not read as a "
+            "cause.") in note and "accounts" not in note
+    done = robust_batch_note("", {"psnr": 23.0, "iterations": 10}, 26.0,
+                             {"OADMM": 22.0, "OPGD": 18.0})
+    assert "its cap" not in done and ("75% of the way down to OADMM (22.00 dB): the "
+                                      "objective accounts for most of its shortfall") in done
+    assert "38% of the way down to OPGD (18.00 dB): the objective does not" in done
     lower = robust_batch_note("", {"psnr": 20.2, "iterations": 10}, 26.0, {"OADMM": 21.85})
-    assert "its cap" not in lower and ("below OADMM itself (21.85 dB): the point found "
-                                       "accounts for most of its shortfall") in lower
+    assert ("below OADMM itself (21.85 dB): the objective accounts for most of its "
+            "shortfall") in lower
 
 
 def test_objective_at_scores_three_dictionaries_alike_on_the_papers_objective():

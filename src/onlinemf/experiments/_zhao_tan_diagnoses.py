@@ -145,7 +145,8 @@ def robust_batch_note(where: str, batch: dict, nmf: float, as_run: dict) -> str:
     the way from the NMF fit down to a method's PSNR, the objective itself (its ℓ1 outlier
     term at the paper's λ, which treats part of the faces as outliers) accounts for most of
     that method's shortfall; where it ends nearer the NMF fit, it does not. A solve stopped
-    by its cap reads a point of the objective, not its minimiser, and the note says so."""
+    by its cap has reached a point of the objective, not its minimiser, and is not read."""
+    capped = batch["iterations"] >= ROBUST_BATCH[0]
     parts = []
     for m, level in as_run.items():
         closed = _shortfall_closed(batch["psnr"], level, nmf)[0]
@@ -155,15 +156,15 @@ def robust_batch_note(where: str, batch: dict, nmf: float, as_run: dict) -> str:
         share = 1.0 - closed  # of the way down from the NMF fit to the method's PSNR
         way = (f"below {m} itself ({level:.2f} dB)" if share > 1 else
                f"{share:.0%} of the way down to {m} ({level:.2f} dB)")
-        parts.append(f"{way}: " + ("the point found accounts for most of its shortfall"
-                                   if share >= 0.5 else "the point found does not account "
-                                   "for most of its shortfall"))
-    capped = batch["iterations"] >= ROBUST_BATCH[0]
+        parts.append(way if capped else f"{way}: " + (
+            "the objective accounts for most of its shortfall" if share >= 0.5 else
+            "the objective does not account for most of its shortfall"))
     return (f"{where}the paper's objective (λ = 1/√F) solved in batch on the clean faces "
             f"(BADMM, {batch['iterations']} iterations"
             + (", its cap: a point of the objective, not its minimiser" if capped else "")
             + f"): its low-rank part W H scores {batch['psnr']:.2f} dB against the NMF fit's "
-            f"{nmf:.2f}: " + "; ".join(parts) + ".")
+            f"{nmf:.2f}: " + "; ".join(parts)
+            + ("; stopped at its cap, it is not read as a cause." if capped else "."))
 
 
 def ceiling_note(where: str, ceiling: dict, psnr: dict, tie: float) -> str:
