@@ -1749,7 +1749,8 @@ def _ordering_notes(ctx: Context, k: int, faces, results: dict, cell, main: bool
     rank-K fit of the clean ``faces`` scores (:func:`ceiling_psnr`), each final dictionary
     with the best codes for it (:func:`_dictionary_fit`), the batch NMF from the paper's kind
     of start (:func:`uniform_start_psnr`) and the paper's objective in batch
-    (:func:`robust_batch_psnr`); at Table I's K (``main``), also the online methods over the
+    (:func:`robust_batch_psnr`) and the paper's objective at the dictionaries
+    (:func:`_objective_at`); at Table I's K (``main``), also the online methods over the
     outlier-free stream, over more passes and with the dictionary's solve run further.
     ``cell()`` gives the cell's clean and contaminated streams."""
     key, notes = f"zhao-tan-cbcl-{k}", []
@@ -1777,11 +1778,11 @@ def _ordering_notes(ctx: Context, k: int, faces, results: dict, cell, main: bool
     if nmf is not None:
         read(f"robust-batch{ROBUST_BATCH[0]}", lambda: robust_batch_psnr(faces, k, ctx.seed),
              lambda b: robust_batch_note(f"K = {k}: ", b, nmf, mine))
-    if not main:
-        return notes
     read(f"objective-at{OBJECTIVE_CODES[0]}", lambda: _objective_at(faces, k, ctx.seed,
                                                                     results),
          lambda v: _objective_note(k, v))
+    if not main:
+        return notes
     read("clean-stream", lambda: _clean_stream(cell()[0], k, ctx.seed),
          lambda c: _clean_stream_note(k, c, results, nmf))
     passes = {}
