@@ -52,6 +52,14 @@ def _shortfall_closed(psnr: float, as_run: float, nmf: float | None) -> tuple:
     return closed, f"; {closed:.0%} of its {nmf - as_run:.2f} dB shortfall below the NMF fit closed"
 
 
+def _way_down(reached: float, level: float, top: float) -> float | None:
+    """How far a fit scoring ``reached`` (dB) ends on the way from ``top`` down to
+    ``level``: 0 at ``top``, 1 at ``level`` (None where ``level`` is not below ``top`` by
+    more than :data:`PSNR_TIE`); the complement of :func:`_shortfall_closed`."""
+    closed = _shortfall_closed(reached, level, top)[0]
+    return None if closed is None else 1.0 - closed
+
+
 def _psnr(est, clean):
     """PSNR with peak 1 (eq. (48)), against the clean, normalized data."""
     mse = np.mean((est - clean) ** 2)
@@ -105,11 +113,10 @@ def start_note(where: str, start: dict, nndsvda: float, online: dict) -> str:
     account for it."""
     parts = []
     for m, level in online.items():
-        closed = _shortfall_closed(start["nmf"], level, nndsvda)[0]
-        if closed is None:
+        share = _way_down(start["nmf"], level, nndsvda)
+        if share is None:
             parts.append(f"{m}'s dictionary ({level:.2f} dB) is not below the NNDSVDA fit")
             continue
-        share = 1.0 - closed  # of the way down from the NNDSVDA fit to the dictionary's level
         way = (f"{share:.0%} of the way" if share > 0 else "above the NNDSVDA fit, none of "
                "the way")
         parts.append(f"{way} down to {m}'s dictionary ({level:.2f} dB): "
@@ -149,11 +156,10 @@ def robust_batch_note(where: str, batch: dict, nmf: float, as_run: dict) -> str:
     capped = batch["iterations"] >= ROBUST_BATCH[0]
     parts = []
     for m, level in as_run.items():
-        closed = _shortfall_closed(batch["psnr"], level, nmf)[0]
-        if closed is None:
+        share = _way_down(batch["psnr"], level, nmf)
+        if share is None:
             parts.append(f"{m} ({level:.2f} dB) is not below the NMF fit")
             continue
-        share = 1.0 - closed  # of the way down from the NMF fit to the method's PSNR
         way = (f"below {m} itself ({level:.2f} dB)" if share > 1 else
                f"{share:.0%} of the way down to {m} ({level:.2f} dB)")
         parts.append(way if capped else f"{way}: " + (
