@@ -632,6 +632,64 @@ def test_video_later_reads_the_sa_gap_piece_once_and_only_at_the_papers_scale(tm
     assert later("quick", True) == ["kept"]
 
 
+def test_sa_warm_parts_start_sa_from_batchs_subspace_and_the_note_reads_the_part_it_keeps(
+        tmp_path):
+    """SA started from batch's subspace: its first frame is one SA step from that subspace
+    with nothing kept, batch's subspace is coded by the tracker's coder as in the gap's
+    parts, and the note sets the last frames' distance of its final subspace to batch's
+    against SA's own run's; the later hook reads both pieces."""
+    from onlinemf.baselines import batch_poisson_factorization
+    from onlinemf.estimators import PoissonSubspaceTracker
+    from onlinemf.experiments._registry import Result
+    from onlinemf.experiments.wang_chi_poisson import (
+        GAP_PARTS,
+        WARM_PARTS,
+        _sa_gap_parts,
+        _sa_warm_note,
+        _sa_warm_parts,
+        _video_later,
+    )
+
+    rng = np.random.default_rng(1)
+    Z = 20 * rng.random((30, 2)) @ rng.random((2, 40)) + 1.0
+    warm = _sa_warm_parts(Z, 3, 0, 2)
+    assert set(warm) == {"online", "final", "batch_dict"}
+    assert all(len(v) == 30 and np.isfinite(v).all() for v in warm.values())
+    assert warm["batch_dict"] == pytest.approx(_sa_gap_parts(Z, 3, 0, 2)["batch_dict"])
+    Y = np.random.default_rng(0).poisson(Z).astype(float)
+    Db, _ = batch_poisson_factorization(Y, 3, np.ones(Y.shape, bool), n_iter=2,
+                                        random_state=0)
+    est = PoissonSubspaceTracker(3, method="sa", random_state=0).fit(Y[:1])
+    est.components_ = np.ascontiguousarray(Db.T)
+    est.state_ = est._rule().init(est.components_)
+    _, rate = est.update(Y[0])
+    assert warm["online"][0] == pytest.approx(np.linalg.norm(rate - Z[0])
+                                              / np.linalg.norm(Z[0]))
+    parts = {"online": [0.08] * 30, "sa_final": [0.075] * 30, "batch_dict": [0.055] * 30,
+             "batch": [0.05] * 30}
+    near = {"online": [0.07] * 30, "final": [0.06] * 30, "batch_dict": [0.055] * 30}
+    note = _sa_warm_note(near, parts)
+    assert ("on the last 25 frames SA as run from there 0.070, its final subspace coded "
+            "again 0.060, batch's subspace coded alike 0.055: its final subspace +0.005 "
+            "above batch's, against +0.020 from its random start, SA as run there 0.080"
+            ) in note
+    assert note.endswith("the random start, with the codes SA keeps from its first frames, "
+                         "accounts for most of that part of the gap.")
+    far = {**near, "final": [0.07] * 30}
+    assert "lies in SA's rule at these settings, not in its start" in _sa_warm_note(far, parts)
+    level = {**parts, "sa_final": [0.06] * 30}
+    assert "so the start is not read" in _sa_warm_note(near, level)
+    assert _sa_warm_note(near, None).endswith("+0.005 above batch's.")
+
+    ctx = Context(scale="paper", out_dir=str(tmp_path), kept_only=True)
+    for key, value in (("wang-chi-video-sa-gap", parts), ("wang-chi-video-sa-warm", near)):
+        Context(scale="paper", out_dir=str(tmp_path)).memo(key, lambda v=value: v)
+    notes = _video_later(Result(notes=["kept", f"{WARM_PARTS} (an earlier reading)"]),
+                         ctx).notes
+    assert notes[0] == "kept" and notes[1].startswith(GAP_PARTS)
+    assert notes[2] == _sa_warm_note(near, parts) and len(notes) == 3
+
+
 def test_the_raw_a_note_reads_samples_to_each_set_of_runs_own_common_level():
     """Across a, the runs on the data divided by their maximum and at their own scale are
     each read at their own common level (the two objectives have different units): the
