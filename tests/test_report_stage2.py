@@ -3106,3 +3106,52 @@ def test_warm_start_runs_the_online_methods_from_the_nmf_fit_and_reads_the_lead_
     assert ("OPGD: its update draws a better start down towards its own level, so its "
             "shortfall lies in the update at the paper's settings, not in the start") in note
     assert "ORPCA: its update" not in note and "ORPCA: from 26.00" in note
+
+
+def test_data_start_and_restart_pass_from_their_starts_and_the_note_reads_the_way_up():
+    """The online methods from the stream's first K rows (projected onto C) and again from
+    their own final dictionaries (statistics emptied): each start scored by the method's
+    coder; a restart's start is the uniform run itself. The note reads how far each pass
+    ends on the way from the uniform run up to the pass from the NMF fit."""
+    from onlinemf import OnlineRobustNMF, RobustSolver
+    from onlinemf.constraints import project_nonneg_l2_ball
+    from onlinemf.experiments.zhao_tan_outliers import (
+        SCORED_SHARE,
+        _data_start_psnr,
+        _psnr,
+        _restart_psnr,
+        _start_kind_note,
+    )
+
+    clean, X = _contaminated(5, 200, 25)
+    rng = np.random.default_rng(2)
+    results = {m: {"atoms": project_nonneg_l2_ball(rng.random((3, 25)))}
+               for m in ("OADMM", "OPGD")}
+    rows = slice(0, int(SCORED_SHARE * 200))
+    data = _data_start_psnr(clean, X, 3, 0, results)
+    again = _restart_psnr(clean, X, 3, 0, results)
+    est = OnlineRobustNMF(3, solver=RobustSolver("admm"), batch_size=5, scale=None,
+                          settings="paper", random_state=0, max_iter=1,
+                          max_no_improvement=None).fit(X[:5])
+    est.components_ = project_nonneg_l2_ball(X[:3].copy())
+    assert data["OADMM"]["start"] == pytest.approx(_psnr(est.decompose(X[rows])[0],
+                                                         clean[rows]))
+    for m in ("OADMM", "OPGD"):
+        assert again[m]["start"] == pytest.approx(again[m]["uniform"])
+        assert again[m]["uniform"] == pytest.approx(data[m]["uniform"])
+        assert again[m]["reads"][-1][1] != pytest.approx(again[m]["start"])
+    warm = {"OADMM": {"reads": [(1.0, 25.0)]}, "OPGD": {"reads": [(1.0, 23.0)]}}
+    runs = {"OADMM": {"start": 15.0, "reads": [(0.1, 20.0), (1.0, 24.0)], "uniform": 22.0},
+            "OPGD": {"start": 15.0, "reads": [(1.0, 19.0)], "uniform": 18.0}}
+    note = _start_kind_note(49, "data", runs, warm)
+    assert ("OADMM: from 15.00 dB at the start to 10.0% 20.00, 100.0% 24.00 of the stream, "
+            "against 22.00 from the uniform W₀ and 25.00 from the NMF fit (67% of the way "
+            "up)") in note
+    assert "OADMM: a start drawn from the data reaches most of the way" in note
+    assert "OPGD: a start drawn from the data does not reach most of the way" in note
+    restart = _start_kind_note(49, "restart", runs, warm)
+    assert "OADMM: emptied of the first pass's statistics" in restart
+    assert "so those statistics hold it down" in restart
+    assert "OPGD: emptied of the first pass's statistics its dictionary does not climb" in restart
+    alone = _start_kind_note(49, "data", runs, None)
+    assert "NMF fit" not in alone and "the way up" not in alone

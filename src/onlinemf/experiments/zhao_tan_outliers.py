@@ -1644,28 +1644,22 @@ def _passes_note(k: int, runs: dict, nmf: float | None) -> str:
 WARM_READS = (0.001, 0.01, 0.1, 1.0)
 
 
-def _warm_start_psnr(faces, clean, X, k: int, seed, results: dict) -> dict:
-    """OADMM and OPGD over the contaminated stream X started from a better dictionary: one
-    untimed pass each, the rows in their stored order, everything the paper's but the
-    start, which is the batch NMF fit of the clean ``faces`` (:func:`ceiling_psnr`'s, its
-    atoms projected onto C) in place of the uniform W₀, with the surrogate's statistics
-    empty as at any start. For each method, scored by its own code solve (eq. (48) with the
-    scored dictionary's codes) on the stream's first :data:`SCORED_SHARE` of rows: the start
-    (``"start"``), the dictionary after each share of the stream in :data:`WARM_READS`
-    (``"reads"``) and the method's own run from the uniform W₀ (``"uniform"``,
-    ``results[m]["atoms"]``) on the same rows."""
-    from sklearn.decomposition import NMF
-
-    nmf = NMF(k, init="nndsvda", solver="cd", tol=1e-6, max_iter=NMF_MAX_ITER,
-              random_state=seed).fit(faces)
-    start = project_nonneg_l2_ball(nmf.components_)
+def _passes_from(clean, X, k: int, seed, starts: dict, results: dict) -> dict:
+    """OADMM and OPGD over the contaminated stream X from given starts (``starts``: method
+    → W₀, K × F, on C): one untimed pass each, the rows in their stored order, everything
+    the paper's but the start, with the surrogate's statistics empty as at any start. For
+    each method, scored by its own code solve (eq. (48) with the scored dictionary's codes)
+    on the stream's first :data:`SCORED_SHARE` of rows: the start (``"start"``), the
+    dictionary after each share of the stream in :data:`WARM_READS` (``"reads"``) and the
+    method's own run from the uniform W₀ (``"uniform"``, ``results[m]["atoms"]``) on the
+    same rows."""
     rows = slice(0, max(1, int(SCORED_SHARE * X.shape[0])))
     steps = -(-X.shape[0] // 5)  # τ = 5: the pass's mini-batches
     at: dict = {}  # step → the shares read after it (a short stream may merge two)
     for share in WARM_READS:
         at.setdefault(max(1, round(share * steps)), []).append(share)
     out = {}
-    for name in ("OADMM", "OPGD"):
+    for name, start in starts.items():
         kept, count = {}, [0]
 
         def keep(info, kept=kept, count=count):
@@ -1686,6 +1680,32 @@ def _warm_start_psnr(faces, clean, X, k: int, seed, results: dict) -> dict:
                      "reads": [(share, score(kept[share])) for share in WARM_READS],
                      "uniform": score(results[name]["atoms"])}
     return out
+
+
+def _warm_start_psnr(faces, clean, X, k: int, seed, results: dict) -> dict:
+    """:func:`_passes_from` the batch NMF fit of the clean ``faces`` (:func:`ceiling_psnr`'s,
+    its atoms projected onto C) in place of the uniform W₀, for OADMM and OPGD."""
+    from sklearn.decomposition import NMF
+
+    nmf = NMF(k, init="nndsvda", solver="cd", tol=1e-6, max_iter=NMF_MAX_ITER,
+              random_state=seed).fit(faces)
+    start = project_nonneg_l2_ball(nmf.components_)
+    return _passes_from(clean, X, k, seed, {"OADMM": start, "OPGD": start}, results)
+
+
+def _data_start_psnr(clean, X, k: int, seed, results: dict) -> dict:
+    """:func:`_passes_from` the stream's first K rows as the algorithm sees them (with
+    their outliers, projected onto C) in place of the uniform W₀, for OADMM and OPGD: the
+    start online dictionary learning often takes from the data."""
+    start = project_nonneg_l2_ball(np.array(X[:k], dtype=float))
+    return _passes_from(clean, X, k, seed, {"OADMM": start, "OPGD": start}, results)
+
+
+def _restart_psnr(clean, X, k: int, seed, results: dict) -> dict:
+    """:func:`_passes_from` each method's own final dictionary from the uniform W₀ (its
+    run's ``results[m]["atoms"]``), the statistics of that run emptied: one more pass."""
+    return _passes_from(clean, X, k, seed, {m: results[m]["atoms"] for m in ("OADMM", "OPGD")},
+                        results)
 
 
 def _warm_start_note(k: int, warm: dict) -> str:
@@ -1718,6 +1738,54 @@ def _warm_start_note(k: int, warm: dict) -> str:
             "rows in their stored order, the paper's settings otherwise); PSNR with the "
             f"scored dictionary's codes on the stream's first {SCORED_SHARE:.0%} of rows, "
             "after each share of the stream: " + "; ".join(parts)
+            + (". " + "; ".join(verdicts) + "." if verdicts else "."))
+
+
+#: the starts :func:`_start_kind_note` reads: what the start is, and the two readings
+START_KINDS = {
+    "data": ("started from the stream's first K rows as the algorithm sees them (with their "
+             "outliers, projected onto C) in place of the uniform W₀",
+             "a start drawn from the data reaches most of the way, so the uniform W₀ itself "
+             "accounts for most of its shortfall",
+             "a start drawn from the data does not reach most of the way either, so its "
+             "shortfall is not the uniform W₀'s own but that of a start far from a good "
+             "dictionary"),
+    "restart": ("started again from its own final dictionary, the first pass's statistics "
+                "emptied",
+                "emptied of the first pass's statistics (the codes of its early dictionaries) "
+                "its dictionary climbs most of the way, so those statistics hold it down",
+                "emptied of the first pass's statistics its dictionary does not climb most of "
+                "the way, so the update holds it from empty statistics too: from the uniform "
+                "W₀ the pass ends at a point the update keeps, below the one it keeps from "
+                "the NMF fit"),
+}
+
+
+def _start_kind_note(k: int, kind: str, runs: dict, warm: dict | None) -> str:
+    """:func:`_data_start_psnr` (``kind="data"``) or :func:`_restart_psnr` (``"restart"``)
+    in words, beside the pass from the NMF fit (:func:`_warm_start_psnr`'s ``warm``, where
+    kept). Read before the runs: where a method's pass from this start ends at least half
+    of the way from its run from the uniform W₀ up to where its pass from the NMF fit ends
+    (all scored alike), the first reading of :data:`START_KINDS` holds; where it ends lower,
+    the second. Without the pass from the NMF fit, or where that pass does not end above
+    the uniform run by more than the PSNR tie, the numbers are given alone."""
+    what, climbs, stays = START_KINDS[kind]
+    parts, verdicts = [], []
+    for m, r in runs.items():
+        reads = ", ".join(f"{share:.1%} {v:.2f}" for share, v in r["reads"])
+        end = r["reads"][-1][1]
+        top = None if warm is None else warm[m]["reads"][-1][1]
+        share, _ = _shortfall_closed(end, r["uniform"], top)
+        parts.append(f"{m}: from {r['start']:.2f} dB at the start to {reads} of the stream, "
+                     f"against {r['uniform']:.2f} from the uniform W₀"
+                     + ("" if top is None else f" and {top:.2f} from the NMF fit")
+                     + ("" if share is None else f" ({share:.0%} of the way up)"))
+        if share is not None:
+            verdicts.append(f"{m}: " + (climbs if share >= 0.5 else stays))
+    return (f"K = {k}, setting 1, OADMM and OPGD over the contaminated stream {what} (one "
+            "untimed pass each, the rows in their stored order, the paper's settings "
+            f"otherwise); PSNR with the scored dictionary's codes on the stream's first "
+            f"{SCORED_SHARE:.0%} of rows, after each share of the stream: " + "; ".join(parts)
             + (". " + "; ".join(verdicts) + "." if verdicts else "."))
 
 
@@ -1832,7 +1900,9 @@ def _ordering_notes(ctx: Context, k: int, faces, results: dict, cell, main: bool
     of start (:func:`uniform_start_psnr`) and the paper's objective in batch
     (:func:`robust_batch_psnr`) and the paper's objective at the dictionaries
     (:func:`_objective_at`); at Table I's K (``main``), also the online methods over the
-    outlier-free stream, over more passes and with the dictionary's solve run further.
+    outlier-free stream, over more passes, with the dictionary's solve run further, and
+    from other starts: the NMF fit (:func:`_warm_start_psnr`), rows of the stream
+    (:func:`_data_start_psnr`) and their own final dictionaries (:func:`_restart_psnr`).
     ``cell()`` gives the cell's clean and contaminated streams."""
     key, notes = f"zhao-tan-cbcl-{k}", []
     mine = {m: results[m].get("psnr_stored", results[m]["psnr"]) for m in ("OADMM", "OPGD")}
@@ -1877,9 +1947,14 @@ def _ordering_notes(ctx: Context, k: int, faces, results: dict, cell, main: bool
         notes.append(_passes_note(k, passes, nmf))
     read(f"dict-tol{DICT_TOL:g}", lambda: _dict_solve_psnr(*cell(), k, ctx.seed),
          lambda d: _dict_solve_note(k, d, results, nmf))
-    read(f"warm-start{NMF_MAX_ITER}-rows{SCORED_SHARE:g}",
-         lambda: _warm_start_psnr(faces, *cell(), k, ctx.seed, results),
-         lambda w: _warm_start_note(k, w))
+    warm = read(f"warm-start{NMF_MAX_ITER}-rows{SCORED_SHARE:g}",
+                lambda: _warm_start_psnr(faces, *cell(), k, ctx.seed, results),
+                lambda w: _warm_start_note(k, w))
+    read(f"data-start-rows{SCORED_SHARE:g}",
+         lambda: _data_start_psnr(*cell(), k, ctx.seed, results),
+         lambda r: _start_kind_note(k, "data", r, warm))
+    read(f"restart-rows{SCORED_SHARE:g}", lambda: _restart_psnr(*cell(), k, ctx.seed, results),
+         lambda r: _start_kind_note(k, "restart", r, warm))
     return notes
 
 
