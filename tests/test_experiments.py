@@ -645,6 +645,7 @@ def test_sa_warm_parts_start_sa_from_batchs_subspace_and_the_note_reads_the_part
         GAP_PARTS,
         WARM_PARTS,
         _sa_gap_parts,
+        _sa_refit_note,
         _sa_warm_note,
         _sa_warm_parts,
         _video_later,
@@ -688,6 +689,58 @@ def test_sa_warm_parts_start_sa_from_batchs_subspace_and_the_note_reads_the_part
                          ctx).notes
     assert notes[0] == "kept" and notes[1].startswith(GAP_PARTS)
     assert notes[2] == _sa_warm_note(near, parts) and len(notes) == 3
+    refit = {"final": [0.07] * 30, "refit1": [0.06] * 30, "refit3": [0.055] * 30}
+    Context(scale="paper", out_dir=str(tmp_path)).memo("wang-chi-video-sa-refit",
+                                                       lambda: refit)
+    again = _video_later(Result(notes=notes), ctx).notes
+    assert again[:3] == notes and again[3] == _sa_refit_note(refit, parts) and len(again) == 4
+
+
+def test_sa_refit_parts_refit_sas_subspace_on_recomputed_codes_and_the_note_reads_the_share():
+    """SA's final subspace refitted by its own row problem on every frame, the codes
+    recomputed by the tracker's coder: the final subspace is the gap's own, one refit is an
+    explicit KL row solve from it, and the note reads the share of the distance above
+    batch's subspace that one refit closes."""
+    from onlinemf.coders import CodeSolver
+    from onlinemf.estimators import PoissonSubspaceTracker
+    from onlinemf.experiments.wang_chi_poisson import (
+        SA_REFITS,
+        _frame_errors,
+        _sa_gap_parts,
+        _sa_refit_note,
+        _sa_refit_parts,
+    )
+    from onlinemf.losses import get_loss
+
+    rng = np.random.default_rng(1)
+    Z = 20 * rng.random((30, 2)) @ rng.random((2, 40)) + 1.0
+    refit = _sa_refit_parts(Z, 3, 0)
+    assert set(refit) == {"final"} | {f"refit{i}" for i in SA_REFITS}
+    assert refit["final"] == pytest.approx(_sa_gap_parts(Z, 3, 0, 2)["sa_final"])
+    Y = np.random.default_rng(0).poisson(Z).astype(float)
+    sa = PoissonSubspaceTracker(3, method="sa", random_state=0)
+    _frame_errors(sa, Y, Z)
+    A = sa.transform(Y)
+    D = CodeSolver("bb", lower=0.0, upper=np.inf, l2=2 * 0.2 * 30, max_iter=50, tol=1e-6,
+                   f_tol=0.0, start="best").solve(get_loss("kl"), A.T, Y.T,
+                                                  np.ones(Y.T.shape, bool),
+                                                  init=sa.components_.T).codes
+    sa.components_ = np.ascontiguousarray(D.T)
+    R = sa.transform(Y) @ sa.components_
+    assert refit["refit1"] == pytest.approx(
+        list(np.linalg.norm(R - Z, axis=1) / np.linalg.norm(Z, axis=1)))
+    parts = {"batch_dict": [0.05] * 30}
+    fake = {"final": [0.07] * 30, "refit1": [0.055] * 30, "refit3": [0.052] * 30}
+    note = _sa_refit_note(fake, parts)
+    assert ("on the last 25 frames SA's final subspace 0.070, after 1 refit 0.055, 3 refits "
+            "0.052, against batch's subspace coded alike 0.050") in note
+    assert note.endswith("One refit closes 75% of SA's final subspace's 0.020 above batch's: "
+                         "the codes SA stores as it goes, each computed once with the "
+                         "subspace of its time, account for most of that part of the gap.")
+    slow = {**fake, "refit1": [0.065] * 30}
+    assert "the codes SA stores do not account for most" in _sa_refit_note(slow, parts)
+    assert "so the refit is not read" in _sa_refit_note({**fake, "final": [0.055] * 30}, parts)
+    assert _sa_refit_note(fake, None).endswith("3 refits 0.052.")
 
 
 def test_the_raw_a_note_reads_samples_to_each_set_of_runs_own_common_level():

@@ -820,6 +820,80 @@ def _sa_warm_note(warm: dict, parts: dict | None, frames: int = 25) -> str:
     return f"{text}. {verdict[0].upper()}{verdict[1:]}."
 
 
+#: the alternations after which :func:`_sa_refit_parts` scores the refitted subspace
+SA_REFITS = (1, 3)
+
+
+def _sa_refit_parts(Z, k: int, seed) -> dict:
+    """SA at p = 1 on the run's stream (its first Poisson draw, from its random start, as
+    run), then its final subspace refitted by SA's own rule on every frame with the codes
+    recomputed by the tracker's coder from the subspace being refitted, in place of the
+    codes SA stored as it went (each computed once, with the subspace of its time): each
+    frame's relative error of SA's final subspace (``"final"``) and of the subspace after
+    each count of such refits in :data:`SA_REFITS` (``"refit1"``, …), all coded again by
+    the tracker's coder, as :func:`_sa_gap_parts` scores them."""
+    import copy
+
+    Y = np.random.default_rng(seed).poisson(Z).astype(float)
+    est = PoissonSubspaceTracker(k, method="sa", random_state=seed)
+    _frame_errors(est, Y, Z)
+
+    def errs(model):
+        R = model.transform(Y) @ model.components_
+        return list(np.linalg.norm(R - Z, axis=1) / np.linalg.norm(Z, axis=1))
+    out = {"final": errs(est)}
+    model = copy.deepcopy(est)
+    seen = np.ones(Y.T.shape, bool)
+    for i in range(1, max(SA_REFITS) + 1):
+        A = model.transform(Y)  # the codes recomputed from the current subspace
+        D = model._sa_rows(A.T, Y.T, seen, model.components_.T, 2.0 * model.lam * len(Y))
+        model.components_ = np.ascontiguousarray(D.T)
+        if i in SA_REFITS:
+            out[f"refit{i}"] = errs(model)
+    return out
+
+
+#: how the reading of :func:`_sa_refit_parts` begins
+REFIT_PARTS = "SA's final subspace refitted on codes recomputed from it"
+
+
+def _sa_refit_note(refit: dict, parts: dict | None, frames: int = 25) -> str:
+    """:func:`_sa_refit_parts` over the last ``frames`` frames, beside batch's subspace coded
+    alike (:func:`_sa_gap_parts`' ``parts``, where kept). Read before its run: where one
+    refit on recomputed codes closes at least half of the distance of SA's final subspace
+    above batch's (both coded alike), the codes SA stores as it goes, each computed once
+    with the subspace of its time, account for most of that part of SA's gap; where it
+    closes less, they do not. A distance within the error tie is not read; the later refits
+    are shown, not read."""
+    def last(v):
+        return float(np.mean(v[-frames:]))
+    done = [key for key in (f"refit{i}" for i in SA_REFITS) if key in refit]
+    text = (f"{REFIT_PARTS} (the refit SA makes at each step, on every frame, with the codes "
+            "recomputed by the tracker's coder in place of those SA stored; the run's stream, "
+            f"an untimed piece): on the last {frames} frames SA's final subspace "
+            f"{last(refit['final']):.3f}, after "
+            + ", ".join(f"{key[5:]} refit{'s' if key != 'refit1' else ''} "
+                        f"{last(refit[key]):.3f}" for key in done))
+    if parts is None:
+        return text + "."
+    base = last(parts["batch_dict"])
+    own, once = last(refit["final"]) - base, last(refit["refit1"]) - base
+    text += f", against batch's subspace coded alike {base:.3f}"
+    if own <= ERR_TIE:
+        verdict = (f"SA's final subspace is within {ERR_TIE:g} of batch's, so the refit is "
+                   "not read")
+    elif own - once >= own / 2:
+        verdict = (f"one refit closes {(own - once) / own:.0%} of SA's final subspace's "
+                   f"{own:.3f} above batch's: the codes SA stores as it goes, each computed "
+                   "once with the subspace of its time, account for most of that part of "
+                   "the gap")
+    else:
+        verdict = (f"one refit closes {(own - once) / own:.0%} of SA's final subspace's "
+                   f"{own:.3f} above batch's: the codes SA stores do not account for most "
+                   "of that part of the gap")
+    return f"{text}. {verdict[0].upper()}{verdict[1:]}."
+
+
 def _rejudge_video(res: Result) -> Result:
     """A kept wang-chi-video result judged by the current rules, from its table (a result
     kept before batch's first 25 frames were tabled reads batch's mean at both ends)."""
@@ -839,9 +913,10 @@ def _rejudge_video(res: Result) -> Result:
 def _video_later(res: Result, ctx: Context) -> Result:
     """A wang-chi-video result with the longer-stream reading (:func:`_longer_stream`, of
     the piece ``wang-chi-video-longer``), SA's gap taken apart (:func:`_sa_gap_parts`, of
-    the piece ``wang-chi-video-sa-gap``) and SA from batch's subspace
-    (:func:`_sa_warm_parts`, of the piece ``wang-chi-video-sa-warm``) where their pieces are
-    kept, in place of any earlier readings."""
+    the piece ``wang-chi-video-sa-gap``), SA from batch's subspace (:func:`_sa_warm_parts`,
+    of the piece ``wang-chi-video-sa-warm``) and SA's subspace refitted on recomputed codes
+    (:func:`_sa_refit_parts`, of the piece ``wang-chi-video-sa-refit``) where their pieces
+    are kept, in place of any earlier readings."""
     try:
         note = _longer_note(ctx.memo("wang-chi-video-longer", lambda: _longer_stream(
             _video_stream_frames(ctx)[0], _video_rank(ctx), ctx.seed, _video_batch_iters(ctx))))
@@ -860,8 +935,14 @@ def _video_later(res: Result, ctx: Context) -> Result:
             "wang-chi-video-sa-warm", lambda: _sa_warm_parts(*args())), parts)
     except PieceMissing:
         warm = None
-    res.notes = [n for n in res.notes if not n.startswith((GAP_PARTS, WARM_PARTS))] + [
-        n for n in (None if parts is None else _sa_gap_note(parts), warm) if n]
+    try:
+        refit = None if ctx.quick else _sa_refit_note(ctx.memo(
+            "wang-chi-video-sa-refit", lambda: _sa_refit_parts(*args()[:3])), parts)
+    except PieceMissing:
+        refit = None
+    res.notes = [n for n in res.notes
+                 if not n.startswith((GAP_PARTS, WARM_PARTS, REFIT_PARTS))] + [
+        n for n in (None if parts is None else _sa_gap_note(parts), warm, refit) if n]
     return res
 
 
