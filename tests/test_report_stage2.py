@@ -3155,3 +3155,35 @@ def test_data_start_and_restart_pass_from_their_starts_and_the_note_reads_the_wa
     assert "OPGD: emptied of the first pass's statistics its dictionary does not climb" in restart
     alone = _start_kind_note(49, "data", runs, None)
     assert "NMF fit" not in alone and "the way up" not in alone
+
+
+def test_no_outlier_term_switches_r_off_and_the_note_reads_the_shortfall_closed():
+    """λ far above any residual sets every outlier estimate to zero, so the codes are
+    nonnegative least squares on the atoms; the note reads the share of the shortfall
+    below the NMF fit that switching the term off closes against the paper's λ."""
+    from scipy.optimize import nnls
+
+    from onlinemf import OnlineRobustNMF, RobustSolver
+    from onlinemf.experiments.zhao_tan_outliers import (
+        NO_OUTLIER_LAM,
+        _no_outlier_note,
+        _no_outlier_term,
+    )
+
+    clean, _ = _contaminated(7, 120, 25)
+    got = _no_outlier_term(clean, 3, 0)
+    assert set(got) == {"OADMM", "OPGD"} and np.isfinite(list(got.values())).all()
+    est = OnlineRobustNMF(3, solver=RobustSolver("admm", code_max_iter=2000, code_tol=1e-10),
+                          lam=NO_OUTLIER_LAM, batch_size=5, scale=None, settings="paper",
+                          random_state=0, max_iter=1, max_no_improvement=None).fit(clean)
+    low, R = est.decompose(clean[:10])
+    assert np.all(R == 0)
+    exact = np.array([nnls(est.components_.T, v)[0] for v in clean[:10]])
+    assert low == pytest.approx(exact @ est.components_, abs=1e-4)
+    note = _no_outlier_note(49, {"OADMM": (25.0, 24.0), "OPGD": (19.0, 18.5)},
+                            {"OADMM": (22.0, 21.9, 0.01), "OPGD": (18.0, 17.9, 0.02)}, 26.0)
+    assert ("OADMM: 25.00 dB with W_N's codes (24.00 stored) against 22.00 with the paper's "
+            "λ; 75% of its 4.00 dB shortfall below the NMF fit closed") in note
+    assert "OADMM: the outlier term holds the pass down" in note
+    assert "OPGD: without the outlier term the pass settles as short" in note
+    assert "against" not in _no_outlier_note(49, {"OPGD": (19.0, 18.5)}, None, None)
