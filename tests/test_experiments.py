@@ -743,6 +743,45 @@ def test_sa_refit_parts_refit_sas_subspace_on_recomputed_codes_and_the_note_read
     assert _sa_refit_note(fake, None).endswith("3 refits 0.052.")
 
 
+def test_sa_lag_parts_leave_the_run_as_it_is_and_the_note_splits_the_running_distance():
+    """SA's running estimates taken apart: the run is the same as without the extra
+    deterministic codes, the final subspace is the gap's own, a deterministic code is the
+    tracker's transform on the subspace before the step; the note splits the running
+    estimates' distance above the final subspace into the codes' start and the subspace."""
+    from onlinemf.estimators import PoissonSubspaceTracker
+    from onlinemf.experiments.wang_chi_poisson import (
+        _frame_errors,
+        _sa_gap_parts,
+        _sa_lag_note,
+        _sa_lag_parts,
+    )
+
+    rng = np.random.default_rng(1)
+    Z = 20 * rng.random((30, 2)) @ rng.random((2, 40)) + 1.0
+    lag = _sa_lag_parts(Z, 3, 0)
+    gap = _sa_gap_parts(Z, 3, 0, 2)
+    assert lag["online"] == pytest.approx(gap["online"])
+    assert lag["sa_final"] == pytest.approx(gap["sa_final"])
+    Y = np.random.default_rng(0).poisson(Z).astype(float)
+    est = PoissonSubspaceTracker(3, method="sa", random_state=0)
+    _frame_errors(est, Y[:5], Z[:5])
+    code = est.transform(Y[5][None])[0]
+    est.update(Y[5])
+    assert lag["fixed"][5] == pytest.approx(np.linalg.norm(code @ est.components_ - Z[5])
+                                            / np.linalg.norm(Z[5]))
+    assert lag["fixed"][0] == lag["online"][0]
+    fake = {"online": [0.08] * 30, "fixed": [0.068] * 30, "sa_final": [0.06] * 30}
+    note = _sa_lag_note(fake)
+    assert ("SA as run 0.080, with each frame coded from the deterministic start on the same "
+            "subspaces 0.068, its final subspace coded again 0.060: the running estimates "
+            "+0.020 above the final subspace, of which +0.012 from the codes' random start "
+            "and +0.008 from the subspace at each step") in note
+    assert "the code solves stopping short of their optimum account for most" in note
+    assert "the subspace at each step, not the code solves" in _sa_lag_note(
+        {**fake, "fixed": [0.079] * 30})
+    assert "so the parts are not read" in _sa_lag_note({**fake, "online": [0.065] * 30})
+
+
 def test_the_raw_a_note_reads_samples_to_each_set_of_runs_own_common_level():
     """Across a, the runs on the data divided by their maximum and at their own scale are
     each read at their own common level (the two objectives have different units): the

@@ -894,6 +894,67 @@ def _sa_refit_note(refit: dict, parts: dict | None, frames: int = 25) -> str:
     return f"{text}. {verdict[0].upper()}{verdict[1:]}."
 
 
+def _sa_lag_parts(Z, k: int, seed) -> dict:
+    """SA's running estimates at p = 1 on the run's stream (its first Poisson draw, from
+    its random start, as run) taken apart: each frame's relative error as run (``"online"``:
+    D̂_n â_n, â_n coded from a random start with the subspace before it), with â_n replaced
+    by the tracker's coder from its deterministic start on the same subspace (``"fixed"``:
+    the same strictly convex code problem, so the two differ only where a solve stops
+    short of its optimum), and of SA's final subspace with the frames coded again
+    (``"sa_final"``, as :func:`_sa_gap_parts`). The deterministic codes are computed
+    before each step without changing the run."""
+    Y = np.random.default_rng(seed).poisson(Z).astype(float)
+    est = PoissonSubspaceTracker(k, method="sa", random_state=seed)
+
+    def err(rate, n):
+        return float(np.linalg.norm(rate - Z[n]) / np.linalg.norm(Z[n]))
+    online, fixed = [], []
+    for n in range(Y.shape[0]):
+        code = est.transform(Y[n][None])[0] if n else None  # no model before the first
+        a, rate = est.update(Y[n])
+        online.append(err(rate, n))
+        fixed.append(err(rate if code is None else code @ est.components_, n))
+    final = est.transform(Y) @ est.components_
+    return {"online": online, "fixed": fixed,
+            "sa_final": list(np.linalg.norm(final - Z, axis=1) / np.linalg.norm(Z, axis=1))}
+
+
+#: how the reading of :func:`_sa_lag_parts` begins
+LAG_PARTS = "SA's running estimates at p = 1 taken apart"
+
+
+def _sa_lag_note(lag: dict, frames: int = 25) -> str:
+    """:func:`_sa_lag_parts` over the last ``frames`` frames. Read before its run: the
+    running estimates' distance above SA's final subspace coded again is the sum of the
+    coder's start (as run against the deterministic start, the same subspaces) and the
+    subspace (each frame's codes and subspace at its step against the final subspace);
+    where the coder's start is at least half of that distance, the code solves stopping
+    short of their optimum from a random start account for most of it; where it is less,
+    the subspace at each step does. A distance within the error tie is not read."""
+    def last(v):
+        return float(np.mean(v[-frames:]))
+    online, fixed, final = last(lag["online"]), last(lag["fixed"]), last(lag["sa_final"])
+    lead, start = online - final, online - fixed
+    text = (f"{LAG_PARTS} (the run's stream, an untimed piece): on the last {frames} frames "
+            f"SA as run {online:.3f}, with each frame coded from the deterministic start on "
+            f"the same subspaces {fixed:.3f}, its final subspace coded again {final:.3f}: "
+            f"the running estimates {lead:+.3f} above the final subspace, of which "
+            f"{start:+.3f} from the codes' random start and {fixed - final:+.3f} from the "
+            "subspace at each step")
+    if lead <= ERR_TIE:
+        verdict = (f"the running estimates are within {ERR_TIE:g} of the final subspace, so "
+                   "the parts are not read")
+    elif start >= lead / 2:
+        verdict = (f"the codes' random start is {start / lead:.0%} of it: the code solves "
+                   "stopping short of their optimum account for most of the running "
+                   "estimates' distance")
+    else:
+        verdict = (f"the codes' random start is {start / lead:.0%} of it: the subspace at "
+                   "each step, not the code solves, accounts for most of the running "
+                   "estimates' distance")
+    return f"{text}. {verdict[0].upper()}{verdict[1:]}."
+
+
 def _rejudge_video(res: Result) -> Result:
     """A kept wang-chi-video result judged by the current rules, from its table (a result
     kept before batch's first 25 frames were tabled reads batch's mean at both ends)."""
@@ -915,8 +976,9 @@ def _video_later(res: Result, ctx: Context) -> Result:
     the piece ``wang-chi-video-longer``), SA's gap taken apart (:func:`_sa_gap_parts`, of
     the piece ``wang-chi-video-sa-gap``), SA from batch's subspace (:func:`_sa_warm_parts`,
     of the piece ``wang-chi-video-sa-warm``) and SA's subspace refitted on recomputed codes
-    (:func:`_sa_refit_parts`, of the piece ``wang-chi-video-sa-refit``) where their pieces
-    are kept, in place of any earlier readings."""
+    (:func:`_sa_refit_parts`, of the piece ``wang-chi-video-sa-refit``) and SA's running
+    estimates taken apart (:func:`_sa_lag_parts`, of the piece ``wang-chi-video-sa-lag``)
+    where their pieces are kept, in place of any earlier readings."""
     try:
         note = _longer_note(ctx.memo("wang-chi-video-longer", lambda: _longer_stream(
             _video_stream_frames(ctx)[0], _video_rank(ctx), ctx.seed, _video_batch_iters(ctx))))
@@ -940,9 +1002,14 @@ def _video_later(res: Result, ctx: Context) -> Result:
             "wang-chi-video-sa-refit", lambda: _sa_refit_parts(*args()[:3])), parts)
     except PieceMissing:
         refit = None
+    try:
+        lag = None if ctx.quick else _sa_lag_note(ctx.memo(
+            "wang-chi-video-sa-lag", lambda: _sa_lag_parts(*args()[:3])))
+    except PieceMissing:
+        lag = None
     res.notes = [n for n in res.notes
-                 if not n.startswith((GAP_PARTS, WARM_PARTS, REFIT_PARTS))] + [
-        n for n in (None if parts is None else _sa_gap_note(parts), warm, refit) if n]
+                 if not n.startswith((GAP_PARTS, WARM_PARTS, REFIT_PARTS, LAG_PARTS))] + [
+        n for n in (None if parts is None else _sa_gap_note(parts), warm, refit, lag) if n]
     return res
 
 
