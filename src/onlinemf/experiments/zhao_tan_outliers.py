@@ -1860,8 +1860,8 @@ def _no_outlier_note(k: int, runs: dict, clean_runs: dict | None, nmf: float | N
     dB), where kept. Read before the runs: where switching the outlier term off closes at
     least half of a method's shortfall below the NMF fit (W_N's codes, against its pass with
     the paper's λ), the outlier term, taking up the residuals of a dictionary still far
-    from a good one, holds the pass down; where it closes less, the online iteration
-    settles there from the paper's start without it."""
+    from a good one, holds the pass down; where it closes less, the term does not account
+    for most of the shortfall."""
     parts, verdicts = [], []
     for m, (wn, stored) in runs.items():
         text = f"{m}: {wn:.2f} dB with W_N's codes ({stored:.2f} stored)"
@@ -1871,9 +1871,10 @@ def _no_outlier_note(k: int, runs: dict, clean_runs: dict | None, nmf: float | N
             text += f" against {with_term:.2f} with the paper's λ" + share
             if closed is not None:
                 verdicts.append(f"{m}: the outlier term holds the pass down" if closed >= 0.5
-                                else f"{m}: without the outlier term the pass settles as "
-                                "short, so the online iteration itself settles there from "
-                                "the paper's start")
+                                else f"{m}: switching the outlier term off closes less than "
+                                "half of its shortfall, so the term does not account for "
+                                "most of it; without it the pass still settles below the "
+                                "NMF fit from the paper's start")
         parts.append(text)
     return (f"K = {k}, OADMM and OPGD over the outlier-free stream with the outlier term "
             f"switched off (λ = {NO_OUTLIER_LAM:g}, so r ≡ 0 and the codes are nonnegative "
