@@ -3120,7 +3120,9 @@ def test_data_start_and_restart_pass_from_their_starts_and_the_note_reads_the_wa
         _data_start_psnr,
         _psnr,
         _restart_psnr,
+        _sparse_start_psnr,
         _start_kind_note,
+        sparse_start,
     )
 
     clean, X = _contaminated(5, 200, 25)
@@ -3136,6 +3138,10 @@ def test_data_start_and_restart_pass_from_their_starts_and_the_note_reads_the_wa
     est.components_ = project_nonneg_l2_ball(X[:3].copy())
     assert data["OADMM"]["start"] == pytest.approx(_psnr(est.decompose(X[rows])[0],
                                                          clean[rows]))
+    sparse = _sparse_start_psnr(clean, X, 3, 0, results)
+    est.components_ = sparse_start(3, 25, 0)
+    assert sparse["OADMM"]["start"] == pytest.approx(_psnr(est.decompose(X[rows])[0],
+                                                           clean[rows]))
     for m in ("OADMM", "OPGD"):
         assert again[m]["start"] == pytest.approx(again[m]["uniform"])
         assert again[m]["uniform"] == pytest.approx(data[m]["uniform"])
@@ -3188,3 +3194,29 @@ def test_no_outlier_term_switches_r_off_and_the_note_reads_the_shortfall_closed(
     assert ("OPGD: switching the outlier term off closes less than half of its shortfall, so "
             "the term does not account for most of it") in note
     assert "against" not in _no_outlier_note(49, {"OPGD": (19.0, 18.5)}, None, None)
+
+
+def test_sparse_start_draws_sparse_atoms_on_c_and_the_note_reads_it():
+    """The sparse start: K atoms on C (nonnegative, norm at most 1, none empty), about the
+    stated share of their entries nonzero and far less alike than uniform atoms; the note's
+    sparse reading names the alike atoms."""
+    from onlinemf.experiments.zhao_tan_outliers import (
+        SPARSE_SHARE,
+        _start_kind_note,
+        sparse_start,
+    )
+
+    D = sparse_start(49, 361, 0)
+    assert D.shape == (49, 361) and (D >= 0).all()
+    assert np.linalg.norm(D, axis=1).max() <= 1 + 1e-12 and (D.max(axis=1) > 0).all()
+    assert abs((D > 0).mean() - SPARSE_SHARE) < 0.02
+    unit = D / np.linalg.norm(D, axis=1, keepdims=True)
+    uniform = np.random.default_rng(0).random((49, 361))
+    uniform /= np.linalg.norm(uniform, axis=1, keepdims=True)
+    off = ~np.eye(49, dtype=bool)
+    assert (unit @ unit.T)[off].mean() < 0.5 * (uniform @ uniform.T)[off].mean()
+    assert np.array_equal(D, sparse_start(49, 361, 0))
+    warm = {"OADMM": {"reads": [(1.0, 25.0)]}}
+    runs = {"OADMM": {"start": 10.0, "reads": [(1.0, 22.5)], "uniform": 22.0}}
+    assert ("OADMM: a start of atoms far from alike does not reach most of the way either"
+            in _start_kind_note(49, "sparse", runs, warm))

@@ -1701,6 +1701,27 @@ def _data_start_psnr(clean, X, k: int, seed, results: dict) -> dict:
     return _passes_from(clean, X, k, seed, {"OADMM": start, "OPGD": start}, results)
 
 
+#: the share of each atom's entries drawn nonzero in :func:`_sparse_start_psnr`
+SPARSE_SHARE = 0.1
+
+
+def sparse_start(k: int, n_features: int, seed) -> np.ndarray:
+    """K random atoms on C whose entries are U[0, 1] on a random :data:`SPARSE_SHARE` of
+    the pixels (at least one per atom) and 0 elsewhere: atoms far from alike, where the
+    uniform W₀'s atoms all point near the all-ones direction, and unlike any face."""
+    rng = np.random.default_rng([seed, k, 7])
+    D = rng.random((k, n_features)) * (rng.random((k, n_features)) < SPARSE_SHARE)
+    D[np.arange(k), rng.integers(n_features, size=k)] = rng.random(k) + 0.5  # never empty
+    return project_nonneg_l2_ball(D)
+
+
+def _sparse_start_psnr(clean, X, k: int, seed, results: dict) -> dict:
+    """:func:`_passes_from` :func:`sparse_start`'s atoms in place of the uniform W₀, for
+    OADMM and OPGD."""
+    start = sparse_start(k, X.shape[1], seed)
+    return _passes_from(clean, X, k, seed, {"OADMM": start, "OPGD": start}, results)
+
+
 def _restart_psnr(clean, X, k: int, seed, results: dict) -> dict:
     """:func:`_passes_from` each method's own final dictionary from the uniform W₀ (its
     run's ``results[m]["atoms"]``), the statistics of that run emptied: one more pass."""
@@ -1750,6 +1771,13 @@ START_KINDS = {
              "a start drawn from the data does not reach most of the way either, so its "
              "shortfall is not the uniform W₀'s own but that of a start far from a good "
              "dictionary"),
+    "sparse": ("started from sparse random atoms (U[0, 1] entries on a random "
+               f"{SPARSE_SHARE:.0%} of the pixels, projected onto C: atoms far from alike and "
+               "unlike any face) in place of the uniform W₀",
+               "a start of atoms far from alike reaches most of the way, so the alike atoms "
+               "of the uniform W₀ and of the faces account for most of its shortfall",
+               "a start of atoms far from alike does not reach most of the way either, so "
+               "how alike the start's atoms are does not account for its shortfall"),
     "restart": ("started again from its own final dictionary, the first pass's statistics "
                 "emptied",
                 "emptied of the first pass's statistics (the codes of its early dictionaries) "
@@ -1762,13 +1790,14 @@ START_KINDS = {
 
 
 def _start_kind_note(k: int, kind: str, runs: dict, warm: dict | None) -> str:
-    """:func:`_data_start_psnr` (``kind="data"``) or :func:`_restart_psnr` (``"restart"``)
-    in words, beside the pass from the NMF fit (:func:`_warm_start_psnr`'s ``warm``, where
-    kept). Read before the runs: where a method's pass from this start ends at least half
-    of the way from its run from the uniform W₀ up to where its pass from the NMF fit ends
-    (all scored alike), the first reading of :data:`START_KINDS` holds; where it ends lower,
-    the second. Without the pass from the NMF fit, or where that pass does not end above
-    the uniform run by more than the PSNR tie, the numbers are given alone."""
+    """:func:`_data_start_psnr` (``kind="data"``), :func:`_sparse_start_psnr`
+    (``"sparse"``) or :func:`_restart_psnr` (``"restart"``) in words, beside the pass from
+    the NMF fit (:func:`_warm_start_psnr`'s ``warm``, where kept). Read before the runs:
+    where a method's pass from this start ends at least half of the way from its run from
+    the uniform W₀ up to where its pass from the NMF fit ends (all scored alike), the first
+    reading of :data:`START_KINDS` holds; where it ends lower, the second. Without the pass
+    from the NMF fit, or where that pass does not end above the uniform run by more than the
+    PSNR tie, the numbers are given alone."""
     what, climbs, stays = START_KINDS[kind]
     parts, verdicts = [], []
     for m, r in runs.items():
@@ -1953,7 +1982,8 @@ def _ordering_notes(ctx: Context, k: int, faces, results: dict, cell, main: bool
     outlier-free stream (with the paper's λ and with the outlier term off), over more
     passes, with the dictionary's solve run further, and
     from other starts: the NMF fit (:func:`_warm_start_psnr`), rows of the stream
-    (:func:`_data_start_psnr`) and their own final dictionaries (:func:`_restart_psnr`).
+    (:func:`_data_start_psnr`), sparse random atoms (:func:`_sparse_start_psnr`) and their
+    own final dictionaries (:func:`_restart_psnr`).
     ``cell()`` gives the cell's clean and contaminated streams."""
     key, notes = f"zhao-tan-cbcl-{k}", []
     mine = {m: results[m].get("psnr_stored", results[m]["psnr"]) for m in ("OADMM", "OPGD")}
@@ -2007,6 +2037,9 @@ def _ordering_notes(ctx: Context, k: int, faces, results: dict, cell, main: bool
     read(f"data-start-rows{SCORED_SHARE:g}",
          lambda: _data_start_psnr(*cell(), k, ctx.seed, results),
          lambda r: _start_kind_note(k, "data", r, warm))
+    read(f"sparse-start{SPARSE_SHARE:g}-rows{SCORED_SHARE:g}",
+         lambda: _sparse_start_psnr(*cell(), k, ctx.seed, results),
+         lambda r: _start_kind_note(k, "sparse", r, warm))
     read(f"restart-rows{SCORED_SHARE:g}", lambda: _restart_psnr(*cell(), k, ctx.seed, results),
          lambda r: _start_kind_note(k, "restart", r, warm))
     return notes
