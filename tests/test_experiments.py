@@ -644,7 +644,9 @@ def test_sa_warm_parts_start_sa_from_batchs_subspace_and_the_note_reads_the_part
     from onlinemf.experiments.wang_chi_poisson import (
         GAP_PARTS,
         WARM_PARTS,
+        _frame_errors,
         _sa_gap_parts,
+        _sa_lag_note,
         _sa_refit_note,
         _sa_warm_note,
         _sa_warm_parts,
@@ -660,12 +662,11 @@ def test_sa_warm_parts_start_sa_from_batchs_subspace_and_the_note_reads_the_part
     Y = np.random.default_rng(0).poisson(Z).astype(float)
     Db, _ = batch_poisson_factorization(Y, 3, np.ones(Y.shape, bool), n_iter=2,
                                         random_state=0)
-    est = PoissonSubspaceTracker(3, method="sa", random_state=0).fit(Y[:1])
+    est = PoissonSubspaceTracker(3, method="sa", random_state=0)
+    est._initialize(est._check(Y, None, True)[0], None)  # draws its own start, as a fit does
     est.components_ = np.ascontiguousarray(Db.T)
     est.state_ = est._rule().init(est.components_)
-    _, rate = est.update(Y[0])
-    assert warm["online"][0] == pytest.approx(np.linalg.norm(rate - Z[0])
-                                              / np.linalg.norm(Z[0]))
+    assert warm["online"] == pytest.approx(_frame_errors(est, Y, Z)[0])
     parts = {"online": [0.08] * 30, "sa_final": [0.075] * 30, "batch_dict": [0.055] * 30,
              "batch": [0.05] * 30}
     near = {"online": [0.07] * 30, "final": [0.06] * 30, "batch_dict": [0.055] * 30}
@@ -683,17 +684,25 @@ def test_sa_warm_parts_start_sa_from_batchs_subspace_and_the_note_reads_the_part
     assert _sa_warm_note(near, None).endswith("+0.005 above batch's.")
 
     ctx = Context(scale="paper", out_dir=str(tmp_path), kept_only=True)
-    for key, value in (("wang-chi-video-sa-gap", parts), ("wang-chi-video-sa-warm", near)):
+    for key, value in (("wang-chi-video-sa-gap", parts), ("wang-chi-video-sa-from-batch", near)):
         Context(scale="paper", out_dir=str(tmp_path)).memo(key, lambda v=value: v)
     notes = _video_later(Result(notes=["kept", f"{WARM_PARTS} (an earlier reading)"]),
                          ctx).notes
     assert notes[0] == "kept" and notes[1].startswith(GAP_PARTS)
     assert notes[2] == _sa_warm_note(near, parts) and len(notes) == 3
     refit = {"final": [0.07] * 30, "refit1": [0.06] * 30, "refit3": [0.055] * 30}
-    Context(scale="paper", out_dir=str(tmp_path)).memo("wang-chi-video-sa-refit",
-                                                       lambda: refit)
+    lag = {"online": [0.08] * 30, "fixed": [0.079] * 30, "sa_final": [0.06] * 30}
+    for key, value in (("wang-chi-video-sa-refit1-3", refit), ("wang-chi-video-sa-lag", lag)):
+        Context(scale="paper", out_dir=str(tmp_path)).memo(key, lambda v=value: v)
     again = _video_later(Result(notes=notes), ctx).notes
-    assert again[:3] == notes and again[3] == _sa_refit_note(refit, parts) and len(again) == 4
+    assert again[:3] == notes and again[3] == _sa_refit_note(refit, parts)
+    assert again[4] == _sa_lag_note(lag) and len(again) == 5
+    quick = Context(scale="quick", out_dir=str(tmp_path), kept_only=True)
+    for key, value in (("sa-gap", parts), ("sa-from-batch", near), ("sa-refit1-3", refit),
+                       ("sa-lag", lag)):
+        Context(scale="quick", out_dir=str(tmp_path)).memo(f"wang-chi-video-{key}",
+                                                           lambda v=value: v)
+    assert _video_later(Result(notes=["kept"]), quick).notes == ["kept"]
 
 
 def test_sa_refit_parts_refit_sas_subspace_on_recomputed_codes_and_the_note_reads_the_share():
@@ -780,6 +789,43 @@ def test_sa_lag_parts_leave_the_run_as_it_is_and_the_note_splits_the_running_dis
     assert "the subspace at each step, not the code solves" in _sa_lag_note(
         {**fake, "fixed": [0.079] * 30})
     assert "so the parts are not read" in _sa_lag_note({**fake, "online": [0.065] * 30})
+
+
+def test_started_from_its_own_draw_is_the_plain_run_and_another_start_changes_only_that():
+    """An estimator started from the very dictionary it would draw runs exactly as the plain
+    estimator (its later random draws unchanged); from another start its first step codes
+    with that start and empty statistics, as a model whose start is replaced by hand."""
+    from onlinemf.estimators import OnlineRobustNMF, PoissonSubspaceTracker
+    from onlinemf.experiments._starts import started_from
+
+    rng = np.random.default_rng(3)
+    Y = rng.poisson(20 * rng.random((12, 2)) @ rng.random((2, 30)) + 1.0).astype(float)
+    plain = PoissonSubspaceTracker(3, method="sa", random_state=0)
+    plain._initialize(plain._check(Y, None, True)[0], None)
+    own = plain.components_.copy()
+    a = PoissonSubspaceTracker(3, method="sa", random_state=0).partial_fit(Y)
+    b = started_from(PoissonSubspaceTracker, own)(3, method="sa", random_state=0).partial_fit(Y)
+    assert np.array_equal(a.components_, b.components_)
+    assert type(b).__name__ == "PoissonSubspaceTrackerFromStart"
+
+    X = rng.random((40, 3)) @ rng.random((3, 16))
+    start = rng.random((3, 16)) / 4
+
+    def first_codes(est):
+        seen = []
+        est.set_params(callback=lambda info: seen.append(info["codes"])).partial_fit(X[:10])
+        return seen[0]
+    d = started_from(OnlineRobustNMF, start)(3, batch_size=5, settings="paper", random_state=0)
+    by_hand = OnlineRobustNMF(3, batch_size=5, settings="paper", random_state=0, max_iter=1,
+                              max_no_improvement=None).fit(X[:5])
+    by_hand.components_ = start.copy()
+    by_hand.state_ = by_hand._rule().init(by_hand.components_)
+    assert first_codes(d) == pytest.approx(first_codes(by_hand))
+    assert d.state_.n_samples_seen == 10
+    assert not np.allclose(first_codes(OnlineRobustNMF(3, batch_size=5, settings="paper",
+                                                       random_state=0)), first_codes(
+        started_from(OnlineRobustNMF, start)(3, batch_size=5, settings="paper",
+                                             random_state=0)))
 
 
 def test_the_raw_a_note_reads_samples_to_each_set_of_runs_own_common_level():

@@ -3089,9 +3089,14 @@ def test_warm_start_runs_the_online_methods_from_the_nmf_fit_and_reads_the_lead_
         est.components_ = start.copy()
         assert w["start"] == pytest.approx(_psnr(est.decompose(X[rows])[0], clean[rows]))
         est.state_ = est._rule().init(est.components_)
-        est.partial_fit(X[:5])  # one step from the start, statistics empty
-        assert w["reads"][0][1] == pytest.approx(_psnr(est.decompose(X[rows])[0],
-                                                       clean[rows]))
+        ends: list = []
+        est.set_params(callback=lambda info, ends=ends: ends.append(
+            np.array(info["components"])))
+        est.partial_fit(X)  # the pass from the start, statistics empty, rows in order
+        for i, (share, value) in ((0, w["reads"][0]), (-1, w["reads"][-1])):
+            est.components_ = ends[i]  # the first step's and the last step's dictionaries
+            assert value == pytest.approx(_psnr(est.decompose(X[rows])[0], clean[rows]))
+        assert len(ends) == 40 and w["reads"][-1][1] != pytest.approx(w["reads"][0][1])
         est.components_ = results[m]["atoms"].copy()
         assert w["uniform"] == pytest.approx(_psnr(est.decompose(X[rows])[0], clean[rows]))
         assert w["start"] > w["uniform"] + 1.0  # an exact rank-3 fit against random atoms
@@ -3106,6 +3111,9 @@ def test_warm_start_runs_the_online_methods_from_the_nmf_fit_and_reads_the_lead_
     assert ("OPGD: its update draws a better start down towards its own level, so its "
             "shortfall lies in the update at the paper's settings, not in the start") in note
     assert "ORPCA: its update" not in note and "ORPCA: from 26.00" in note
+    above = {"OPGD": {"start": 21.0, "reads": [(1.0, 23.5)], "uniform": 18.0}}
+    assert "(183% of the start's lead held; it ends above its start)" in _warm_start_note(
+        49, above)
 
 
 def test_data_start_and_restart_pass_from_their_starts_and_the_note_reads_the_way_up():
@@ -3138,6 +3146,13 @@ def test_data_start_and_restart_pass_from_their_starts_and_the_note_reads_the_wa
     est.components_ = project_nonneg_l2_ball(X[:3].copy())
     assert data["OADMM"]["start"] == pytest.approx(_psnr(est.decompose(X[rows])[0],
                                                          clean[rows]))
+    opgd = OnlineRobustNMF(3, solver=RobustSolver("pgd"), batch_size=5, scale=None,
+                           settings="paper", random_state=0, max_iter=1,
+                           max_no_improvement=None).fit(X[:5])
+    opgd.components_ = project_nonneg_l2_ball(X[:3].copy())
+    assert data["OPGD"]["start"] == pytest.approx(_psnr(opgd.decompose(X[rows])[0],
+                                                        clean[rows]))
+    assert data["OPGD"]["start"] != pytest.approx(data["OADMM"]["start"])  # own coders
     sparse = _sparse_start_psnr(clean, X, 3, 0, results)
     est.components_ = sparse_start(3, 25, 0)
     assert sparse["OADMM"]["start"] == pytest.approx(_psnr(est.decompose(X[rows])[0],
@@ -3172,13 +3187,23 @@ def test_no_outlier_term_switches_r_off_and_the_note_reads_the_shortfall_closed(
     from onlinemf import OnlineRobustNMF, RobustSolver
     from onlinemf.experiments.zhao_tan_outliers import (
         NO_OUTLIER_LAM,
+        CleanRegret,
+        _clean_stream,
         _no_outlier_note,
         _no_outlier_term,
+        _psnr,
     )
 
     clean, _ = _contaminated(7, 120, 25)
     got = _no_outlier_term(clean, 3, 0)
     assert set(got) == {"OADMM", "OPGD"} and np.isfinite(list(got.values())).all()
+    tracker = CleanRegret(clean)
+    pgd = OnlineRobustNMF(3, solver=RobustSolver("pgd"), lam=NO_OUTLIER_LAM, batch_size=5,
+                          scale=None, settings="paper", callback=tracker, random_state=0,
+                          max_iter=1, max_no_improvement=None).fit(clean)
+    assert got["OPGD"] == pytest.approx((_psnr(pgd.decompose(clean)[0], clean),
+                                         tracker.psnr()))
+    assert got["OPGD"][0] != pytest.approx(_clean_stream(clean, 3, 0)["OPGD"][0])
     est = OnlineRobustNMF(3, solver=RobustSolver("admm", code_max_iter=2000, code_tol=1e-10),
                           lam=NO_OUTLIER_LAM, batch_size=5, scale=None, settings="paper",
                           random_state=0, max_iter=1, max_no_improvement=None).fit(clean)

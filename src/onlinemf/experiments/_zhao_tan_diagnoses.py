@@ -70,6 +70,17 @@ def _psnr(est, clean):
 NMF_MAX_ITER = 5000
 
 
+def clean_nmf(clean, k: int, seed) -> tuple:
+    """The batch NMF of the clean samples the diagnoses compare against: scikit-learn's
+    coordinate descent from NNDSVDA, run to a tolerance of 1e-6 or :data:`NMF_MAX_ITER`
+    iterations. Returns its codes and the fitted model."""
+    from sklearn.decomposition import NMF
+
+    nmf = NMF(k, init="nndsvda", solver="cd", tol=1e-6, max_iter=NMF_MAX_ITER,
+              random_state=seed)
+    return nmf.fit_transform(clean), nmf
+
+
 def ceiling_psnr(clean, k: int, seed) -> dict:
     """What a rank-k reconstruction of the clean samples (rows of ``clean``, no outliers)
     can score under eq. (48): ``"svd"``, the truncated SVD's PSNR, a bound no rank-k
@@ -77,13 +88,9 @@ def ceiling_psnr(clean, k: int, seed) -> dict:
     the PSNR of a batch NMF of the same clean samples (scikit-learn's coordinate descent from
     NNDSVDA, run to a tolerance of 1e-6 or :data:`NMF_MAX_ITER` iterations), a nonnegative
     rank-k fit found without outliers, not a proven optimum; and its iterations."""
-    from sklearn.decomposition import NMF
-
     U, sv, Vt = np.linalg.svd(clean, full_matrices=False)
     svd = _psnr((U[:, :k] * sv[:k]) @ Vt[:k], clean)
-    nmf = NMF(k, init="nndsvda", solver="cd", tol=1e-6, max_iter=NMF_MAX_ITER,
-              random_state=seed)
-    W = nmf.fit_transform(clean)
+    W, nmf = clean_nmf(clean, k, seed)
     return {"svd": svd, "nmf": _psnr(W @ nmf.components_, clean), "iterations": nmf.n_iter_}
 
 

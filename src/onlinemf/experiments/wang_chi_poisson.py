@@ -10,6 +10,7 @@ import numpy as np
 from ..baselines import GROUSE, batch_poisson_factorization
 from ..estimators import PoissonSubspaceTracker
 from ._registry import Context, PieceMissing, Result, pyplot, register, save_figure
+from ._starts import started_from
 from ._verdicts import (
     LATE_RISE,
     NOT_MEASURED,
@@ -623,6 +624,27 @@ def _start_text(gap_start: float) -> str:
     return f"it starts within {ERR_TIE:g} of batch"
 
 
+def _first_draw(Z, seed) -> np.ndarray:
+    """The run's stream at p = 1: the first Poisson draw of the rates ``Z`` with its seed."""
+    return np.random.default_rng(seed).poisson(Z).astype(float)
+
+
+def _relative_errors(R, Z) -> list[float]:
+    """Each row's relative error ‖r − z‖ / ‖z‖ of the estimates ``R`` against the rates."""
+    return list(np.linalg.norm(R - Z, axis=1) / np.linalg.norm(Z, axis=1))
+
+
+def _coded_errors(model, Y, Z) -> list[float]:
+    """:func:`_relative_errors` of the frames ``Y`` coded again by the tracker's coder on
+    ``model``'s subspace (its deterministic start; no update)."""
+    return _relative_errors(model.transform(Y) @ model.components_, Z)
+
+
+def _tail(values, frames: int) -> float:
+    """The mean of the last ``frames`` values."""
+    return float(np.mean(values[-frames:]))
+
+
 def _frame_errors(est, Y, Z) -> tuple[list[float], np.ndarray]:
     """Each frame's relative error of ``est``'s estimate at that step, over the stream ``Y``
     of the true rates ``Z``, and the last step's estimate."""
@@ -637,8 +659,7 @@ def _longer_stream(Z, k: int, seed, n_iter: int) -> dict:
     """Fig. 9 at p = 1 on a stream twice the video's length: the video, then the video again
     with fresh Poisson draws, tracked by ML-SA and SA; with batch's frame errors on the
     first pass (fitted as in the run), to set them against on the same frames."""
-    rng = np.random.default_rng(seed)
-    Y = rng.poisson(Z).astype(float)  # the run's first draw: its p = 1 stream
+    Y = _first_draw(Z, seed)
     again = np.random.default_rng([seed, 5]).poisson(Z).astype(float)
     out = {}
     for method in ("ml", "sa"):
@@ -646,7 +667,7 @@ def _longer_stream(Z, k: int, seed, n_iter: int) -> dict:
         out[method.upper()] = _frame_errors(est, np.vstack([Y, again]), np.vstack([Z, Z]))[0]
     Db, A = batch_poisson_factorization(Y, k, np.ones(Y.shape, bool), n_iter=n_iter,
                                         random_state=seed)
-    out["batch"] = list(np.linalg.norm(A @ Db.T - Z, axis=1) / np.linalg.norm(Z, axis=1))
+    out["batch"] = _relative_errors(A @ Db.T, Z)
     return out
 
 
@@ -693,20 +714,15 @@ def _sa_gap_parts(Z, k: int, seed, n_iter: int) -> dict:
     and the coder against batch's own codes."""
     import copy
 
-    Y = np.random.default_rng(seed).poisson(Z).astype(float)
+    Y = _first_draw(Z, seed)
     est = PoissonSubspaceTracker(k, method="sa", random_state=seed)
     online = _frame_errors(est, Y, Z)[0]
     Db, A = batch_poisson_factorization(Y, k, np.ones(Y.shape, bool), n_iter=n_iter,
                                         random_state=seed)
-
-    def errs(R):
-        return list(np.linalg.norm(R - Z, axis=1) / np.linalg.norm(Z, axis=1))
-    final = errs(est.transform(Y) @ est.components_)
     swapped = copy.deepcopy(est)
     swapped.components_ = np.ascontiguousarray(Db.T)
-    return {"online": online, "sa_final": final,
-            "batch_dict": errs(swapped.transform(Y) @ swapped.components_),
-            "batch": errs(A @ Db.T)}
+    return {"online": online, "sa_final": _coded_errors(est, Y, Z),
+            "batch_dict": _coded_errors(swapped, Y, Z), "batch": _relative_errors(A @ Db.T, Z)}
 
 
 #: how the reading of :func:`_sa_gap_parts` begins
@@ -757,26 +773,20 @@ def _sa_gap_note(parts: dict, frames: int = 25) -> str:
 
 def _sa_warm_parts(Z, k: int, seed, n_iter: int) -> dict:
     """SA at p = 1 on the run's stream (its first Poisson draw) started from batch's
-    subspace (fitted as in the run) in place of its random start, its kept samples empty as
-    at any start: each frame's relative error as run from there (``"online"``), of its
-    final subspace with the frames coded again by the tracker's coder (``"final"``), and of
-    batch's subspace coded by that same coder (``"batch_dict"``), as :func:`_sa_gap_parts`
-    scores SA's own run."""
-    import copy
-
-    Y = np.random.default_rng(seed).poisson(Z).astype(float)
+    subspace (fitted as in the run) in place of its random start (:func:`started_from`: its
+    random draws otherwise as SA's own run), its kept samples empty as at any start: each
+    frame's relative error as run from there (``"online"``), of its final subspace with the
+    frames coded again by the tracker's coder (``"final"``), and of batch's subspace coded
+    by that same coder (``"batch_dict"``), as :func:`_sa_gap_parts` scores SA's own run."""
+    Y = _first_draw(Z, seed)
     Db, _ = batch_poisson_factorization(Y, k, np.ones(Y.shape, bool), n_iter=n_iter,
                                         random_state=seed)
-    est = PoissonSubspaceTracker(k, method="sa", random_state=seed).fit(Y[:1])
-    est.components_ = np.ascontiguousarray(Db.T)  # the start replaced, nothing kept yet
-    est.state_ = est._rule().init(est.components_)
-    swapped = copy.deepcopy(est)
+    est = started_from(PoissonSubspaceTracker, Db.T)(k, method="sa", random_state=seed)
     online = _frame_errors(est, Y, Z)[0]
-
-    def errs(model):
-        R = model.transform(Y) @ model.components_
-        return list(np.linalg.norm(R - Z, axis=1) / np.linalg.norm(Z, axis=1))
-    return {"online": online, "final": errs(est), "batch_dict": errs(swapped)}
+    coder = PoissonSubspaceTracker(k, method="sa", random_state=seed).fit(Y[:1])
+    coder.components_ = np.ascontiguousarray(Db.T)  # only its coder is used
+    return {"online": online, "final": _coded_errors(est, Y, Z),
+            "batch_dict": _coded_errors(coder, Y, Z)}
 
 
 #: how the reading of :func:`_sa_warm_parts` begins
@@ -792,20 +802,18 @@ def _sa_warm_note(warm: dict, parts: dict | None, frames: int = 25) -> str:
     where it stays above by more, SA's rule draws even batch's subspace away at these
     settings, so that part lies in the rule, not in the start. A part within the error tie
     is not read."""
-    def last(v):
-        return float(np.mean(v[-frames:]))
-    warm_part = last(warm["final"]) - last(warm["batch_dict"])
+    w = {key: _tail(v, frames) for key, v in warm.items()}
+    warm_part = w["final"] - w["batch_dict"]
     text = (f"{WARM_PARTS} in place of its random start (the run's stream and batch fit "
             f"again; an untimed piece): on the last {frames} frames SA as run from there "
-            f"{last(warm['online']):.3f}, its final subspace coded again "
-            f"{last(warm['final']):.3f}, batch's subspace coded alike "
-            f"{last(warm['batch_dict']):.3f}: its final subspace {warm_part:+.3f} above "
-            "batch's")
+            f"{w['online']:.3f}, its final subspace coded again {w['final']:.3f}, batch's "
+            f"subspace coded alike {w['batch_dict']:.3f}: its final subspace "
+            f"{warm_part:+.3f} above batch's")
     if parts is None:
         return text + "."
-    own = last(parts["sa_final"]) - last(parts["batch_dict"])
+    own = _tail(parts["sa_final"], frames) - _tail(parts["batch_dict"], frames)
     text += (f", against {own:+.3f} from its random start, SA as run there "
-             f"{last(parts['online']):.3f}")
+             f"{_tail(parts['online'], frames):.3f}")
     if own <= ERR_TIE:
         verdict = (f"from its random start SA's final subspace is within {ERR_TIE:g} of "
                    "batch's, so the start is not read")
@@ -831,25 +839,19 @@ def _sa_refit_parts(Z, k: int, seed) -> dict:
     codes SA stored as it went (each computed once, with the subspace of its time): each
     frame's relative error of SA's final subspace (``"final"``) and of the subspace after
     each count of such refits in :data:`SA_REFITS` (``"refit1"``, …), all coded again by
-    the tracker's coder, as :func:`_sa_gap_parts` scores them."""
-    import copy
-
-    Y = np.random.default_rng(seed).poisson(Z).astype(float)
-    est = PoissonSubspaceTracker(k, method="sa", random_state=seed)
-    _frame_errors(est, Y, Z)
-
-    def errs(model):
-        R = model.transform(Y) @ model.components_
-        return list(np.linalg.norm(R - Z, axis=1) / np.linalg.norm(Z, axis=1))
-    out = {"final": errs(est)}
-    model = copy.deepcopy(est)
+    the tracker's coder, as :func:`_sa_gap_parts` scores them. The refit is the SA rule's
+    row problem with every frame kept at weight 1 (its forgetting and window off, as run)."""
+    Y = _first_draw(Z, seed)
+    model = PoissonSubspaceTracker(k, method="sa", random_state=seed)
+    _frame_errors(model, Y, Z)
+    out = {"final": _coded_errors(model, Y, Z)}
     seen = np.ones(Y.T.shape, bool)
     for i in range(1, max(SA_REFITS) + 1):
         A = model.transform(Y)  # the codes recomputed from the current subspace
         D = model._sa_rows(A.T, Y.T, seen, model.components_.T, 2.0 * model.lam * len(Y))
         model.components_ = np.ascontiguousarray(D.T)
         if i in SA_REFITS:
-            out[f"refit{i}"] = errs(model)
+            out[f"refit{i}"] = _coded_errors(model, Y, Z)
     return out
 
 
@@ -865,19 +867,17 @@ def _sa_refit_note(refit: dict, parts: dict | None, frames: int = 25) -> str:
     with the subspace of its time, account for most of that part of SA's gap; where it
     closes less, they do not. A distance within the error tie is not read; the later refits
     are shown, not read."""
-    def last(v):
-        return float(np.mean(v[-frames:]))
-    done = [key for key in (f"refit{i}" for i in SA_REFITS) if key in refit]
+    counts = [i for i in SA_REFITS if f"refit{i}" in refit]
     text = (f"{REFIT_PARTS} (the refit SA makes at each step, on every frame, with the codes "
             "recomputed by the tracker's coder in place of those SA stored; the run's stream, "
             f"an untimed piece): on the last {frames} frames SA's final subspace "
-            f"{last(refit['final']):.3f}, after "
-            + ", ".join(f"{key[5:]} refit{'s' if key != 'refit1' else ''} "
-                        f"{last(refit[key]):.3f}" for key in done))
-    if parts is None:
+            f"{_tail(refit['final'], frames):.3f}, after "
+            + ", ".join(f"{i} refit{'s' if i > 1 else ''} {_tail(refit[f'refit{i}'], frames):.3f}"
+                        for i in counts))
+    if parts is None or 1 not in counts:  # the reading is of one refit
         return text + "."
-    base = last(parts["batch_dict"])
-    own, once = last(refit["final"]) - base, last(refit["refit1"]) - base
+    base = _tail(parts["batch_dict"], frames)
+    own, once = _tail(refit["final"], frames) - base, _tail(refit["refit1"], frames) - base
     text += f", against batch's subspace coded alike {base:.3f}"
     if own <= ERR_TIE:
         verdict = (f"SA's final subspace is within {ERR_TIE:g} of batch's, so the refit is "
@@ -903,20 +903,16 @@ def _sa_lag_parts(Z, k: int, seed) -> dict:
     short of its optimum), and of SA's final subspace with the frames coded again
     (``"sa_final"``, as :func:`_sa_gap_parts`). The deterministic codes are computed
     before each step without changing the run."""
-    Y = np.random.default_rng(seed).poisson(Z).astype(float)
+    Y = _first_draw(Z, seed)
     est = PoissonSubspaceTracker(k, method="sa", random_state=seed)
-
-    def err(rate, n):
-        return float(np.linalg.norm(rate - Z[n]) / np.linalg.norm(Z[n]))
     online, fixed = [], []
     for n in range(Y.shape[0]):
         code = est.transform(Y[n][None])[0] if n else None  # no model before the first
-        a, rate = est.update(Y[n])
-        online.append(err(rate, n))
-        fixed.append(err(rate if code is None else code @ est.components_, n))
-    final = est.transform(Y) @ est.components_
-    return {"online": online, "fixed": fixed,
-            "sa_final": list(np.linalg.norm(final - Z, axis=1) / np.linalg.norm(Z, axis=1))}
+        _, rate = est.update(Y[n])
+        online.append(rate)
+        fixed.append(rate if code is None else code @ est.components_)
+    return {"online": _relative_errors(np.array(online), Z),
+            "fixed": _relative_errors(np.array(fixed), Z), "sa_final": _coded_errors(est, Y, Z)}
 
 
 #: how the reading of :func:`_sa_lag_parts` begins
@@ -931,9 +927,7 @@ def _sa_lag_note(lag: dict, frames: int = 25) -> str:
     where the coder's start is at least half of that distance, the code solves stopping
     short of their optimum from a random start account for most of it; where it is less,
     the subspace at each step does. A distance within the error tie is not read."""
-    def last(v):
-        return float(np.mean(v[-frames:]))
-    online, fixed, final = last(lag["online"]), last(lag["fixed"]), last(lag["sa_final"])
+    online, fixed, final = (_tail(lag[key], frames) for key in ("online", "fixed", "sa_final"))
     lead, start = online - final, online - fixed
     text = (f"{LAG_PARTS} (the run's stream, an untimed piece): on the last {frames} frames "
             f"SA as run {online:.3f}, with each frame coded from the deterministic start on "
@@ -972,44 +966,39 @@ def _rejudge_video(res: Result) -> Result:
 
 
 def _video_later(res: Result, ctx: Context) -> Result:
-    """A wang-chi-video result with the longer-stream reading (:func:`_longer_stream`, of
-    the piece ``wang-chi-video-longer``), SA's gap taken apart (:func:`_sa_gap_parts`, of
-    the piece ``wang-chi-video-sa-gap``), SA from batch's subspace (:func:`_sa_warm_parts`,
-    of the piece ``wang-chi-video-sa-warm``) and SA's subspace refitted on recomputed codes
-    (:func:`_sa_refit_parts`, of the piece ``wang-chi-video-sa-refit``) and SA's running
-    estimates taken apart (:func:`_sa_lag_parts`, of the piece ``wang-chi-video-sa-lag``)
-    where their pieces are kept, in place of any earlier readings."""
-    try:
-        note = _longer_note(ctx.memo("wang-chi-video-longer", lambda: _longer_stream(
-            _video_stream_frames(ctx)[0], _video_rank(ctx), ctx.seed, _video_batch_iters(ctx))))
-    except PieceMissing:
-        note = None
-    res.notes = [n for n in res.notes if not n.startswith(LONGER)] + ([note] if note else [])
-    def args():
-        return _video_stream_frames(ctx)[0], _video_rank(ctx), ctx.seed, _video_batch_iters(ctx)
-    try:  # SA runs at the paper's scale only, as in the run
-        parts = None if ctx.quick else ctx.memo("wang-chi-video-sa-gap",
-                                                lambda: _sa_gap_parts(*args()))
-    except PieceMissing:
-        parts = None
-    try:
-        warm = None if ctx.quick else _sa_warm_note(ctx.memo(
-            "wang-chi-video-sa-warm", lambda: _sa_warm_parts(*args())), parts)
-    except PieceMissing:
-        warm = None
-    try:
-        refit = None if ctx.quick else _sa_refit_note(ctx.memo(
-            "wang-chi-video-sa-refit", lambda: _sa_refit_parts(*args()[:3])), parts)
-    except PieceMissing:
-        refit = None
-    try:
-        lag = None if ctx.quick else _sa_lag_note(ctx.memo(
-            "wang-chi-video-sa-lag", lambda: _sa_lag_parts(*args()[:3])))
-    except PieceMissing:
-        lag = None
+    """A wang-chi-video result with the readings of its later pieces where they are kept,
+    in place of any earlier readings: the longer stream (:func:`_longer_stream`, piece
+    ``wang-chi-video-longer``) and, at the paper's scale only (where SA runs), SA's gap taken
+    apart (:func:`_sa_gap_parts`, ``…-sa-gap``), SA from batch's subspace
+    (:func:`_sa_warm_parts`, ``…-sa-from-batch``), SA's subspace refitted on recomputed codes
+    (:func:`_sa_refit_parts`, ``…-sa-refit`` and its refit counts) and SA's running
+    estimates taken apart (:func:`_sa_lag_parts`, ``…-sa-lag``)."""
+    def kept(key, compute, paper_only=True):
+        if paper_only and ctx.quick:
+            return None
+        try:
+            return ctx.memo(f"wang-chi-video-{key}", compute)
+        except PieceMissing:
+            return None
+
+    def frames():
+        return _video_stream_frames(ctx)[0], _video_rank(ctx), ctx.seed
+
+    longer = kept("longer", lambda: _longer_stream(*frames(), _video_batch_iters(ctx)),
+                  paper_only=False)
+    parts = kept("sa-gap", lambda: _sa_gap_parts(*frames(), _video_batch_iters(ctx)))
+    warm = kept("sa-from-batch", lambda: _sa_warm_parts(*frames(), _video_batch_iters(ctx)))
+    refit = kept("sa-refit" + "-".join(map(str, SA_REFITS)),
+                 lambda: _sa_refit_parts(*frames()))
+    lag = kept("sa-lag", lambda: _sa_lag_parts(*frames()))
+    notes = [None if longer is None else _longer_note(longer),
+             None if parts is None else _sa_gap_note(parts),
+             None if warm is None else _sa_warm_note(warm, parts),
+             None if refit is None else _sa_refit_note(refit, parts),
+             None if lag is None else _sa_lag_note(lag)]
     res.notes = [n for n in res.notes
-                 if not n.startswith((GAP_PARTS, WARM_PARTS, REFIT_PARTS, LAG_PARTS))] + [
-        n for n in (None if parts is None else _sa_gap_note(parts), warm, refit, lag) if n]
+                 if not n.startswith((LONGER, GAP_PARTS, WARM_PARTS, REFIT_PARTS, LAG_PARTS))]
+    res.notes += [n for n in notes if n]
     return res
 
 

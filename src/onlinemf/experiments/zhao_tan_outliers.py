@@ -24,6 +24,7 @@ from ..datasets import (
 from ..estimators import OnlineRobustNMF, RobustSolver
 from ..losses import get_loss
 from ._registry import NOT_RUN, Context, PieceMissing, Result, pyplot, register, save_figure
+from ._starts import started_from
 from ._timing import TIMING_DEPARTURE, timed
 from ._verdicts import (
     LATE_RISE,
@@ -82,6 +83,7 @@ from ._zhao_tan_diagnoses import (
     batch_start,
     ceiling_note,
     ceiling_psnr,
+    clean_nmf,
     code_cost,
     robust_batch_note,
     robust_batch_psnr,
@@ -1459,16 +1461,18 @@ def _caps_psnr(clean, X, k: int, seed, mult: int = 10) -> dict:
     return out
 
 
-def _one_pass(clean, X, k: int, seed, name: str, mult: int = 1, **solver) -> tuple:
+def _one_pass(clean, X, k: int, seed, name: str, mult: int = 1, lam="auto",
+              **solver) -> tuple:
     """One untimed pass of the online method ``name`` (a key of :data:`ONLINE`) over X at
-    the paper's settings, its inner solves' caps ``mult`` times the paper's and ``solver``'s
-    other :class:`RobustSolver` settings, with the clean samples' measure of eq. (46) kept
-    beside it: the fitted estimator, that measure and the pass's seconds without it."""
+    the paper's settings, its inner solves' caps ``mult`` times the paper's, ``solver``'s
+    other :class:`RobustSolver` settings and λ = ``lam`` ("auto": the paper's 1/√F), with
+    the clean samples' measure of eq. (46) kept beside it: the fitted estimator, that
+    measure and the pass's seconds without it."""
     tracker = CleanRegret(clean)
     t0 = time.perf_counter()
     est = OnlineRobustNMF(k, solver=scaled_caps(RobustSolver(ONLINE[name], **solver), mult),
-                          batch_size=5, scale=None, settings="paper", callback=tracker,
-                          random_state=seed, **ONE_PASS).fit(X)
+                          lam=lam, batch_size=5, scale=None, settings="paper",
+                          callback=tracker, random_state=seed, **ONE_PASS).fit(X)
     return est, tracker, time.perf_counter() - t0 - tracker.seconds
 
 
@@ -1640,14 +1644,17 @@ def _passes_note(k: int, runs: dict, nmf: float | None) -> str:
             + (". " + "; ".join(verdicts) + "." if verdicts else "."))
 
 
-#: shares of the stream after which :func:`_warm_start_psnr` scores the dictionary
+#: shares of the stream after which :func:`_passes_from` scores the dictionary (each at the
+#: step nearest it), and the part of a piece's key that names them
 WARM_READS = (0.001, 0.01, 0.1, 1.0)
+READS_KEY = "reads" + "-".join(f"{share:g}" for share in WARM_READS)
 
 
 def _passes_from(clean, X, k: int, seed, starts: dict, results: dict) -> dict:
     """OADMM and OPGD over the contaminated stream X from given starts (``starts``: method
-    → W₀, K × F, on C): one untimed pass each, the rows in their stored order, everything
-    the paper's but the start, with the surrogate's statistics empty as at any start. For
+    → W₀, K × F, on C; :func:`started_from`): one untimed pass each, the rows in their
+    stored order, everything the paper's but the start, with the surrogate's statistics
+    empty as at any start. For
     each method, scored by its own code solve (eq. (48) with the scored dictionary's codes)
     on the stream's first :data:`SCORED_SHARE` of rows: the start (``"start"``), the
     dictionary after each share of the stream in :data:`WARM_READS` (``"reads"``) and the
@@ -1666,12 +1673,9 @@ def _passes_from(clean, X, k: int, seed, starts: dict, results: dict) -> dict:
             count[0] += 1
             for share in at.get(count[0], ()):
                 kept[share] = np.array(info["components"])
-        est = OnlineRobustNMF(k, solver=RobustSolver(ONLINE[name]), batch_size=5, scale=None,
-                              settings="paper", random_state=seed, **ONE_PASS)
-        est.fit(X[:5])  # sets the model up; its start is replaced below
-        est.components_ = np.ascontiguousarray(start, dtype=X.dtype)
-        est.state_ = est._rule().init(est.components_)
-        est.set_params(callback=keep).partial_fit(X)
+        est = started_from(OnlineRobustNMF, start)(
+            k, solver=RobustSolver(ONLINE[name]), batch_size=5, scale=None, settings="paper",
+            callback=keep, random_state=seed).partial_fit(X)
 
         def score(D, est=est):
             est.components_ = np.ascontiguousarray(D, dtype=X.dtype)
@@ -1685,11 +1689,7 @@ def _passes_from(clean, X, k: int, seed, starts: dict, results: dict) -> dict:
 def _warm_start_psnr(faces, clean, X, k: int, seed, results: dict) -> dict:
     """:func:`_passes_from` the batch NMF fit of the clean ``faces`` (:func:`ceiling_psnr`'s,
     its atoms projected onto C) in place of the uniform W₀, for OADMM and OPGD."""
-    from sklearn.decomposition import NMF
-
-    nmf = NMF(k, init="nndsvda", solver="cd", tol=1e-6, max_iter=NMF_MAX_ITER,
-              random_state=seed).fit(faces)
-    start = project_nonneg_l2_ball(nmf.components_)
+    start = project_nonneg_l2_ball(clean_nmf(faces, k, seed)[1].components_)
     return _passes_from(clean, X, k, seed, {"OADMM": start, "OPGD": start}, results)
 
 
@@ -1729,6 +1729,26 @@ def _restart_psnr(clean, X, k: int, seed, results: dict) -> dict:
                         results)
 
 
+def _from_start_part(m: str, r: dict, top: float | None = None) -> str:
+    """One method's pass of :func:`_passes_from` in words: its start, its reads and its run
+    from the uniform W₀ (and ``top``, where its pass from the NMF fit ends, if given)."""
+    reads = ", ".join(f"{share:.1%} {v:.2f}" for share, v in r["reads"])
+    return (f"{m}: from {r['start']:.2f} dB at the start to {reads} of the stream, against "
+            f"{r['uniform']:.2f} from the uniform W₀"
+            + ("" if top is None else f" and {top:.2f} from the NMF fit"))
+
+
+def _from_start_note(k: int, what: str, parts: list, verdicts: list) -> str:
+    """The note of passes from a start: ``what`` the start is, then each method's part and
+    the verdicts."""
+    return (f"K = {k}, setting 1, OADMM and OPGD over the contaminated stream {what} (the "
+            "statistics empty as at any start; one untimed pass each, the rows in their "
+            "stored order, the paper's settings otherwise); PSNR with the scored dictionary's "
+            f"codes on the stream's first {SCORED_SHARE:.0%} of rows, after each share of the "
+            "stream: " + "; ".join(parts)
+            + (". " + "; ".join(verdicts) + "." if verdicts else "."))
+
+
 def _warm_start_note(k: int, warm: dict) -> str:
     """:func:`_warm_start_psnr` in words. Read before the runs: where a method's pass from
     the NMF fit's dictionary ends holding at least half of that start's lead over its own
@@ -1736,15 +1756,14 @@ def _warm_start_note(k: int, warm: dict) -> str:
     it is given one, so its shortfall lies in where the pass leads from the paper's start;
     where it holds less, the update itself, at the paper's settings, draws a better
     dictionary down towards its own level, so the shortfall lies in the update, not in the
-    start. A start not above the method's own run by more than the PSNR tie is not read."""
+    start. A start not above the method's own run by more than the PSNR tie is not read. A
+    share above 100% is a pass that ends above its start."""
     parts, verdicts = [], []
     for m, w in warm.items():
-        reads = ", ".join(f"{share:.1%} {v:.2f}" for share, v in w["reads"])
-        end = w["reads"][-1][1]
-        held, _ = _shortfall_closed(end, w["uniform"], w["start"])
-        parts.append(f"{m}: from {w['start']:.2f} dB at the start to {reads} of the stream, "
-                     f"against {w['uniform']:.2f} from the uniform W₀"
-                     + ("" if held is None else f" ({held:.0%} of the start's lead held)"))
+        held, _ = _shortfall_closed(w["reads"][-1][1], w["uniform"], w["start"])
+        parts.append(_from_start_part(m, w) + (
+            "" if held is None else f" ({held:.0%} of the start's lead held"
+            + ("; it ends above its start)" if held > 1 else ")")))
         if held is None:
             continue
         verdicts.append(f"{m}: its update keeps most of a better start's lead, so its "
@@ -1753,13 +1772,8 @@ def _warm_start_note(k: int, warm: dict) -> str:
                         f"{m}: its update draws a better start down towards its own level, "
                         "so its shortfall lies in the update at the paper's settings, not in "
                         "the start")
-    return (f"K = {k}, setting 1, OADMM and OPGD over the contaminated stream started from "
-            "the batch NMF fit of the clean faces (its atoms projected onto C) in place of "
-            "the uniform W₀, the statistics empty as at any start (one untimed pass each, the "
-            "rows in their stored order, the paper's settings otherwise); PSNR with the "
-            f"scored dictionary's codes on the stream's first {SCORED_SHARE:.0%} of rows, "
-            "after each share of the stream: " + "; ".join(parts)
-            + (". " + "; ".join(verdicts) + "." if verdicts else "."))
+    return _from_start_note(k, "started from the batch NMF fit of the clean faces (its atoms "
+                            "projected onto C) in place of the uniform W₀", parts, verdicts)
 
 
 #: the starts :func:`_start_kind_note` reads: what the start is, and the two readings
@@ -1777,9 +1791,9 @@ START_KINDS = {
                "a start of atoms far from alike reaches most of the way, so the alike atoms "
                "of the uniform W₀ and of the faces account for most of its shortfall",
                "a start of atoms far from alike does not reach most of the way either, so "
-               "how alike the start's atoms are does not account for its shortfall"),
-    "restart": ("started again from its own final dictionary, the first pass's statistics "
-                "emptied",
+               "how alike the start's atoms are does not account for most of its "
+               "shortfall"),
+    "restart": ("started again from its own final dictionary",
                 "emptied of the first pass's statistics (the codes of its early dictionaries) "
                 "its dictionary climbs most of the way, so those statistics hold it down",
                 "emptied of the first pass's statistics its dictionary does not climb most of "
@@ -1801,21 +1815,13 @@ def _start_kind_note(k: int, kind: str, runs: dict, warm: dict | None) -> str:
     what, climbs, stays = START_KINDS[kind]
     parts, verdicts = [], []
     for m, r in runs.items():
-        reads = ", ".join(f"{share:.1%} {v:.2f}" for share, v in r["reads"])
-        end = r["reads"][-1][1]
         top = None if warm is None else warm[m]["reads"][-1][1]
-        share, _ = _shortfall_closed(end, r["uniform"], top)
-        parts.append(f"{m}: from {r['start']:.2f} dB at the start to {reads} of the stream, "
-                     f"against {r['uniform']:.2f} from the uniform W₀"
-                     + ("" if top is None else f" and {top:.2f} from the NMF fit")
+        share, _ = _shortfall_closed(r["reads"][-1][1], r["uniform"], top)
+        parts.append(_from_start_part(m, r, top)
                      + ("" if share is None else f" ({share:.0%} of the way up)"))
         if share is not None:
             verdicts.append(f"{m}: " + (climbs if share >= 0.5 else stays))
-    return (f"K = {k}, setting 1, OADMM and OPGD over the contaminated stream {what} (one "
-            "untimed pass each, the rows in their stored order, the paper's settings "
-            f"otherwise); PSNR with the scored dictionary's codes on the stream's first "
-            f"{SCORED_SHARE:.0%} of rows, after each share of the stream: " + "; ".join(parts)
-            + (". " + "; ".join(verdicts) + "." if verdicts else "."))
+    return _from_start_note(k, what, parts, verdicts)
 
 
 #: the code solve of :func:`_objective_at` (far past the paper's 50 iterations and 1e-3)
@@ -1828,10 +1834,7 @@ def _objective_at(faces, k: int, seed, results: dict) -> dict:
     ones (``results[m]["atoms"]``) and the batch NMF fit of :func:`ceiling_psnr` (its atoms
     projected onto C, their scale left to the codes). Each is scored by one estimator's code
     solve (OADMM's, run to :data:`OBJECTIVE_CODES`), so the three are coded alike."""
-    from sklearn.decomposition import NMF
-
-    nmf = NMF(k, init="nndsvda", solver="cd", tol=1e-6, max_iter=NMF_MAX_ITER,
-              random_state=seed).fit(faces)
+    nmf = clean_nmf(faces, k, seed)[1]
     cap, tol = OBJECTIVE_CODES
     est = OnlineRobustNMF(k, solver=RobustSolver("admm", code_max_iter=cap, code_tol=tol),
                           batch_size=5, scale=None, settings="paper", random_state=seed,
@@ -1869,16 +1872,13 @@ NO_OUTLIER_LAM = 1e6
 
 def _no_outlier_term(clean, k: int, seed) -> dict:
     """OADMM and OPGD over the outlier-free stream (as :func:`_clean_stream`) with the
-    outlier term switched off (λ = :data:`NO_OUTLIER_LAM`, so every r is 0 and the codes
-    are nonnegative least squares), one untimed pass each from the paper's W₀, the paper's
-    settings otherwise: each one's PSNR with W_N's codes and with the stored codes
-    (eq. (48))."""
+    outlier term switched off (λ = :data:`NO_OUTLIER_LAM`, so every r is 0 and the code
+    problem is nonnegative least squares, solved within the paper's caps), one untimed pass
+    each from the paper's W₀, the paper's settings otherwise: each one's PSNR with W_N's
+    codes and with the stored codes (eq. (48))."""
     out = {}
     for name in ("OADMM", "OPGD"):
-        tracker = CleanRegret(clean)
-        est = OnlineRobustNMF(k, solver=RobustSolver(ONLINE[name]), lam=NO_OUTLIER_LAM,
-                              batch_size=5, scale=None, settings="paper", callback=tracker,
-                              random_state=seed, **ONE_PASS).fit(clean)
+        est, tracker, _ = _one_pass(clean, clean, k, seed, name, lam=NO_OUTLIER_LAM)
         out[name] = (_psnr(est.decompose(clean)[0], clean), tracker.psnr())
     return out
 
@@ -1906,8 +1906,9 @@ def _no_outlier_note(k: int, runs: dict, clean_runs: dict | None, nmf: float | N
                                 "NMF fit from the paper's start")
         parts.append(text)
     return (f"K = {k}, OADMM and OPGD over the outlier-free stream with the outlier term "
-            f"switched off (λ = {NO_OUTLIER_LAM:g}, so r ≡ 0 and the codes are nonnegative "
-            "least squares; one untimed pass each from the paper's W₀, its settings "
+            f"switched off (λ = {NO_OUTLIER_LAM:g}, so r ≡ 0 and the code problem is "
+            "nonnegative least squares, solved within the paper's caps; one untimed pass each "
+            "from the paper's W₀, its settings "
             "otherwise)" + (f", beside the batch NMF of the clean faces ({nmf:.2f} dB)"
                             if nmf is not None else "") + ": " + "; ".join(parts)
             + (". " + "; ".join(verdicts) + "." if verdicts else "."))
@@ -2031,16 +2032,17 @@ def _ordering_notes(ctx: Context, k: int, faces, results: dict, cell, main: bool
         notes.append(_passes_note(k, passes, nmf))
     read(f"dict-tol{DICT_TOL:g}", lambda: _dict_solve_psnr(*cell(), k, ctx.seed),
          lambda d: _dict_solve_note(k, d, results, nmf))
-    warm = read(f"warm-start{NMF_MAX_ITER}-rows{SCORED_SHARE:g}",
+    starts = f"rows{SCORED_SHARE:g}-{READS_KEY}"  # how every pass from a start is read
+    warm = read(f"warm-start{NMF_MAX_ITER}-{starts}",
                 lambda: _warm_start_psnr(faces, *cell(), k, ctx.seed, results),
                 lambda w: _warm_start_note(k, w))
-    read(f"data-start-rows{SCORED_SHARE:g}",
+    read(f"data-start-{starts}",
          lambda: _data_start_psnr(*cell(), k, ctx.seed, results),
          lambda r: _start_kind_note(k, "data", r, warm))
-    read(f"sparse-start{SPARSE_SHARE:g}-rows{SCORED_SHARE:g}",
+    read(f"sparse-start{SPARSE_SHARE:g}-{starts}",
          lambda: _sparse_start_psnr(*cell(), k, ctx.seed, results),
          lambda r: _start_kind_note(k, "sparse", r, warm))
-    read(f"restart-rows{SCORED_SHARE:g}", lambda: _restart_psnr(*cell(), k, ctx.seed, results),
+    read(f"restart-{starts}", lambda: _restart_psnr(*cell(), k, ctx.seed, results),
          lambda r: _start_kind_note(k, "restart", r, warm))
     return notes
 
