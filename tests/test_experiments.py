@@ -781,10 +781,10 @@ def test_sa_lag_parts_leave_the_run_as_it_is_and_the_note_splits_the_running_dis
     assert lag["fixed"][0] == lag["online"][0]
     fake = {"online": [0.08] * 30, "fixed": [0.068] * 30, "sa_final": [0.06] * 30}
     note = _sa_lag_note(fake)
-    assert ("SA as run 0.080, with each frame coded from the deterministic start on the same "
-            "subspaces 0.068, its final subspace coded again 0.060: the running estimates "
-            "+0.020 above the final subspace, of which +0.012 from the codes' random start "
-            "and +0.008 from the subspace at each step") in note
+    assert ("SA as run 0.0800, with each frame coded from the deterministic start on the "
+            "same subspaces 0.0680, its final subspace coded again 0.0600: the running "
+            "estimates +0.0200 above the final subspace, of which +0.0120 from the codes' "
+            "random start and +0.0080 from the subspace at each step") in note
     assert "the code solves stopping short of their optimum account for most" in note
     assert "the subspace at each step, not the code solves" in _sa_lag_note(
         {**fake, "fixed": [0.079] * 30})

@@ -930,10 +930,10 @@ def _sa_lag_note(lag: dict, frames: int = 25) -> str:
     online, fixed, final = (_tail(lag[key], frames) for key in ("online", "fixed", "sa_final"))
     lead, start = online - final, online - fixed
     text = (f"{LAG_PARTS} (the run's stream, an untimed piece): on the last {frames} frames "
-            f"SA as run {online:.3f}, with each frame coded from the deterministic start on "
-            f"the same subspaces {fixed:.3f}, its final subspace coded again {final:.3f}: "
-            f"the running estimates {lead:+.3f} above the final subspace, of which "
-            f"{start:+.3f} from the codes' random start and {fixed - final:+.3f} from the "
+            f"SA as run {online:.4f}, with each frame coded from the deterministic start on "
+            f"the same subspaces {fixed:.4f}, its final subspace coded again {final:.4f}: "
+            f"the running estimates {lead:+.4f} above the final subspace, of which "
+            f"{start:+.4f} from the codes' random start and {fixed - final:+.4f} from the "
             "subspace at each step")
     if lead <= ERR_TIE:
         verdict = (f"the running estimates are within {ERR_TIE:g} of the final subspace, so "

@@ -1658,8 +1658,9 @@ def _passes_from(clean, X, k: int, seed, starts: dict, results: dict) -> dict:
     each method, scored by its own code solve (eq. (48) with the scored dictionary's codes)
     on the stream's first :data:`SCORED_SHARE` of rows: the start (``"start"``), the
     dictionary after each share of the stream in :data:`WARM_READS` (``"reads"``) and the
-    method's own run from the uniform W₀ (``"uniform"``, ``results[m]["atoms"]``) on the
-    same rows."""
+    method's own run from the uniform W₀ (``"uniform"``, ``results[m]["atoms"]``: the kept
+    run, whose fit shuffled the rows, another random order of the same rows) on the same
+    rows."""
     rows = slice(0, max(1, int(SCORED_SHARE * X.shape[0])))
     steps = -(-X.shape[0] // 5)  # τ = 5: the pass's mini-batches
     at: dict = {}  # step → the shares read after it (a short stream may merge two)
@@ -1782,9 +1783,8 @@ START_KINDS = {
              "outliers, projected onto C) in place of the uniform W₀",
              "a start drawn from the data reaches most of the way, so the uniform W₀ itself "
              "accounts for most of its shortfall",
-             "a start drawn from the data does not reach most of the way either, so its "
-             "shortfall is not the uniform W₀'s own but that of a start far from a good "
-             "dictionary"),
+             "a start drawn from the data does not reach most of the way either, so the "
+             "uniform W₀ does not account for most of its shortfall"),
     "sparse": ("started from sparse random atoms (U[0, 1] entries on a random "
                f"{SPARSE_SHARE:.0%} of the pixels, projected onto C: atoms far from alike and "
                "unlike any face) in place of the uniform W₀",
@@ -1797,9 +1797,8 @@ START_KINDS = {
                 "emptied of the first pass's statistics (the codes of its early dictionaries) "
                 "its dictionary climbs most of the way, so those statistics hold it down",
                 "emptied of the first pass's statistics its dictionary does not climb most of "
-                "the way, so the update holds it from empty statistics too: from the uniform "
-                "W₀ the pass ends at a point the update keeps, below the one it keeps from "
-                "the NMF fit"),
+                "the way in one more pass, so those statistics do not account for most of "
+                "its shortfall"),
 }
 
 
@@ -1897,13 +1896,13 @@ def _no_outlier_note(k: int, runs: dict, clean_runs: dict | None, nmf: float | N
         if clean_runs is not None:
             with_term = clean_runs[m][0]
             closed, share = _shortfall_closed(wn, with_term, nmf)
-            text += f" against {with_term:.2f} with the paper's λ" + share
+            text += (f" against {with_term:.2f} with the paper's λ (each pass scored by its "
+                     "own coder)" + share)
             if closed is not None:
                 verdicts.append(f"{m}: the outlier term holds the pass down" if closed >= 0.5
                                 else f"{m}: switching the outlier term off closes less than "
                                 "half of its shortfall, so the term does not account for "
-                                "most of it; without it the pass still settles below the "
-                                "NMF fit from the paper's start")
+                                "most of it")
         parts.append(text)
     return (f"K = {k}, OADMM and OPGD over the outlier-free stream with the outlier term "
             f"switched off (λ = {NO_OUTLIER_LAM:g}, so r ≡ 0 and the code problem is "
