@@ -3249,3 +3249,50 @@ def test_sparse_start_draws_sparse_atoms_on_c_and_the_note_reads_it():
     runs = {"OADMM": {"start": 10.0, "reads": [(1.0, 22.5)], "uniform": 22.0}}
     assert ("OADMM: a start of atoms far from alike does not reach most of the way either"
             in _start_kind_note(49, "sparse", runs, warm))
+
+
+def test_fresh_passes_start_each_pass_from_the_last_with_empty_statistics():
+    """Passes each started from the last one's dictionary with the statistics emptied: the
+    first is the restart's pass, the second starts from the first's end; the note reads the
+    last pass's share of the way up to the pass from the NMF fit."""
+    from onlinemf import OnlineRobustNMF, RobustSolver
+    from onlinemf.constraints import project_nonneg_l2_ball
+    from onlinemf.experiments.zhao_tan_outliers import (
+        FRESH_PASSES,
+        SCORED_SHARE,
+        _fresh_passes_note,
+        _fresh_passes_psnr,
+        _psnr,
+        _restart_psnr,
+    )
+
+    clean, X = _contaminated(8, 150, 25)
+    rng = np.random.default_rng(4)
+    results = {m: {"atoms": project_nonneg_l2_ball(rng.random((3, 25)))}
+               for m in ("OADMM", "OPGD")}
+    got = _fresh_passes_psnr(clean, X, 3, 0, results)
+    again = _restart_psnr(clean, X, 3, 0, results)
+    rows = slice(0, int(SCORED_SHARE * 150))
+    for m in ("OADMM", "OPGD"):
+        assert len(got[m]["passes"]) == FRESH_PASSES
+        assert got[m]["passes"][0] == pytest.approx(again[m]["reads"][-1][1])
+        assert got[m]["uniform"] == pytest.approx(again[m]["uniform"])
+    ends = []
+    est = OnlineRobustNMF(3, solver=RobustSolver("admm"), batch_size=5, scale=None,
+                          settings="paper", random_state=0, max_iter=1,
+                          max_no_improvement=None).fit(X[:5])
+    for _ in range(2):  # by hand: the start replaced and the statistics emptied each pass
+        est.components_ = (results["OADMM"]["atoms"] if not ends else ends[-1]).copy()
+        est.state_ = est._rule().init(est.components_)
+        est.partial_fit(X)
+        ends.append(est.components_.copy())
+    assert got["OADMM"]["passes"][1] == pytest.approx(_psnr(est.decompose(X[rows])[0],
+                                                            clean[rows]))
+    warm = {"OADMM": {"reads": [(1.0, 25.0)]}, "OPGD": {"reads": [(1.0, 23.0)]}}
+    runs = {"OADMM": {"uniform": 22.0, "passes": [22.5, 23.0, 23.5, 24.0]},
+            "OPGD": {"uniform": 18.0, "passes": [18.2, 18.4, 18.6, 18.8]}}
+    note = _fresh_passes_note(49, runs, warm)
+    assert ("OADMM: 22.00 dB after its kept run, then 22.50 → 23.00 → 23.50 → 24.00, "
+            "against 25.00 from the NMF fit (67% of the way up)") in note
+    assert "OADMM: emptied at each pass, the passes climb most of the way" in note
+    assert "OPGD: emptied at each of 4 passes, the passes do not climb most of the way" in note
