@@ -2037,15 +2037,15 @@ def _ordering_notes(ctx: Context, k: int, faces, results: dict, cell, main: bool
     rank-K fit of the clean ``faces`` scores (:func:`ceiling_psnr`), each final dictionary
     with the best codes for it (:func:`_dictionary_fit`), the batch NMF from the paper's kind
     of start (:func:`uniform_start_psnr`) and the paper's objective in batch
-    (:func:`robust_batch_psnr`) and the paper's objective at the dictionaries
-    (:func:`_objective_at`); at Table I's K (``main``), also the online methods over the
+    (:func:`robust_batch_psnr`), the paper's objective at the dictionaries
+    (:func:`_objective_at`) and the online methods from the NMF fit
+    (:func:`_warm_start_psnr`). At Table I's K (``main``), also the online methods over the
     outlier-free stream (with the paper's λ and with the outlier term off), over more
-    passes, with the dictionary's solve run further, and
-    from other starts: the NMF fit (:func:`_warm_start_psnr`), rows of the stream
-    (:func:`_data_start_psnr`), sparse random atoms (:func:`_sparse_start_psnr`) and their
-    own final dictionaries, once (:func:`_restart_psnr`) and pass after pass
-    (:func:`_fresh_passes_psnr`).
-    ``cell()`` gives the cell's clean and contaminated streams."""
+    passes, with the dictionary's solve run further, and from other starts: rows of the
+    stream (:func:`_data_start_psnr`), sparse random atoms (:func:`_sparse_start_psnr`) and
+    their own final dictionaries, once (:func:`_restart_psnr`) and pass after pass
+    (:func:`_fresh_passes_psnr`). ``cell()`` gives the cell's clean and contaminated
+    streams."""
     key, notes = f"zhao-tan-cbcl-{k}", []
     mine = {m: results[m].get("psnr_stored", results[m]["psnr"]) for m in ("OADMM", "OPGD")}
 
@@ -2074,6 +2074,10 @@ def _ordering_notes(ctx: Context, k: int, faces, results: dict, cell, main: bool
     read(f"objective-at{OBJECTIVE_CODES[0]}", lambda: _objective_at(faces, k, ctx.seed,
                                                                     results),
          lambda v: _objective_note(k, v))
+    starts = f"rows{SCORED_SHARE:g}-{READS_KEY}"  # how every pass from a start is read
+    warm = read(f"warm-start{NMF_MAX_ITER}-{starts}",
+                lambda: _warm_start_psnr(faces, *cell(), k, ctx.seed, results),
+                lambda w: _warm_start_note(k, w))
     if not main:
         return notes
     clean_runs = read("clean-stream", lambda: _clean_stream(cell()[0], k, ctx.seed),
@@ -2092,10 +2096,6 @@ def _ordering_notes(ctx: Context, k: int, faces, results: dict, cell, main: bool
         notes.append(_passes_note(k, passes, nmf))
     read(f"dict-tol{DICT_TOL:g}", lambda: _dict_solve_psnr(*cell(), k, ctx.seed),
          lambda d: _dict_solve_note(k, d, results, nmf))
-    starts = f"rows{SCORED_SHARE:g}-{READS_KEY}"  # how every pass from a start is read
-    warm = read(f"warm-start{NMF_MAX_ITER}-{starts}",
-                lambda: _warm_start_psnr(faces, *cell(), k, ctx.seed, results),
-                lambda w: _warm_start_note(k, w))
     read(f"data-start-{starts}",
          lambda: _data_start_psnr(*cell(), k, ctx.seed, results),
          lambda r: _start_kind_note(k, "data", r, warm))
