@@ -648,6 +648,7 @@ def test_sa_warm_parts_start_sa_from_batchs_subspace_and_the_note_reads_the_part
         _sa_gap_parts,
         _sa_lag_note,
         _sa_refit_note,
+        _sa_step_note,
         _sa_warm_note,
         _sa_warm_parts,
         _video_later,
@@ -697,6 +698,11 @@ def test_sa_warm_parts_start_sa_from_batchs_subspace_and_the_note_reads_the_part
     again = _video_later(Result(notes=notes), ctx).notes
     assert again[:3] == notes and again[3] == _sa_refit_note(refit, parts)
     assert again[4] == _sa_lag_note(lag) and len(again) == 5
+    step = {"own": [0.07] * 30, "sa_final": [0.06] * 30}
+    Context(scale="paper", out_dir=str(tmp_path)).memo("wang-chi-video-sa-step",
+                                                       lambda: step)
+    once_more = _video_later(Result(notes=again), ctx).notes
+    assert once_more[:5] == again and once_more[5] == _sa_step_note(step, lag)
     quick = Context(scale="quick", out_dir=str(tmp_path), kept_only=True)
     for key, value in (("sa-gap", parts), ("sa-from-batch", near), ("sa-refit1-3", refit),
                        ("sa-lag", lag)):
@@ -826,6 +832,44 @@ def test_started_from_its_own_draw_is_the_plain_run_and_another_start_changes_on
                                                        random_state=0)), first_codes(
         started_from(OnlineRobustNMF, start)(3, batch_size=5, settings="paper",
                                              random_state=0)))
+
+
+def test_sa_step_errors_code_each_frame_on_its_own_steps_subspace_and_split_the_distance():
+    """Each frame coded afresh on the subspace of its own step, the run left as it is (its
+    final subspace the gap's own); the note splits the running estimates' distance above the
+    final subspace into the codes from the subspace before each update and the steps'
+    subspaces themselves."""
+    from onlinemf.estimators import PoissonSubspaceTracker
+    from onlinemf.experiments.wang_chi_poisson import (
+        _frame_errors,
+        _sa_gap_parts,
+        _sa_step_errors,
+        _sa_step_note,
+    )
+
+    rng = np.random.default_rng(1)
+    Z = 20 * rng.random((30, 2)) @ rng.random((2, 40)) + 1.0
+    step = _sa_step_errors(Z, 3, 0)
+    assert step["sa_final"] == pytest.approx(_sa_gap_parts(Z, 3, 0, 2)["sa_final"])
+    Y = np.random.default_rng(0).poisson(Z).astype(float)
+    est = PoissonSubspaceTracker(3, method="sa", random_state=0)
+    _frame_errors(est, Y[:6], Z[:6])  # after frame 5's step
+    own = est.transform(Y[5][None])[0] @ est.components_
+    assert step["own"][5] == pytest.approx(np.linalg.norm(own - Z[5]) / np.linalg.norm(Z[5]))
+    lag = {"online": [0.09] * 25 + [0.080] * 25, "fixed": [0.09] * 25 + [0.079] * 25}
+    fake = {"own": [0.07] * 25 + [0.076] * 25, "sa_final": [0.10] * 25 + [0.066] * 25}
+    note = _sa_step_note(fake, lag)
+    assert ("on the last 25 frames SA as run 0.0800, each frame's codes from the subspace "
+            "before its update 0.0790, coded afresh on its own step's subspace 0.0760, the "
+            "final subspace 0.0660: of the running estimates' +0.0140 above the final subspace, "
+            "+0.0030 from coding each frame with the subspace before its update and +0.0100 "
+            "from the steps' subspaces themselves; on the first 25 frames, in the same order, "
+            "0.0900, 0.0900, 0.0700 and 0.1000") in note
+    assert note.endswith("SA's subspace is still improving over the stream's last frames, "
+                         "and that accounts for most of the running estimates' distance.")
+    mostly = {**fake, "own": [0.07] * 25 + [0.068] * 25}
+    assert "coding each frame with the subspace before its update accounts for most" in (
+        _sa_step_note(mostly, lag))
 
 
 def test_the_raw_a_note_reads_samples_to_each_set_of_runs_own_common_level():

@@ -949,6 +949,65 @@ def _sa_lag_note(lag: dict, frames: int = 25) -> str:
     return f"{text}. {verdict[0].upper()}{verdict[1:]}."
 
 
+def _sa_step_errors(Z, k: int, seed) -> dict:
+    """SA at p = 1 on the run's stream (its first Poisson draw, from its random start, as
+    run), each frame coded afresh by the tracker's coder on the subspace of its own step
+    (D̂_n, after the step's update; ``"own"``), and SA's final subspace with the frames coded
+    again (``"sa_final"``, as :func:`_sa_gap_parts`). The codes are computed after each
+    step without changing the run."""
+    Y = _first_draw(Z, seed)
+    est = PoissonSubspaceTracker(k, method="sa", random_state=seed)
+    own = []
+    for n in range(Y.shape[0]):
+        est.update(Y[n])
+        own.append(est.transform(Y[n][None])[0] @ est.components_)
+    return {"own": _relative_errors(np.array(own), Z), "sa_final": _coded_errors(est, Y, Z)}
+
+
+#: how the reading of :func:`_sa_step_errors` begins
+STEP_PARTS = "SA's running estimates at p = 1 against the subspace of each step"
+
+
+def _sa_step_note(step: dict, lag: dict, frames: int = 25) -> str:
+    """:func:`_sa_step_errors` beside :func:`_sa_lag_parts`' ``lag`` (the same run): the
+    running estimates' distance above SA's final subspace on the last ``frames`` frames
+    split once more, the subspace part into each frame coded with the subspace before its
+    update (as run against coded afresh on its own step's subspace) and the subspaces of the
+    steps themselves, coded afresh, against the final one; the first frames' numbers are
+    shown. Read before its run: where the steps' own subspaces are at least half of the
+    distance, SA's subspace is still improving over the stream's last frames, and that
+    accounts for most of it; where they are less, coding each frame with the subspace before
+    its update does. A distance within the error tie is not read."""
+    def split(sl):
+        return {key: float(np.mean(np.asarray(v)[sl])) for key, v in
+                (("online", lag["online"]), ("fixed", lag["fixed"]), ("own", step["own"]),
+                 ("final", step["sa_final"]))}
+    first, last = split(slice(None, frames)), split(slice(-frames, None))
+    lead, learning = last["online"] - last["final"], last["own"] - last["final"]
+    text = (f"{STEP_PARTS} (the run's stream, an untimed piece; each frame coded afresh on "
+            f"its own step's subspace): on the last {frames} frames SA as run "
+            f"{last['online']:.4f}, each frame's codes from the subspace before its update "
+            f"{last['fixed']:.4f}, coded afresh on its own step's subspace {last['own']:.4f}, "
+            f"the final subspace {last['final']:.4f}: of the running estimates' "
+            f"{lead:+.4f} above the final subspace, {last['fixed'] - last['own']:+.4f} from "
+            f"coding each frame with the subspace before its update and {learning:+.4f} from "
+            f"the steps' subspaces themselves; on the first {frames} frames, in the same order, "
+            f"{first['online']:.4f}, {first['fixed']:.4f}, {first['own']:.4f} and "
+            f"{first['final']:.4f}")
+    if lead <= ERR_TIE:
+        verdict = (f"the running estimates are within {ERR_TIE:g} of the final subspace, so "
+                   "the parts are not read")
+    elif learning >= lead / 2:
+        verdict = (f"the steps' own subspaces are {learning / lead:.0%} of the distance: SA's "
+                   "subspace is still improving over the stream's last frames, and that "
+                   "accounts for most of the running estimates' distance")
+    else:
+        verdict = (f"the steps' own subspaces are {learning / lead:.0%} of the distance: "
+                   "coding each frame with the subspace before its update accounts for most "
+                   "of it")
+    return f"{text}. {verdict[0].upper()}{verdict[1:]}."
+
+
 def _rejudge_video(res: Result) -> Result:
     """A kept wang-chi-video result judged by the current rules, from its table (a result
     kept before batch's first 25 frames were tabled reads batch's mean at both ends)."""
@@ -971,8 +1030,9 @@ def _video_later(res: Result, ctx: Context) -> Result:
     ``wang-chi-video-longer``) and, at the paper's scale only (where SA runs), SA's gap taken
     apart (:func:`_sa_gap_parts`, ``…-sa-gap``), SA from batch's subspace
     (:func:`_sa_warm_parts`, ``…-sa-from-batch``), SA's subspace refitted on recomputed codes
-    (:func:`_sa_refit_parts`, ``…-sa-refit`` and its refit counts) and SA's running
-    estimates taken apart (:func:`_sa_lag_parts`, ``…-sa-lag``)."""
+    (:func:`_sa_refit_parts`, ``…-sa-refit`` and its refit counts), SA's running
+    estimates taken apart (:func:`_sa_lag_parts`, ``…-sa-lag``) and, beside them, each
+    step's own subspace (:func:`_sa_step_errors`, ``…-sa-step``)."""
     def kept(key, compute, paper_only=True):
         if paper_only and ctx.quick:
             return None
@@ -991,13 +1051,16 @@ def _video_later(res: Result, ctx: Context) -> Result:
     refit = kept("sa-refit" + "-".join(map(str, SA_REFITS)),
                  lambda: _sa_refit_parts(*frames()))
     lag = kept("sa-lag", lambda: _sa_lag_parts(*frames()))
+    step = None if lag is None else kept("sa-step", lambda: _sa_step_errors(*frames()))
     notes = [None if longer is None else _longer_note(longer),
              None if parts is None else _sa_gap_note(parts),
              None if warm is None else _sa_warm_note(warm, parts),
              None if refit is None else _sa_refit_note(refit, parts),
-             None if lag is None else _sa_lag_note(lag)]
+             None if lag is None else _sa_lag_note(lag),
+             None if step is None else _sa_step_note(step, lag)]
     res.notes = [n for n in res.notes
-                 if not n.startswith((LONGER, GAP_PARTS, WARM_PARTS, REFIT_PARTS, LAG_PARTS))]
+                 if not n.startswith((LONGER, GAP_PARTS, WARM_PARTS, REFIT_PARTS, LAG_PARTS,
+                                      STEP_PARTS))]
     res.notes += [n for n in notes if n]
     return res
 
