@@ -865,8 +865,9 @@ def test_sa_step_errors_code_each_frame_on_its_own_steps_subspace_and_split_the_
             "+0.0030 from coding each frame with the subspace before its update and +0.0100 "
             "from the steps' subspaces themselves; on the first 25 frames, in the same order, "
             "0.0900, 0.0900, 0.0700 and 0.1000") in note
-    assert note.endswith("SA's subspace is still improving over the stream's last frames, "
-                         "and that accounts for most of the running estimates' distance.")
+    assert note.endswith("SA's subspace still changes over the stream's last frames towards "
+                         "one that codes them better, and that accounts for most of the "
+                         "running estimates' distance.")
     mostly = {**fake, "own": [0.07] * 25 + [0.068] * 25}
     assert "coding each frame with the subspace before its update accounts for most" in (
         _sa_step_note(mostly, lag))

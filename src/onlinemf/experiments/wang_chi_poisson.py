@@ -975,9 +975,10 @@ def _sa_step_note(step: dict, lag: dict, frames: int = 25) -> str:
     update (as run against coded afresh on its own step's subspace) and the subspaces of the
     steps themselves, coded afresh, against the final one; the first frames' numbers are
     shown. Read before its run: where the steps' own subspaces are at least half of the
-    distance, SA's subspace is still improving over the stream's last frames, and that
-    accounts for most of it; where they are less, coding each frame with the subspace before
-    its update does. A distance within the error tie is not read."""
+    distance, SA's subspace still changes over the stream's last frames towards one that
+    codes them better, and that accounts for most of it; where they are less, coding each
+    frame with the subspace before its update does. A distance within the error tie is not
+    read."""
     def split(sl):
         return {key: float(np.mean(np.asarray(v)[sl])) for key, v in
                 (("online", lag["online"]), ("fixed", lag["fixed"]), ("own", step["own"]),
@@ -985,7 +986,8 @@ def _sa_step_note(step: dict, lag: dict, frames: int = 25) -> str:
     first, last = split(slice(None, frames)), split(slice(-frames, None))
     lead, learning = last["online"] - last["final"], last["own"] - last["final"]
     text = (f"{STEP_PARTS} (the run's stream, an untimed piece; each frame coded afresh on "
-            f"its own step's subspace): on the last {frames} frames SA as run "
+            "its own step's subspace, after the step's update, whose fit includes that frame): "
+            f"on the last {frames} frames SA as run "
             f"{last['online']:.4f}, each frame's codes from the subspace before its update "
             f"{last['fixed']:.4f}, coded afresh on its own step's subspace {last['own']:.4f}, "
             f"the final subspace {last['final']:.4f}: of the running estimates' "
@@ -999,8 +1001,9 @@ def _sa_step_note(step: dict, lag: dict, frames: int = 25) -> str:
                    "the parts are not read")
     elif learning >= lead / 2:
         verdict = (f"the steps' own subspaces are {learning / lead:.0%} of the distance: SA's "
-                   "subspace is still improving over the stream's last frames, and that "
-                   "accounts for most of the running estimates' distance")
+                   "subspace still changes over the stream's last frames towards one that "
+                   "codes them better, and that accounts for most of the running estimates' "
+                   "distance")
     else:
         verdict = (f"the steps' own subspaces are {learning / lead:.0%} of the distance: "
                    "coding each frame with the subspace before its update accounts for most "
