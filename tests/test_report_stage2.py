@@ -3296,3 +3296,39 @@ def test_fresh_passes_start_each_pass_from_the_last_with_empty_statistics():
             "against 25.00 from the NMF fit (67% of the way up)") in note
     assert "OADMM: emptied at each pass, the passes climb most of the way" in note
     assert "OPGD: emptied at each of 4 passes, the passes do not climb most of the way" in note
+
+
+def test_fresh_passes_until_settled_stop_at_the_first_pass_gaining_less_than_the_tie():
+    """Run until they settle, the fresh passes are the fixed count's passes cut at the first
+    pass that gains less than the PSNR tie (or at the cap); the note reads where they settle
+    and leaves a run not settled by the cap open."""
+    from onlinemf.constraints import project_nonneg_l2_ball
+    from onlinemf.experiments.zhao_tan_outliers import (
+        PSNR_TIE,
+        _fresh_passes_psnr,
+        _settled_passes_note,
+    )
+
+    clean, X = _contaminated(8, 150, 25)
+    rng = np.random.default_rng(4)
+    results = {m: {"atoms": project_nonneg_l2_ball(rng.random((3, 25)))}
+               for m in ("OADMM", "OPGD")}
+    fixed = _fresh_passes_psnr(clean, X, 3, 0, results, names=("OPGD",), passes=6)["OPGD"]
+    settled = _fresh_passes_psnr(clean, X, 3, 0, results, names=("OPGD",), passes=6,
+                                 settle=True)["OPGD"]
+    n = len(settled["passes"])
+    assert settled["passes"] == pytest.approx(fixed["passes"][:n])
+    gains = np.diff(fixed["passes"])
+    stops = [i + 2 for i, g in enumerate(gains) if g < PSNR_TIE]
+    assert n == (stops[0] if stops else 6)
+    warm = {"OADMM": {"reads": [(1.0, 25.0)]}, "OPGD": {"reads": [(1.0, 23.0)]}}
+    runs = {"OADMM": {"uniform": 22.0, "passes": [22.5, 23.5, 23.52]},
+            "OPGD": {"uniform": 18.0, "passes": [18.5, 19.0, 19.02]}}
+    note = _settled_passes_note(49, runs, warm)
+    assert ("OADMM: 22.00 dB after its kept run, then 22.50 → 23.50 → 23.52, settled after 3 "
+            "passes, against 25.00 from the NMF fit (51% of the way up)") in note
+    assert "OADMM: the fresh passes settle most of the way up" in note
+    assert "OPGD: the fresh passes settle less than half of the way up" in note
+    rising = {"OPGD": {"uniform": 18.0, "passes": [18.5, 19.0, 19.5]}}
+    assert "not settled by 3 passes" in _settled_passes_note(49, rising, warm)
+    assert "so the reading is left open" in _settled_passes_note(49, rising, warm)

@@ -1777,32 +1777,72 @@ def _warm_start_note(k: int, warm: dict) -> str:
                             "projected onto C) in place of the uniform W₀", parts, verdicts)
 
 
-#: passes of :func:`_fresh_passes_psnr`, each from the last one's dictionary
-FRESH_PASSES = 4
+#: passes of :func:`_fresh_passes_psnr`, each from the last one's dictionary; the cap on
+#: the passes of its run until they settle (a pass gaining less than the PSNR tie)
+FRESH_PASSES, FRESH_CAP = 4, 10
 
 
-def _fresh_passes_psnr(clean, X, k: int, seed, results: dict) -> dict:
-    """OADMM and OPGD over :data:`FRESH_PASSES` more passes of the contaminated stream X
-    after their kept run from the uniform W₀, each pass started from the last one's
-    dictionary with the statistics emptied (:func:`started_from`; the rows in their stored
-    order, the paper's settings otherwise; untimed): for each method, scored by its own code
-    solve on the stream's first :data:`SCORED_SHARE` of rows, the kept run (``"uniform"``)
-    and the dictionary after each pass (``"passes"``). The first of them is the restart of
+def _fresh_passes_psnr(clean, X, k: int, seed, results: dict, names=("OADMM", "OPGD"),
+                       passes: int = FRESH_PASSES, settle: bool = False) -> dict:
+    """The methods ``names`` over ``passes`` more passes of the contaminated stream X after
+    their kept run from the uniform W₀, each pass started from the last one's dictionary
+    with the statistics emptied (:func:`started_from`; the rows in their stored order, the
+    paper's settings otherwise; untimed), or, with ``settle``, until a pass gains less than
+    the PSNR tie (``passes`` then a cap): for each method, scored by its own code solve on
+    the stream's first :data:`SCORED_SHARE` of rows, the kept run (``"uniform"``) and the
+    dictionary after each pass (``"passes"``). The first of them is the restart of
     :func:`_restart_psnr`."""
     rows = slice(0, max(1, int(SCORED_SHARE * X.shape[0])))
     out = {}
-    for name in ("OADMM", "OPGD"):
+    for name in names:
         D, scores = results[name]["atoms"], []
-        for _ in range(FRESH_PASSES):
+        for _ in range(passes):
             est = started_from(OnlineRobustNMF, D)(
                 k, solver=RobustSolver(ONLINE[name]), batch_size=5, scale=None,
                 settings="paper", random_state=seed).partial_fit(X)
             D = est.components_.copy()
             scores.append(_psnr(est.decompose(X[rows])[0], clean[rows]))
+            if settle and len(scores) > 1 and scores[-1] - scores[-2] < PSNR_TIE:
+                break
         est.components_ = np.ascontiguousarray(results[name]["atoms"], dtype=X.dtype)
         out[name] = {"uniform": _psnr(est.decompose(X[rows])[0], clean[rows]),
                      "passes": scores}
     return out
+
+
+def _settled_passes_note(k: int, runs: dict, warm: dict | None) -> str:
+    """:func:`_fresh_passes_psnr` run until the passes settle (``settle``, capped at
+    :data:`FRESH_CAP`), beside the pass from the NMF fit (``warm``). Read before the runs:
+    where a method's fresh passes settle (a pass gaining less than the PSNR tie) at least
+    half of the way from its kept run up to where its pass from the NMF fit ends, the
+    running-mean statistics account for most of its shortfall; where they settle lower, they
+    do not; where they have not settled by the cap, the reading is left open."""
+    parts, verdicts = [], []
+    for m, r in runs.items():
+        top = None if warm is None else warm[m]["reads"][-1][1]
+        share, _ = _shortfall_closed(r["passes"][-1], r["uniform"], top)
+        settled = len(r["passes"]) > 1 and r["passes"][-1] - r["passes"][-2] < PSNR_TIE
+        parts.append(f"{m}: {r['uniform']:.2f} dB after its kept run, then "
+                     + " → ".join(f"{v:.2f}" for v in r["passes"])
+                     + (f", settled after {len(r['passes'])} passes" if settled else
+                        f", not settled by {len(r['passes'])} passes")
+                     + ("" if top is None else f", against {top:.2f} from the NMF fit")
+                     + ("" if share is None else f" ({share:.0%} of the way up)"))
+        if share is None:
+            continue
+        verdicts.append(f"{m}: " + (
+            "not settled by the cap, so the reading is left open" if not settled else
+            "the fresh passes settle most of the way up, so the running-mean statistics "
+            "account for most of its shortfall" if share >= 0.5 else
+            "the fresh passes settle less than half of the way up, so the running-mean "
+            "statistics do not account for most of its shortfall"))
+    return (f"K = {k}, setting 1, OADMM and OPGD over passes of the contaminated stream after "
+            "their kept run, each started from the last one's dictionary with the statistics "
+            f"emptied, until a pass gains less than {PSNR_TIE:g} dB (at most {FRESH_CAP}; the "
+            "rows in their stored order, the paper's settings otherwise; untimed); PSNR with "
+            f"each dictionary's codes on the stream's first {SCORED_SHARE:.0%} of rows after "
+            "each pass: " + "; ".join(parts)
+            + (". " + "; ".join(verdicts) + "." if verdicts else "."))
 
 
 def _fresh_passes_note(k: int, runs: dict, warm: dict | None) -> str:
@@ -2107,6 +2147,17 @@ def _ordering_notes(ctx: Context, k: int, faces, results: dict, cell, main: bool
     read(f"fresh-passes{FRESH_PASSES}-rows{SCORED_SHARE:g}",
          lambda: _fresh_passes_psnr(*cell(), k, ctx.seed, results),
          lambda r: _fresh_passes_note(k, r, warm))
+    settled = {}
+    for m in ("OADMM", "OPGD"):
+        try:
+            settled[m] = ctx.memo(
+                f"{key}-fresh-settled{FRESH_CAP}-tie{PSNR_TIE:g}-rows{SCORED_SHARE:g}-{m}",
+                lambda m=m: _fresh_passes_psnr(*cell(), k, ctx.seed, results, names=(m,),
+                                               passes=FRESH_CAP, settle=True)[m])
+        except PieceMissing:
+            pass
+    if settled:
+        notes.append(_settled_passes_note(k, settled, warm))
     return notes
 
 
