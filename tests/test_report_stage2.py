@@ -3325,10 +3325,11 @@ def test_fresh_passes_until_settled_stop_at_the_first_pass_gaining_less_than_the
     runs = {"OADMM": {"uniform": 22.0, "passes": [22.5, 23.5, 23.52]},
             "OPGD": {"uniform": 18.0, "passes": [18.5, 19.0, 19.02]}}
     note = _settled_passes_note(49, runs, warm)
-    assert ("OADMM: 22.00 dB after its kept run, then 22.50 → 23.50 → 23.52, settled after 3 "
-            "passes, against 25.00 from the NMF fit (51% of the way up)") in note
-    assert "OADMM: the fresh passes settle most of the way up" in note
-    assert "OPGD: the fresh passes settle less than half of the way up" in note
+    assert ("OADMM: 22.00 dB after its kept run, then 22.50 → 23.50 → 23.52, a pass gaining "
+            "less than the tie after 3 passes, against 25.00 from the NMF fit (51% of the way "
+            "up)") in note
+    assert "OADMM: the fresh passes slow below the tie at least half of the way up" in note
+    assert "OPGD: the fresh passes slow below the tie less than half of the way up" in note
     rising = {"OPGD": {"uniform": 18.0, "passes": [18.5, 19.0, 19.5]}}
-    assert "not settled by 3 passes" in _settled_passes_note(49, rising, warm)
+    assert "still gaining at the cap of 3 passes" in _settled_passes_note(49, rising, warm)
     assert "so the reading is left open" in _settled_passes_note(49, rising, warm)

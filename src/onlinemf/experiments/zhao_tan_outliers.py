@@ -1824,18 +1824,20 @@ def _settled_passes_note(k: int, runs: dict, warm: dict | None) -> str:
         settled = len(r["passes"]) > 1 and r["passes"][-1] - r["passes"][-2] < PSNR_TIE
         parts.append(f"{m}: {r['uniform']:.2f} dB after its kept run, then "
                      + " → ".join(f"{v:.2f}" for v in r["passes"])
-                     + (f", settled after {len(r['passes'])} passes" if settled else
-                        f", not settled by {len(r['passes'])} passes")
+                     + (f", a pass gaining less than the tie after {len(r['passes'])} passes"
+                        if settled else f", still gaining at the cap of {len(r['passes'])} "
+                        "passes")
                      + ("" if top is None else f", against {top:.2f} from the NMF fit")
                      + ("" if share is None else f" ({share:.0%} of the way up)"))
         if share is None:
             continue
         verdicts.append(f"{m}: " + (
-            "not settled by the cap, so the reading is left open" if not settled else
-            "the fresh passes settle most of the way up, so the running-mean statistics "
-            "account for most of its shortfall" if share >= 0.5 else
-            "the fresh passes settle less than half of the way up, so the running-mean "
-            "statistics do not account for most of its shortfall"))
+            "still gaining at the cap, so the reading is left open" if not settled else
+            "the fresh passes slow below the tie at least half of the way up, so the "
+            "running-mean statistics account for most of its shortfall (over those passes)"
+            if share >= 0.5 else
+            "the fresh passes slow below the tie less than half of the way up, so the "
+            "running-mean statistics do not account for most of its shortfall"))
     return (f"K = {k}, setting 1, OADMM and OPGD over passes of the contaminated stream after "
             "their kept run, each started from the last one's dictionary with the statistics "
             f"emptied, until a pass gains less than {PSNR_TIE:g} dB (at most {FRESH_CAP}; the "
@@ -1867,8 +1869,8 @@ def _fresh_passes_note(k: int, runs: dict, warm: dict | None) -> str:
                 "emptied at each pass, the passes climb most of the way, so the running-mean "
                 "statistics account for most of its shortfall" if share >= 0.5 else
                 f"emptied at each of {len(r['passes'])} passes, the passes do not climb most "
-                "of the way, so the running-mean statistics do not account for most of its "
-                "shortfall"))
+                "of the way, so within these passes the running-mean statistics do not "
+                "account for most of its shortfall"))
     return (f"K = {k}, setting 1, OADMM and OPGD over {FRESH_PASSES} more passes of the "
             "contaminated stream after their kept run, each pass started from the last one's "
             "dictionary with the statistics emptied (the rows in their stored order, the "
