@@ -3333,3 +3333,26 @@ def test_fresh_passes_until_settled_stop_at_the_first_pass_gaining_less_than_the
     rising = {"OPGD": {"uniform": 18.0, "passes": [18.5, 19.0, 19.5]}}
     assert "still gaining at the cap of 3 passes" in _settled_passes_note(49, rising, warm)
     assert "so the reading is left open" in _settled_passes_note(49, rising, warm)
+
+
+def test_continued_passes_extend_the_four_passes_and_the_note_sets_them_against_fresh_ones():
+    """More continued passes are the four passes' run carried on (the same first passes);
+    the note reads whether, over as many passes, the continued passes climb less than half
+    as far as the fresh ones."""
+    from onlinemf.experiments.zhao_tan_outliers import _continued_note, _passes_psnr
+
+    clean, X = _contaminated(6, 200, 25)
+    four = _passes_psnr(clean, X, 3, 0, "OADMM")
+    six = _passes_psnr(clean, X, 3, 0, "OADMM", passes=6)
+    assert len(six) == 6 and six[:4] == pytest.approx(four)
+    warm = {"OADMM": {"reads": [(1.0, 25.0)]}, "OPGD": {"reads": [(1.0, 23.0)]}}
+    settled = {"OADMM": {"uniform": 22.0, "passes": [23.0, 23.6, 23.8]},
+               "OPGD": {"uniform": 18.0, "passes": [18.5, 19.0, 19.5]}}
+    continued = {"OADMM": [22.0, 22.1, 22.2, 22.3], "OPGD": [18.0, 18.4, 18.8, 19.2]}
+    note = _continued_note(49, continued, settled, warm)
+    assert ("OADMM: 22.00 → 22.10 → 22.20 → 22.30 dB with the statistics kept over 3 more "
+            "passes (10% of the way up, against 60% for as many fresh passes)") in note
+    assert ("OADMM: the continued passes climb less than half as far as the fresh ones, so "
+            "emptying the statistics, not the extra passes, gives most") in note
+    assert ("OPGD: the continued passes climb at least half as far as the fresh ones, so the "
+            "extra passes give much") in note

@@ -1604,8 +1604,8 @@ def _dictionary_fit_note(k: int, fits: dict, results: dict, nmf: float | None) -
 MORE_PASSES, SCORED_SHARE = 4, 0.1
 
 
-def _passes_psnr(clean, X, k: int, seed, name: str) -> list:
-    """The online method ``name`` over :data:`MORE_PASSES` passes of the contaminated stream
+def _passes_psnr(clean, X, k: int, seed, name: str, passes: int = MORE_PASSES) -> list:
+    """The online method ``name`` over ``passes`` passes of the contaminated stream
     X, everything else the paper's (its first pass as the run's, over the rows shuffled;
     then further passes over the rows in their stored order, each continuing the last;
     untimed): after each pass, the PSNR with W_N's codes (eq. (48)) over the stream's first
@@ -1614,7 +1614,7 @@ def _passes_psnr(clean, X, k: int, seed, name: str) -> list:
     est.set_params(callback=None)  # the clean-data measure is not read past the first pass
     rows = slice(0, max(1, int(SCORED_SHARE * X.shape[0])))
     out = [_psnr(est.decompose(X[rows])[0], clean[rows])]
-    for _ in range(MORE_PASSES - 1):
+    for _ in range(passes - 1):
         est.partial_fit(X)
         out.append(_psnr(est.decompose(X[rows])[0], clean[rows]))
     return out
@@ -1844,6 +1844,38 @@ def _settled_passes_note(k: int, runs: dict, warm: dict | None) -> str:
             "rows in their stored order, the paper's settings otherwise; untimed); PSNR with "
             f"each dictionary's codes on the stream's first {SCORED_SHARE:.0%} of rows after "
             "each pass: " + "; ".join(parts)
+            + (". " + "; ".join(verdicts) + "." if verdicts else "."))
+
+
+def _continued_note(k: int, continued: dict, settled: dict, warm: dict) -> str:
+    """The continued passes (:func:`_passes_psnr`, the statistics kept, as many passes after
+    the first as the method's fresh passes in :func:`_settled_passes_note` took) beside
+    those fresh passes and the pass from the NMF fit (``warm``), all scored alike. Read
+    before the runs: where the continued passes climb less than half as far up as the fresh
+    ones, emptying the statistics, not the extra passes, gives most of the fresh passes'
+    climb; where they climb at least half as far, the extra passes give much of it."""
+    parts, verdicts = [], []
+    for m, cont in continued.items():
+        top, fresh = warm[m]["reads"][-1][1], settled[m]
+        kept, _ = _shortfall_closed(cont[-1], cont[0], top)
+        emptied, _ = _shortfall_closed(fresh["passes"][-1], fresh["uniform"], top)
+        parts.append(f"{m}: " + " → ".join(f"{v:.2f}" for v in cont) + " dB with the "
+                     f"statistics kept over {len(cont) - 1} more passes"
+                     + ("" if kept is None else f" ({kept:.0%} of the way up, against "
+                        f"{emptied:.0%} for as many fresh passes)"))
+        if kept is None or emptied is None or emptied <= 0:
+            continue
+        verdicts.append(f"{m}: " + (
+            "the continued passes climb less than half as far as the fresh ones, so emptying "
+            "the statistics, not the extra passes, gives most of the fresh passes' climb"
+            if kept < emptied / 2 else
+            "the continued passes climb at least half as far as the fresh ones, so the extra "
+            "passes give much of the fresh passes' climb"))
+    return (f"K = {k}, setting 1, the online methods over as many continued passes as their "
+            "fresh passes took (the first pass over the rows shuffled, as the run's, the "
+            "others over them in their stored order, each continuing the last with the "
+            "statistics kept; PSNR with each dictionary's codes on the stream's first "
+            f"{SCORED_SHARE:.0%} of rows after each pass; untimed): " + "; ".join(parts)
             + (". " + "; ".join(verdicts) + "." if verdicts else "."))
 
 
@@ -2160,6 +2192,17 @@ def _ordering_notes(ctx: Context, k: int, faces, results: dict, cell, main: bool
             pass
     if settled:
         notes.append(_settled_passes_note(k, settled, warm))
+    continued = {}
+    for m, fresh in settled.items():
+        n = 1 + len(fresh["passes"])  # the first pass, then as many as the fresh ones took
+        try:
+            continued[m] = ctx.memo(f"{key}-passes{n}-rows{SCORED_SHARE:g}-{m}",
+                                    lambda m=m, n=n: _passes_psnr(*cell(), k, ctx.seed, m,
+                                                                  passes=n))
+        except PieceMissing:
+            pass
+    if continued and warm is not None:
+        notes.append(_continued_note(k, continued, settled, warm))
     return notes
 
 
