@@ -640,6 +640,16 @@ def _coded_errors(model, Y, Z) -> list[float]:
     return _relative_errors(model.transform(Y) @ model.components_, Z)
 
 
+def _coded_on(model, subspace, Y, Z) -> list[float]:
+    """:func:`_coded_errors` with ``model``'s coder on another ``subspace`` (K × F), the
+    model itself left as it is."""
+    import copy
+
+    other = copy.deepcopy(model)
+    other.components_ = np.ascontiguousarray(subspace)
+    return _coded_errors(other, Y, Z)
+
+
 def _tail(values, frames: int) -> float:
     """The mean of the last ``frames`` values."""
     return float(np.mean(values[-frames:]))
@@ -712,17 +722,13 @@ def _sa_gap_parts(Z, k: int, seed, n_iter: int) -> dict:
     fit. SA's gap to batch on any frames is then the sum of three parts: the running
     subspace against its final one, the final subspaces against each other (coded alike)
     and the coder against batch's own codes."""
-    import copy
-
     Y = _first_draw(Z, seed)
     est = PoissonSubspaceTracker(k, method="sa", random_state=seed)
     online = _frame_errors(est, Y, Z)[0]
     Db, A = batch_poisson_factorization(Y, k, np.ones(Y.shape, bool), n_iter=n_iter,
                                         random_state=seed)
-    swapped = copy.deepcopy(est)
-    swapped.components_ = np.ascontiguousarray(Db.T)
     return {"online": online, "sa_final": _coded_errors(est, Y, Z),
-            "batch_dict": _coded_errors(swapped, Y, Z), "batch": _relative_errors(A @ Db.T, Z)}
+            "batch_dict": _coded_on(est, Db.T, Y, Z), "batch": _relative_errors(A @ Db.T, Z)}
 
 
 #: how the reading of :func:`_sa_gap_parts` begins
@@ -783,10 +789,8 @@ def _sa_warm_parts(Z, k: int, seed, n_iter: int) -> dict:
                                         random_state=seed)
     est = started_from(PoissonSubspaceTracker, Db.T)(k, method="sa", random_state=seed)
     online = _frame_errors(est, Y, Z)[0]
-    coder = PoissonSubspaceTracker(k, method="sa", random_state=seed).fit(Y[:1])
-    coder.components_ = np.ascontiguousarray(Db.T)  # only its coder is used
     return {"online": online, "final": _coded_errors(est, Y, Z),
-            "batch_dict": _coded_errors(coder, Y, Z)}
+            "batch_dict": _coded_on(est, Db.T, Y, Z)}
 
 
 #: how the reading of :func:`_sa_warm_parts` begins
