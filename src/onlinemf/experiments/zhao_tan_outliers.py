@@ -1461,6 +1461,11 @@ def _caps_psnr(clean, X, k: int, seed, mult: int = 10) -> dict:
     return out
 
 
+def _verdicts_tail(verdicts: list) -> str:
+    """The end of a diagnosis note: its verdicts after a full stop, or the full stop."""
+    return ". " + "; ".join(verdicts) + "." if verdicts else "."
+
+
 def _one_pass(clean, X, k: int, seed, name: str, mult: int = 1, lam="auto",
               **solver) -> tuple:
     """One untimed pass of the online method ``name`` (a key of :data:`ONLINE`) over X at
@@ -1542,7 +1547,7 @@ def _dict_solve_note(k: int, runs: dict, results: dict, nmf: float | None) -> st
             "the paper's; one untimed pass each)"
             + (f", beside the batch NMF of the clean faces ({nmf:.2f} dB)" if nmf is not None
                else "") + ": " + "; ".join(parts)
-            + (". " + "; ".join(verdicts) + "." if verdicts else "."))
+            + _verdicts_tail(verdicts))
 
 
 #: an atom counts as used when its exact nonnegative code is nonzero on this share of faces
@@ -1597,7 +1602,7 @@ def _dictionary_fit_note(k: int, fits: dict, results: dict, nmf: float | None) -
             f"is nonzero on at least {USED_SHARE:.0%} of the faces; the span: unconstrained "
             "codes)" + (f", beside the batch NMF of the clean faces ({nmf:.2f} dB)"
                         if nmf is not None else "") + ": " + "; ".join(parts)
-            + (". " + "; ".join(verdicts) + "." if verdicts else "."))
+            + _verdicts_tail(verdicts))
 
 
 #: passes of :func:`_passes_psnr`, and the share of the stream's rows it scores after each
@@ -1641,7 +1646,7 @@ def _passes_note(k: int, runs: dict, nmf: float | None) -> str:
             "after each pass; one untimed run each)"
             + (f", beside the batch NMF of the clean faces ({nmf:.2f} dB)" if nmf is not None
                else "") + ": " + "; ".join(parts)
-            + (". " + "; ".join(verdicts) + "." if verdicts else "."))
+            + _verdicts_tail(verdicts))
 
 
 #: shares of the stream after which :func:`_passes_from` scores the dictionary (each at the
@@ -1747,7 +1752,7 @@ def _from_start_note(k: int, what: str, parts: list, verdicts: list) -> str:
             "stored order, the paper's settings otherwise); PSNR with the scored dictionary's "
             f"codes on the stream's first {SCORED_SHARE:.0%} of rows, after each share of the "
             "stream: " + "; ".join(parts)
-            + (". " + "; ".join(verdicts) + "." if verdicts else "."))
+            + _verdicts_tail(verdicts))
 
 
 def _warm_start_note(k: int, warm: dict) -> str:
@@ -1810,6 +1815,19 @@ def _fresh_passes_psnr(clean, X, k: int, seed, results: dict, names=("OADMM", "O
     return out
 
 
+def _passes_part(m: str, r: dict) -> str:
+    """A method's fresh passes (:func:`_fresh_passes_psnr`) in words: its kept run, then
+    each pass."""
+    return (f"{m}: {r['uniform']:.2f} dB after its kept run, then "
+            + " → ".join(f"{v:.2f}" for v in r["passes"]))
+
+
+def _way_up_text(top: float | None, share: float | None) -> str:
+    """Where the pass from the NMF fit ends (``top``) and the share of the way up to it."""
+    return (("" if top is None else f", against {top:.2f} from the NMF fit")
+            + ("" if share is None else f" ({share:.0%} of the way up)"))
+
+
 def _settled_passes_note(k: int, runs: dict, warm: dict | None) -> str:
     """:func:`_fresh_passes_psnr` run until the passes settle (``settle``, capped at
     :data:`FRESH_CAP`), beside the pass from the NMF fit (``warm``). Read before the runs:
@@ -1822,13 +1840,10 @@ def _settled_passes_note(k: int, runs: dict, warm: dict | None) -> str:
         top = None if warm is None else warm[m]["reads"][-1][1]
         share, _ = _shortfall_closed(r["passes"][-1], r["uniform"], top)
         settled = len(r["passes"]) > 1 and r["passes"][-1] - r["passes"][-2] < PSNR_TIE
-        parts.append(f"{m}: {r['uniform']:.2f} dB after its kept run, then "
-                     + " → ".join(f"{v:.2f}" for v in r["passes"])
+        parts.append(_passes_part(m, r)
                      + (f", a pass gaining less than the tie after {len(r['passes'])} passes"
                         if settled else f", still gaining at the cap of {len(r['passes'])} "
-                        "passes")
-                     + ("" if top is None else f", against {top:.2f} from the NMF fit")
-                     + ("" if share is None else f" ({share:.0%} of the way up)"))
+                        "passes") + _way_up_text(top, share))
         if share is None:
             continue
         verdicts.append(f"{m}: " + (
@@ -1844,7 +1859,7 @@ def _settled_passes_note(k: int, runs: dict, warm: dict | None) -> str:
             "rows in their stored order, the paper's settings otherwise; untimed); PSNR with "
             f"each dictionary's codes on the stream's first {SCORED_SHARE:.0%} of rows after "
             "each pass: " + "; ".join(parts)
-            + (". " + "; ".join(verdicts) + "." if verdicts else "."))
+            + _verdicts_tail(verdicts))
 
 
 def _continued_note(k: int, continued: dict, settled: dict, warm: dict) -> str:
@@ -1876,7 +1891,7 @@ def _continued_note(k: int, continued: dict, settled: dict, warm: dict) -> str:
             "others over them in their stored order, each continuing the last with the "
             "statistics kept; PSNR with each dictionary's codes on the stream's first "
             f"{SCORED_SHARE:.0%} of rows after each pass; untimed): " + "; ".join(parts)
-            + (". " + "; ".join(verdicts) + "." if verdicts else "."))
+            + _verdicts_tail(verdicts))
 
 
 def _fresh_passes_note(k: int, runs: dict, warm: dict | None) -> str:
@@ -1892,10 +1907,7 @@ def _fresh_passes_note(k: int, runs: dict, warm: dict | None) -> str:
     for m, r in runs.items():
         top = None if warm is None else warm[m]["reads"][-1][1]
         share, _ = _shortfall_closed(r["passes"][-1], r["uniform"], top)
-        parts.append(f"{m}: {r['uniform']:.2f} dB after its kept run, then "
-                     + " → ".join(f"{v:.2f}" for v in r["passes"])
-                     + ("" if top is None else f", against {top:.2f} from the NMF fit")
-                     + ("" if share is None else f" ({share:.0%} of the way up)"))
+        parts.append(_passes_part(m, r) + _way_up_text(top, share))
         if share is not None:
             verdicts.append(f"{m}: " + (
                 "emptied at each pass, the passes climb most of the way, so the running-mean "
@@ -1908,7 +1920,7 @@ def _fresh_passes_note(k: int, runs: dict, warm: dict | None) -> str:
             "dictionary with the statistics emptied (the rows in their stored order, the "
             "paper's settings otherwise; untimed); PSNR with each dictionary's codes on the "
             f"stream's first {SCORED_SHARE:.0%} of rows after each pass: " + "; ".join(parts)
-            + (". " + "; ".join(verdicts) + "." if verdicts else "."))
+            + _verdicts_tail(verdicts))
 
 
 #: the starts :func:`_start_kind_note` reads: what the start is, and the two readings
@@ -2044,7 +2056,7 @@ def _no_outlier_note(k: int, runs: dict, clean_runs: dict | None, nmf: float | N
             "from the paper's W₀, its settings "
             "otherwise)" + (f", beside the batch NMF of the clean faces ({nmf:.2f} dB)"
                             if nmf is not None else "") + ": " + "; ".join(parts)
-            + (". " + "; ".join(verdicts) + "." if verdicts else "."))
+            + _verdicts_tail(verdicts))
 
 
 def _clean_stream_note(k: int, clean_runs: dict, results: dict, nmf: float | None) -> str:
@@ -2071,7 +2083,7 @@ def _clean_stream_note(k: int, clean_runs: dict, results: dict, nmf: float | Non
             "contaminated stream's order; one untimed pass each, the paper's settings)"
             + (f", beside the batch NMF of the clean faces ({nmf:.2f} dB)" if nmf is not None
                else "") + ": " + "; ".join(parts)
-            + (". " + "; ".join(verdicts) + "." if verdicts else "."))
+            + _verdicts_tail(verdicts))
 
 
 def _caps_psnr_note(k: int, caps: dict, results: dict, mult: int = 10) -> str:
