@@ -401,6 +401,68 @@ def test_value_and_gradient_from_a_shared_model_equal_the_separate_ones(kind):
     assert np.array_equal(prob.grad(H, model=Y), prob.grad(H))
 
 
+@pytest.mark.parametrize("loss_name, kind", [("squared", "dense"), ("squared", "sparse"),
+                                             ("huber", "dense"), ("kl", "dense"),
+                                             ("kl", "sparse"), ("l1", "dense")])
+def test_the_shared_product_gives_the_value_and_gradient_bit_for_bit(loss_name, kind):
+    """The product a rule carries from its step's objective to its next gradient (HG in the
+    Gram form, the model HD otherwise) gives exactly the stand-alone value and gradient."""
+
+    from onlinemf.coders._problem import CodeProblem as _Problem
+
+    rng = np.random.default_rng(17)
+    X = rng.gamma(0.5, 1.0, size=(11, 9)) * (rng.random((11, 9)) < 0.6) + 0.01
+    D, H = rng.random((4, 9)) + 0.1, rng.random((11, 4))
+    prob = _Problem(get_loss(loss_name), D, sp.csr_matrix(X) if kind == "sparse" else X,
+                    None, 0.05)
+    y = prob.shared(H)
+    assert y.shape == ((11, 4) if prob.gram else prob.model(H).shape)
+    assert np.array_equal(prob.value(H, model=y), prob.value(H))
+    assert np.array_equal(prob.grad(H, model=y), prob.grad(H))
+
+
+class _Uncarried:
+    """A rule run as if it carried nothing from its step to its next gradient."""
+
+    def __init__(self, rule):
+        self.rule = rule
+
+    def __getattr__(self, name):
+        return getattr(self.rule, name)
+
+    def gradient(self, problem, state, H):
+        state.shared = None
+        return problem.grad(H)
+
+
+@pytest.mark.parametrize("loss_name, step", [("squared", "lipschitz"), ("huber", "lipschitz"),
+                                             ("kl", "armijo"), ("is", "armijo"),
+                                             ("l2", "armijo"), ("l1", "polyak")])
+def test_carrying_the_product_leaves_every_iterate_unchanged(loss_name, step):
+    """Rows stop at different iterations (the working set is cut): the codes, counts and
+    objectives equal those of the same rule forming every gradient afresh, bit for bit."""
+    from onlinemf.coders._divergence import iterate, make_rule
+    from onlinemf.coders._problem import CodeProblem as _Problem
+
+    rng = np.random.default_rng(19)
+    X = rng.gamma(0.5, 1.0, size=(40, 15)) + 1e-3
+    X[:10] *= 30
+    D = rng.random((5, 15)) + 0.05
+    loss = get_loss(loss_name)
+    tol = 1e-3 if step == "polyak" else 1e-5  # the subgradient steps stop on the step only
+    runs = []
+    for wrap in (lambda r: r, _Uncarried):
+        rule = make_rule(step, loss, max_iter=200, tol=tol, armijo="projected")
+        prob = _Problem(loss, D, X, None, 0.0)
+        H = np.full((40, 5), 0.3)
+        res = iterate(wrap(rule), prob, H, prob.value(H), max_iter=200, tol=tol, f_tol=1e-7)
+        runs.append(res)
+    assert len(set(runs[0].n_iter.tolist())) > 2
+    assert np.array_equal(runs[0].codes, runs[1].codes)
+    assert np.array_equal(runs[0].n_iter, runs[1].n_iter)
+    assert np.array_equal(runs[0].objective, runs[1].objective)
+
+
 def test_spg_rows_are_solved_independently_of_the_batch():
     """Rows that stop early are frozen and never backtracked for: every row's codes are the
     ones it gets alone (up to the rounding of batched products; the first step length, which

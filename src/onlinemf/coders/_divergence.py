@@ -145,7 +145,7 @@ def _stops(rule, out, H, f, Hn, fn, it, tol, f_tol):
     """The rows whose step ``out`` (from H, f to Hn, fn) meets a stopping test: the rule's
     own stop, the step within ``tol`` of the codes, the objective's decrease (or change,
     for a non-monotone rule) within ``f_tol`` relative."""
-    stop = np.zeros(H.shape[0], dtype=bool) if out.stop is None else out.stop.copy()
+    tests = []  # each a fresh array
     if rule.step_test and (it > 0 or not rule.first_step_guessed):
         # the first Barzilai–Borwein step has a guessed length, so a short first step says
         # nothing about convergence: on counts of a few hundred it is ~1/(‖D‖²·max x) and
@@ -156,11 +156,18 @@ def _stops(rule, out, H, f, Hn, fn, it, tol, f_tol):
         else:
             step_sq = out.step_sq
         ref_sq = np.einsum("ij,ij->i", H, H) if out.ref_sq is None else out.ref_sq
-        stop |= step_sq <= tol * tol * ref_sq
+        tests.append(step_sq <= tol * tol * ref_sq)
     if rule.objective_test == "change":
-        stop |= np.abs(f - fn) <= f_tol * np.abs(f)
+        tests.append(np.abs(f - fn) <= f_tol * np.abs(f))
     elif rule.objective_test == "decrease":
-        stop |= (f - fn if out.decrease is None else out.decrease) <= f_tol * np.abs(f)
+        tests.append((f - fn if out.decrease is None else out.decrease) <= f_tol * np.abs(f))
+    if not tests:
+        return np.zeros(H.shape[0], dtype=bool) if out.stop is None else out.stop.copy()
+    stop = tests[0]
+    for test in tests[1:]:
+        stop |= test
+    if out.stop is not None:
+        stop |= out.stop
     return stop
 
 
@@ -185,34 +192,49 @@ def iterate(rule: StepRule, problem: CodeProblem, H: np.ndarray, f: np.ndarray |
     if f is not None:
         f = f.copy()
     act, live, sub = np.arange(n), np.ones(n, dtype=bool), problem
+    # every working row live: the common case, spared the frozen rows' bookkeeping
+    all_live = True
     Ha, fa = H, f
+    ran = 0
     for it in range(max_iter):
+        ran = it + 1
         G = rule.gradient(sub, state, Ha)
-        n_iter[act[live]] += 1
         out = rule.step(sub, state, Ha, fa, G, act, live, it)
         Hn, fn = out.codes, out.objective
-        dead = ~live
-        if dead.any():
+        if not all_live:
+            dead = ~live
             Hn[dead] = Ha[dead]
             if fn is not None:
                 fn[dead] = fa[dead]
-        stop = _stops(rule, out, Ha, fa, Hn, fn, it, tol, f_tol) & live
-        H[act] = Hn
-        if fn is not None:
-            f[act] = fn
+        stop = _stops(rule, out, Ha, fa, Hn, fn, it, tol, f_tol)
+        if not all_live:
+            stop &= live
+        Ha, fa = Hn, fn
         if stop.any():
-            converged[act[stop]] = True
+            # a row's count is the iterations it was live for; the working rows' codes are
+            # written back to H only when the working set shrinks and at the end
+            stopped = act[stop]
+            n_iter[stopped] = ran
+            converged[stopped] = True
             live &= ~stop
+            all_live = False
             if not live.any():
                 break
             if rule.compacts and 4 * (live.size - np.count_nonzero(live)) >= live.size:
+                H[act] = Ha
+                if fa is not None:
+                    f[act] = fa
                 rule.compact(sub, state, live)
                 act = act[live]
                 sub = problem.subset(act)
-                Hn = Hn[live]
-                fn = None if fn is None else fn[live]
+                Ha = Ha[live]
+                fa = None if fa is None else fa[live]
                 live = np.ones(act.size, dtype=bool)
-        Ha, fa = Hn, fn
+                all_live = True
+    n_iter[act[live]] = ran
+    H[act] = Ha
+    if fa is not None:
+        f[act] = fa
     H, f = rule.result(problem, state, H, f)
     # a rule that formed the model at every row's returned codes hands it over
     return CodeResult(H, n_iter, converged, f, model=getattr(state, "final_model", None))

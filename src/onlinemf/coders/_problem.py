@@ -159,6 +159,13 @@ class CodeProblem:
     def model(self, H):
         return self.X.model(H, self.D) if self.sparse else H @ self.D
 
+    def shared(self, H):
+        """The product the objective and the gradient at ``H`` both start from, for a rule
+        that evaluates one and then takes the other at the same codes: HG in the Gram form,
+        the model HD (dense, or at the nonzeros) otherwise. Passed as ``model`` to
+        :meth:`value` and :meth:`grad`, it is not formed twice."""
+        return H @ self.G if self.gram else self.model(H)
+
     def model_rows(self, y, rows):
         """The given rows' part of a model ``y`` from :meth:`model`."""
         return y[self.X.positions(rows)] if self.sparse else y[rows]
@@ -183,7 +190,7 @@ class CodeProblem:
         if self.sparse and not self.gram:
             f = self.loss.sparse_value(self.X, H, self.D, model=model)
         elif self.gram:
-            HG = H @ self.G
+            HG = H @ self.G if model is None else model
             f = 0.5 * np.einsum("ij,ij->i", H, HG) - np.einsum("ij,ij->i", H, self.B) + self.c
             f = np.maximum(f, 0.0)
         elif self.split:
@@ -200,7 +207,7 @@ class CodeProblem:
 
     def grad(self, H, model=None):
         if self.gram:
-            G = H @ self.G - self.B
+            G = (H @ self.G if model is None else model) - self.B
         elif self.sparse:
             G = self.loss.sparse_code_grad(self.X, H, self.D, model=model)
         else:

@@ -105,7 +105,28 @@ class StepRule:
         return H, f
 
 
-class Lipschitz(StepRule):
+class _Carries(StepRule):
+    """A rule whose step ends at the objective of the codes where the next gradient is taken:
+    the product both start from (:meth:`~._problem.CodeProblem.shared`) is formed once and
+    carried over. It is carried only from a step at which every working row was live (the
+    driver resets a frozen row's codes after the step) and dropped when the working set
+    shrinks."""
+
+    def gradient(self, problem, state, H):
+        y = getattr(state, "shared", None)
+        state.shared = None
+        return problem.grad(H, model=y)
+
+    def compact(self, problem, state, keep):
+        # formed again on the rows kept: a product's rows round as its row count blocks them
+        state.shared = None
+
+    @staticmethod
+    def _keep(state, y, live):
+        state.shared = y if y is not None and live.all() else None
+
+
+class Lipschitz(_Carries):
     """The constant step 1/L, L = c‖D‖₂² + m with c the loss's curvature bound."""
 
     name = "lipschitz"
@@ -120,7 +141,9 @@ class Lipschitz(StepRule):
 
     def step(self, problem, state, H, f, G, act, live, it):
         Hn = clip(H - state.inv_L * G, problem.lower, problem.upper)
-        return Step(Hn, problem.value(Hn))
+        y = problem.shared(Hn)
+        self._keep(state, y, live)
+        return Step(Hn, problem.value(Hn, model=y))
 
 
 class FISTA(Lipschitz):
@@ -134,6 +157,9 @@ class FISTA(Lipschitz):
         state.H_prev = H.copy()
         return state
 
+    def gradient(self, problem, state, H):
+        return None  # the step takes its gradient at the extrapolated point
+
     def step(self, problem, state, H, f, G, act, live, it):
         Hn, fn = _fista_step(problem, H, f, state.H_prev, state.mom, act, state.inv_L,
                              problem.lower, problem.upper)
@@ -141,7 +167,7 @@ class FISTA(Lipschitz):
         return Step(Hn, fn)
 
 
-class Armijo(StepRule):
+class Armijo(_Carries):
     """Algorithm 3 of the paper: backtracking ξ ∈ {1, γ, …, γ^q} with sufficient decrease α,
     projected (Calamai and Moré) or ``literal``. ``first``: "previous" starts each search at
     min(1, ξ_prev/γ) (Lin 2007), "one" at ξ = 1 as in Algorithm 3."""
@@ -155,15 +181,16 @@ class Armijo(StepRule):
         return SimpleNamespace(xi=np.ones(H.shape[0], dtype=H.dtype))
 
     def step(self, problem, state, H, f, G, act, live, it):
-        Hn, fn, xa, failed = _armijo_step(problem, H, f, G, state.xi[act], problem.lower,
-                                          problem.upper, self.literal, self.alpha, self.gamma,
-                                          self.q)
+        Hn, fn, xa, failed, y = _armijo_step(problem, H, f, G, state.xi[act], problem.lower,
+                                             problem.upper, self.literal, self.alpha,
+                                             self.gamma, self.q)
         if self.first == "previous":
             state.xi[act] = np.minimum(1.0, xa / self.gamma)
+        self._keep(state, y, live)
         return Step(Hn, fn, stop=failed)
 
 
-class Polyak(StepRule):
+class Polyak(_Carries):
     """The modified Polyak step for ℓ1 with target f_best − δ; returns the best iterate seen
     (subgradient steps are not monotone, so no objective test)."""
 
@@ -181,7 +208,9 @@ class Polyak(StepRule):
         beta = np.divide(f - state.best_f[act] + self.delta, g2, out=np.zeros_like(g2),
                          where=g2 > 0)
         Hn = clip(H - beta[:, None] * G, problem.lower, problem.upper)
-        fn = problem.value(Hn)
+        y = problem.shared(Hn)
+        self._keep(state, y, live)
+        fn = problem.value(Hn, model=y)
         better = fn < state.best_f[act]
         state.best_f[act[better]] = fn[better]
         state.best_H[act[better]] = Hn[better]
@@ -513,32 +542,45 @@ def _bb_step(prob, H, f0, G, alpha, lower, upper, max_halvings=30):
 def _armijo_step(prob, H, f0, G, xi0, lower, upper, literal, alpha, gamma, q):
     """One Armijo-backtracked projected step per row, from per-row first trials ``xi0``.
 
-    Returns (H_new, f_new, accepted_xi, failed).
+    Returns (H_new, f_new, accepted_xi, failed, shared): ``shared`` is the product of
+    :meth:`~._problem.CodeProblem.shared` at H_new where every row accepted its first trial
+    and the products are row-indexed (dense or Gram form), else None.
     """
+    n = H.shape[0]
     Hn = H.copy()
     fn = f0.copy()
     xi_acc = xi0.copy()
-    failed = np.zeros(H.shape[0], dtype=bool)
-    pend = np.arange(H.shape[0])
+    failed = np.zeros(n, dtype=bool)
+    pend = np.arange(n)
     sub = prob
     xi = xi0.copy()
     g2 = np.einsum("ij,ij->i", G, G) if literal else None
-    for _ in range(q + 1):
-        Hp, Gp, xp = H[pend], G[pend], xi[pend][:, None]
+    # the product of the first trial is carried only where every row accepts it: products
+    # formed on the rows of a backtrack round differently from the whole batch's
+    carry = prob.gram or not prob.sparse
+    for trial in range(q + 1):
+        # the first trial runs on every row: no gather of the rows still pending
+        Hp, Gp, fp, xp = ((H, G, f0, xi) if trial == 0 else
+                          (H[pend], G[pend], f0[pend], xi[pend]))
         if literal:
-            Ht = Hp - xp * Gp
+            Ht = Hp - xp[:, None] * Gp
             ft = sub.value(Ht, literal_domain=True)
-            ok = np.isfinite(ft) & (ft <= f0[pend] - alpha * xi[pend] * g2[pend])
+            ok = np.isfinite(ft) & (ft <= fp - alpha * xp * (g2 if trial == 0 else g2[pend]))
             Ht = clip(Ht, lower, upper)
-            ft = sub.value(Ht)
         else:
-            Ht = clip(Hp - xp * Gp, lower, upper)
-            ft = sub.value(Ht)
-            ok = np.isfinite(ft) & (ft <= f0[pend] + alpha * np.einsum("ij,ij->i", Gp, Ht - Hp))
+            Ht = clip(Hp - xp[:, None] * Gp, lower, upper)
+        # a trial in another dtype is rounded into H's: its product would not be the next one's
+        carry = carry and trial == 0 and Ht.dtype == H.dtype
+        yt = sub.shared(Ht) if carry else None
+        ft = sub.value(Ht, model=yt)
+        if not literal:
+            ok = np.isfinite(ft) & (ft <= fp + alpha * np.einsum("ij,ij->i", Gp, Ht - Hp))
+        if trial == 0 and carry and ft.dtype == f0.dtype and ok.all():
+            return Ht, ft, xi, failed, yt
         acc = pend[ok]
         Hn[acc], fn[acc], xi_acc[acc] = Ht[ok], ft[ok], xi[acc]
         if ok.all():
-            return Hn, fn, xi_acc, failed
+            return Hn, fn, xi_acc, failed, None
         pend = pend[~ok]
         sub = prob.subset(pend)
         xi[pend] *= gamma
@@ -548,4 +590,4 @@ def _armijo_step(prob, H, f0, G, xi0, lower, upper, literal, alpha, gamma, q):
         Hn[pend], fn[pend], xi_acc[pend] = Ht, sub.value(Ht), xi[pend]
     else:
         failed[pend] = True
-    return Hn, fn, xi_acc, failed
+    return Hn, fn, xi_acc, failed, None
