@@ -592,9 +592,10 @@ def test_tracking_needs_the_new_subspace_learned_not_only_a_fall():
     well = _tracking_claim("ML, γ = 1 (paper)", [0.6] * 3, [lv - 0.02 for lv in learned],
                            learned)
     assert well[3] == REPRODUCED and well[5] == "paper"
-    # within the tie margin of the level counts as reaching it
-    tie = [lv + 0.005 for lv in learned]
-    assert _tracking_claim("ML, γ = 1 (paper)", [0.6] * 3, tie, learned)[3] == REPRODUCED
+    # the level is a threshold read strictly, as the other half-way levels: an end just
+    # above it in one segment does not reach it
+    tie = [lv - 0.02 for lv in learned[:2]] + [learned[2] + 0.005]
+    assert _tracking_claim("ML, γ = 1 (paper)", [0.6] * 3, tie, learned)[3] == PARTLY
     # falls by far more than the tie, yet stays above the learned level in one segment
     short = [lv - 0.02 for lv in learned[:2]] + [learned[2] + 0.03]
     assert _tracking_claim("ML, γ = 1 (paper)", [0.6] * 3, short, learned)[3] == PARTLY
@@ -1104,14 +1105,14 @@ def test_flat_run_left_out_reads_the_descending_runs_by_the_claims_rule():
         "huber", "n_components", [1, 2], hists[:2])
 
 
-def test_tracking_claim_prints_the_learned_level_with_its_tie():
-    """An end within the tie of the learned level counts, and the row prints both numbers."""
+def test_tracking_claim_prints_the_learned_level_and_reads_it_strictly():
+    """An end 0.005 above the learned level does not reach it, and the row prints both."""
     from onlinemf.experiments.wang_chi_poisson import _tracking_claim
 
-    row = _tracking_claim("ML, γ = 1 (paper)", [0.474, 0.48, 0.48], [0.455, 0.47, 0.44],
+    row = _tracking_claim("ML, γ = 1 (paper)", [0.474, 0.48, 0.48], [0.455, 0.44, 0.44],
                           [0.450, 0.45, 0.45])
-    assert "0.474 → 0.455 (learned ≤ 0.450, 0.460 with the tie)" in row[2]
-    assert row[3] == "partly"  # the second segment ends beyond the tie (0.47 > 0.46)
+    assert "0.474 → 0.455 (learned ≤ 0.450)" in row[2]
+    assert row[3] == "partly"  # two of three segments reach their level
 
 
 def test_batch_grid_caps_each_run_at_the_canonical_iterations_and_keeps_it_as_a_piece(
@@ -3356,3 +3357,26 @@ def test_continued_passes_extend_the_four_passes_and_the_note_sets_them_against_
             "emptying the statistics, not the extra passes, gives most") in note
     assert ("OPGD: the continued passes climb at least half as far as the fresh ones, so the "
             "extra passes give much") in note
+
+
+def test_late_fall_reads_a_segment_still_falling_or_settled_short():
+    """A segment ending above its level is read from its last quarter: a fall beyond the tie
+    is 'still learning', a flat one 'settled short'; a segment at its level is not listed."""
+    from onlinemf.experiments.wang_chi_poisson import _last_quarters, _late_fall_note
+
+    t = np.arange(1, 401)
+    changes = (101, 201, 301)
+    e = np.empty(400)
+    e[:100] = 0.6
+    e[100:200] = np.linspace(0.5, 0.40, 100)   # ends below its level 0.45
+    e[200:300] = np.linspace(0.5, 0.47, 100)   # flat late: falls ~0.0076 over its last quarter
+    e[300:] = np.linspace(0.6, 0.47, 100)      # still falling late: ~0.033
+    ends = [199, 299, 399]
+    quarters = _last_quarters(t, e, changes, ends)
+    assert quarters[2][0] == 376 and quarters[2][2] == 400
+    assert np.isclose(quarters[2][1], e[375]) and np.isclose(quarters[2][3], e[399])
+    note = _late_fall_note([("ML", quarters)], [0.45, 0.45, 0.45], changes)
+    assert "segment from t=101" not in note
+    assert "segment from t=201: ends at 0.470" in note and "settled short" in note
+    assert "segment from t=301: ends at 0.470" in note and "still learning" in note
+    assert _late_fall_note([("ML", quarters)], [0.5, 0.5, 0.5], changes).startswith("Every")

@@ -373,7 +373,8 @@ def tracking(ctx: Context) -> Result:
     res = Result()
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(9, 3.8))
-    rows = []
+    rows, late = [], []
+    learned = _learned_levels(n, k, changes, m, ctx.seed)
     for name, kw in configs:
         est = PoissonSubspaceTracker(k, random_state=ctx.seed, **kw)
         t, e, _ = track(est, Y, truth, 25)
@@ -384,8 +385,8 @@ def tracking(ctx: Context) -> Result:
         after = [e[i] for i in starts]
         seg_end = [e[i] for i in ends]
         rows.append([name] + [f"{a:.3f} → {b:.3f}" for a, b in zip(after, seg_end)])
-        res.claims.append(_tracking_claim(name, after, seg_end,
-                                          _learned_levels(n, k, changes, m, ctx.seed)))
+        res.claims.append(_tracking_claim(name, after, seg_end, learned))
+        late.append((name, _last_quarters(t, e, changes, ends)))
     for c in changes:
         ax.axvline(c, color="r", lw=0.8)
     ax.set(xlabel="t", ylabel="subspace error", yscale="log")
@@ -395,7 +396,43 @@ def tracking(ctx: Context) -> Result:
                        ["configuration"] + [f"segment from t={c}" for c in changes], rows))
     res.notes.append("The paper's algorithms have no forgetting (γ = 1); γ = 0.98 is this "
                      "library's documented extension, checked apart from the paper's claims.")
+    res.notes.append(_late_fall_note(late, learned, changes))
     return res
+
+
+def _last_quarters(t, e, changes, ends) -> list:
+    """Each segment's error at the start of its last quarter and at its end, ``(t₁, e₁, t₂,
+    e₂)``: whether the error still falls when the next change (or the stream's end) comes."""
+    out = []
+    for c, i in zip(changes, ends):
+        q = int(np.searchsorted(t, c + 0.75 * (t[i] - c)))
+        out.append((int(t[q]), float(e[q]), int(t[i]), float(e[i])))
+    return out
+
+
+def _late_fall_note(late, learned, changes) -> str:
+    """Where a segment ends above its learned level: whether the error was still falling.
+
+    Read before the run: a segment that ends above its level while its error falls over the
+    segment's last quarter by more than the tie margin reads "still learning when the
+    segment ends" (the change comes before the tracker reaches the level); one whose error
+    falls by at most the tie margin reads "settled short of the level"."""
+    parts = []
+    for name, quarters in late:
+        for c, lv, (t1, e1, t2, e2) in zip(changes, learned, quarters):
+            if e2 <= lv:
+                continue
+            fall = e1 - e2
+            reading = ("still learning when the segment ends" if fall > ERR_TIE else
+                       "settled short of the level")
+            parts.append(f"{name}, segment from t={c}: ends at {e2:.3f} above its learned "
+                         f"level {lv:.3f}; over its last quarter (t={t1} to {t2}) the error "
+                         f"goes {e1:.3f} → {e2:.3f} (a fall of {fall:.3f}): {reading}")
+    if not parts:
+        return "Every segment of every configuration ends at or below its learned level."
+    return ("Segments that end above their learned level, and whether the error still fell "
+            f"over the segment's last quarter (by more than the tie margin {ERR_TIE:g}): "
+            + "; ".join(parts) + ".")
 
 
 def _learned_levels(n: int, k: int, changes, m: int, seed: int) -> list:
@@ -411,23 +448,23 @@ def _learned_levels(n: int, k: int, changes, m: int, seed: int) -> list:
 
 def _tracking_claim(name: str, after, seg_end, learned) -> list:
     """Fig. 6: after each change the error falls (by more than the tie margin) to a level
-    that shows the new subspace learned (``learned``: one level per segment; an end within
-    the tie margin of it counts as reaching it)."""
-    tracked = sum(b < a - ERR_TIE and b <= lv + ERR_TIE
+    that shows the new subspace learned (``learned``: one level per segment, a threshold
+    read strictly, as the other claims' half-way levels are)."""
+    tracked = sum(b < a - ERR_TIE and b <= lv
                   for a, b, lv in zip(after, seg_end, learned))
     return claim(f"{name}: error falls after each change",
                  "\"both algorithms have successfully tracked the subspace when changes "
                  "occur\" (§V-A, Fig. 6)" if "paper" in name else
                  "tracks the changes (forgetting is the library's extension, not the paper's)",
-                 "; ".join(f"{a:.3f} → {b:.3f} (learned ≤ {lv:.3f}, {lv + ERR_TIE:.3f} with "
-                           "the tie)" for a, b, lv in zip(after, seg_end, learned)),
+                 "; ".join(f"{a:.3f} → {b:.3f} (learned ≤ {lv:.3f})"
+                           for a, b, lv in zip(after, seg_end, learned)),
                  *count_band(tracked, len(after), 2), source="paper" if "paper" in name else SPEC,
                  why="tracking a change shows as an error that falls after it, by more than "
                      f"the tie margin {ERR_TIE:g}, to a level that shows the new subspace "
                      "learned: at least half way from a random nonnegative subspace's error "
-                     "to a batch SVD's of as many samples drawn by the same recipe (within "
-                     f"the tie margin {ERR_TIE:g}; a fall alone would pass an estimate that "
-                     "barely leaves the random level)")
+                     "to a batch SVD's of as many samples drawn by the same recipe, the "
+                     "close-to-batch, rank and Monte-Carlo claims' 'learned' (a fall alone "
+                     "would pass an estimate that barely leaves the random level)")
 
 
 def _rejudge_tracking(res: Result) -> Result:
