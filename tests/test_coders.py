@@ -416,9 +416,56 @@ def test_the_shared_product_gives_the_value_and_gradient_bit_for_bit(loss_name, 
     prob = _Problem(get_loss(loss_name), D, sp.csr_matrix(X) if kind == "sparse" else X,
                     None, 0.05)
     y = prob.shared(H)
-    assert y.shape == ((11, 4) if prob.gram else prob.model(H).shape)
-    assert np.array_equal(prob.value(H, model=y), prob.value(H))
-    assert np.array_equal(prob.grad(H, model=y), prob.grad(H))
+    if prob.gram:
+        assert list(y) == ["product"] and y["product"].shape == (11, 4)
+    else:
+        assert list(y) == ["model"] and np.array_equal(y["model"], H @ D if kind == "dense"
+                                                       else prob.model(H))
+    assert np.array_equal(prob.value(H, **y), prob.value(H))
+    assert np.array_equal(prob.grad(H, **y), prob.grad(H))
+
+
+def test_beta_two_codes_in_gram_form_with_the_multiplicative_step():
+    """β = 2 is quadratic (the Gram form) and has a multiplicative update: the final model
+    the step hands over is HD, which the Gram form's objective must not read as its HG."""
+    from onlinemf import OnlineNMF
+    from onlinemf.losses import BetaDivergence
+
+    rng = np.random.default_rng(23)
+    X = rng.random((40, 12)) + 0.05
+    D = rng.random((5, 12)) + 0.1
+    loss = BetaDivergence(2.0)
+    res = CodeSolver("mu", max_iter=30).solve(loss, D, X)
+    H = res.codes
+    np.testing.assert_allclose(res.objective, loss.value(X, H @ D), rtol=1e-9, atol=1e-12)
+    est = OnlineNMF(5, loss=loss, random_state=0, max_iter=2).fit(X)
+    assert np.isfinite(est.components_).all()
+
+
+def test_polyak_keeps_a_stopped_rows_codes():
+    """A row that stops keeps the codes it stopped with, as it would solved alone."""
+    from onlinemf.coders._divergence import iterate, make_rule
+    from onlinemf.coders._problem import CodeProblem as _Problem
+
+    rng = np.random.default_rng(29)
+    X = rng.gamma(0.5, 1.0, size=(30, 15)) + 1e-3
+    X[:8] *= 30
+    D = rng.random((5, 15)) + 0.05
+    loss = get_loss("l1")
+
+    def run(rows, cap):
+        prob = _Problem(loss, D, X[rows], None, 0.0)
+        H = np.full((len(rows), 5), 0.3)
+        return iterate(make_rule("polyak", loss, max_iter=cap, tol=1e-3), prob, H,
+                       prob.value(H), max_iter=cap, tol=1e-3, f_tol=1e-7)
+
+    res = run(np.arange(30), 200)
+    early = np.flatnonzero(res.n_iter < 200)
+    assert early.size >= 3
+    for i in early[:5]:
+        alone = run(np.array([i]), 200)
+        assert alone.n_iter[0] == res.n_iter[i]
+        np.testing.assert_allclose(res.codes[i], alone.codes[0], rtol=1e-9, atol=1e-12)
 
 
 class _Uncarried:

@@ -3359,9 +3359,11 @@ def test_continued_passes_extend_the_four_passes_and_the_note_sets_them_against_
             "extra passes give much") in note
 
 
-def test_late_fall_reads_a_segment_still_falling_or_settled_short():
-    """A segment ending above its level is read from its last quarter: a fall beyond the tie
-    is 'still learning', a flat one 'settled short'; a segment at its level is not listed."""
+def test_late_fall_reads_a_segment_still_falling_or_within_the_tie():
+    """A segment ending above its level is read from its last quarter (a window of at least
+    a quarter): a fall beyond the tie is 'still falling', a small change 'within the tie', a
+    rise beyond it 'rising'; a segment at its level is not listed, and readings too sparse
+    for a window are said so."""
     from onlinemf.experiments.wang_chi_poisson import _last_quarters, _late_fall_note
 
     t = np.arange(1, 401)
@@ -3369,14 +3371,23 @@ def test_late_fall_reads_a_segment_still_falling_or_settled_short():
     e = np.empty(400)
     e[:100] = 0.6
     e[100:200] = np.linspace(0.5, 0.40, 100)   # ends below its level 0.45
-    e[200:300] = np.linspace(0.5, 0.47, 100)   # flat late: falls ~0.0076 over its last quarter
-    e[300:] = np.linspace(0.6, 0.47, 100)      # still falling late: ~0.033
+    e[200:300] = np.linspace(0.5, 0.47, 100)   # falls ~0.0076 over its last quarter
+    e[300:] = np.linspace(0.6, 0.47, 100)      # falls ~0.033
     ends = [199, 299, 399]
     quarters = _last_quarters(t, e, changes, ends)
-    assert quarters[2][0] == 376 and quarters[2][2] == 400
-    assert np.isclose(quarters[2][1], e[375]) and np.isclose(quarters[2][3], e[399])
+    # the quarter of the last segment starts at 301 + 0.75·99 = 375.25: the reading at 375
+    assert quarters[2][0] == 375 and quarters[2][2] == 400
+    assert quarters[2][1] == e[374] and quarters[2][3] == e[399]
     note = _late_fall_note([("ML", quarters)], [0.45, 0.45, 0.45], changes)
     assert "segment from t=101" not in note
-    assert "segment from t=201: ends at 0.470" in note and "settled short" in note
-    assert "segment from t=301: ends at 0.470" in note and "still learning" in note
+    assert "segment from t=201: ends at 0.470, 0.020 above" in note
+    assert "within the tie over its last quarter" in note
+    assert "segment from t=301: ends at 0.470" in note and "still falling" in note
     assert _late_fall_note([("ML", quarters)], [0.5, 0.5, 0.5], changes).startswith("Every")
+    rising = _last_quarters(t, np.linspace(0.4, 0.6, 400), (301,), [399])
+    assert "rising" in _late_fall_note([("SA", rising)], [0.1], (301,))
+    # readings every 25 samples over a 40-sample segment leave no window
+    t25 = np.arange(25, 201, 25)
+    sparse = _last_quarters(t25, np.linspace(0.6, 0.4, t25.size), (61,), [2])
+    assert sparse == [None]
+    assert "too few readings" in _late_fall_note([("ML", sparse)], [0.3], (61,))

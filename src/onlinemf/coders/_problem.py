@@ -159,12 +159,12 @@ class CodeProblem:
     def model(self, H):
         return self.X.model(H, self.D) if self.sparse else H @ self.D
 
-    def shared(self, H):
+    def shared(self, H) -> dict:
         """The product the objective and the gradient at ``H`` both start from, for a rule
-        that evaluates one and then takes the other at the same codes: HG in the Gram form,
-        the model HD (dense, or at the nonzeros) otherwise. Passed as ``model`` to
-        :meth:`value` and :meth:`grad`, it is not formed twice."""
-        return H @ self.G if self.gram else self.model(H)
+        that evaluates one and then takes the other at the same codes, as keywords of
+        :meth:`value` and :meth:`grad`: ``product`` HG in the Gram form, ``model`` HD (dense,
+        or at the nonzeros) otherwise. Passed to both, it is formed once."""
+        return {"product": H @ self.G} if self.gram else {"model": self.model(H)}
 
     def model_rows(self, y, rows):
         """The given rows' part of a model ``y`` from :meth:`model`."""
@@ -186,11 +186,14 @@ class CodeProblem:
         else:
             y[rows] = values
 
-    def value(self, H, literal_domain=False, model=None):
+    def value(self, H, literal_domain=False, model=None, product=None):
+        """Each row's objective at the codes ``H``; ``model``: HD where already formed (not
+        read in the Gram form), ``product``: HG in the Gram form where already formed;
+        ``literal_domain``: inf where the model leaves a positive loss's domain."""
         if self.sparse and not self.gram:
             f = self.loss.sparse_value(self.X, H, self.D, model=model)
         elif self.gram:
-            HG = H @ self.G if model is None else model
+            HG = H @ self.G if product is None else product
             f = 0.5 * np.einsum("ij,ij->i", H, HG) - np.einsum("ij,ij->i", H, self.B) + self.c
             f = np.maximum(f, 0.0)
         elif self.split:
@@ -205,9 +208,11 @@ class CodeProblem:
             f = f + 0.5 * self.h_l2 * np.einsum("ij,ij->i", H, H)
         return f
 
-    def grad(self, H, model=None):
+    def grad(self, H, model=None, product=None):
+        """Each row's gradient (a subgradient for ℓ1 and ℓ2) at ``H``; ``model`` and
+        ``product`` as in :meth:`value`."""
         if self.gram:
-            G = (H @ self.G if model is None else model) - self.B
+            G = (H @ self.G if product is None else product) - self.B
         elif self.sparse:
             G = self.loss.sparse_code_grad(self.X, H, self.D, model=model)
         else:

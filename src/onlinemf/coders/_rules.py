@@ -105,7 +105,7 @@ class StepRule:
         return H, f
 
 
-class _Carries(StepRule):
+class _CarriesProduct(StepRule):
     """A rule whose step ends at the objective of the codes where the next gradient is taken:
     the product both start from (:meth:`~._problem.CodeProblem.shared`) is formed once and
     carried over. It is carried only from a step at which every working row was live (the
@@ -113,9 +113,7 @@ class _Carries(StepRule):
     shrinks."""
 
     def gradient(self, problem, state, H):
-        y = getattr(state, "shared", None)
-        state.shared = None
-        return problem.grad(H, model=y)
+        return problem.grad(H, **(getattr(state, "shared", None) or {}))
 
     def compact(self, problem, state, keep):
         # formed again on the rows kept: a product's rows round as its row count blocks them
@@ -123,10 +121,12 @@ class _Carries(StepRule):
 
     @staticmethod
     def _keep(state, y, live):
+        """Carry ``y`` (keywords from :meth:`~._problem.CodeProblem.shared`, or None) to the
+        next gradient if every working row was live at this step."""
         state.shared = y if y is not None and live.all() else None
 
 
-class Lipschitz(_Carries):
+class Lipschitz(_CarriesProduct):
     """The constant step 1/L, L = c‖D‖₂² + m with c the loss's curvature bound."""
 
     name = "lipschitz"
@@ -143,7 +143,7 @@ class Lipschitz(_Carries):
         Hn = clip(H - state.inv_L * G, problem.lower, problem.upper)
         y = problem.shared(Hn)
         self._keep(state, y, live)
-        return Step(Hn, problem.value(Hn, model=y))
+        return Step(Hn, problem.value(Hn, **y))
 
 
 class FISTA(Lipschitz):
@@ -167,7 +167,7 @@ class FISTA(Lipschitz):
         return Step(Hn, fn)
 
 
-class Armijo(_Carries):
+class Armijo(_CarriesProduct):
     """Algorithm 3 of the paper: backtracking ξ ∈ {1, γ, …, γ^q} with sufficient decrease α,
     projected (Calamai and Moré) or ``literal``. ``first``: "previous" starts each search at
     min(1, ξ_prev/γ) (Lin 2007), "one" at ξ = 1 as in Algorithm 3."""
@@ -190,7 +190,7 @@ class Armijo(_Carries):
         return Step(Hn, fn, stop=failed)
 
 
-class Polyak(_Carries):
+class Polyak(_CarriesProduct):
     """The modified Polyak step for ℓ1 with target f_best − δ; returns the best iterate seen
     (subgradient steps are not monotone, so no objective test)."""
 
@@ -210,8 +210,9 @@ class Polyak(_Carries):
         Hn = clip(H - beta[:, None] * G, problem.lower, problem.upper)
         y = problem.shared(Hn)
         self._keep(state, y, live)
-        fn = problem.value(Hn, model=y)
-        better = fn < state.best_f[act]
+        fn = problem.value(Hn, **y)
+        # a stopped row keeps the best codes it had when it stopped
+        better = (fn < state.best_f[act]) & live
         state.best_f[act[better]] = fn[better]
         state.best_H[act[better]] = Hn[better]
         return Step(Hn, fn, stop=g2 == 0)
@@ -572,7 +573,7 @@ def _armijo_step(prob, H, f0, G, xi0, lower, upper, literal, alpha, gamma, q):
         # a trial in another dtype is rounded into H's: its product would not be the next one's
         carry = carry and trial == 0 and Ht.dtype == H.dtype
         yt = sub.shared(Ht) if carry else None
-        ft = sub.value(Ht, model=yt)
+        ft = sub.value(Ht, **(yt or {}))
         if not literal:
             ok = np.isfinite(ft) & (ft <= fp + alpha * np.einsum("ij,ij->i", Gp, Ht - Hp))
         if trial == 0 and carry and ft.dtype == f0.dtype and ok.all():

@@ -396,43 +396,67 @@ def tracking(ctx: Context) -> Result:
                        ["configuration"] + [f"segment from t={c}" for c in changes], rows))
     res.notes.append("The paper's algorithms have no forgetting (γ = 1); γ = 0.98 is this "
                      "library's documented extension, checked apart from the paper's claims.")
-    res.notes.append(_late_fall_note(late, learned, changes))
+    res.notes.append(_late_fall_note(late, learned, changes)
+                     + _level_spread_text(n, k, changes, m, ctx.seed))
     return res
 
 
 def _last_quarters(t, e, changes, ends) -> list:
-    """Each segment's error at the start of its last quarter and at its end, ``(t₁, e₁, t₂,
-    e₂)``: whether the error still falls when the next change (or the stream's end) comes."""
+    """Each segment's error at the start of its last quarter (the last reading at or before
+    it, so the window spans at least a quarter) and at its end, ``(t₁, e₁, t₂, e₂)``, or None
+    where the readings are too sparse for a window: whether the error still falls when the
+    next change (or the stream's end) comes."""
     out = []
     for c, i in zip(changes, ends):
-        q = int(np.searchsorted(t, c + 0.75 * (t[i] - c)))
-        out.append((int(t[q]), float(e[q]), int(t[i]), float(e[i])))
+        q = int(np.searchsorted(t, c + 0.75 * (t[i] - c), side="right")) - 1
+        out.append((int(t[q]), float(e[q]), int(t[i]), float(e[i]))
+                   if 0 <= q < i and t[q] >= c else None)
     return out
 
 
 def _late_fall_note(late, learned, changes) -> str:
-    """Where a segment ends above its learned level: whether the error was still falling.
+    """Where a segment ends above its learned level: what its error did over the segment's
+    last quarter.
 
-    Read before the run: a segment that ends above its level while its error falls over the
-    segment's last quarter by more than the tie margin reads "still learning when the
-    segment ends" (the change comes before the tracker reaches the level); one whose error
-    falls by at most the tie margin reads "settled short of the level"."""
+    The reading: a fall by more than the tie margin reads "still falling when the segment
+    ends" (the change comes before the tracker reaches the level); a change within the tie
+    margin either way reads "within the tie over its last quarter", which cannot tell a
+    settled error from a slow one where the shortfall is under the tie; a rise by more than
+    the tie reads "rising"."""
     parts = []
     for name, quarters in late:
-        for c, lv, (t1, e1, t2, e2) in zip(changes, learned, quarters):
+        for c, lv, window in zip(changes, learned, quarters):
+            if window is None:
+                parts.append(f"{name}, segment from t={c}: too few readings for a window")
+                continue
+            t1, e1, t2, e2 = window
             if e2 <= lv:
                 continue
             fall = e1 - e2
-            reading = ("still learning when the segment ends" if fall > ERR_TIE else
-                       "settled short of the level")
-            parts.append(f"{name}, segment from t={c}: ends at {e2:.3f} above its learned "
-                         f"level {lv:.3f}; over its last quarter (t={t1} to {t2}) the error "
-                         f"goes {e1:.3f} → {e2:.3f} (a fall of {fall:.3f}): {reading}")
+            reading = ("still falling when the segment ends" if fall > ERR_TIE else
+                       "rising" if fall < -ERR_TIE else
+                       "within the tie over its last quarter")
+            parts.append(f"{name}, segment from t={c}: ends at {e2:.3f}, {e2 - lv:.3f} above "
+                         f"its learned level {lv:.3f}; over its last quarter (t={t1} to {t2}) "
+                         f"the error goes {e1:.3f} → {e2:.3f} (a fall of {fall:.3f}): "
+                         f"{reading}")
     if not parts:
         return "Every segment of every configuration ends at or below its learned level."
-    return ("Segments that end above their learned level, and whether the error still fell "
-            f"over the segment's last quarter (by more than the tie margin {ERR_TIE:g}): "
+    return ("Segments that end above their learned level, and what the error did over the "
+            f"segment's last quarter (against the tie margin {ERR_TIE:g}): "
             + "; ".join(parts) + ".")
+
+
+def _level_spread_text(n: int, k: int, changes, m: int, seed: int) -> str:
+    """How much the learned levels' batch part varies over the draws it averages (half its
+    spread carries into the level): a shortfall below it is within the level's own noise."""
+    lengths = np.diff([*changes, m + 1])
+    sds = [float(np.std(batch_subspace_errors(n, k, int(size), 1.0, 5, seed)))
+           for size in lengths]
+    return (" The learned levels average a batch SVD over 5 draws of a subspace and its "
+            "data; over those draws its error's standard deviation is "
+            + ", ".join(f"{sd:.4f}" for sd in sds)
+            + " for the segments from t=" + ", ".join(str(c) for c in changes) + ".")
 
 
 def _learned_levels(n: int, k: int, changes, m: int, seed: int) -> list:
@@ -543,18 +567,24 @@ def _random_table(n, k, runs, seed):
             [[runs, f"{mean:.3f}", f"{std:.3f}"]])
 
 
-def batch_subspace_error(n: int, k: int, m: int, p: float, draws: int, seed: int,
-                         rank: int | None = None) -> float:
-    """Mean error of a batch reference on data of the same recipe: the ``rank`` (default K)
-    leading right singular vectors of all M count vectors at once (missing entries as 0, the
-    rest divided by p, an unbiased fill), against the data's D — what learning from these M
-    samples can be expected to reach."""
+def batch_subspace_errors(n: int, k: int, m: int, p: float, draws: int, seed: int,
+                          rank: int | None = None) -> np.ndarray:
+    """The error of a batch reference on each of ``draws`` data sets of the same recipe: the
+    ``rank`` (default K) leading right singular vectors of all M count vectors at once
+    (missing entries as 0, the rest divided by p, an unbiased fill), against that draw's D —
+    what learning from these M samples can be expected to reach."""
     errs = []
     for r in range(draws):
         D, Y = poisson_stream(n, k, m, p, np.random.default_rng([seed, 104729, int(p * 10), r]))
         _, _, Vt = np.linalg.svd(np.nan_to_num(Y, nan=0.0) / p, full_matrices=False)
         errs.append(subspace_error(Vt[:rank or k].T, D))
-    return float(np.mean(errs))
+    return np.array(errs)
+
+
+def batch_subspace_error(n: int, k: int, m: int, p: float, draws: int, seed: int,
+                         rank: int | None = None) -> float:
+    """The mean of :func:`batch_subspace_errors`."""
+    return float(np.mean(batch_subspace_errors(n, k, m, p, draws, seed, rank)))
 
 
 def _montecarlo_claims(rows, n, k, m, runs, seed) -> list:
