@@ -3391,3 +3391,18 @@ def test_late_fall_reads_a_segment_still_falling_or_within_the_tie():
     sparse = _last_quarters(t25, np.linspace(0.6, 0.4, t25.size), (61,), [2])
     assert sparse == [None]
     assert "too few readings" in _late_fall_note([("ML", sparse)], [0.3], (61,))
+
+
+def test_bbc_topics_read_ol_by_the_median_over_its_initializations():
+    """OL's five distinct classes are read by the median count over its initializations, as
+    the 20 Newsgroups topics are; Batch's one run as it is."""
+    from onlinemf.experiments.zhao_divergences import _bbc_topics_claim
+
+    five = (["business", "entertainment", "politics", "sport", "tech"], 0.94)
+    four = (["business", "business", "politics", "sport", "tech"], 0.74)
+    row = _bbc_topics_claim([five, four, five], five)
+    assert row[3] == REPRODUCED
+    assert "per initialization 5, 4, 5, median 5 of 5" in row[2]
+    assert _bbc_topics_claim([five, four, four], five)[3] == PARTLY
+    assert _bbc_topics_claim([four, four, five], four)[3] == NOT_REPRODUCED
+    assert "median" not in _bbc_topics_claim([five], five)[2]
