@@ -3386,11 +3386,13 @@ def test_late_fall_reads_a_segment_still_falling_or_within_the_tie():
     assert _late_fall_note([("ML", quarters)], [0.5, 0.5, 0.5], changes).startswith("Every")
     rising = _last_quarters(t, np.linspace(0.4, 0.6, 400), (301,), [399])
     assert "rising" in _late_fall_note([("SA", rising)], [0.1], (301,))
-    # readings every 25 samples over a 40-sample segment leave no window
+    # readings every 25 samples over a 20-sample segment (61 to 80, read at t = 75) leave
+    # no window; listed only where the segment ends above its level
     t25 = np.arange(25, 201, 25)
     sparse = _last_quarters(t25, np.linspace(0.6, 0.4, t25.size), (61,), [2])
-    assert sparse == [None]
+    assert sparse[0][:2] == (None, None) and sparse[0][2] == 75
     assert "too few readings" in _late_fall_note([("ML", sparse)], [0.3], (61,))
+    assert _late_fall_note([("ML", sparse)], [0.6], (61,)).startswith("Every")
 
 
 def test_bbc_topics_read_ol_by_the_median_over_its_initializations():
@@ -3405,4 +3407,26 @@ def test_bbc_topics_read_ol_by_the_median_over_its_initializations():
     assert "per initialization 5, 4, 5, median 5 of 5" in row[2]
     assert _bbc_topics_claim([five, four, four], five)[3] == PARTLY
     assert _bbc_topics_claim([four, four, five], four)[3] == NOT_REPRODUCED
+    # an even split has the median 4.5: not five distinct classes
+    assert _bbc_topics_claim([five] * 5 + [four] * 5, five)[3] == PARTLY
     assert "median" not in _bbc_topics_claim([five], five)[2]
+
+
+def test_tracking_segment_ends_and_the_level_spread():
+    """A segment's last reading is the last at or before the next change's sample c − 1; the
+    level's spread is the standard deviation of the batch errors it averages."""
+    from onlinemf.experiments.wang_chi_poisson import (
+        _level_spread_text,
+        _segment_ends,
+        batch_subspace_errors,
+    )
+
+    t = np.arange(25, 2601, 25)
+    assert [int(t[i]) for i in _segment_ends(t, (701, 1201, 1801))] == [1200, 1800, 2600]
+    # readings every 7 samples: the last at or before 1200 is 1197
+    t7 = np.arange(7, 1500, 7)
+    assert int(t7[_segment_ends(t7, (701, 1201))[0]]) == 1197
+    errs = batch_subspace_errors(20, 3, 60, 1.0, 5, 0)
+    assert errs.shape == (5,) and np.all((errs > 0) & (errs < 1))
+    text = _level_spread_text(20, 3, (41,), 100, 0)
+    assert f"{np.std(errs):.4f}" in text and "from t=41" in text

@@ -381,7 +381,7 @@ def tracking(ctx: Context) -> Result:
         ax.plot(t, e, label=name)
         # error just after each change, and at the end of that segment
         starts = [int(np.searchsorted(t, c + 24)) for c in changes]
-        ends = [int(np.searchsorted(t, c - 1)) - 1 for c in changes[1:]] + [len(t) - 1]
+        ends = _segment_ends(t, changes)
         after = [e[i] for i in starts]
         seg_end = [e[i] for i in ends]
         rows.append([name] + [f"{a:.3f} → {b:.3f}" for a, b in zip(after, seg_end)])
@@ -401,16 +401,23 @@ def tracking(ctx: Context) -> Result:
     return res
 
 
+def _segment_ends(t, changes) -> list:
+    """The index of each segment's last reading: the last at or before the next change's
+    sample c − 1, and the stream's last for the final segment."""
+    return [int(np.searchsorted(t, c)) - 1 for c in changes[1:]] + [len(t) - 1]
+
+
 def _last_quarters(t, e, changes, ends) -> list:
     """Each segment's error at the start of its last quarter (the last reading at or before
-    it, so the window spans at least a quarter) and at its end, ``(t₁, e₁, t₂, e₂)``, or None
-    where the readings are too sparse for a window: whether the error still falls when the
-    next change (or the stream's end) comes."""
+    it, so the window spans at least a quarter) and at its end, ``(t₁, e₁, t₂, e₂)``, with
+    t₁ and e₁ None where the readings are too sparse for a window: whether the error still
+    falls when the next change (or the stream's end) comes."""
     out = []
     for c, i in zip(changes, ends):
         q = int(np.searchsorted(t, c + 0.75 * (t[i] - c), side="right")) - 1
-        out.append((int(t[q]), float(e[q]), int(t[i]), float(e[i]))
-                   if 0 <= q < i and t[q] >= c else None)
+        window = 0 <= q < i and t[q] >= c
+        out.append((int(t[q]) if window else None, float(e[q]) if window else None,
+                    int(t[i]), float(e[i])))
     return out
 
 
@@ -425,12 +432,12 @@ def _late_fall_note(late, learned, changes) -> str:
     the tie reads "rising"."""
     parts = []
     for name, quarters in late:
-        for c, lv, window in zip(changes, learned, quarters):
-            if window is None:
-                parts.append(f"{name}, segment from t={c}: too few readings for a window")
-                continue
-            t1, e1, t2, e2 = window
+        for c, lv, (t1, e1, t2, e2) in zip(changes, learned, quarters):
             if e2 <= lv:
+                continue
+            if t1 is None:
+                parts.append(f"{name}, segment from t={c}: ends at {e2:.3f}, {e2 - lv:.3f} "
+                             f"above its learned level {lv:.3f}; too few readings for a window")
                 continue
             fall = e1 - e2
             reading = ("still falling when the segment ends" if fall > ERR_TIE else
@@ -448,8 +455,10 @@ def _late_fall_note(late, learned, changes) -> str:
 
 
 def _level_spread_text(n: int, k: int, changes, m: int, seed: int) -> str:
-    """How much the learned levels' batch part varies over the draws it averages (half its
-    spread carries into the level): a shortfall below it is within the level's own noise."""
+    """How much the batch SVD's error behind each learned level varies over the draws the
+    level averages (a standard deviation per draw). The level is half that error, so a
+    stream's own draw would move its level by about half this spread; the averaged level's
+    own uncertainty is smaller still (the draws' standard error)."""
     lengths = np.diff([*changes, m + 1])
     sds = [float(np.std(batch_subspace_errors(n, k, int(size), 1.0, 5, seed)))
            for size in lengths]
