@@ -733,3 +733,60 @@ def test_only_a_part_coded_on_its_own_gathers_into_its_batch_buffer():
     np.testing.assert_array_equal(part.DC, whole[bound.positions(rows)])
     assert np.shares_memory(part.DC, buf._flat)
     assert bound.bind(D) is bound  # binding the bound dictionary again keeps the buffer
+
+
+def _warm_data():
+    d = make_nmf_synthetic(400, 30, 5, NOISE_FOR_LOSS["squared"], random_state=3)
+    return d.X
+
+
+def test_an_array_init_is_the_start_a_random_start_would_have_been_replaced_by():
+    """A given W₀ (inside the box) gives the fit of a random start whose dictionary is
+    replaced by it after it is drawn: the start is the only difference."""
+    X = _warm_data()
+    D0 = np.random.default_rng(5).uniform(0.05, 0.9, size=(5, 30))
+
+    class Replaced(OnlineNMF):
+        def _initialize(self, *args, **kwargs):
+            super()._initialize(*args, **kwargs)
+            self.components_ = D0.copy()
+            self.state_ = self._update_rule().init(self.components_)
+
+    kw = dict(max_iter=2, batch_size=20, random_state=0)
+    given = OnlineNMF(5, init=D0, **kw).fit(X)
+    replaced = Replaced(5, init="random", **kw).fit(X)
+    np.testing.assert_array_equal(given.components_, replaced.components_)
+    # and not the random start's fit
+    assert not np.allclose(given.components_, OnlineNMF(5, init="random", **kw).fit(X)
+                           .components_)
+
+
+def test_an_array_init_is_copied_rescaled_per_atom_and_cloned():
+    X = _warm_data()
+    D0 = np.random.default_rng(6).uniform(0.05, 0.9, size=(5, 30))
+    big = D0 * np.array([[3.0], [1.0], [7.0], [1.0], [2.5]])  # three atoms above the bound 1
+    before = big.copy()
+    kw = dict(max_iter=1, batch_size=20, random_state=0)
+    a = OnlineNMF(5, init=big, **kw).fit(X)
+    unit = big.copy()
+    unit[[0, 2, 4]] /= unit[[0, 2, 4]].max(axis=1, keepdims=True)
+    b = OnlineNMF(5, init=unit, **kw).fit(X)
+    np.testing.assert_array_equal(a.components_, b.components_)
+    np.testing.assert_array_equal(big, before)  # the caller's array is untouched
+    c = clone(OnlineNMF(5, init=big, **kw)).fit(X)
+    np.testing.assert_array_equal(a.components_, c.components_)
+
+
+@pytest.mark.parametrize("bad, match", [
+    (np.ones((4, 30)), r"init must have shape \(n_components, n_features\) = \(5, 30\)"),
+    (np.full((5, 30), np.nan), "init contains NaN or inf"),
+    (-np.ones((5, 30)), "init has negative entries"),
+])
+def test_a_bad_array_init_is_rejected_before_any_state_is_set(bad, match):
+    est = OnlineNMF(5, init=bad, max_iter=1, batch_size=20, random_state=0)
+    with pytest.raises(ValueError, match=match):
+        est.fit(_warm_data())
+    assert not hasattr(est, "components_") and not hasattr(est, "_rng")
+    with pytest.raises(ValueError, match=match):
+        est.partial_fit(_warm_data()[:20])
+    assert not hasattr(est, "components_")

@@ -191,7 +191,8 @@ class OnlineNMF(RuleCountsMixin, OnlineFactorizationMixin, ClassNamePrefixFeatur
         warm-up on sparse text, except over a large vocabulary, where the "auto" batches are
         large) and SGD otherwise, because the paper's step, tuned for about 10⁵ samples,
         misjudges smaller data.
-    init : {"auto", "random", "samples", "nndsvd"}, default="auto"
+    init : {"auto", "random", "samples", "nndsvd"} or array of shape (n_components, \
+n_features), default="auto"
         W₀: i.i.d. U(0, 1) projected onto C (the paper's), K jittered rows of the first data
         seen, or NNDSVDa (Boutsidis and Gallopoulos 2008) on 4096 of its rows (the first
         ones of a stream; in a shuffled :meth:`fit` of an in-memory X, rows drawn at random,
@@ -200,6 +201,10 @@ class OnlineNMF(RuleCountsMixin, OnlineFactorizationMixin, ClassNamePrefixFeatur
         the multiplicative surrogate over a large vocabulary (whose few large steps start
         better from the data's leading singular vectors than from K single rows), "samples"
         with the surrogate otherwise, "random" otherwise and under ``settings="paper"``.
+        An array is a given start, e.g. another fit's ``components_`` (a warm start): its
+        atoms as rows, nonnegative and finite; an atom with an entry above the box's bound 1
+        is divided by its largest entry (the codes absorb an atom's scale), then each is
+        projected onto C like every start. The array is copied.
     batch_size : int, "auto" or "paper", default="auto"
         τ. "auto" (:func:`auto_batch_size`) makes the vectorized work of a step dominate its
         fixed Python cost, with at least K rows so that a pass costs O(N·K·F) at any K; for
@@ -304,7 +309,7 @@ class OnlineNMF(RuleCountsMixin, OnlineFactorizationMixin, ClassNamePrefixFeatur
         "n_components": [Interval(Integral, 1, None, closed="left")],
         "loss": [StrOptions(set(LOSS_NAMES)), Loss],
         "dictionary_update": [StrOptions({"auto", "sgd", "surrogate"}), SGD, Surrogate],
-        "init": [StrOptions({"auto", "random", "samples", "nndsvd"})],
+        "init": [StrOptions({"auto", "random", "samples", "nndsvd"}), "array-like"],
         "batch_size": [Interval(Integral, 1, None, closed="left"),
                        StrOptions({"auto", "paper"})],
         "coder": [StrOptions(set(CODE_STEPS)), CodeSolver],
@@ -584,7 +589,26 @@ class OnlineNMF(RuleCountsMixin, OnlineFactorizationMixin, ClassNamePrefixFeatur
         return Xb.astype(self.components_.dtype, copy=False), Mb
 
     # ------------------------------------------------------------------ state
+    def _given_start(self, n_features):
+        """The dictionary an array ``init`` gives, checked and brought into the box (see
+        ``init``), or None for a named start."""
+        if isinstance(self.init, str):
+            return None
+        D0 = np.array(self.init, dtype=float)  # a copy: never alias the caller's array
+        if D0.shape != (self.n_components, n_features):
+            raise ValueError(f"init must have shape (n_components, n_features) = "
+                             f"({self.n_components}, {n_features}), got {D0.shape}")
+        if not np.isfinite(D0).all():
+            raise ValueError("init contains NaN or inf")
+        if (D0 < 0).any():
+            raise ValueError("init has negative entries: a nonnegative dictionary is needed")
+        top = D0.max(axis=1, keepdims=True)
+        over = top[:, 0] > 1.0
+        D0[over] /= top[over]
+        return D0
+
     def _initialize(self, n_features, dtype, loss, scale, X=None, mask=None, shuffled=False):
+        given = self._given_start(n_features)  # before any state is set: a rejected start
         self._warn_more_components_than_features(n_features)
         rng = check_random_state(self.random_state)
         self._rng = np.random.default_rng(rng.randint(np.iinfo(np.int32).max))
@@ -595,10 +619,12 @@ class OnlineNMF(RuleCountsMixin, OnlineFactorizationMixin, ClassNamePrefixFeatur
         self._warmup = self._warmup_for(loss, self._dictionary_kind, sparse)
         self._warming_up = self._warmup > 0
         first_sgd = self._dictionary_kind == "sgd" or self._warming_up
-        init = self.init if self.init != "auto" else (
+        init = "given" if given is not None else self.init if self.init != "auto" else (
             "random" if self.settings == "paper" else "nndsvd" if self._wide else
             "samples" if not first_sgd else "nndsvd" if sparse else "random")
-        if init == "nndsvd" and X is not None and X.shape[0] >= self.n_components:
+        if given is not None:
+            D0 = given  # the uniform draw is still made, so later draws are a random start's
+        elif init == "nndsvd" and X is not None and X.shape[0] >= self.n_components:
             D0 = self._atoms_from_nndsvd(X, mask, scale, jitter=D0, shuffled=shuffled)
         elif init in ("samples", "nndsvd") and X is not None and X.shape[0]:
             D0 = self._atoms_from_samples(X, mask, scale, jitter=D0)
