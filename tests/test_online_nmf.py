@@ -780,6 +780,8 @@ def test_an_array_init_is_copied_rescaled_per_atom_and_cloned():
 @pytest.mark.parametrize("bad, match", [
     (np.ones((4, 30)), r"init must have shape \(n_components, n_features\) = \(5, 30\)"),
     (np.full((5, 30), np.nan), "init contains NaN or inf"),
+    (np.full((5, 30), np.inf), "init contains NaN or inf"),
+    ([[1.0, 2.0], [3.0]], "init must be a numeric array"),
     (-np.ones((5, 30)), "init has negative entries"),
 ])
 def test_a_bad_array_init_is_rejected_before_any_state_is_set(bad, match):
@@ -790,3 +792,27 @@ def test_a_bad_array_init_is_rejected_before_any_state_is_set(bad, match):
     with pytest.raises(ValueError, match=match):
         est.partial_fit(_warm_data()[:20])
     assert not hasattr(est, "components_")
+
+
+def test_an_array_init_with_an_empty_atom_starts_it_at_random_and_streams_from_it():
+    """An atom of zeros would stay empty under the multiplicative step: it starts from the
+    uniform draw (the one a random start makes), the others as given; the first partial_fit
+    starts from the given dictionary too."""
+    X = _warm_data()
+    D0 = np.random.default_rng(7).uniform(0.05, 0.9, size=(5, 30))
+    D0[2] = 0.0
+    seen = {}
+
+    class Peek(OnlineNMF):
+        def _initialize(self, *args, **kwargs):
+            super()._initialize(*args, **kwargs)
+            seen[len(seen)] = self.components_.copy()
+
+    Peek(5, init=D0, random_state=0, batch_size=20).partial_fit(X[:20])
+    Peek(5, init="random", random_state=0, batch_size=20).partial_fit(X[:20])
+    start, random_start = seen[0], seen[1]
+    keep = [0, 1, 3, 4]
+    np.testing.assert_array_equal(start[keep], D0[keep])
+    np.testing.assert_array_equal(start[2], random_start[2])
+    est = OnlineNMF(5, loss="kl", init=D0, random_state=0, max_iter=3).fit(X)
+    assert est.components_[2].max() > 0.1  # the atom is used

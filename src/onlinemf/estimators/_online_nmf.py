@@ -203,8 +203,9 @@ n_features), default="auto"
         with the surrogate otherwise, "random" otherwise and under ``settings="paper"``.
         An array is a given start, e.g. another fit's ``components_`` (a warm start): its
         atoms as rows, nonnegative and finite; an atom with an entry above the box's bound 1
-        is divided by its largest entry (the codes absorb an atom's scale), then each is
-        projected onto C like every start. The array is copied.
+        is divided by its largest entry (the codes absorb an atom's scale), an atom of zeros
+        is replaced by a uniform random one (a multiplicative step would keep it empty),
+        then each is projected onto C like every start. The array is copied.
     batch_size : int, "auto" or "paper", default="auto"
         τ. "auto" (:func:`auto_batch_size`) makes the vectorized work of a step dominate its
         fixed Python cost, with at least K rows so that a pass costs O(N·K·F) at any K; for
@@ -594,7 +595,11 @@ n_features), default="auto"
         ``init``), or None for a named start."""
         if isinstance(self.init, str):
             return None
-        D0 = np.array(self.init, dtype=float)  # a copy: never alias the caller's array
+        try:
+            D0 = np.array(self.init, dtype=float)  # a copy: never alias the caller's array
+        except (TypeError, ValueError) as err:
+            raise ValueError(f"init must be a numeric array of shape (n_components, "
+                             f"n_features): {err}") from None
         if D0.shape != (self.n_components, n_features):
             raise ValueError(f"init must have shape (n_components, n_features) = "
                              f"({self.n_components}, {n_features}), got {D0.shape}")
@@ -608,7 +613,7 @@ n_features), default="auto"
         return D0
 
     def _initialize(self, n_features, dtype, loss, scale, X=None, mask=None, shuffled=False):
-        given = self._given_start(n_features)  # before any state is set: a rejected start
+        given = self._given_start(n_features)  # checked before the start's state is set
         self._warn_more_components_than_features(n_features)
         rng = check_random_state(self.random_state)
         self._rng = np.random.default_rng(rng.randint(np.iinfo(np.int32).max))
@@ -623,7 +628,12 @@ n_features), default="auto"
             "random" if self.settings == "paper" else "nndsvd" if self._wide else
             "samples" if not first_sgd else "nndsvd" if sparse else "random")
         if given is not None:
-            D0 = given  # the uniform draw is still made, so later draws are a random start's
+            # an atom without mass would stay empty under a multiplicative step: it starts
+            # from the uniform draw, which is made in any case (so later draws are those of
+            # a random start)
+            empty = ~(given.max(axis=1) > 0)
+            given[empty] = D0[empty]
+            D0 = given
         elif init == "nndsvd" and X is not None and X.shape[0] >= self.n_components:
             D0 = self._atoms_from_nndsvd(X, mask, scale, jitter=D0, shuffled=shuffled)
         elif init in ("samples", "nndsvd") and X is not None and X.shape[0]:
