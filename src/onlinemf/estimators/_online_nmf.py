@@ -191,8 +191,7 @@ class OnlineNMF(RuleCountsMixin, OnlineFactorizationMixin, ClassNamePrefixFeatur
         warm-up on sparse text, except over a large vocabulary, where the "auto" batches are
         large) and SGD otherwise, because the paper's step, tuned for about 10⁵ samples,
         misjudges smaller data.
-    init : {"auto", "random", "samples", "nndsvd"} or array of shape (n_components, \
-n_features), default="auto"
+    init : {"auto", "random", "samples", "nndsvd"} or array-like, default="auto"
         W₀: i.i.d. U(0, 1) projected onto C (the paper's), K jittered rows of the first data
         seen, or NNDSVDa (Boutsidis and Gallopoulos 2008) on 4096 of its rows (the first
         ones of a stream; in a shuffled :meth:`fit` of an in-memory X, rows drawn at random,
@@ -201,11 +200,12 @@ n_features), default="auto"
         the multiplicative surrogate over a large vocabulary (whose few large steps start
         better from the data's leading singular vectors than from K single rows), "samples"
         with the surrogate otherwise, "random" otherwise and under ``settings="paper"``.
-        An array is a given start, e.g. another fit's ``components_`` (a warm start): its
-        atoms as rows, nonnegative and finite; an atom with an entry above the box's bound 1
-        is divided by its largest entry (the codes absorb an atom's scale), an atom of zeros
-        is replaced by a uniform random one (a multiplicative step would keep it empty),
-        then each is projected onto C like every start. The array is copied.
+        An array of shape (n_components, n_features) is a given start, e.g. another fit's
+        ``components_`` (a warm start): its atoms as rows, nonnegative and finite; an atom
+        with an entry above the box's bound 1 is divided by its largest entry (the codes
+        absorb an atom's scale), an atom of zeros is replaced by a uniform random one (a
+        multiplicative step would keep it empty), then each is projected onto C like every
+        start. The array is copied.
     batch_size : int, "auto" or "paper", default="auto"
         τ. "auto" (:func:`auto_batch_size`) makes the vectorized work of a step dominate its
         fixed Python cost, with at least K rows so that a pass costs O(N·K·F) at any K; for
