@@ -373,3 +373,47 @@ def test_inner_reports_the_inner_solves_iterations_caps_and_seconds():
     assert est.inner_ == {}
     est.partial_fit(X[:5])
     assert est.inner_["code_iterations"] >= 1.0
+
+
+def test_an_array_init_starts_the_robust_fit_there():
+    """A given W₀ (already in the atom set) gives the fit of a random start whose dictionary
+    is replaced by it; an atom of zeros starts from the random start's atom; bad starts are
+    rejected before the model changes."""
+    rng = np.random.default_rng(11)
+    X = rng.random((300, 20))
+    D0 = rng.uniform(0.05, 0.9, size=(4, 20))
+    D0 /= np.linalg.norm(D0, axis=1, keepdims=True)  # inside the unit ℓ2 ball
+
+    class Replaced(OnlineRobustNMF):
+        def _initialize(self, X):
+            super()._initialize(X)
+            self.components_ = D0.astype(self.components_.dtype)
+            self.state_ = self._rule().init(self.components_)
+
+    kw = dict(max_iter=2, batch_size=25, random_state=0)
+    given = OnlineRobustNMF(4, init=D0, **kw).fit(X)
+    replaced = Replaced(4, **kw).fit(X)
+    np.testing.assert_array_equal(given.components_, replaced.components_)
+    assert not np.allclose(given.components_, OnlineRobustNMF(4, **kw).fit(X).components_)
+
+    seen = []
+
+    class Peek(OnlineRobustNMF):
+        def _initialize(self, X):
+            super()._initialize(X)
+            seen.append(self.components_.copy())
+
+    with_empty = D0.copy()
+    with_empty[1] = 0.0
+    Peek(4, init=with_empty, **kw).partial_fit(X[:25])
+    Peek(4, **kw).partial_fit(X[:25])
+    np.testing.assert_array_equal(seen[0][[0, 2, 3]], D0[[0, 2, 3]])
+    np.testing.assert_array_equal(seen[0][1], seen[1][1])
+
+    for bad, match in [(np.ones((3, 20)), "init must have shape"),
+                       (np.full((4, 20), np.nan), "NaN or inf"),
+                       (-D0, "negative entries")]:
+        est = OnlineRobustNMF(4, init=bad, **kw)
+        with pytest.raises(ValueError, match=match):
+            est.fit(X)
+        assert not hasattr(est, "components_")

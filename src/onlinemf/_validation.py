@@ -85,6 +85,33 @@ def check_stream_input(estimator, X, mask=None, *, reset: bool, nonnegative: boo
     return X, mask
 
 
+def check_start(init, n_components: int, n_features: int) -> np.ndarray:
+    """A starting dictionary given as ``init``: a float copy (never the caller's array) of
+    shape (n_components, n_features), checked to be numeric, finite and nonnegative, with a
+    ValueError naming what is wrong otherwise."""
+    try:
+        D0 = np.array(init, dtype=float)
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"init must be a numeric array of shape (n_components, "
+                         f"n_features): {err}") from None
+    if D0.shape != (n_components, n_features):
+        raise ValueError(f"init must have shape (n_components, n_features) = "
+                         f"({n_components}, {n_features}), got {D0.shape}")
+    if not np.isfinite(D0).all():
+        raise ValueError("init contains NaN or inf")
+    if (D0 < 0).any():
+        raise ValueError("init has negative entries: a nonnegative dictionary is needed")
+    return D0
+
+
+def fill_empty_atoms(D0, fallback):
+    """``D0`` with each atom (row) of zeros replaced by ``fallback``'s, in place: an empty
+    atom would stay empty under a multiplicative step, and two would start as twins."""
+    empty = ~(D0.max(axis=1) > 0)
+    D0[empty] = fallback[empty]
+    return D0
+
+
 def dense_batch(X, rows, mask=None):
     """Rows ``rows`` of X as a dense array, with the mask of observed entries (NaN = missing).
 

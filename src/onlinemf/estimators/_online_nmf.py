@@ -30,7 +30,14 @@ from .._dask import (
     rows_of,
 )
 from .._sparse import GatherBuffer, SparseRows, as_sparse_rows
-from .._validation import check_magnitude, check_stream_input, dense_batch, guarded_validation
+from .._validation import (
+    check_magnitude,
+    check_start,
+    check_stream_input,
+    dense_batch,
+    fill_empty_atoms,
+    guarded_validation,
+)
 from ..coders import (
     CODE_STEPS,
     MU_CODE_MAX_ITER,
@@ -595,18 +602,7 @@ class OnlineNMF(RuleCountsMixin, OnlineFactorizationMixin, ClassNamePrefixFeatur
         ``init``), or None for a named start."""
         if isinstance(self.init, str):
             return None
-        try:
-            D0 = np.array(self.init, dtype=float)  # a copy: never alias the caller's array
-        except (TypeError, ValueError) as err:
-            raise ValueError(f"init must be a numeric array of shape (n_components, "
-                             f"n_features): {err}") from None
-        if D0.shape != (self.n_components, n_features):
-            raise ValueError(f"init must have shape (n_components, n_features) = "
-                             f"({self.n_components}, {n_features}), got {D0.shape}")
-        if not np.isfinite(D0).all():
-            raise ValueError("init contains NaN or inf")
-        if (D0 < 0).any():
-            raise ValueError("init has negative entries: a nonnegative dictionary is needed")
+        D0 = check_start(self.init, self.n_components, n_features)
         top = D0.max(axis=1, keepdims=True)
         over = top[:, 0] > 1.0
         D0[over] /= top[over]
@@ -631,9 +627,7 @@ class OnlineNMF(RuleCountsMixin, OnlineFactorizationMixin, ClassNamePrefixFeatur
             # an atom without mass would stay empty under a multiplicative step: it starts
             # from the uniform draw, which is made in any case (so later draws are those of
             # a random start)
-            empty = ~(given.max(axis=1) > 0)
-            given[empty] = D0[empty]
-            D0 = given
+            D0 = fill_empty_atoms(given, D0)
         elif init == "nndsvd" and X is not None and X.shape[0] >= self.n_components:
             D0 = self._atoms_from_nndsvd(X, mask, scale, jitter=D0, shuffled=shuffled)
         elif init in ("samples", "nndsvd") and X is not None and X.shape[0]:

@@ -14,7 +14,14 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._batches import Segment, memory_segments, pass_segments
 from .._dask import is_dask_array
-from .._validation import check_magnitude, check_stream_input, dense_batch, guarded_validation
+from .._validation import (
+    check_magnitude,
+    check_start,
+    check_stream_input,
+    dense_batch,
+    fill_empty_atoms,
+    guarded_validation,
+)
 from ..coders import outlier_loss, solve_codes_outliers
 from ..constraints import (
     project_l1_simplex,
@@ -80,6 +87,11 @@ class OnlineRobustNMF(RuleCountsMixin, OnlineFactorizationMixin, ClassNamePrefix
     dict_constraint : {"l2ball", "nonneg", "simplex", "elastic"}, default="l2ball"
         The atom set: C (nonnegative, ‖w‖₂ ≤ 1), C₁ (nonnegative), C₂ (nonnegative, ‖w‖₁ = 1)
         or C₃ (nonnegative, γ₁‖w‖₁ + (γ₂/2)‖w‖² ≤ 1 with ``Penalty(elastic=(γ₁, γ₂))``).
+    init : "random" or array-like, default="random"
+        W₀: i.i.d. U(0, 1) projected onto the atom set (the paper's), or an array of shape
+        (n_components, n_features), e.g. another fit's ``components_`` (a warm start): its
+        atoms as rows, nonnegative and finite, an atom of zeros replaced by a uniform random
+        one, then projected onto the atom set like the random start. The array is copied.
     nonneg_outliers : bool, default=False
         Outliers in R′ = [0, M]^F instead of [−M, M]^F.
     penalty : Penalty or None, default=None
@@ -170,6 +182,7 @@ class OnlineRobustNMF(RuleCountsMixin, OnlineFactorizationMixin, ClassNamePrefix
         "batch_size": [Interval(Integral, 1, None, closed="left"),
                        StrOptions({"auto", "paper"})],
         "dict_constraint": [StrOptions({"l2ball", "nonneg", "simplex", "elastic"})],
+        "init": [StrOptions({"random"}), "array-like"],
         "nonneg_outliers": ["boolean"],
         "penalty": [Penalty, None],
         "scale": [StrOptions({"sample_max", "max"}), Interval(Real, 0, None, closed="neither"),
@@ -185,7 +198,8 @@ class OnlineRobustNMF(RuleCountsMixin, OnlineFactorizationMixin, ClassNamePrefix
     }
 
     def __init__(self, n_components=49, *, solver="admm", lam="auto", bound=1.0,
-                 batch_size="auto", dict_constraint="l2ball", nonneg_outliers=False,
+                 batch_size="auto", dict_constraint="l2ball", init="random",
+                 nonneg_outliers=False,
                  penalty=None, scale="sample_max", max_iter=200, tol=1e-4,
                  max_no_improvement=10, shuffle=True, callback=None, settings="default",
                  random_state=None, verbose=0):
@@ -195,6 +209,7 @@ class OnlineRobustNMF(RuleCountsMixin, OnlineFactorizationMixin, ClassNamePrefix
         self.bound = bound
         self.batch_size = batch_size
         self.dict_constraint = dict_constraint
+        self.init = init
         self.nonneg_outliers = nonneg_outliers
         self.penalty = penalty
         self.scale = scale
@@ -284,6 +299,9 @@ class OnlineRobustNMF(RuleCountsMixin, OnlineFactorizationMixin, ClassNamePrefix
                      .check("penalty"))
 
     def _initialize(self, X):
+        # a given start is checked before the start's state is set
+        given = (None if isinstance(self.init, str) else
+                 check_start(self.init, self.n_components, X.shape[1]))
         self._warn_more_components_than_features(X.shape[1])
         rng = check_random_state(self.random_state)
         self._rng = np.random.default_rng(rng.randint(np.iinfo(np.int32).max))
@@ -299,6 +317,8 @@ class OnlineRobustNMF(RuleCountsMixin, OnlineFactorizationMixin, ClassNamePrefix
         else:
             self.scale_ = 1.0 if self.scale in (None, "sample_max") else float(self.scale)
         D0 = self._rng.random((self.n_components, n_features))
+        if given is not None:  # the uniform draw is made in any case: later draws are the same
+            D0 = fill_empty_atoms(given, D0)
         self.components_ = self._project(D0).astype(X.dtype)
         self.n_components_ = self.n_components
         self.state_ = self._rule().init(self.components_)

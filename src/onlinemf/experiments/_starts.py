@@ -14,8 +14,9 @@ def started_from(estimator_cls, start):
 
     The class still draws its own start (and discards it), so every later random draw of
     a fit, such as a code solver's random starts, is the one the class makes without it:
-    only the start differs. It serves the estimators that take no initial dictionary of
-    their own, OnlineRobustNMF and PoissonSubspaceTracker (OnlineNMF takes one as ``init``).
+    only the start differs. It serves PoissonSubspaceTracker, which takes no initial
+    dictionary of its own, and the diagnoses of OnlineRobustNMF written before it took one
+    (``init``), whose kept results it reproduces.
     """
 
     class Started(estimator_cls):
