@@ -410,6 +410,10 @@ def test_an_array_init_starts_the_robust_fit_there():
     np.testing.assert_array_equal(seen[0][[0, 2, 3]], D0[[0, 2, 3]])
     np.testing.assert_array_equal(seen[0][1], seen[1][1])
 
+    # a start outside the atom set is projected onto it, like the random start
+    outside = OnlineRobustNMF(4, init=3.0 * D0, **kw).fit(X)
+    np.testing.assert_allclose(outside.components_, given.components_, rtol=1e-12, atol=1e-15)
+
     for bad, match in [(np.ones((3, 20)), "init must have shape"),
                        (np.full((4, 20), np.nan), "NaN or inf"),
                        (-D0, "negative entries")]:
@@ -417,3 +421,14 @@ def test_an_array_init_starts_the_robust_fit_there():
         with pytest.raises(ValueError, match=match):
             est.fit(X)
         assert not hasattr(est, "components_")
+
+
+def test_a_model_saved_before_init_existed_still_loads_and_transforms():
+    X = np.random.default_rng(12).random((120, 10))
+    est = OnlineRobustNMF(3, max_iter=1, batch_size=20, random_state=0).fit(X)
+    del est.init  # as pickled before the parameter existed
+    old = pickle.loads(pickle.dumps(est))
+    assert "init" not in vars(old)
+    assert old.get_params()["init"] == "random"
+    np.testing.assert_array_equal(old.transform(X[:5]), est.transform(X[:5]))
+    old.partial_fit(X[:20])

@@ -174,6 +174,9 @@ class OnlineRobustNMF(RuleCountsMixin, OnlineFactorizationMixin, ClassNamePrefix
     ((400, 64), (400, 64))
     """
 
+    #: a model saved before ``init`` existed reads the start it was fitted from
+    init = "random"
+
     _parameter_constraints: dict = {
         "n_components": [Interval(Integral, 1, None, closed="left")],
         "solver": [StrOptions(set(ROBUST_METHODS)), RobustSolver],
