@@ -3417,6 +3417,7 @@ def test_tracking_segment_ends_and_the_level_spread():
     level's spread is the standard deviation of the batch errors it averages."""
     from onlinemf.experiments.wang_chi_poisson import (
         _level_spread_text,
+        _segment_batch_errors,
         _segment_ends,
         batch_subspace_errors,
     )
@@ -3428,5 +3429,5 @@ def test_tracking_segment_ends_and_the_level_spread():
     assert int(t7[_segment_ends(t7, (701, 1201))[0]]) == 1197
     errs = batch_subspace_errors(20, 3, 60, 1.0, 5, 0)
     assert errs.shape == (5,) and np.all((errs > 0) & (errs < 1))
-    text = _level_spread_text(20, 3, (41,), 100, 0)
+    text = _level_spread_text(_segment_batch_errors(20, 3, (41,), 100, 0), (41,))
     assert f"{np.std(errs):.4f}" in text and "from t=41" in text

@@ -202,8 +202,7 @@ class OnlineRobustNMF(RuleCountsMixin, OnlineFactorizationMixin, ClassNamePrefix
 
     def __init__(self, n_components=49, *, solver="admm", lam="auto", bound=1.0,
                  batch_size="auto", dict_constraint="l2ball", init="random",
-                 nonneg_outliers=False,
-                 penalty=None, scale="sample_max", max_iter=200, tol=1e-4,
+                 nonneg_outliers=False, penalty=None, scale="sample_max", max_iter=200, tol=1e-4,
                  max_no_improvement=10, shuffle=True, callback=None, settings="default",
                  random_state=None, verbose=0):
         self.n_components = n_components

@@ -374,7 +374,8 @@ def tracking(ctx: Context) -> Result:
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(9, 3.8))
     rows, late = [], []
-    learned = _learned_levels(n, k, changes, m, ctx.seed)
+    batch = _segment_batch_errors(n, k, changes, m, ctx.seed)
+    learned = _learned_levels(n, k, changes, m, ctx.seed, batch=batch)
     for name, kw in configs:
         est = PoissonSubspaceTracker(k, random_state=ctx.seed, **kw)
         t, e, _ = track(est, Y, truth, 25)
@@ -397,7 +398,7 @@ def tracking(ctx: Context) -> Result:
     res.notes.append("The paper's algorithms have no forgetting (γ = 1); γ = 0.98 is this "
                      "library's documented extension, checked apart from the paper's claims.")
     res.notes.append(_late_fall_note(late, learned, changes)
-                     + _level_spread_text(n, k, changes, m, ctx.seed))
+                     + _level_spread_text(batch, changes))
     return res
 
 
@@ -454,29 +455,34 @@ def _late_fall_note(late, learned, changes) -> str:
             + "; ".join(parts) + ".")
 
 
-def _level_spread_text(n: int, k: int, changes, m: int, seed: int) -> str:
+def _level_spread_text(batch, changes) -> str:
     """How much the batch SVD's error behind each learned level varies over the draws the
-    level averages (a standard deviation per draw). The level is half that error, so a
-    stream's own draw would move its level by about half this spread; the averaged level's
-    own uncertainty is smaller still (the draws' standard error)."""
-    lengths = np.diff([*changes, m + 1])
-    sds = [float(np.std(batch_subspace_errors(n, k, int(size), 1.0, 5, seed)))
-           for size in lengths]
+    level averages (``batch``, :func:`_segment_batch_errors`; a standard deviation per
+    draw). The level is half that error, so a stream's own draw would move its level by
+    about half this spread; the averaged level's own uncertainty is smaller still (the
+    draws' standard error)."""
+    sds = [float(np.std(errs)) for errs in batch]
     return (" The learned levels average a batch SVD over 5 draws of a subspace and its "
             "data; over those draws its error's standard deviation is "
             + ", ".join(f"{sd:.4f}" for sd in sds)
             + " for the segments from t=" + ", ".join(str(c) for c in changes) + ".")
 
 
-def _learned_levels(n: int, k: int, changes, m: int, seed: int) -> list:
-    """For each segment after a change (from a change to the next, the last to ``m``), the
-    error that shows the new subspace learned: half way from a random nonnegative
-    subspace's error to that of a batch SVD of as many samples, drawn by the same recipe
-    (the Monte-Carlo claims' 'learned')."""
-    rand, _ = random_subspace_error(n, k, 20, seed)
+def _segment_batch_errors(n: int, k: int, changes, m: int, seed: int) -> list:
+    """For each segment after a change (from a change to the next, the last to ``m``), a
+    batch SVD's error on each of 5 draws of as many samples by the same recipe."""
     lengths = np.diff([*changes, m + 1])
-    return [b + 0.5 * (rand - b) for b in
-            (batch_subspace_error(n, k, int(size), 1.0, 5, seed) for size in lengths)]
+    return [batch_subspace_errors(n, k, int(size), 1.0, 5, seed) for size in lengths]
+
+
+def _learned_levels(n: int, k: int, changes, m: int, seed: int, batch=None) -> list:
+    """For each segment after a change, the error that shows the new subspace learned: half
+    way from a random nonnegative subspace's error to the mean of
+    :func:`_segment_batch_errors` (``batch`` where already computed), the Monte-Carlo
+    claims' 'learned'."""
+    rand, _ = random_subspace_error(n, k, 20, seed)
+    batch = _segment_batch_errors(n, k, changes, m, seed) if batch is None else batch
+    return [b + 0.5 * (rand - b) for b in (float(np.mean(errs)) for errs in batch)]
 
 
 def _tracking_claim(name: str, after, seg_end, learned) -> list:
