@@ -211,3 +211,75 @@ def test_n_iter_counts_the_calls_and_fit_is_one_pass():
     est.partial_fit(Y[:5])
     est.update(Y[0])
     assert est.n_iter_ == 3 and est.n_samples_seen_ == 46
+
+
+@pytest.mark.parametrize("method", ["ml", "sa"])
+def test_an_array_init_starts_the_track_there(rng, method):
+    """A given D̂₀ᵀ tracks as a random start whose subspace is replaced by it (every later
+    random draw the same); an atom of zeros starts from the random start's atom; the array is
+    copied; bad starts are rejected before the model changes."""
+    D, Y, mask = _stream(rng, n=30, k=3, m=40, p=0.8)
+    Y[~mask] = np.nan
+    start = rng.random((3, 30)) * 2.0
+
+    class Replaced(PoissonSubspaceTracker):
+        def _initialize(self, *args, **kwargs):
+            super()._initialize(*args, **kwargs)
+            self.components_ = start.copy()
+            self.state_ = self._rule().init(self.components_)
+
+    given_start = start.copy()
+    given = PoissonSubspaceTracker(3, method=method, init=given_start, random_state=0).fit(Y)
+    replaced = Replaced(3, method=method, random_state=0).fit(Y)
+    np.testing.assert_array_equal(given.components_, replaced.components_)
+    np.testing.assert_array_equal(given_start, start)  # the caller's array is untouched
+    plain = PoissonSubspaceTracker(3, method=method, random_state=0).fit(Y)
+    assert not np.allclose(given.components_, plain.components_)
+
+    with_empty = start.copy()
+    with_empty[1] = 0.0
+    first = PoissonSubspaceTracker(3, method=method, init=with_empty, random_state=0)
+    first._initialize(first._check(Y, None, True)[0], None)
+    own = PoissonSubspaceTracker(3, method=method, random_state=0)
+    own._initialize(own._check(Y, None, True)[0], None)
+    np.testing.assert_array_equal(first.components_[[0, 2]], start[[0, 2]])
+    np.testing.assert_array_equal(first.components_[1], own.components_[1])
+    assert first.components_[1].max() > 0
+
+    for bad, match in [(np.ones((2, 30)), "init must have shape"),
+                       (np.full((3, 30), np.inf), "NaN or inf"),
+                       (-start, "negative entries"),
+                       ([["a"] * 30] * 3, "numeric array")]:
+        est = PoissonSubspaceTracker(3, method=method, init=bad, random_state=0)
+        with pytest.raises(ValueError, match=match):
+            est.partial_fit(Y)
+        assert not hasattr(est, "components_")
+
+
+def test_a_given_start_codes_the_first_sample_and_partial_fit_continues_a_track(rng):
+    """The start is the subspace the first sample is coded on (its statistics empty, the
+    first row update refits from that sample): an earlier track's subspace codes it better
+    than a random start, outputs stay finite with zero entries in the start, and the fitted
+    tracker itself, statistics kept, stays nearer the subspace than a fresh start from it."""
+    D, Y, _ = _stream(rng, n=30, k=3, m=200)
+    first = PoissonSubspaceTracker(3, random_state=0).fit(Y[:150])
+    start = first.components_.copy()
+    start[start < np.quantile(start, 0.2)] = 0.0  # zero entries, no empty atom
+    warm = PoissonSubspaceTracker(3, init=start, random_state=1).partial_fit(Y[150:151])
+    cold = PoissonSubspaceTracker(3, random_state=1).partial_fit(Y[150:151])
+    assert warm._loss_sum < 0.8 * cold._loss_sum
+    warm.partial_fit(Y[151:160])
+    assert np.isfinite(warm.components_).all() and warm.components_.min() >= 0
+    first.partial_fit(Y[150:160])
+    assert subspace_error(first.components_.T, D) < subspace_error(warm.components_.T, D)
+
+
+def test_a_tracker_saved_before_init_existed_still_loads_and_tracks(rng):
+    _, Y, _ = _stream(rng, m=30)
+    est = PoissonSubspaceTracker(3, random_state=0).fit(Y[:20])
+    del est.init  # as pickled before the parameter existed
+    old = pickle.loads(pickle.dumps(est))
+    assert "init" not in vars(old) and old.get_params()["init"] == "random"
+    np.testing.assert_array_equal(old.transform(Y[:5]), est.transform(Y[:5]))
+    old.partial_fit(Y[20:])
+    assert old.n_samples_seen_ == 30

@@ -90,7 +90,7 @@ def check_start(init, n_components: int, n_features: int) -> np.ndarray:
     shape (n_components, n_features), checked to be numeric, finite and nonnegative, with a
     ValueError naming what is wrong otherwise."""
     try:
-        D0 = np.array(init, dtype=float)
+        D0 = np.array(init, dtype=float, order="C")
     except (TypeError, ValueError) as err:
         raise ValueError(f"init must be a numeric array of shape (n_components, "
                          f"n_features): {err}") from None

@@ -15,7 +15,14 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._batches import Segment, pass_segments
 from .._dask import dask_nanmean, is_dask_array, iter_row_blocks
-from .._validation import check_magnitude, check_stream_input, dense_batch, guarded_validation
+from .._validation import (
+    check_magnitude,
+    check_start,
+    check_stream_input,
+    dense_batch,
+    fill_empty_atoms,
+    guarded_validation,
+)
 from ..coders import CodeSolver
 from ..losses import KLDivergence
 from ..updates import PoissonMemoryLimitedUpdate, PoissonSAUpdate
@@ -68,6 +75,15 @@ class PoissonSubspaceTracker(RuleCountsMixin, OnlineFactorizationMixin,
     row_solver : {"exact", "pgd"}, default="exact"
         ML row problem: solved exactly from its KKT conditions (a closed form once the active
         set is found by sorting), or by the paper's projected gradient.
+    init : "random" or array-like, default="random"
+        D̂₀ᵀ: i.i.d. U[0, 1] entries scaled by √(mean y/K), on the data's scale (the paper's
+        random start), or an array of shape (n_components, n_features) such as a batch
+        fit's subspace, used as given: nonnegative and finite, an atom of zeros replaced by
+        the random start's (a zero atom gets zero codes, so no step would revive it). The
+        array is copied. The statistics start empty either way, so the start is the
+        subspace the first sample is coded on (and the SA refits' first warm start): the
+        first row update refits D̂ from that sample. To go on tracking a stream, call
+        :meth:`partial_fit` on the fitted tracker, which keeps its statistics.
     window : int or None, default=None
         SA only: refit on the last ``window`` samples instead of all of them (a departure from
         the paper, for bounded memory on long streams).
@@ -75,8 +91,9 @@ class PoissonSubspaceTracker(RuleCountsMixin, OnlineFactorizationMixin,
     sa_max_iter : int, default=50
         Iterations of the SA row refit per step.
     random_state : int, RandomState or None
-        Seeds D̂₀ (U[0, 1]·√(mean y/K), on the data's scale) and the random starts of the
-        coefficient solver (U[0, 1], the paper's "random initial point").
+        Seeds D̂₀ (drawn even when ``init`` is an array, so a given start changes no later
+        draw) and the random starts of the coefficient solver (U[0, 1], the paper's "random
+        initial point").
 
     Attributes
     ----------
@@ -113,6 +130,7 @@ class PoissonSubspaceTracker(RuleCountsMixin, OnlineFactorizationMixin,
         "mu": [Interval(Real, 0, None, closed="left")],
         "forget": [Interval(Real, 0, 1, closed="right")],
         "row_solver": [StrOptions({"exact", "pgd"})],
+        "init": [StrOptions({"random"}), "array-like"],
         "window": [Interval(Integral, 1, None, closed="left"), None],
         "code_max_iter": [Interval(Integral, 1, None, closed="left")],
         "code_tol": [Interval(Real, 0, None, closed="left")],
@@ -121,15 +139,19 @@ class PoissonSubspaceTracker(RuleCountsMixin, OnlineFactorizationMixin,
         "random_state": ["random_state"],
     }
 
+    #: a model saved before ``init`` existed reads the start it was fitted from
+    init = "random"
+
     def __init__(self, n_components=10, *, method="ml", lam=0.2, mu=0.1, forget=1.0,
-                 row_solver="exact", window=None, code_max_iter=100, code_tol=1e-6,
-                 sa_max_iter=50, n_checkpoints=50, random_state=None):
+                 row_solver="exact", init="random", window=None, code_max_iter=100,
+                 code_tol=1e-6, sa_max_iter=50, n_checkpoints=50, random_state=None):
         self.n_components = n_components
         self.method = method
         self.lam = lam
         self.mu = mu
         self.forget = forget
         self.row_solver = row_solver
+        self.init = init
         self.window = window
         self.code_max_iter = code_max_iter
         self.code_tol = code_tol
@@ -148,8 +170,11 @@ class PoissonSubspaceTracker(RuleCountsMixin, OnlineFactorizationMixin,
         return Y, mask
 
     def _initialize(self, Y, mask, level=None):
-        """Start from U[0, 1] atoms scaled to the mean observed count ``level`` (of Y unless
-        given: a dask array's is one reduction over all its blocks)."""
+        """Start from ``init`` or from U[0, 1] atoms scaled to the mean observed count ``level``
+        (of Y unless given: a dask array's is one reduction over all its blocks)."""
+        # a given start is checked before the start's state is set
+        given = (None if isinstance(self.init, str) else
+                 check_start(self.init, self.n_components, Y.shape[1]))
         self._warn_more_components_than_features(Y.shape[1])
         rng = check_random_state(self.random_state)
         self._rng = np.random.default_rng(rng.randint(np.iinfo(np.int32).max))
@@ -158,8 +183,10 @@ class PoissonSubspaceTracker(RuleCountsMixin, OnlineFactorizationMixin,
             obs = Yd if P is None else Yd[P]
             level = float(np.mean(obs)) if obs.size else 1.0
         n, k = Y.shape[1], self.n_components
-        D0 = self._rng.random((n, k)) * np.sqrt(max(level, 1e-12) / k)
-        self.components_ = D0.T.copy()
+        D0 = (self._rng.random((n, k)) * np.sqrt(max(level, 1e-12) / k)).T.copy()
+        if given is not None:  # the random start is drawn in any case: later draws are the same
+            D0 = fill_empty_atoms(given, D0)
+        self.components_ = D0
         self.n_components_ = k
         self.state_ = self._rule().init(self.components_)
         self._loss_sum = 0.0

@@ -14,9 +14,9 @@ def started_from(estimator_cls, start):
 
     The class still draws its own start (and discards it), so every later random draw of
     a fit, such as a code solver's random starts, is the one the class makes without it:
-    only the start differs. It serves PoissonSubspaceTracker, which takes no initial
-    dictionary of its own, and the diagnoses of OnlineRobustNMF written before it took one
-    (``init``), whose kept results it reproduces.
+    only the start differs, and it is taken as given (not projected). It serves the
+    diagnoses of OnlineRobustNMF written before that estimator took a start of its own
+    (``init``, which projects it onto the atom set), whose kept results it reproduces.
     """
 
     class Started(estimator_cls):

@@ -10,7 +10,6 @@ import numpy as np
 from ..baselines import GROUSE, batch_poisson_factorization
 from ..estimators import PoissonSubspaceTracker
 from ._registry import Context, PieceMissing, Result, pyplot, register, save_figure
-from ._starts import started_from
 from ._verdicts import (
     LATE_RISE,
     NOT_MEASURED,
@@ -861,15 +860,15 @@ def _sa_gap_note(parts: dict, frames: int = 25) -> str:
 
 def _sa_warm_parts(Z, k: int, seed, n_iter: int) -> dict:
     """SA at p = 1 on the run's stream (its first Poisson draw) started from batch's
-    subspace (fitted as in the run) in place of its random start (:func:`started_from`: its
-    random draws otherwise as SA's own run), its kept samples empty as at any start: each
+    subspace (fitted as in the run) in place of its random start (``init``: its random
+    draws otherwise as SA's own run), its kept samples empty as at any start: each
     frame's relative error as run from there (``"online"``), of its final subspace with the
     frames coded again by the tracker's coder (``"final"``), and of batch's subspace coded
     by that same coder (``"batch_dict"``), as :func:`_sa_gap_parts` scores SA's own run."""
     Y = _first_draw(Z, seed)
     Db, _ = batch_poisson_factorization(Y, k, np.ones(Y.shape, bool), n_iter=n_iter,
                                         random_state=seed)
-    est = started_from(PoissonSubspaceTracker, Db.T)(k, method="sa", random_state=seed)
+    est = PoissonSubspaceTracker(k, method="sa", init=Db.T, random_state=seed)
     online = _frame_errors(est, Y, Z)[0]
     return {"online": online, "final": _coded_errors(est, Y, Z),
             "batch_dict": _coded_on(est, Db.T, Y, Z)}
