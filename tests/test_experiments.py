@@ -921,3 +921,39 @@ def test_a_fresh_run_reads_its_later_pieces_once_and_never_computes_them_twice(t
     # a run that names the experiment computes it, once
     res = current(res, ctx, compute=True)
     assert len(calls) == 2 and sum(n.startswith(lyu_ndl.WHAT_IF) for n in res.notes) == 1
+
+
+def test_settle_share_reads_ol_where_it_comes_within_the_tie_and_stays():
+    """OL is read at the first record from which every later one stays within the tie of
+    the final record: a dip inside that leaves again does not count; the share is of the
+    pass's clock, whose records need not be evenly spaced."""
+    from onlinemf.experiments.zhao_divergences import settle_share
+
+    curve = {"time": np.array([1.0, 2.0, 4.0, 6.0, 8.0, 10.0]),
+             "n_samples": np.array([10, 20, 30, 40, 50, 60]),
+             "objective": np.array([3.0, 1.005, 1.2, 1.009, 1.002, 1.0]),
+             "total": 10.0}
+    assert settle_share(curve) == (0.6, 40.0)
+    assert settle_share({**curve, "objective": np.full(6, 2.0)}) == (0.1, 10.0)
+    assert settle_share({**curve, "objective": np.array([3, 2, 2, 2, 2, 1.0])}) == (1.0, 60.0)
+    assert settle_share(curve, tie=0.25) == (0.2, 20.0)  # the dip is inside a wider tie
+
+
+def test_ol_settle_piece_repeats_the_race_and_scores_its_dictionaries_on_the_rows():
+    """The settle piece's pass ends at the race's dictionary (the same iterates), its last
+    record scores that dictionary with fresh codes on the rows, and its clock grows."""
+    from onlinemf.datasets import make_nmf_synthetic
+    from onlinemf.experiments._zhao_code_caps import model_rows
+    from onlinemf.experiments.zhao_divergences import (
+        NOISE_FOR_LOSS,
+        SETTLE_ROWS,
+        _ol,
+        _ol_settle_piece,
+    )
+
+    out = _ol_settle_piece("kl", 400, 12, 3, 10, 0)
+    d = make_nmf_synthetic(400, 12, 3, NOISE_FOR_LOSS["kl"], random_state=0)
+    ol = _ol("kl", 3, 10, 0, history=None).fit(d.X)
+    assert out["objective"][-1] == pytest.approx(-ol.score(model_rows(ol, d.X[:SETTLE_ROWS])))
+    assert out["n_samples"][-1] == 400 and np.all(np.diff(out["time"]) >= 0)
+    assert 0 < out["time"][-1] <= out["total"] + 1e-12
