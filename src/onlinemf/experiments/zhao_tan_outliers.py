@@ -887,7 +887,10 @@ def synthetic(ctx: Context) -> Result:
                                                                  names=tuple(ONLINE)))))
         except PieceMissing:
             pass
-    _ratio_claims(res, results, "synthetic")  # its ORPCA claim is not judged (ORPCA_CURVE_WHY)
+    _ratio_claims(res, results, "synthetic")
+    judged = None if curves is None else _orpca_settle_claim(curves)
+    if judged is not None:  # the ORPCA claim read on the curves its words are about
+        res.claims = [judged if c[0] == judged[0] else c for c in res.claims]
     ps = {m: r["psnr"] for m, r in results.items()}
     res.claims.append(claim("ONMF far worse than OADMM (PSNR)",
                             "\"the ONMF algorithm fails to converge because it is unable to "
@@ -962,6 +965,14 @@ def synthetic(ctx: Context) -> Result:
                              "descend or stays apart from the others")
             why = CONVERGE_WHY
         name = "convergence speed" if param == "batch_size" else "convergence"
+        if param == "kappa" and shares is None and len(values) > 2:
+            # the grid is this implementation's (the paper gives only the canonical κ): the
+            # runs without its smallest κ, shown beside the verdict, which reads the grid
+            rest = [v for v in values if v != min(values)]
+            rest_times, rest_level = common_level_times([hists[v] for v in rest])
+            how += (f"; without κ = {min(values):g} (the grid's smallest; the paper gives no "
+                    "κ grid, only the canonical 0.7): "
+                    + fmt_times(rest_times, [f"{param}={v:g}" for v in rest], rest_level))
         res.claims.append(claim(f"{name} across {param} ({solver})",
                                 f"{quote} (§VII-D3, {fig_no})",
                                 fmt_times(shares, [f"{param}={v:g}" for v in values], level)
@@ -1204,6 +1215,49 @@ def _orpca_settle_note(results: dict, n_samples: int | None = None) -> str | Non
                    "pass; a sparser curve's first record is further into its descent). The "
                    "claim's band reads a pass's time and leaves it unjudged; this reading is "
                    "shown beside it.")
+
+
+#: "slightly faster": ORPCA's time to a level it shares with an online method at least this
+#: share of the online method's (and below it: ORPCA first)
+SLIGHTLY = 1 / 1.5
+
+
+def _orpca_settle_claim(curves: dict):
+    """Fig. 1(b)'s ORPCA claim judged on the f̂_t curves it is about (``curves``: the
+    ``…-orpca-tau-curves`` piece, ORPCA at the online methods' τ): ORPCA's seconds to the
+    level it shares with each online method over that method's, each on its own clock; None
+    where a curve is missing."""
+    if any("regret" not in curves.get(m, {}) for m in ("ORPCA", "OADMM", "OPGD")):
+        return None
+    curve = {m: {"time": curves[m]["regret"][:, 0], "objective": curves[m]["regret"][:, 1]}
+             for m in ("ORPCA", "OADMM", "OPGD")}
+    texts, verdicts = [], []
+    for other in ("OADMM", "OPGD"):
+        pair, level = common_level_times([curve["ORPCA"], curve[other]])
+        if pair is None:
+            texts.append(f"ORPCA against {other}: " + fmt_times(pair, ["ORPCA", other], level))
+            verdicts.append(NOT_MEASURED)
+            continue
+        r = pair[0] / max(pair[1], 1e-12)
+        texts.append(f"ORPCA/{other} {r:.3g}× (to their common level {level:.4g}: ORPCA "
+                     f"{pair[0]:.3g} s, {other} {pair[1]:.3g} s)")
+        verdicts.append(REPRODUCED if SLIGHTLY <= r < 1 else
+                        PARTLY if SLIGHTLY / 2 <= r < 1 else NOT_REPRODUCED)
+    tau = curves["ORPCA"].get("batch_size")
+    return claim("ORPCA time / online time", PAPER_TIMES["synthetic"][2],
+                 "; ".join(texts) + f" (Fig. 1(b)'s f̂_t curves, ORPCA at τ = {tau}, each "
+                 "method on its own clock)", worst(verdicts),
+                 f"reproduced if, against each online method, ORPCA reaches the level the "
+                 f"pair shares (90% of the common descent) first and in at least "
+                 f"{SLIGHTLY:.3g}× the other's time; partly if first and in at least "
+                 f"{SLIGHTLY / 2:.3g}×; not if it is not first or further ahead; the worse pair "
+                 "decides",
+                 why="the paper's words are about when the f̂_t curves of Fig. 1(b) settle, "
+                     "and it prints no time: 'slightly faster (the time difference is less "
+                     "than 1s)' read as a ratio of times to a shared level (seconds do not "
+                     "carry across machines), ORPCA first but by less than the report's "
+                     "'significantly faster' (1.5×). Set after these times were shown beside "
+                     "the claim, then unjudged, at an audit's request")
 
 
 def _accelerated_speed_note(results: dict) -> str:
