@@ -957,3 +957,38 @@ def test_ol_settle_piece_repeats_the_race_and_scores_its_dictionaries_on_the_row
     assert out["objective"][-1] == pytest.approx(-ol.score(model_rows(ol, d.X[:SETTLE_ROWS])))
     assert out["n_samples"][-1] == 400 and np.all(np.diff(out["time"]) >= 0)
     assert 0 < out["time"][-1] <= out["total"] + 1e-12
+
+
+def test_orpca_settle_claim_reads_the_pairs_times_to_their_shared_level():
+    """ORPCA first and within 1/1.5 of each online method's time reads reproduced; far
+    ahead of one, not reproduced (the worse pair decides); a pair with no shared level is
+    not measured; the claim keeps the ORPCA claim's name, so it replaces that row."""
+    from onlinemf.experiments.zhao_tan_outliers import _orpca_settle_claim
+
+    t = np.linspace(0.0, 2.0, 2001)
+
+    def curve(pace):
+        return {"regret": np.column_stack([t, np.clip(1.0 - t / pace, 0.0, None)])}
+
+    near = _orpca_settle_claim({"ORPCA": {**curve(0.8), "batch_size": 5},
+                                "OADMM": curve(1.0), "OPGD": curve(1.0)})
+    assert near[0] == "ORPCA time / online time" and near[3] == "reproduced"
+    assert "ORPCA/OADMM 0.801×" in near[2] and "ORPCA at τ = 5" in near[2]  # read at records
+    far = _orpca_settle_claim({"ORPCA": curve(0.8), "OADMM": curve(1.0), "OPGD": curve(10.0)})
+    assert far[3] == "not reproduced"
+    rises = {"regret": np.column_stack([t, 0.5 + t])}
+    assert _orpca_settle_claim({"ORPCA": curve(0.8), "OADMM": curve(1.0),
+                                "OPGD": rises})[3] == "not measured"
+    assert _orpca_settle_claim({"ORPCA": curve(0.8), "OADMM": curve(1.0)}) is None
+
+
+def test_without_smallest_reads_the_rest_of_the_grid_as_the_claim_does():
+    from onlinemf.experiments.zhao_tan_outliers import _without_smallest
+
+    t = np.linspace(0.0, 4.0, 401)
+    hists = {0.1: {"time": t, "objective": 1.0 + 0.01 * t},  # rises: fails the grid
+             0.4: {"time": t, "objective": np.clip(1.0 - t / 4.0, 0.0, None)},
+             1.0: {"time": t, "objective": np.clip(1.0 - t / 1.0, 0.0, None)}}
+    text = _without_smallest("kappa", hists)
+    assert text.startswith("; without kappa = 0.1 (the grid's smallest")
+    assert "kappa=0.4: 3.6, kappa=1: 0.9" in text and "kappa=0.1:" not in text

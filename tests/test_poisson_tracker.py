@@ -246,6 +246,16 @@ def test_an_array_init_starts_the_track_there(rng, method):
     np.testing.assert_array_equal(first.components_[1], own.components_[1])
     assert first.components_[1].max() > 0
 
+    # the data's level scales only the random start: not computed for a full given start
+    def level():
+        calls.append(1)
+        return 4.0
+    calls = []
+    PoissonSubspaceTracker(3, method=method, init=start)._initialize(Y, None, level)
+    assert calls == []
+    PoissonSubspaceTracker(3, method=method, init=with_empty)._initialize(Y, None, level)
+    assert calls == [1]
+
     for bad, match in [(np.ones((2, 30)), "init must have shape"),
                        (np.full((3, 30), np.inf), "NaN or inf"),
                        (-start, "negative entries"),

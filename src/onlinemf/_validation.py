@@ -86,9 +86,9 @@ def check_stream_input(estimator, X, mask=None, *, reset: bool, nonnegative: boo
 
 
 def check_start(init, n_components: int, n_features: int) -> np.ndarray:
-    """A starting dictionary given as ``init``: a float copy (never the caller's array) of
-    shape (n_components, n_features), checked to be numeric, finite and nonnegative, with a
-    ValueError naming what is wrong otherwise."""
+    """A starting dictionary given as ``init``: a C-ordered float copy (never the caller's
+    array, whatever its layout) of shape (n_components, n_features), checked to be
+    numeric, finite and nonnegative, with a ValueError naming what is wrong otherwise."""
     try:
         D0 = np.array(init, dtype=float, order="C")
     except (TypeError, ValueError) as err:

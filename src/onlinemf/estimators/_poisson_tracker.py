@@ -79,10 +79,11 @@ class PoissonSubspaceTracker(RuleCountsMixin, OnlineFactorizationMixin,
         D̂₀ᵀ: i.i.d. U[0, 1] entries scaled by √(mean y/K), on the data's scale (the paper's
         random start), or an array of shape (n_components, n_features) such as a batch
         fit's subspace, used as given: nonnegative and finite, an atom of zeros replaced by
-        the random start's (a zero atom gets zero codes, so no step would revive it). The
-        array is copied. The statistics start empty either way, so the start is the
-        subspace the first sample is coded on (and the SA refits' first warm start): the
-        first row update refits D̂ from that sample. To go on tracking a stream, call
+        the random start's (with μ > 0 a zero atom gets zero codes, so no step would revive
+        it). The array is copied. The statistics start empty either way, so the start is
+        the subspace the first sample is coded on (and the first warm start of the SA
+        refits and of ``row_solver="pgd"``): the first row update refits D̂ from that
+        sample. To go on tracking a stream, call
         :meth:`partial_fit` on the fitted tracker, which keeps its statistics.
     window : int or None, default=None
         SA only: refit on the last ``window`` samples instead of all of them (a departure from
@@ -170,22 +171,30 @@ class PoissonSubspaceTracker(RuleCountsMixin, OnlineFactorizationMixin,
         return Y, mask
 
     def _initialize(self, Y, mask, level=None):
-        """Start from ``init`` or from U[0, 1] atoms scaled to the mean observed count ``level``
-        (of Y unless given: a dask array's is one reduction over all its blocks)."""
+        """Start from ``init`` or from U[0, 1] atoms scaled to the mean observed count:
+        ``level()`` where given (a dask array's, one reduction over all its blocks), else
+        Y's; it is computed only where the random start is used."""
         # a given start is checked before the start's state is set
         given = (None if isinstance(self.init, str) else
                  check_start(self.init, self.n_components, Y.shape[1]))
         self._warn_more_components_than_features(Y.shape[1])
         rng = check_random_state(self.random_state)
         self._rng = np.random.default_rng(rng.randint(np.iinfo(np.int32).max))
-        if level is None:
-            Yd, P = dense_batch(Y, np.arange(Y.shape[0]), mask)
-            obs = Yd if P is None else Yd[P]
-            level = float(np.mean(obs)) if obs.size else 1.0
         n, k = Y.shape[1], self.n_components
-        D0 = (self._rng.random((n, k)) * np.sqrt(max(level, 1e-12) / k)).T.copy()
-        if given is not None:  # the random start is drawn in any case: later draws are the same
-            D0 = fill_empty_atoms(given, D0)
+        U = self._rng.random((n, k))  # drawn in any case: later draws are the same
+        if given is not None and (given.max(axis=1) > 0).all():
+            D0 = given
+        else:
+            if level is not None:
+                level = level()
+            else:
+                Yd, P = dense_batch(Y, np.arange(Y.shape[0]), mask)
+                obs = Yd if P is None else Yd[P]
+                level = float(np.mean(obs)) if obs.size else 1.0
+            level = level if np.isfinite(level) else 1.0
+            D0 = (U * np.sqrt(max(level, 1e-12) / k)).T.copy()
+            if given is not None:
+                D0 = fill_empty_atoms(given, D0)
         self.components_ = D0
         self.n_components_ = k
         self.state_ = self._rule().init(self.components_)
@@ -261,8 +270,7 @@ class PoissonSubspaceTracker(RuleCountsMixin, OnlineFactorizationMixin,
                 raise ValueError("with a dask array, mark missing entries with NaN")
             if first:
                 block, _ = self._check(next(iter_row_blocks(X)), None, True)
-                level = dask_nanmean(X)
-                self._initialize(block, None, level if np.isfinite(level) else 1.0)
+                self._initialize(block, None, lambda: dask_nanmean(X))
         else:
             X, mask = self._check(X, mask, first)
             if first:

@@ -100,7 +100,8 @@ def caps_note(loss: str, as_run: tuple, capped: dict, pace: float, race: tuple,
     iters, cap_as_run = as_run
     t_ol, level, t_batch, its = race
     parts = [f"as run (cap {cap_as_run}): {iters:.1f} code iterations per sample, OL's pass "
-             f"{t_ol:.3g} s, its level {level:.4g}, Batch/OL {t_batch / t_ol:.2f}× (the race)"]
+             f"{t_ol:.3g} s, its level {level:.4g}, Batch/OL {t_batch / t_ol:.2f}× (the race, "
+             "against OL's whole pass, as for each cap below)"]
     for cap, r in sorted(capped.items()):
         b_its, _ = iterations_to(batch_history, r["level"] * (1 + tie), n)
         head = (f"cap {cap}: {r['iters']:.1f} per sample, OL's pass {r['runs'].median:.3g} s "

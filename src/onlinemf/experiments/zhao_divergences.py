@@ -294,7 +294,9 @@ def _first_races_note(first_races: list) -> str:
             "first in earlier sessions, whose OL passes were slow against every later timing "
             "of the same code (the code caps' passes and the block sizes' steps), then again, "
             "all five in one session. The claims read the second timing; the first is kept "
-            "here: " + "; ".join(parts) + ".")
+            "here, each ratio against OL's whole pass (the claims set Batch's time against "
+            "the share of that pass OL needs to come within the tie of its level, where it "
+            "is measured): " + "; ".join(parts) + ".")
 
 
 def _timed_race(ctx: Context, loss, n, f, k, tau, fresh, bh, level=None):
@@ -343,9 +345,9 @@ def _ol_settle_piece(loss, n, f, k, tau, seed) -> dict:
 
 def settle_share(curve: dict, tie: float = LEVEL_TIE) -> tuple[float, float]:
     """(share of the pass's clock, samples) at the first record of ``curve``
-    (:func:`_ol_settle_piece`) from which every later record stays within ``tie`` of the
-    final record's objective: when OL has come within the tie of its own final level and
-    stays there (Batch, whose curve descends, is read at its first record within the tie
+    (:func:`_ol_settle_piece`) from which every later record's objective is at most
+    (1 + ``tie``)× the final record's: when OL has come within the tie of its own final
+    level and stays there (Batch, whose curve descends, is read at its first record within the tie
     of that level; OL's curve is noisy, so its first record inside could be a dip)."""
     obj = np.asarray(curve["objective"], dtype=float)
     inside = obj <= obj[-1] * (1 + tie)
