@@ -1266,7 +1266,8 @@ def _orpca_settle_claim(curves: dict):
                      "and it prints no time: 'slightly faster (the time difference is less "
                      "than 1s)' read as a ratio of times to a shared level (seconds do not "
                      "carry across machines), ORPCA first but by less than the report's "
-                     "'significantly faster' (1.5×). Set after these times were shown beside "
+                     "'partly' edge for 'significantly faster' (1.5×). Set after these times "
+                     "were shown beside "
                      "the claim, then unjudged, at an audit's request")
 
 
