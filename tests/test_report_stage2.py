@@ -1892,7 +1892,7 @@ def test_code_caps_time_ol_with_each_cap_and_the_note_reads_batch_at_each_level(
                       30: {"runs": runs, "iters": 30.0, "level": 0.05}},
                      2.0, (20.0, 0.1, 8.0, 4), batch, 100, 0.01)
     assert "as run (cap 100): 99.5 code iterations per sample, OL's pass 20 s" in note
-    assert "Batch/OL 0.40× (the race)" in note  # 8 s over 20 s
+    assert "Batch/OL 0.40× (the race, against OL's whole pass" in note  # 8 s over 20 s
     # cap 10: Batch within 1% of 0.25 by its record at 3 iterations, at the session's 2 s
     # each: 6 s over OL's median 5 s
     assert ("Batch within 1% of it by its record at 3 iterations (6 s): Batch/OL 1.20×"
