@@ -83,8 +83,8 @@ class PoissonSubspaceTracker(RuleCountsMixin, OnlineFactorizationMixin,
         it). The array is copied. The statistics start empty either way, so the start is
         the subspace the first sample is coded on (and the first warm start of the SA
         refits and of ``row_solver="pgd"``): the first row update refits D̂ from that
-        sample. To go on tracking a stream, call
-        :meth:`partial_fit` on the fitted tracker, which keeps its statistics.
+        sample. To go on tracking a stream, call :meth:`partial_fit` on the fitted
+        tracker, which keeps its statistics.
     window : int or None, default=None
         SA only: refit on the last ``window`` samples instead of all of them (a departure from
         the paper, for bounded memory on long streams).

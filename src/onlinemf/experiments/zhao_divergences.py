@@ -330,8 +330,8 @@ def _ol_settle_piece(loss, n, f, k, tau, seed) -> dict:
     changed since the race was timed), its dictionary kept after the first step and at
     each 1/:data:`FRESH_POINTS` of the stream, each scored with fresh codes on the
     stream's first :data:`SETTLE_ROWS` rows (an untimed piece; the fit's clock excludes
-    the keeping). ``time``, ``n_samples`` and ``objective`` arrays, the
-    last entry the final dictionary, and ``total``, the pass's seconds on that clock."""
+    the keeping). ``time``, ``n_samples`` and ``objective`` arrays, the last entry the
+    final dictionary, and ``total``, the pass's seconds on that clock."""
     d = make_nmf_synthetic(n, f, k, NOISE_FOR_LOSS[loss], random_state=seed)
     snaps: list = []
     ol = _ol(loss, k, tau, seed, history=None, callback=_keeper(snaps, n, FRESH_POINTS))
@@ -348,8 +348,9 @@ def settle_share(curve: dict, tie: float = LEVEL_TIE) -> tuple[float, float]:
     """(share of the pass's clock, samples) at the first record of ``curve``
     (:func:`_ol_settle_piece`) from which every later record's objective is at most
     (1 + ``tie``)× the final record's: when OL has come within the tie of its own final
-    level and stays there (Batch, whose curve descends, is read at its first record within the tie
-    of that level; OL's curve is noisy, so its first record inside could be a dip)."""
+    level and stays there (Batch, whose curve descends, is read at its first record within
+    the tie of that level; OL's curve is noisy, so its first record inside could be a
+    dip)."""
     obj = np.asarray(curve["objective"], dtype=float)
     inside = obj <= obj[-1] * (1 + tie)
     i = len(obj) - 1

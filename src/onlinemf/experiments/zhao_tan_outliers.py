@@ -1195,6 +1195,13 @@ def _without_smallest(param: str, hists: dict) -> str:
             + fmt_times(times, [f"{param}={v:g}" for v in rest], level))
 
 
+def _fhat_curves(results: dict, names) -> dict:
+    """Each method's f̂_t curve (its ``regret`` records: seconds, value) as a history with
+    ``time`` and ``objective``, as :func:`common_level_times` reads one."""
+    return {m: {"time": results[m]["regret"][:, 0], "objective": results[m]["regret"][:, 1]}
+            for m in names}
+
+
 def _orpca_settle_note(results: dict, n_samples: int | None = None) -> str | None:
     """ORPCA's claim of Fig. 1(b) ("converges slightly faster … less than 1s") read from the
     kept f̂_t curves, as its words are about when the curves settle: each curve's seconds to
@@ -1205,8 +1212,7 @@ def _orpca_settle_note(results: dict, n_samples: int | None = None) -> str | Non
     names = [m for m in ("ORPCA", "OADMM", "OPGD") if "regret" in results.get(m, {})]
     if len(names) < 3:
         return None
-    curves = {m: {"time": results[m]["regret"][:, 0], "objective": results[m]["regret"][:, 1]}
-              for m in names}
+    curves = _fhat_curves(results, names)
     own, level = common_level_times(list(curves.values()), same_level=False)
     tau = results["ORPCA"].get("batch_size")
     which = (f"ORPCA at τ = {tau}" if tau else
@@ -1239,8 +1245,7 @@ def _orpca_settle_claim(curves: dict):
     where a curve is missing."""
     if any("regret" not in curves.get(m, {}) for m in ("ORPCA", "OADMM", "OPGD")):
         return None
-    curve = {m: {"time": curves[m]["regret"][:, 0], "objective": curves[m]["regret"][:, 1]}
-             for m in ("ORPCA", "OADMM", "OPGD")}
+    curve = _fhat_curves(curves, ("ORPCA", "OADMM", "OPGD"))
     texts, verdicts = [], []
     for other in ("OADMM", "OPGD"):
         pair, level = common_level_times([curve["ORPCA"], curve[other]])
