@@ -1810,9 +1810,9 @@ def test_block_solves_time_the_steps_and_code_the_next_rows_in_both_block_sizes(
 
 
 def test_first_races_note_sets_each_session_beside_the_other():
-    """A race timed again keeps its first session beside it: each session's OL and Batch
-    medians, Batch's seconds carried to the record the claim reads, and how much longer OL's
-    pass took in the first."""
+    """A race timed again keeps its earlier sessions beside the latest: each session's OL
+    and Batch medians, Batch's seconds carried to the record the claim reads, and how long
+    each earlier OL pass took against the latest's."""
     from onlinemf.experiments._timing import TimedRuns
     from onlinemf.experiments.zhao_divergences import _first_races_note
 
@@ -1820,13 +1820,15 @@ def test_first_races_note_sets_each_session_beside_the_other():
         return TimedRuns(wall=[t] * 3, cpu=[t] * 3)
 
     first = (runs(400.0), runs(300.0), 100)  # Batch 300 s for 100 iterations
-    second = (runs(200.0), runs(330.0), 110)
-    note = _first_races_note([("kl", first, second, 80)])
-    # read at record 80: first 80 × 3 = 240 s over 400; second 80 × 3 = 240 s over 200
-    assert "kl: first OL 400 s, Batch 240 s: Batch/OL 0.60×" in note
-    assert "second OL 200 s, Batch 240 s: Batch/OL 1.20× (OL's pass 2.00× as long" in note
-    never = _first_races_note([("l2", (runs(10.0), None, None), second, 80)])
-    assert "l2: first OL 10 s, Batch never reached the level" in never
+    second = (runs(250.0), runs(320.0), 100)
+    latest = (runs(200.0), runs(330.0), 110)
+    note = _first_races_note([("kl", [first, second], latest, 80)])
+    # read at record 80: 80 × 3 = 240 s over 400; 80 × 3.2 = 256 s over 250; 80 × 3 over 200
+    assert ("kl: session 1: OL 400 s, Batch 240 s: Batch/OL 0.60× (OL's pass 2.00× the "
+            "latest's); session 2: OL 250 s, Batch 256 s: Batch/OL 1.02× (OL's pass 1.25× "
+            "the latest's); latest: OL 200 s, Batch 240 s: Batch/OL 1.20×") in note
+    never = _first_races_note([("l2", [(runs(10.0), None, None)], latest, 80)])
+    assert "l2: session 1: OL 10 s, Batch never reached the level" in never
 
 
 def test_block_note_reads_the_overhead_the_steps_share_and_the_bound():
