@@ -309,6 +309,26 @@ def _first_races_note(first_races: list) -> str:
             "the tie of its level, where it is measured): " + "; ".join(parts) + ".")
 
 
+def _earlier_code_races(ctx: Context, loss: str, n: int) -> str:
+    """The races of ``loss`` timed before its pieces were run again at the later code
+    (:data:`RERUN`), each against OL's whole pass and read at the record where that
+    earlier Batch curve came within the tie of that earlier OL level; empty where none is
+    kept."""
+    old = _kept(ctx, f"zhao-synthetic-{loss}-allrows")
+    if old is None:
+        return ""
+    bh, fresh = old[1], old[4]
+    its_tie, _ = iterations_to(bh, fresh * (1 + LEVEL_TIE), n)
+    races = [race for base in ("race", "race-tie") for race in
+             (_kept(ctx, f"zhao-synthetic-{loss}-{base}{s}") for s in RACE_SESSIONS)
+             if race is not None]
+    if its_tie is None or not races:
+        return ""
+    return (f"{loss} (OL's level then {fresh:.4g}): "
+            + "; ".join(f"session {i + 1}: {_race_ratio(race, its_tie)}"
+                        for i, race in enumerate(races)))
+
+
 def _timed_race(ctx: Context, loss, n, f, k, tau, fresh, bh, level=None):
     """OL against Batch under the timing protocol (a piece): OL's pass, timed without a
     history (its curve comes from the single-timed fit of :func:`_synthetic_piece`, whose
@@ -969,6 +989,9 @@ def synthetic(ctx: Context) -> Result:
                                               for e in budget[2])
             if budget is not None and len(budget[0].kept) >= ctx.repeats and not tied:
                 speedup, how, row = _budget_verdict_input(*budget)
+                nearest = min(e[1] for e in budget[2]) / fresh - 1
+                how += (f"; its nearest end lies {nearest:.2%} above OL's level (the tie is "
+                        f"{LEVEL_TIE:.0%})")
                 timed_rows.append([loss, *row, _fmt_ratio(speedup)])
         # a race counts with the protocol's runs, and only for the Batch curve kept now
         if (ol_runs is not None and len(ol_runs.kept) >= ctx.repeats and its == its_now
@@ -1004,6 +1027,10 @@ def synthetic(ctx: Context) -> Result:
                            f"{_fmt_ratio(batch_runs.median / ol_runs.median)}") + ")")
                 ratio_cell = (f"{_fmt_ratio(speedup)} (OL to the tie, {share:.0%} of its pass); "
                               f"{_fmt_ratio(race[1] / race[0])} against its whole pass")
+                lo, hi = (its_tie * t / its / (share * ol_runs.median)
+                          for t in (min(batch_runs.kept), max(batch_runs.kept)))
+                how += (f"; Batch's fastest and slowest runs against OL's median put it at "
+                        f"{lo:.2f}× and {hi:.2f}×")
             timed_rows.append([loss, ol_runs.describe(), f"{its} iterations"
                                + (f" (to within {LEVEL_TIE:.0%})" if to_tie else "") + ": "
                                + batch_runs.describe(), ratio_cell])
@@ -1104,6 +1131,12 @@ def synthetic(ctx: Context) -> Result:
                            timed_rows))
     if first_races:
         res.notes.append(_first_races_note(first_races))
+    earlier_code = [t for t in (_earlier_code_races(ctx, loss, n) for loss in RERUN) if t]
+    if earlier_code:
+        res.notes.append("Run again at the later code, whose OL iterates differ from the "
+                         "earlier code's: " + ", ".join(RERUN) + " (curves and races). Their "
+                         "earlier races, each against OL's whole pass at the earlier code: "
+                         + "; ".join(earlier_code) + ".")
     if costs:
         res.notes.append("Where OL's and Batch's time goes, for the losses on which Batch "
                          "keeps up: " + "; ".join(costs) + ". OL's pass costs the stream's "
