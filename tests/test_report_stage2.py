@@ -1831,6 +1831,41 @@ def test_first_races_note_sets_each_session_beside_the_other():
     assert "l2: session 1: OL 10 s, Batch never reached the level" in never
 
 
+def test_ratio_near_a_band_edge_is_printed_to_four_decimals():
+    from onlinemf.experiments.zhao_divergences import _fmt_ratio
+
+    assert _fmt_ratio(1.9996) == "1.9996×"  # two decimals would print the 2× edge
+    assert _fmt_ratio(1.4996) == "1.4996×"
+    assert _fmt_ratio(2.0) == "2.00×" and _fmt_ratio(1.87) == "1.87×"
+    assert _fmt_ratio(float("inf")).startswith("∞")
+
+
+def test_earlier_code_races_read_at_the_earlier_curves_record(tmp_path):
+    """A loss run again at a later code keeps its earlier races in the report, each read at
+    the record where the earlier Batch curve came within the tie of the earlier OL level."""
+    from onlinemf.experiments._registry import Context
+    from onlinemf.experiments._timing import TimedRuns
+    from onlinemf.experiments.zhao_divergences import _earlier_code_races
+
+    def runs(t):
+        return TimedRuns(wall=[t] * 3, cpu=[t] * 3)
+
+    n = 100
+    ctx = Context(scale="paper", out_dir=str(tmp_path))
+    assert _earlier_code_races(ctx, "kl", n) == ""  # nothing kept
+    # Batch's records at 10, 20 and 30 iterations; OL's level 1.0: within 1% at 20
+    bh = {"n_samples": [10 * n, 20 * n, 30 * n], "objective": [1.5, 1.005, 0.9],
+          "time": [1.0, 2.0, 3.0]}
+    ctx.memo("zhao-synthetic-kl-allrows", lambda: (None, bh, None, None, 1.0, None))
+    assert _earlier_code_races(ctx, "kl", n) == ""  # a curve, no race
+    ctx.memo("zhao-synthetic-kl-race", lambda: (runs(10.0), runs(6.0), 30))
+    ctx.memo("zhao-synthetic-kl-race-s2", lambda: (runs(5.0), runs(3.0), 30))
+    text = _earlier_code_races(ctx, "kl", n)
+    # 20 of 30 iterations: 4 s over 10 s, then 2 s over 5 s
+    assert text == ("kl (OL's level then 1): session 1: OL 10 s, Batch 4 s: Batch/OL 0.40×; "
+                    "session 2: OL 5 s, Batch 2 s: Batch/OL 0.40×")
+
+
 def test_block_note_reads_the_overhead_the_steps_share_and_the_bound():
     from onlinemf.experiments._timing import TimedRuns
     from onlinemf.experiments._zhao_code_caps import block_note
