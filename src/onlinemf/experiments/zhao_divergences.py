@@ -309,8 +309,13 @@ def _first_races_note(first_races: list) -> str:
             "median of each): the first sessions' OL passes were slow against every later "
             "timing of the same code (the code caps' passes and the block sizes' steps), so "
             "all five were timed again in one session; a third session times them at the "
-            "code after the code solvers' speed-up, which OL's passes run. The claims read "
-            "the latest; the earlier are kept here, each ratio against OL's whole pass (the "
+            "code after the code solvers' speed-up, which OL's passes run. That speed-up is "
+            "a small part of the change between sessions (OL's pass at the second "
+            "session's code and at the latest, timed in turn on one day, is recorded in the "
+            "changelog); the rest is the machine's, whose one-thread speed (OL's pass) and "
+            "two-thread speed (Batch's iterations) vary from day to day, and not together, so "
+            "a ratio is read only within its session. The claims read the latest; the "
+            "earlier are kept here, each ratio against OL's whole pass (the "
             "claims set Batch's time against the share of that pass OL needs to come within "
             "the tie of its level, where it is measured): " + "; ".join(parts) + ".")
 
