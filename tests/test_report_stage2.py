@@ -1809,46 +1809,72 @@ def test_block_solves_time_the_steps_and_code_the_next_rows_in_both_block_sizes(
     assert np.allclose(np.sort(steps, axis=0), np.sort(nxt, axis=0))
 
 
-def test_first_races_note_sets_each_session_beside_the_other():
-    """A race timed again keeps its earlier sessions beside the latest: each session's OL
-    and Batch medians, Batch's seconds carried to the record the claim reads, and how long
-    each earlier OL pass took against the latest's."""
+def _runs(t, times=3):
     from onlinemf.experiments._timing import TimedRuns
+
+    return TimedRuns(wall=[t] * times, cpu=[t] * times)
+
+
+def test_first_races_note_sets_each_session_beside_the_other():
+    """A race timed again keeps its earlier sessions beside the one the claims read: each
+    session's OL and Batch medians, Batch's seconds carried to the record the claim reads,
+    and how long each earlier OL pass took against the claims' session's."""
     from onlinemf.experiments.zhao_divergences import _first_races_note
 
-    def runs(t):
-        return TimedRuns(wall=[t] * 3, cpu=[t] * 3)
-
-    first = (runs(400.0), runs(300.0), 100)  # Batch 300 s for 100 iterations
-    second = (runs(250.0), runs(320.0), 100)
-    latest = (runs(200.0), runs(330.0), 110)
-    note = _first_races_note([("kl", [first, second], latest, 80)])
+    first = (_runs(400.0), _runs(300.0), 100)  # Batch 300 s for 100 iterations
+    second = (_runs(250.0), _runs(320.0), 100)
+    latest = (_runs(200.0), _runs(330.0), 110)
+    note = _first_races_note([("kl", [(1, first), (2, second)], (3, latest), 80)])
     # read at record 80: 80 × 3 = 240 s over 400; 80 × 3.2 = 256 s over 250; 80 × 3 over 200
-    assert ("kl: session 1: OL 400 s, Batch 240 s: Batch/OL 0.60× (OL's pass 2.00× the "
-            "latest's); session 2: OL 250 s, Batch 256 s: Batch/OL 1.02× (OL's pass 1.25× "
-            "the latest's); latest: OL 200 s, Batch 240 s: Batch/OL 1.20×") in note
-    never = _first_races_note([("l2", [(runs(10.0), None, None)], latest, 80)])
+    assert ("kl: session 1: OL 400 s, Batch 240 s: Batch/OL 0.60× (OL's pass 2.00× session "
+            "3's); session 2: OL 250 s, Batch 256 s: Batch/OL 1.02× (OL's pass 1.25× session "
+            "3's); session 3 (the claims'): OL 200 s, Batch 240 s: Batch/OL 1.20×") in note
+    # a session missing keeps the others' numbers; the claims' may be an earlier one
+    never = _first_races_note([("l2", [(1, (_runs(10.0), None, None))], (2, latest), 80)])
     assert "l2: session 1: OL 10 s, Batch never reached the level" in never
+    assert "session 2 (the claims'): OL 200 s" in never
+
+
+def test_kept_sessions_are_numbered_by_session_not_by_position(tmp_path):
+    from onlinemf.experiments._registry import Context
+    from onlinemf.experiments.zhao_divergences import RACE_SESSIONS, _kept_sessions
+
+    ctx = Context(scale="paper", out_dir=str(tmp_path))
+    race = (_runs(1.0), _runs(2.0), 5)
+    for suffix in RACE_SESSIONS[1:]:  # the first session not kept
+        ctx.memo("k" + suffix, lambda: race)
+    kept = _kept_sessions(ctx, "k")
+    assert [i for i, _ in kept] == list(range(2, len(RACE_SESSIONS) + 1))
+    assert [i for i, _ in _kept_sessions(ctx, "k", RACE_SESSIONS[:-1])] == [2]
 
 
 def test_ratio_near_a_band_edge_is_printed_to_four_decimals():
-    from onlinemf.experiments.zhao_divergences import _fmt_ratio
+    from onlinemf.experiments._verdicts import fmt_ratio
+    from onlinemf.experiments.zhao_divergences import _fmt_ratio, _tie_share
 
     assert _fmt_ratio(1.9996) == "1.9996×"  # two decimals would print the 2× edge
     assert _fmt_ratio(1.4996) == "1.4996×"
+    assert _fmt_ratio(2.003) == "2.00×"  # above the edge, two decimals do not mislead
     assert _fmt_ratio(2.0) == "2.00×" and _fmt_ratio(1.87) == "1.87×"
-    assert _fmt_ratio(float("inf")).startswith("∞")
+    assert _fmt_ratio(float("inf")).startswith("∞") and fmt_ratio(float("inf")) == "∞"
+    assert _tie_share(0.01004) == "1.0040%" and _tie_share(0.0102) == "1.02%"
+
+
+def test_run_span_reads_the_fastest_and_slowest_counted_runs():
+    from onlinemf.experiments._timing import TimedRuns
+    from onlinemf.experiments.zhao_divergences import _run_span
+
+    runs = TimedRuns(wall=[10.0, 30.0, 20.0], cpu=[10.0, 30.0, 20.0])
+    # each run's seconds × 0.5 over 5 s: 1× and 3×
+    assert _run_span(runs, 0.5, 5.0).endswith("put it at 1.00× and 3.00×")
 
 
 def test_earlier_code_races_read_at_the_earlier_curves_record(tmp_path):
     """A loss run again at a later code keeps its earlier races in the report, each read at
-    the record where the earlier Batch curve came within the tie of the earlier OL level."""
+    the record where the earlier Batch curve came within the tie of the earlier OL level,
+    from the race key that curve was raced under, and only the sessions before the last."""
     from onlinemf.experiments._registry import Context
-    from onlinemf.experiments._timing import TimedRuns
     from onlinemf.experiments.zhao_divergences import _earlier_code_races
-
-    def runs(t):
-        return TimedRuns(wall=[t] * 3, cpu=[t] * 3)
 
     n = 100
     ctx = Context(scale="paper", out_dir=str(tmp_path))
@@ -1858,8 +1884,10 @@ def test_earlier_code_races_read_at_the_earlier_curves_record(tmp_path):
           "time": [1.0, 2.0, 3.0]}
     ctx.memo("zhao-synthetic-kl-allrows", lambda: (None, bh, None, None, 1.0, None))
     assert _earlier_code_races(ctx, "kl", n) == ""  # a curve, no race
-    ctx.memo("zhao-synthetic-kl-race", lambda: (runs(10.0), runs(6.0), 30))
-    ctx.memo("zhao-synthetic-kl-race-s2", lambda: (runs(5.0), runs(3.0), 30))
+    ctx.memo("zhao-synthetic-kl-race", lambda: (_runs(10.0), _runs(6.0), 30))
+    ctx.memo("zhao-synthetic-kl-race-s2", lambda: (_runs(5.0), _runs(3.0), 30))
+    ctx.memo("zhao-synthetic-kl-race-s3", lambda: (_runs(1.0), _runs(1.0), 30))  # later code
+    ctx.memo("zhao-synthetic-kl-race-tie", lambda: (_runs(1.0), _runs(1.0), 20))  # not this curve's
     text = _earlier_code_races(ctx, "kl", n)
     # 20 of 30 iterations: 4 s over 10 s, then 2 s over 5 s
     assert text == ("kl (OL's level then 1): session 1: OL 10 s, Batch 4 s: Batch/OL 0.40×; "
@@ -1884,7 +1912,7 @@ def test_block_note_reads_the_overhead_the_steps_share_and_the_bound():
     assert "take 12.5 s" in note and "10 s (80%) of it in their code solves" in note
     # the steps' 10 s of code solves at the large blocks' pace (2/10): 12.5 - 10 + 2 = 4.5 s
     assert "the steps would be about 2.8× faster" in note
-    assert "The race, timed in its own session, reads Batch/OL 0.50× and needs OL 4.0×" in note
+    assert "The race, timed in its own session, reads Batch/OL 0.50× and needs OL 4×" in note
     fake["pass"]["code_seconds"] = 5.0  # 12.5 - 5 + 1 = 8.5 s
     assert "about 1.5× faster" in block_note("l2", fake, 0.5, 2.0)
 

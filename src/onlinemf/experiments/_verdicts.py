@@ -209,6 +209,16 @@ SIGNIFICANT_WHY = (
     "so a batch time is that rule's, not the paper's")
 
 
+def fmt_ratio(r: float, never: str = "∞") -> str:
+    """A time ratio as ``1.87×``, to four decimals where two would round a value just below
+    a band's edge (:data:`SIGNIFICANT`, :data:`SIGNIFICANT_PARTLY`) onto it: a 1.9996 printed
+    as 2.00 would seem to clear the 2× band. ``never`` for an infinite ratio."""
+    if not math.isfinite(r):
+        return never
+    edge = any(round(r, 2) == e and r < e for e in (SIGNIFICANT, SIGNIFICANT_PARTLY))
+    return f"{r:.4f}×" if edge else f"{r:.2f}×"
+
+
 def significantly(ratio: float, what: str) -> tuple[str, str]:
     """A "significantly faster" claim: the slower method's time over the faster's at least
     :data:`SIGNIFICANT` (reproduced) or :data:`SIGNIFICANT_PARTLY` (partly)."""

@@ -20,6 +20,7 @@ import numpy as np
 from .._threads import one_blas_thread
 from ..baselines import batch_nmf
 from ..coders import CodeSolver
+from ._verdicts import fmt_ratio
 
 __all__ = ["CODE_CAPS", "PACE_ITERS", "as_run_cap", "code_iterations", "capped_passes",
            "batch_pace", "caps_note", "iterations_to", "model_rows", "block_solves",
@@ -100,8 +101,8 @@ def caps_note(loss: str, as_run: tuple, capped: dict, pace: float, race: tuple,
     iters, cap_as_run = as_run
     t_ol, level, t_batch, its = race
     parts = [f"as run (cap {cap_as_run}): {iters:.1f} code iterations per sample, OL's pass "
-             f"{t_ol:.3g} s, its level {level:.4g}, Batch/OL {t_batch / t_ol:.2f}× (the race, "
-             "against OL's whole pass, as for each cap below)"]
+             f"{t_ol:.3g} s, its level {level:.4g}, Batch/OL {fmt_ratio(t_batch / t_ol)} "
+             "(the race, against OL's whole pass, as for each cap below)"]
     for cap, r in sorted(capped.items()):
         b_its, _ = iterations_to(batch_history, r["level"] * (1 + tie), n)
         head = (f"cap {cap}: {r['iters']:.1f} per sample, OL's pass {r['runs'].median:.3g} s "
@@ -111,7 +112,7 @@ def caps_note(loss: str, as_run: tuple, capped: dict, pace: float, race: tuple,
             continue
         ratio = b_its * pace / r["runs"].median
         parts.append(head + f"; Batch within {tie:.0%} of it by its record at {b_its} "
-                            f"iterations ({b_its * pace:.3g} s): Batch/OL {ratio:.2f}×")
+                            f"iterations ({b_its * pace:.3g} s): Batch/OL {fmt_ratio(ratio)}")
     return (f"{loss}, OL's code solves (Algorithm 2 runs 'until some convergence criterion is "
             "met'; the paper gives no criterion or cap, and OL's pass costs its samples times "
             "their code iterations): " + "; ".join(parts) + f". Batch's {pace:.3g} s per "
@@ -210,8 +211,8 @@ def block_note(loss: str, blocks: dict, race_ratio: float, needed: float) -> str
             f"steps' code solves at the pace of the blocks of {big} (the two block paces' ratio "
             "applied to the steps' code seconds, which ran at their moving dictionaries), and "
             f"the rest of each step as it is, the steps would be about {estimate:.1f}× faster. "
-            f"The race, timed in its own session, reads Batch/OL {race_ratio:.2f}× and needs "
-            f"OL {needed / race_ratio:.1f}× faster to read 'significantly faster' "
+            f"The race, timed in its own session, reads Batch/OL {fmt_ratio(race_ratio)} and "
+            f"needs OL {needed / race_ratio:.3g}× faster to read 'significantly faster' "
             f"({needed:g}×). OL updates its dictionary every {tau} "
             "rows (the paper's τ), so its codes cannot be solved in larger blocks: this locates "
             "OL's time; it is not a setting to run.")

@@ -34,7 +34,6 @@ from ._verdicts import (
     OWN_SCALE_WHY,
     RISES,
     SIGNIFICANT,
-    SIGNIFICANT_PARTLY,
     SIGNIFICANT_WHY,
     SPEC,
     SPEED_RATIO,
@@ -44,6 +43,7 @@ from ._verdicts import (
     count_band,
     descending_reading,
     descending_times,
+    fmt_ratio,
     fmt_times,
     judge,
     ratio_band,
@@ -118,12 +118,7 @@ def _ol(loss, n_components, batch_size, seed, a=None, history="paper", delta=HUB
 
 
 def _fmt_ratio(r: float) -> str:
-    """A time ratio to two decimals, or to four where two would round it onto a band's
-    edge from the other side (a 1.9996 printed as 2.00 would seem to clear the 2× band)."""
-    if not np.isfinite(r):
-        return "∞ (never reached it within its budget)"
-    edge = any(round(r, 2) == e and r != e for e in (SIGNIFICANT, SIGNIFICANT_PARTLY))
-    return f"{r:.4f}×" if edge else f"{r:.2f}×"
+    return fmt_ratio(r, "∞ (never reached it within its budget)")
 
 
 # ------------------------------------------------------------------------ Fig. 2
@@ -276,6 +271,11 @@ RACE_SESSIONS = ("", "-s2", "-s3")
 RERUN = {"kl": "-c2", "l1": "-c2"}
 
 
+def _piece_key(loss: str, name: str) -> str:
+    """The key of Fig. 2's piece ``name`` for ``loss`` (with its :data:`RERUN` suffix)."""
+    return f"zhao-synthetic-{loss}-{name}{RERUN.get(loss, '')}"
+
+
 def _kept(ctx: Context, key: str):
     """The value of the piece ``key`` where it is kept, else None (never computed)."""
     try:
@@ -295,49 +295,72 @@ def _race_ratio(race: tuple, its_tie: int) -> str:
             f"{batch / ol_runs.median:.2f}×")
 
 
+def _kept_sessions(ctx: Context, key: str, sessions=RACE_SESSIONS) -> list[tuple[int, tuple]]:
+    """The races kept under ``key`` in each of ``sessions`` (:data:`RACE_SESSIONS`), as
+    (session number, race) in session order."""
+    return [(RACE_SESSIONS.index(s) + 1, race) for s in sessions
+            if (race := _kept(ctx, key + s)) is not None]
+
+
+def _sessions_text(races: list, its_tie: int) -> str:
+    """``session i: <the race as the claim reads it>; …`` for (number, race) pairs."""
+    return "; ".join(f"session {i}: {_race_ratio(race, its_tie)}" for i, race in races)
+
+
 def _first_races_note(first_races: list) -> str:
-    """The races' earlier timing sessions beside the latest, which the claims read
-    (``first_races``: (loss, the earlier races in order, the latest race, the record Batch
-    is read at))."""
+    """The races' earlier timing sessions beside the one the claims read (``first_races``:
+    (loss, earlier (session, race) pairs, the claims' (session, race), the record Batch is
+    read at))."""
     parts = []
-    for loss, earlier, latest, its_tie in first_races:
-        times = "; ".join(f"session {i + 1}: {_race_ratio(race, its_tie)} (OL's pass "
-                          f"{race[0].median / latest[0].median:.2f}× the latest's)"
-                          for i, race in enumerate(earlier))
-        parts.append(f"{loss}: {times}; latest: {_race_ratio(latest, its_tie)}")
+    for loss, earlier, (i, latest), its_tie in first_races:
+        times = "; ".join(f"session {j}: {_race_ratio(race, its_tie)} (OL's pass "
+                          f"{race[0].median / latest[0].median:.2f}× session {i}'s)"
+                          for j, race in earlier)
+        parts.append(f"{loss}: {times}; session {i} (the claims'): {_race_ratio(latest, its_tie)}")
     return ("Races timed in more than one session, each alone with the protocol's runs (the "
-            "median of each): the first sessions' OL passes were slow against every later "
-            "timing of the same code (the code caps' passes and the block sizes' steps), so "
-            "all five were timed again in one session; a third session times them at the "
-            "code after the code solvers' speed-up, which OL's passes run. That speed-up is "
-            "a small part of the change between sessions (OL's pass at the second "
-            "session's code and at the latest, timed in turn on one day, is recorded in the "
-            "changelog); the rest is the machine's, whose one-thread speed (OL's pass) and "
-            "two-thread speed (Batch's iterations) vary from day to day, and not together, so "
-            "a ratio is read only within its session. The claims read the latest; the "
-            "earlier are kept here, each ratio against OL's whole pass (the "
-            "claims set Batch's time against the share of that pass OL needs to come within "
-            "the tie of its level, where it is measured): " + "; ".join(parts) + ".")
+            "median of each). Session 1: the first timings, whose OL passes were slow against "
+            "every later timing of the same code (the code caps' passes and the block sizes' "
+            "steps); session 2: the races timed again, all in one session; session 3: timed "
+            "again at the current code, after the code solvers' speed-up (kl and l1, whose "
+            "curves were run again at that code, are in the next note). The speed-up is a "
+            "small part of the change between sessions (OL's pass at session 2's code and at "
+            "session 3's, timed in turn on one day, is recorded in the changelog); the rest is "
+            "the machine's, whose one-thread speed (OL's pass) and two-thread speed (Batch's "
+            "iterations) vary from day to day, and not together, so a ratio is read only "
+            "within its session. The claims read each race's latest session; the earlier are "
+            "kept here, each ratio against OL's whole pass (the claims set Batch's time "
+            "against the share of that pass OL needs to come within the tie of its level, "
+            "where it is measured): " + "; ".join(parts) + ".")
 
 
 def _earlier_code_races(ctx: Context, loss: str, n: int) -> str:
     """The races of ``loss`` timed before its pieces were run again at the later code
-    (:data:`RERUN`), each against OL's whole pass and read at the record where that
-    earlier Batch curve came within the tie of that earlier OL level; empty where none is
-    kept."""
+    (:data:`RERUN`; the sessions before the last), each against OL's whole pass and read at
+    the record where that earlier Batch curve came within the tie of that earlier OL level;
+    empty where none is kept."""
     old = _kept(ctx, f"zhao-synthetic-{loss}-allrows")
     if old is None:
         return ""
     bh, fresh = old[1], old[4]
     its_tie, _ = iterations_to(bh, fresh * (1 + LEVEL_TIE), n)
-    races = [race for base in ("race", "race-tie") for race in
-             (_kept(ctx, f"zhao-synthetic-{loss}-{base}{s}") for s in RACE_SESSIONS)
-             if race is not None]
+    base = "race" if iterations_to(bh, fresh, n)[0] is not None else "race-tie"
+    races = _kept_sessions(ctx, f"zhao-synthetic-{loss}-{base}", RACE_SESSIONS[:-1])
     if its_tie is None or not races:
         return ""
-    return (f"{loss} (OL's level then {fresh:.4g}): "
-            + "; ".join(f"session {i + 1}: {_race_ratio(race, its_tie)}"
-                        for i, race in enumerate(races)))
+    return f"{loss} (OL's level then {fresh:.4g}): " + _sessions_text(races, its_tie)
+
+
+def _tie_share(x: float) -> str:
+    """A share above a level, to four decimals where two would round it onto the tie."""
+    return f"{x:.4%}" if round(x, 4) == LEVEL_TIE and x != LEVEL_TIE else f"{x:.2%}"
+
+
+def _run_span(batch_runs, scale: float, ol_time: float) -> str:
+    """The claim's ratio at Batch's fastest and slowest runs that count (each run's seconds
+    times ``scale``, over ``ol_time``): how far the median's verdict sits from its runs'."""
+    lo, hi = (scale * t / ol_time for t in (min(batch_runs.kept), max(batch_runs.kept)))
+    return (f"; Batch's fastest and slowest runs against OL's median put it at "
+            f"{_fmt_ratio(lo)} and {_fmt_ratio(hi)}")
 
 
 def _timed_race(ctx: Context, loss, n, f, k, tau, fresh, bh, level=None):
@@ -414,7 +437,7 @@ def _code_iters(ctx: Context, loss, n, f, k, tau) -> float:
     """OL's mean code iterations per sample over its pass of ``loss``'s data as run (an
     untimed piece; raises PieceMissing in a kept-only assembly without it)."""
     make_ol = _ol_maker(loss, k, tau, ctx.seed)
-    return ctx.memo(f"zhao-synthetic-{loss}-code-iters", lambda: code_iterations(
+    return ctx.memo(_piece_key(loss, "code-iters"), lambda: code_iterations(
         make_ol, make_nmf_synthetic(n, f, k, NOISE_FOR_LOSS[loss], random_state=ctx.seed).X))
 
 
@@ -435,9 +458,9 @@ def _code_caps(ctx: Context, loss, n, f, k, tau):
 
     try:
         iters = _code_iters(ctx, loss, n, f, k, tau)
-        capped = ctx.memo(f"zhao-synthetic-{loss}-code-caps",
+        capped = ctx.memo(_piece_key(loss, "code-caps"),
                           lambda: capped_passes(ctx.timed, make_ol, data()))
-        per_it = ctx.memo(f"zhao-synthetic-{loss}-batch-pace", pace)
+        per_it = ctx.memo(_piece_key(loss, "batch-pace"), pace)
     except PieceMissing:
         return None
     return (iters, as_run_cap(get_loss(loss))), capped, per_it
@@ -448,7 +471,7 @@ def _code_blocks(ctx: Context, loss, n, f, k, tau) -> dict | None:
     :func:`~onlinemf.experiments._zhao_code_caps.block_solves`); None while not kept."""
     make_ol = _ol_maker(loss, k, tau, ctx.seed)
     try:
-        return ctx.memo(f"zhao-synthetic-{loss}-steps-blocks", lambda: block_solves(
+        return ctx.memo(_piece_key(loss, "steps-blocks"), lambda: block_solves(
             ctx.timed, make_ol, make_nmf_synthetic(n, f, k, NOISE_FOR_LOSS[loss],
                                                    random_state=ctx.seed).X, tau))
     except PieceMissing:
@@ -879,7 +902,7 @@ def _earlier_method_claim(loss: str, oh: dict, h: dict, curves=None, longer=None
                          "paper runs one; its step schedule stays one pass's, the paper's "
                          "metric scores each row with its latest codes; its clock against "
                          f"OL's whole fit timed in the same run, {ol_time:.3g} s), "
-                         + (f"it reaches it at {ratio:.2f}× OL's time" if np.isfinite(ratio)
+                         + (f"it reaches it at {fmt_ratio(ratio)} OL's time" if np.isfinite(ratio)
                             else f"it does not reach it within them, which end at {end:.2f}× "
                                  f"OL's time (OL's final objective {h['objective'][-1]:.4g}; "
                                  f"{name}'s lowest {np.min(hist['objective']):.4g}, its last "
@@ -943,7 +966,7 @@ def synthetic(ctx: Context) -> Result:
         # "-allrows": OL's level scored on every row, as Batch's (older pieces scored the
         # first 3000 rows and kept no fresh-code curves)
         h, bh, other_name, oh, fresh, curves = ctx.memo(
-            f"zhao-synthetic-{loss}-allrows{RERUN.get(loss, '')}",
+            _piece_key(loss, "allrows"),
             lambda loss=loss: _synthetic_piece(loss, n, f, k, tau, ctx.seed))
         ax.plot(h["time"], h["objective"], label="OL")
         ax.plot(bh["time"], bh["objective"], label="Batch")
@@ -967,21 +990,19 @@ def synthetic(ctx: Context) -> Result:
         # timed to that record
         to_tie = bool(np.isfinite(speedup)) and its_now is None and its_tie is not None
         if np.isfinite(speedup):  # a race Batch ran to the end is timed under the protocol
-            key, level = ((f"zhao-synthetic-{loss}-race-tie", fresh * (1 + LEVEL_TIE))
-                          if to_tie else (f"zhao-synthetic-{loss}-race", None))
-            key += RERUN.get(loss, "")
+            key, level = ((_piece_key(loss, "race-tie"), fresh * (1 + LEVEL_TIE))
+                          if to_tie else (_piece_key(loss, "race"), None))
             def race_fn(loss=loss, fresh=fresh, bh=bh, level=level):
                 return _timed_race(ctx, loss, n, f, k, tau, fresh, bh, level)
             try:
-                latest = ctx.memo(key + RACE_SESSIONS[-1], race_fn)
+                latest = (len(RACE_SESSIONS), ctx.memo(key + RACE_SESSIONS[-1], race_fn))
             except PieceMissing:  # not timed in the latest session: the last kept, if any
                 latest = None
-            earlier = [r for r in (_kept(ctx, key + s) for s in RACE_SESSIONS[:-1])
-                       if r is not None]
+            earlier = _kept_sessions(ctx, key, RACE_SESSIONS[:-1])
             if latest is None and earlier:
                 latest = earlier.pop()
             if latest is not None:  # else not yet run: the single timings stand
-                ol_runs, batch_runs, its = latest
+                ol_runs, batch_runs, its = latest[1]
                 if earlier:
                     first_races.append((loss, earlier, latest, its_tie))
             if to_tie:
@@ -991,18 +1012,18 @@ def synthetic(ctx: Context) -> Result:
             how = settled
         elif not np.isfinite(speedup):  # Batch's budget run alone, under the protocol
             try:
-                budget = ctx.memo(f"zhao-synthetic-{loss}-budget",
+                budget = ctx.memo(_piece_key(loss, "budget"),
                                   lambda loss=loss, fresh=fresh:
                                   _budget_race(ctx, loss, n, f, k, tau, fresh))
             except PieceMissing:
                 budget = None
-            tied = budget is not None and any(e[1] <= fresh * (1 + LEVEL_TIE)
-                                              for e in budget[2])
-            if budget is not None and len(budget[0].kept) >= ctx.repeats and not tied:
+            # Batch's lowest end over the runs that count, above OL's level
+            above = None if budget is None else min(
+                e[1] for i, e in enumerate(budget[2]) if i not in budget[1].replaced) / fresh - 1
+            if above is not None and len(budget[0].kept) >= ctx.repeats and above > LEVEL_TIE:
                 speedup, how, row = _budget_verdict_input(*budget)
-                nearest = min(e[1] for e in budget[2]) / fresh - 1
-                how += (f"; its nearest end lies {nearest:.2%} above OL's level (the tie is "
-                        f"{LEVEL_TIE:.0%})")
+                how += (f"; Batch's lowest end lies {_tie_share(above)} above OL's level (the "
+                        f"tie is {LEVEL_TIE:.0%})")
                 timed_rows.append([loss, *row, _fmt_ratio(speedup)])
         # a race counts with the protocol's runs, and only for the Batch curve kept now
         if (ol_runs is not None and len(ol_runs.kept) >= ctx.repeats and its == its_now
@@ -1017,7 +1038,7 @@ def synthetic(ctx: Context) -> Result:
                    + ("" if to_tie else f"; Batch within {LEVEL_TIE:.0%} of it after "
                       f"{its_tie} iterations at their {per_it:.3g} s each"))
             race = (ol_runs.median, its_tie * per_it, its_tie)
-            ratio_cell = _fmt_ratio(speedup)
+            ratio_cell, share = _fmt_ratio(speedup), 1.0
             try:
                 settle = ctx.memo(f"zhao-synthetic-{loss}-ol-settle",
                                   lambda loss=loss: _ol_settle_piece(loss, n, f, k, tau,
@@ -1038,10 +1059,7 @@ def synthetic(ctx: Context) -> Result:
                            f"{_fmt_ratio(batch_runs.median / ol_runs.median)}") + ")")
                 ratio_cell = (f"{_fmt_ratio(speedup)} (OL to the tie, {share:.0%} of its pass); "
                               f"{_fmt_ratio(race[1] / race[0])} against its whole pass")
-                lo, hi = (its_tie * t / its / (share * ol_runs.median)
-                          for t in (min(batch_runs.kept), max(batch_runs.kept)))
-                how += (f"; Batch's fastest and slowest runs against OL's median put it at "
-                        f"{lo:.2f}× and {hi:.2f}×")
+            how += _run_span(batch_runs, its_tie / its, share * ol_runs.median)
             timed_rows.append([loss, ol_runs.describe(), f"{its} iterations"
                                + (f" (to within {LEVEL_TIE:.0%})" if to_tie else "") + ": "
                                + batch_runs.describe(), ratio_cell])
@@ -1144,9 +1162,11 @@ def synthetic(ctx: Context) -> Result:
         res.notes.append(_first_races_note(first_races))
     earlier_code = [t for t in (_earlier_code_races(ctx, loss, n) for loss in RERUN) if t]
     if earlier_code:
-        res.notes.append("Run again at the later code, whose OL iterates differ from the "
-                         "earlier code's: " + ", ".join(RERUN) + " (curves and races). Their "
-                         "earlier races, each against OL's whole pass at the earlier code: "
+        res.notes.append("Losses whose OL iterates changed with the code after their first "
+                         "pieces have their curves run again at the current code, then their "
+                         "race or Batch's budget runs, under new keys; the claims read those. "
+                         "Their races at the earlier code (sessions 1 and 2, on that code's "
+                         "curves), each against OL's whole pass: "
                          + "; ".join(earlier_code) + ".")
     if costs:
         res.notes.append("Where OL's and Batch's time goes, for the losses on which Batch "
