@@ -1824,13 +1824,15 @@ def test_first_races_note_sets_each_session_beside_the_other():
     first = (_runs(400.0), _runs(300.0), 100)  # Batch 300 s for 100 iterations
     second = (_runs(250.0), _runs(320.0), 100)
     latest = (_runs(200.0), _runs(330.0), 110)
-    note = _first_races_note([("kl", [(1, first), (2, second)], (3, latest), 80)])
-    # read at record 80: 80 × 3 = 240 s over 400; 80 × 3.2 = 256 s over 250; 80 × 3 over 200
-    assert ("kl: session 1: OL 400 s, Batch 240 s: Batch/OL 0.60× (OL's pass 2.00× session "
-            "3's); session 2: OL 250 s, Batch 256 s: Batch/OL 1.02× (OL's pass 1.25× session "
-            "3's); session 3 (the claims'): OL 200 s, Batch 240 s: Batch/OL 1.20×") in note
+    note = _first_races_note([("kl", [(1, first), (2, second)], (3, latest), 80, 0.5)])
+    # read at record 80: 80 × 3 = 240 s over 400; 80 × 3.2 = 256 s over 250; 80 × 3 over 200;
+    # the claims' reading sets them against half of OL's pass
+    assert ("kl: session 1: OL 400 s, Batch 240 s: Batch/OL 0.60×, the claims' reading 1.20× "
+            "(OL's pass 2.00× session 3's); session 2: OL 250 s, Batch 256 s: Batch/OL 1.02×, "
+            "the claims' reading 2.05× (OL's pass 1.25× session 3's); session 3 (the "
+            "claims'): OL 200 s, Batch 240 s: Batch/OL 1.20×, the claims' reading 2.40×") in note
     # a session missing keeps the others' numbers; the claims' may be an earlier one
-    never = _first_races_note([("l2", [(1, (_runs(10.0), None, None))], (2, latest), 80)])
+    never = _first_races_note([("l2", [(1, (_runs(10.0), None, None))], (2, latest), 80, 1.0)])
     assert "l2: session 1: OL 10 s, Batch never reached the level" in never
     assert "session 2 (the claims'): OL 200 s" in never
 
@@ -1858,6 +1860,46 @@ def test_ratio_near_a_band_edge_is_printed_to_four_decimals():
     assert _fmt_ratio(2.0) == "2.00×" and _fmt_ratio(1.87) == "1.87×"
     assert _fmt_ratio(float("inf")).startswith("∞") and fmt_ratio(float("inf")) == "∞"
     assert _tie_share(0.01004) == "1.0040%" and _tie_share(0.0102) == "1.02%"
+
+
+def test_race_resolution_helpers_read_the_records_either_side():
+    """OL settles between its settle record and the one before; Batch crosses a level
+    between its record there and the one before; a band's edge between the bounds is
+    flagged; OL's level's own swing is read over the second half of its pass."""
+    from onlinemf.experiments._verdicts import EDGE_MARK
+    from onlinemf.experiments.zhao_divergences import (
+        _race_bounds,
+        _record_before,
+        level_swing,
+        settle_before,
+        settle_share,
+    )
+
+    curve = {"time": np.array([1.0, 2.0, 3.0, 4.0]), "n_samples": np.array([1, 2, 3, 4]),
+             "objective": np.array([2.0, 1.02, 1.005, 1.0]), "total": 4.0}
+    assert settle_share(curve) == (0.75, 3.0) and settle_before(curve) == 0.5
+    flat = dict(curve, objective=np.array([1.0, 1.0, 1.0, 1.0]))
+    assert settle_share(flat)[0] == 0.25 and settle_before(flat) == 0.0
+    assert np.isclose(level_swing(curve), 0.02)  # records at 2, 3 and 4 of 4 s
+    bh = {"n_samples": np.array([8, 16, 24]) * 10}
+    assert _record_before(bh, 16, 10) == 8 and _record_before(bh, 8, 10) == 8
+    assert EDGE_MARK in _race_bounds(1.98, 2.08) and EDGE_MARK in _race_bounds(1.4, 1.5)
+    assert EDGE_MARK not in _race_bounds(2.2, 3.0)
+    assert _race_bounds(2.2, 3.0).endswith("bound it between 2.20× and 3.00×")
+
+
+def test_headline_counts_the_claims_at_a_band_edge():
+    from onlinemf.experiments._registry import Result, _headline
+    from onlinemf.experiments._verdicts import EDGE_MARK
+
+    res = Result()
+    res.name = "x"
+    res.claims = [["a", "p", f"1.9981×, {EDGE_MARK}", "partly", "band", "paper"],
+                  ["b", "p", "3.87×", "reproduced", "band", "paper"]]
+    text = _headline([res])
+    assert f"Of these, 1 read {EDGE_MARK}" in text and ": 1 partly." in text
+    res.claims = res.claims[1:]
+    assert EDGE_MARK not in _headline([res])
 
 
 def test_run_span_reads_the_fastest_and_slowest_counted_runs():

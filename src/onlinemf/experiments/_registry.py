@@ -16,6 +16,7 @@ from .._io import write_atomic
 from ._causes import KIND_TEXT, KINDS, NO_ENTRY, cause_counts, ledger_rows, read_causes
 from ._piece_lock import piece_lock
 from ._verdicts import (
+    EDGE_MARK,
     EXTENSION,
     NOT_MEASURED,
     NOT_REPRODUCED,
@@ -471,8 +472,9 @@ def _summary(results: list[Result], missing: list[str] = ()) -> list[list]:
 
 
 def _headline(results: list[Result]) -> str:
-    """The paper's claims over all seed papers: reproduced, partly, not, share; and the
-    claims of other sources, counted apart."""
+    """The paper's claims over all seed papers: reproduced, partly, not, share, and those
+    read at a band's edge (:data:`EDGE_MARK`); and the claims of other sources, counted
+    apart."""
     rows = claim_rows(results)
     paper = [r[6] for r in rows if r[2] == PAPER]
     n = len(paper)
@@ -488,6 +490,10 @@ def _headline(results: list[Result]) -> str:
             + (f", {paper.count(NOT_MEASURED)} not measured" if paper.count(NOT_MEASURED)
                else "")
             + (f" — {paper.count(REPRODUCED) / n:.0%} reproduced." if n else "."))
+    edge = [r[6] for r in rows if r[2] == PAPER and EDGE_MARK in r[4]]
+    if edge:
+        text += (f" Of these, {len(edge)} read {EDGE_MARK}, within the reading's own "
+                 f"resolution or noise of it (their claims say so): {counts(edge)}.")
     text += (f" Counted apart: {len(spec)} checks the implementation adds (source `spec`: "
              f"{counts(spec)}) and {len(ext)} claims from outside the seed papers (source "
              f"`extension`: {counts(ext)}).")

@@ -215,8 +215,16 @@ def fmt_ratio(r: float, never: str = "∞") -> str:
     as 2.00 would seem to clear the 2× band. ``never`` for an infinite ratio."""
     if not math.isfinite(r):
         return never
-    edge = any(round(r, 2) == e and r < e for e in (SIGNIFICANT, SIGNIFICANT_PARTLY))
-    return f"{r:.4f}×" if edge else f"{r:.2f}×"
+    digits = 2
+    while digits < 8 and any(round(r, digits) == e and r < e
+                             for e in (SIGNIFICANT, SIGNIFICANT_PARTLY)):
+        digits += 2
+    return f"{r:.{digits}f}×"
+
+
+#: The words a claim's measured text carries when its reading lies at a band's edge within
+#: the reading's own resolution or noise (the headline counts such claims apart)
+EDGE_MARK = "at the band's edge"
 
 
 def significantly(ratio: float, what: str) -> tuple[str, str]:
