@@ -212,7 +212,7 @@ def block_note(loss: str, blocks: dict, race_ratio: float, needed: float) -> str
             "applied to the steps' code seconds, which ran at their moving dictionaries), and "
             f"the rest of each step as it is, the steps would be about {estimate:.1f}× faster. "
             f"The race, timed in its own session, reads Batch/OL {fmt_ratio(race_ratio)} and "
-            f"needs OL {needed / race_ratio:.3g}× faster to read 'significantly faster' "
+            f"needs OL {needed / race_ratio:.4g}× faster to read 'significantly faster' "
             f"({needed:g}×). OL updates its dictionary every {tau} "
             "rows (the paper's τ), so its codes cannot be solved in larger blocks: this locates "
             "OL's time; it is not a setting to run.")
