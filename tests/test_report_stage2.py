@@ -1828,9 +1828,10 @@ def test_first_races_note_sets_each_session_beside_the_other():
     # read at record 80: 80 × 3 = 240 s over 400; 80 × 3.2 = 256 s over 250; 80 × 3 over 200;
     # the claims' reading sets them against half of OL's pass
     assert ("kl: session 1: OL 400 s, Batch 240 s: Batch/OL 0.60×, the claims' reading 1.20× "
-            "(OL's pass 2.00× session 3's); session 2: OL 250 s, Batch 256 s: Batch/OL 1.02×, "
-            "the claims' reading 2.05× (OL's pass 1.25× session 3's); session 3 (the "
-            "claims'): OL 200 s, Batch 240 s: Batch/OL 1.20×, the claims' reading 2.40×") in note
+            "(not reproduced) (OL's pass 2.00× session 3's); session 2: OL 250 s, Batch 256 s: "
+            "Batch/OL 1.02×, the claims' reading 2.05× (reproduced) (OL's pass 1.25× session "
+            "3's); session 3 (the claims'): OL 200 s, Batch 240 s: Batch/OL 1.20×, the claims' "
+            "reading 2.40× (reproduced)") in note
     # a session missing keeps the others' numbers; the claims' may be an earlier one
     never = _first_races_note([("l2", [(1, (_runs(10.0), None, None))], (2, latest), 80, 1.0)])
     assert "l2: session 1: OL 10 s, Batch never reached the level" in never
@@ -1885,7 +1886,28 @@ def test_race_resolution_helpers_read_the_records_either_side():
     assert _record_before(bh, 16, 10) == 8 and _record_before(bh, 8, 10) == 8
     assert EDGE_MARK in _race_bounds(1.98, 2.08) and EDGE_MARK in _race_bounds(1.4, 1.5)
     assert EDGE_MARK not in _race_bounds(2.2, 3.0)
-    assert _race_bounds(2.2, 3.0).endswith("bound it between 2.20× and 3.00×")
+    assert _race_bounds(2.2, 3.0).endswith("each reading: between 2.20× and 3.00×")
+    assert _race_bounds(2.2, 3.0, "Batch between 8 and 16").startswith("; Batch between 8 and")
+
+
+def test_budget_race_reads_how_its_verdict_turns_on_the_tie():
+    """A budget race whose Batch margin to the tie is smaller than OL's own level's swing is
+    flagged, and the ties just wider are read off Batch's curve at the runs' pace."""
+    from onlinemf.experiments._verdicts import EDGE_MARK
+    from onlinemf.experiments.zhao_divergences import _budget_edge, _tie_sensitivity
+
+    assert EDGE_MARK in _budget_edge(0.0102, 0.0158)  # margin 0.02 points < 1.58%
+    assert EDGE_MARK not in _budget_edge(0.0749, 0.01)
+    n = 10
+    # Batch's records: 1.5% above the level at 10 iterations, 1.03% at 20, 1.01% at 30
+    bh = {"n_samples": np.array([10, 20, 30]) * n,
+          "objective": np.array([1.015, 1.0103, 1.0101]), "time": np.array([1.0, 2.0, 3.0])}
+    text = _tie_sensitivity(bh, 1.0, n, pace=1.0, ol_time=10.0, widths=(0.0002, 0.0004, 0.01))
+    # 1.02%: 30 iterations, 3×; 1.04%: 20, 2×; 2%: 10, 1× (not reproduced)
+    assert ("1.02%: 30 iterations, 3.00× (reproduced), 1.04%: 20 iterations, 2.00× "
+            "(reproduced), 2.00%: 10 iterations, 1.00× (not reproduced)") in text
+    high = dict(bh, objective=np.array([1.015, 1.014, 1.013]))
+    assert "1.01%: never" in _tie_sensitivity(high, 1.0, n, 1.0, 10.0, widths=(0.0001,))
 
 
 def test_headline_counts_the_claims_at_a_band_edge():
@@ -1897,7 +1919,7 @@ def test_headline_counts_the_claims_at_a_band_edge():
     res.claims = [["a", "p", f"1.9981×, {EDGE_MARK}", "partly", "band", "paper"],
                   ["b", "p", "3.87×", "reproduced", "band", "paper"]]
     text = _headline([res])
-    assert f"Of these, 1 read {EDGE_MARK}" in text and ": 1 partly." in text
+    assert f"Of these, 1 are flagged {EDGE_MARK}" in text and "): 1 partly." in text
     res.claims = res.claims[1:]
     assert EDGE_MARK not in _headline([res])
 

@@ -490,10 +490,12 @@ def _headline(results: list[Result]) -> str:
             + (f", {paper.count(NOT_MEASURED)} not measured" if paper.count(NOT_MEASURED)
                else "")
             + (f" — {paper.count(REPRODUCED) / n:.0%} reproduced." if n else "."))
-    edge = [r[6] for r in rows if r[2] == PAPER and EDGE_MARK in r[4]]
+    edge = [r for r in rows if r[2] == PAPER and EDGE_MARK in r[4]]
     if edge:
-        text += (f" Of these, {len(edge)} read {EDGE_MARK}, within the reading's own "
-                 f"resolution or noise of it (their claims say so): {counts(edge)}.")
+        text += (f" Of these, {len(edge)} are flagged {EDGE_MARK}: a band's (or a tie's) edge "
+                 "lies within the reading's own resolution or noise, so the verdict could go "
+                 "either way (only claims that bound their reading so can be flagged: "
+                 f"{', '.join(sorted({r[0] for r in edge}))}): {counts([r[6] for r in edge])}.")
     text += (f" Counted apart: {len(spec)} checks the implementation adds (source `spec`: "
              f"{counts(spec)}) and {len(ext)} claims from outside the seed papers (source "
              f"`extension`: {counts(ext)}).")

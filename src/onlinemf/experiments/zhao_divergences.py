@@ -319,7 +319,8 @@ def _first_races_note(first_races: list) -> str:
             text = _race_ratio(race, its_tie)
             if race[1] is not None:
                 reading = its_tie * race[1].median / race[2] / (share * race[0].median)
-                text += f", the claims' reading {_fmt_ratio(reading)}"
+                text += (f", the claims' reading {_fmt_ratio(reading)} "
+                         f"({significantly(reading, 'Batch time / OL time')[0]})")
             return text
         times = "; ".join(f"session {j}: {one(race)} (OL's pass "
                           f"{race[0].median / latest[0].median:.2f}× session {i}'s)"
@@ -332,7 +333,7 @@ def _first_races_note(first_races: list) -> str:
             "again at the current code, after the code solvers' speed-up (kl and l1, whose "
             "curves were run again at that code, are in the next note; is, whose Batch ends "
             "far above OL's level in twice OL's time, keeps its budget runs' session). The "
-            "speed-up is a small part of the change between sessions (OL's pass at session "
+            "speed-up is less than half of the change between sessions (OL's pass at session "
             "2's code and at session 3's, timed in turn on one day: "
             "benchmarks/results/ol_pass_two_codes.json); the rest is the machine's, whose "
             "one-thread speed (OL's pass) and two-thread speed (Batch's iterations) vary from "
@@ -365,14 +366,45 @@ def _tie_share(x: float) -> str:
     return f"{x:.4%}" if round(x, 4) == LEVEL_TIE and x != LEVEL_TIE else f"{x:.2%}"
 
 
-def _race_bounds(lo: float, hi: float) -> str:
+def _race_bounds(lo: float, hi: float, records: str = "") -> str:
     """The claim's ratio between the records either side of each reading (Batch's curve
     records every few iterations, OL's settle curve every 1/:data:`FRESH_POINTS` of its
-    pass), flagged :data:`EDGE_MARK` where a band's edge lies between them."""
+    pass; ``records`` names them), flagged :data:`EDGE_MARK` where a band's edge lies
+    between the bounds."""
     edge = any(lo < e <= hi for e in (SIGNIFICANT, SIGNIFICANT_PARTLY))
-    return (f"; the records either side of each reading (Batch's, OL's) bound it between "
-            f"{_fmt_ratio(lo)} and {_fmt_ratio(hi)}"
+    return ("; " + (f"{records}: " if records else "the records either side of each reading: ")
+            + f"between {_fmt_ratio(lo)} and {_fmt_ratio(hi)}"
             + (f", {EDGE_MARK}, which this reading does not resolve" if edge else ""))
+
+
+def _tie_sensitivity(bh: dict, fresh: float, n: int, pace: float, ol_time: float,
+                     widths=(0.0001, 0.0002, 0.0003, 0.0004, 0.0005)) -> str:
+    """How a budget race's verdict turns on the tie: for ties wider than
+    :data:`LEVEL_TIE` by ``widths``, the iterations after which Batch's curve comes within
+    them, carried at ``pace`` seconds per iteration against ``ol_time``, and the verdict
+    each would give."""
+    parts = []
+    for w in widths:
+        its, _ = iterations_to(bh, fresh * (1 + LEVEL_TIE + w), n)
+        if its is None:
+            parts.append(f"{LEVEL_TIE + w:.2%}: never")
+            continue
+        r = its * pace / ol_time
+        parts.append(f"{LEVEL_TIE + w:.2%}: {its} iterations, {_fmt_ratio(r)} "
+                     f"({significantly(r, 'Batch time / OL time')[0]})")
+    return ("; with a wider tie, Batch's curve comes within it after (at its budget runs' "
+            "pace, against the share of OL's median pass it needs to settle within the "
+            f"{LEVEL_TIE:.0%} tie): " + ", ".join(parts))
+
+
+def _budget_edge(above: float, swing: float) -> str:
+    """OL's own level's swing beside Batch's margin to the tie in a budget race, flagged
+    :data:`EDGE_MARK` where the margin is the smaller (the level does not resolve it)."""
+    return (f"; OL's own objective along its pass (fresh codes, the stream's first "
+            f"{SETTLE_ROWS} rows) strays up to {swing:.2%} from its final value over the second "
+            "half of its pass"
+            + (f", more than Batch's margin to the tie: {EDGE_MARK} (the tie's), which this "
+               "reading does not resolve" if above - LEVEL_TIE < swing else ""))
 
 
 def _run_span(batch_runs, scale: float, ol_time: float) -> str:
@@ -1075,18 +1107,20 @@ def synthetic(ctx: Context) -> Result:
                         f"tie is {LEVEL_TIE:.0%}), its curve's run ends "
                         f"{_tie_share(float(bh['objective'][-1]) / fresh - 1)} above it")
                 try:
-                    swing = level_swing(ctx.memo(f"zhao-synthetic-{loss}-ol-settle",
-                                                 lambda loss=loss: _ol_settle_piece(
-                                                     loss, n, f, k, tau, ctx.seed)))
+                    settle = ctx.memo(f"zhao-synthetic-{loss}-ol-settle",
+                                      lambda loss=loss: _ol_settle_piece(loss, n, f, k, tau,
+                                                                         ctx.seed))
                 except PieceMissing:
-                    swing = None
-                if swing is not None:
-                    how += (f"; OL's own objective along its pass (fresh codes, the stream's "
-                            f"first {SETTLE_ROWS} rows) strays up to {swing:.2%} from its final "
-                            "value over the second half of its pass"
-                            + (f", more than Batch's margin to the tie: {EDGE_MARK}, which "
-                               "this reading does not resolve" if above - LEVEL_TIE < swing
-                               else ""))
+                    settle = None
+                if settle is not None:
+                    swing = level_swing(settle)
+                    how += _budget_edge(above, swing)
+                    if above - LEVEL_TIE < swing:  # the verdict turns on the tie: how
+                        counted = [e[0] for i, e in enumerate(budget[2])
+                                   if i not in budget[1].replaced]
+                        pace = budget[1].median / float(np.median(counted))
+                        how += _tie_sensitivity(bh, fresh, n, pace,
+                                                settle_share(settle)[0] * budget[0].median)
                 timed_rows.append([loss, *row, _fmt_ratio(speedup)])
         # a race counts with the protocol's runs, and only for the Batch curve kept now
         if (ol_runs is not None and len(ol_runs.kept) >= ctx.repeats and its == its_now
@@ -1099,7 +1133,7 @@ def synthetic(ctx: Context) -> Result:
                       "the level itself)" if to_tie else "the level")
                    + f" timed alone ({count} runs each, the median)"
                    + ("" if to_tie else f"; Batch within {LEVEL_TIE:.0%} of it after "
-                      f"{its_tie} iterations at their {per_it:.3g} s each"))
+                      f"{its_tie} iterations at their {per_it:.4g} s each"))
             race = (ol_runs.median, its_tie * per_it, its_tie)
             ratio_cell, share = _fmt_ratio(speedup), 1.0
             try:
@@ -1112,10 +1146,10 @@ def synthetic(ctx: Context) -> Result:
                 share, at = settle_share(settle)
                 speedup = its_tie * per_it / (share * ol_runs.median)
                 how += (f"; OL comes within {LEVEL_TIE:.0%} of its own final level and stays "
-                        f"there from {at:.3g} samples, {share:.0%} of its pass on that run's "
+                        f"there from {at:.3g} samples, {share:.2%} of its pass on that run's "
                         "clock (its dictionaries scored with fresh codes on the stream's first "
                         f"{SETTLE_ROWS} rows, an untimed run of OL at the current code): "
-                        f"{share * ol_runs.median:.3g} s of its median pass, the time Batch's "
+                        f"{share * ol_runs.median:.4g} s of its median pass, the time Batch's "
                         f"is set against (against its whole pass: {_fmt_ratio(race[1] / race[0])}"
                         + ("" if to_tie else "; without the tie on either side, Batch's "
                            f"{its} iterations to the level itself against OL's whole pass: "
@@ -1126,9 +1160,13 @@ def synthetic(ctx: Context) -> Result:
             if earlier:
                 first_races.append((loss, earlier, latest, its_tie, share))
             before = settle_before(settle) if settle is not None else share
-            how += _race_bounds(
-                _record_before(bh, its_tie, n) * per_it / (share * ol_runs.median),
-                its_tie * per_it / (before * ol_runs.median) if before > 0 else float("inf"))
+            its_before = _record_before(bh, its_tie, n)
+            how += _race_bounds(its_before * per_it / (share * ol_runs.median),
+                                its_tie * per_it / (before * ol_runs.median) if before > 0
+                                else float("inf"),
+                                f"Batch comes within the tie between its records at {its_before} "
+                                f"and {its_tie} iterations, OL settles between its records at "
+                                f"{before:.2%} and {share:.2%} of its pass")
             timed_rows.append([loss, ol_runs.describe(), f"{its} iterations"
                                + (f" (to within {LEVEL_TIE:.0%})" if to_tie else "") + ": "
                                + batch_runs.describe(), ratio_cell])
