@@ -1165,8 +1165,9 @@ def synthetic(ctx: Context) -> Result:
                                 its_tie * per_it / (before * ol_runs.median) if before > 0
                                 else float("inf"),
                                 f"Batch comes within the tie between its records at {its_before} "
-                                f"and {its_tie} iterations, OL settles between its records at "
-                                f"{before:.2%} and {share:.2%} of its pass")
+                                f"and {its_tie} iterations" + (
+                                    "" if settle is None else ", OL settles between its "
+                                    f"records at {before:.2%} and {share:.2%} of its pass"))
             timed_rows.append([loss, ol_runs.describe(), f"{its} iterations"
                                + (f" (to within {LEVEL_TIE:.0%})" if to_tie else "") + ": "
                                + batch_runs.describe(), ratio_cell])
