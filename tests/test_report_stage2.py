@@ -1929,8 +1929,10 @@ def test_run_span_reads_the_fastest_and_slowest_counted_runs():
     from onlinemf.experiments.zhao_divergences import _run_span
 
     runs = TimedRuns(wall=[10.0, 30.0, 20.0], cpu=[10.0, 30.0, 20.0])
-    # each run's seconds × 0.5 over 5 s: 1× and 3×
-    assert _run_span(runs, 0.5, 5.0).endswith("put it at 1.00× and 3.00×")
+    # each run's seconds × 0.5 over 5 s: 1× and 3×, across both of the band's edges
+    assert _run_span(runs, 0.5, 5.0).endswith("put it at 1.00× and 3.00×, at the band's "
+                                              "edge (its runs')")
+    assert _run_span(runs, 0.5, 2.0).endswith("put it at 2.50× and 7.50×")
 
 
 def test_earlier_code_races_read_at_the_earlier_curves_record(tmp_path):

@@ -409,10 +409,14 @@ def _budget_edge(above: float, swing: float) -> str:
 
 def _run_span(batch_runs, scale: float, ol_time: float) -> str:
     """The claim's ratio at Batch's fastest and slowest runs that count (each run's seconds
-    times ``scale``, over ``ol_time``): how far the median's verdict sits from its runs'."""
+    times ``scale``, over ``ol_time``): how far the median's verdict sits from its runs',
+    flagged :data:`EDGE_MARK` where a band's edge lies between them (the runs' own noise
+    does not resolve the verdict)."""
     lo, hi = (scale * t / ol_time for t in (min(batch_runs.kept), max(batch_runs.kept)))
+    edge = any(lo < e <= hi for e in (SIGNIFICANT, SIGNIFICANT_PARTLY))
     return (f"; Batch's fastest and slowest runs against OL's median put it at "
-            f"{_fmt_ratio(lo)} and {_fmt_ratio(hi)}")
+            f"{_fmt_ratio(lo)} and {_fmt_ratio(hi)}"
+            + (f", {EDGE_MARK} (its runs')" if edge else ""))
 
 
 def _timed_race(ctx: Context, loss, n, f, k, tau, fresh, bh, level=None):
