@@ -355,6 +355,11 @@ def test_time_ratio_spread_over_the_runs():
     runs = {"ORPCA": [1.75, 1.74, 1.91], "OPGD": [4.41, 4.26, 4.2]}
     assert _spread(runs, "ORPCA", "OPGD") == " (0.39–0.45× over the runs)"
     assert _spread({"ORPCA": [1.7]}, "ORPCA", "OPGD") == ""
+    # a range whose ends read different verdicts is flagged at the band's edge
+    judge = lambda x: "reproduced" if x <= 0.4 else "partly"  # noqa: E731
+    assert _spread(runs, "ORPCA", "OPGD", judge) == (
+        " (0.39–0.45× over the runs, at the band's edge)")
+    assert _spread(runs, "ORPCA", "OPGD", lambda x: "partly") == " (0.39–0.45× over the runs)"
 
 
 def test_stall_note_names_the_runs_that_never_left_their_start():

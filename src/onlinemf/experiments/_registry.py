@@ -494,8 +494,9 @@ def _headline(results: list[Result]) -> str:
     if edge:
         text += (f" Of these, {len(edge)} are flagged {EDGE_MARK}: a band's (or a tie's) edge "
                  "lies within the reading's own resolution or noise, so the verdict could go "
-                 "either way (only claims that bound their reading so can be flagged: "
-                 f"{', '.join(sorted({r[0] for r in edge}))}): {counts([r[6] for r in edge])}.")
+                 f"either way (in {', '.join(sorted({r[0] for r in edge}))}; only claims "
+                 "that bound their reading by its records or its runs can be flagged): "
+                 f"{counts([r[6] for r in edge])}.")
     text += (f" Counted apart: {len(spec)} checks the implementation adds (source `spec`: "
              f"{counts(spec)}) and {len(ext)} claims from outside the seed papers (source "
              f"`extension`: {counts(ext)}).")

@@ -27,6 +27,7 @@ from ._registry import NOT_RUN, Context, PieceMissing, Result, pyplot, register,
 from ._starts import started_from
 from ._timing import TIMING_DEPARTURE, timed
 from ._verdicts import (
+    EDGE_MARK,
     LATE_RISE,
     NOT_MEASURED,
     NOT_REPRODUCED,
@@ -409,14 +410,19 @@ def _run_seconds(entry) -> list[float]:
     return [float(x.split()[0]) for x in found.group(1).split(", ") if "replaced" not in x]
 
 
-def _spread(runs: dict, a: str, b: str) -> str:
+def _spread(runs: dict, a: str, b: str, judge=None) -> str:
     """`` (lo–hi× over the runs)``: the ratio a/b's range over every pair of the two
     methods' timed runs, or nothing without runs: how far a ratio can move within the
-    timings' own spread."""
+    timings' own spread. ``judge`` (ratio → verdict): where the range's ends read
+    different verdicts, the range is flagged :data:`EDGE_MARK` (the runs' noise does not
+    resolve the verdict)."""
     ra, rb = runs.get(a) or [], runs.get(b) or []
     if not ra or not rb:
         return ""
-    return f" ({min(ra) / max(rb):.2f}–{max(ra) / min(rb):.2f}× over the runs)"
+    lo, hi = min(ra) / max(rb), max(ra) / min(rb)
+    edge = judge is not None and judge(lo) != judge(hi)
+    return (f" ({lo:.2f}–{hi:.2f}× over the runs" + (f", {EDGE_MARK}" if edge else "")
+            + ")")
 
 
 def _time_claims(times: dict, data: str, where: str = "", orpca_tau: bool = False,
@@ -458,7 +464,9 @@ def _time_claims(times: dict, data: str, where: str = "", orpca_tau: bool = Fals
         # the worse pair's verdict: ORPCA against each online method, as the tables print
         verdict = max((v for v, _ in judged), key=VERDICTS.index)
         out.append(claim(f"{where}ORPCA time / online time", paper_o,
-                         ", ".join(f"ORPCA/{m} {r:.2f}×" + _spread(runs, "ORPCA", m)
+                         ", ".join(f"ORPCA/{m} {r:.2f}×" + _spread(
+                                       runs, "ORPCA", m, lambda x: ratio_band(
+                                           x, *paper_range, tie=TIME_TIE)[0])
                                    for m, r in pairs.items()),
                          verdict, f"each pair: {judged[0][1]}", why=ORPCA_TAU_WHY))
     elif "ORPCA" in times:
