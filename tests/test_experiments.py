@@ -355,11 +355,25 @@ def test_time_ratio_spread_over_the_runs():
     runs = {"ORPCA": [1.75, 1.74, 1.91], "OPGD": [4.41, 4.26, 4.2]}
     assert _spread(runs, "ORPCA", "OPGD") == " (0.39–0.45× over the runs)"
     assert _spread({"ORPCA": [1.7]}, "ORPCA", "OPGD") == ""
-    # a range whose ends read different verdicts is flagged at the band's edge
-    judge = lambda x: "reproduced" if x <= 0.4 else "partly"  # noqa: E731
-    assert _spread(runs, "ORPCA", "OPGD", judge) == (
-        " (0.39–0.45× over the runs, at the band's edge)")
-    assert _spread(runs, "ORPCA", "OPGD", lambda x: "partly") == " (0.39–0.45× over the runs)"
+
+
+
+def test_time_claim_flagged_only_where_the_runs_leave_the_worse_pairs_verdict_open():
+    """A claim read as its worse pair's verdict is flagged at the band's edge only where the
+    pairs' run ranges leave that verdict open, not where one pair's range alone crosses an
+    edge the other pair's verdict overrides."""
+    from onlinemf.experiments._verdicts import EDGE_MARK
+    from onlinemf.experiments.zhao_tan_outliers import _worse_pair_edge
+
+    def judge(x):
+        return "reproduced" if x <= 0.4 else "partly"
+
+    # one pair crosses 0.4, the other is partly throughout: the claim is partly either way
+    assert _worse_pair_edge([(0.39, 0.45), (0.47, 0.57)], judge) == ""
+    # both could be reproduced or not: open
+    text = _worse_pair_edge([(0.39, 0.45), (0.30, 0.42)], judge)
+    assert text.startswith(f"; {EDGE_MARK}") and text.endswith("reproduced or partly")
+    assert _worse_pair_edge([None, (0.3, 0.5)], judge) == ""
 
 
 def test_stall_note_names_the_runs_that_never_left_their_start():
