@@ -330,7 +330,8 @@ def _first_races_note(first_races: list) -> str:
             "median of each). Session 1: the first timings, whose OL passes were slow against "
             "every later timing of the same code (the code caps' passes and the block sizes' "
             "steps); session 2: the races timed again, all in one session; session 3: timed "
-            "again at the current code, after the code solvers' speed-up (kl and l1, whose "
+            "again at the current code, after the code solvers' speed-up ("
+            + " and ".join(RERUN) + ", whose "
             "curves were run again at that code, are in the next note; is, whose Batch ends "
             "far above OL's level in twice OL's time, keeps its budget runs' session). The "
             "speed-up is less than half of the change between sessions (OL's pass at session "
@@ -366,15 +367,21 @@ def _tie_share(x: float) -> str:
     return f"{x:.4%}" if round(x, 4) == LEVEL_TIE and x != LEVEL_TIE else f"{x:.2%}"
 
 
+def _crosses_edge(lo: float, hi: float) -> bool:
+    """Whether an edge of the 'significantly faster' band lies in (lo, hi]: the verdict
+    read at one end differs from the other's."""
+    return any(lo < e <= hi for e in (SIGNIFICANT, SIGNIFICANT_PARTLY))
+
+
 def _race_bounds(lo: float, hi: float, records: str = "") -> str:
     """The claim's ratio between the records either side of each reading (Batch's curve
     records every few iterations, OL's settle curve every 1/:data:`FRESH_POINTS` of its
     pass; ``records`` names them), flagged :data:`EDGE_MARK` where a band's edge lies
     between the bounds."""
-    edge = any(lo < e <= hi for e in (SIGNIFICANT, SIGNIFICANT_PARTLY))
     return ("; " + (f"{records}: " if records else "the records either side of each reading: ")
             + f"between {_fmt_ratio(lo)} and {_fmt_ratio(hi)}"
-            + (f", {EDGE_MARK}, which this reading does not resolve" if edge else ""))
+            + (f", {EDGE_MARK}, which this reading does not resolve"
+               if _crosses_edge(lo, hi) else ""))
 
 
 def _tie_sensitivity(bh: dict, fresh: float, n: int, pace: float, ol_time: float,
@@ -413,10 +420,9 @@ def _run_span(batch_runs, scale: float, ol_time: float) -> str:
     flagged :data:`EDGE_MARK` where a band's edge lies between them (the runs' own noise
     does not resolve the verdict)."""
     lo, hi = (scale * t / ol_time for t in (min(batch_runs.kept), max(batch_runs.kept)))
-    edge = any(lo < e <= hi for e in (SIGNIFICANT, SIGNIFICANT_PARTLY))
     return (f"; Batch's fastest and slowest runs against OL's median put it at "
             f"{_fmt_ratio(lo)} and {_fmt_ratio(hi)}"
-            + (f", {EDGE_MARK} (its runs')" if edge else ""))
+            + (f", {EDGE_MARK} (its runs')" if _crosses_edge(lo, hi) else ""))
 
 
 def _timed_race(ctx: Context, loss, n, f, k, tau, fresh, bh, level=None):
@@ -462,6 +468,16 @@ def _ol_settle_piece(loss, n, f, k, tau, seed) -> dict:
     out = fresh_curve(ol, model_rows(ol, d.X[:SETTLE_ROWS]), snaps)
     out["total"] = total
     return out
+
+
+def _settle_curve(ctx: Context, loss, n, f, k, tau) -> dict | None:
+    """:func:`_ol_settle_piece` of ``loss`` (a piece), or None while it is not kept in a
+    kept-only assembly."""
+    try:
+        return ctx.memo(f"zhao-synthetic-{loss}-ol-settle",
+                        lambda: _ol_settle_piece(loss, n, f, k, tau, ctx.seed))
+    except PieceMissing:
+        return None
 
 
 def settle_share(curve: dict, tie: float = LEVEL_TIE) -> tuple[float, float]:
@@ -1110,12 +1126,7 @@ def synthetic(ctx: Context) -> Result:
                 how += (f"; Batch's lowest end lies {_tie_share(above)} above OL's level (the "
                         f"tie is {LEVEL_TIE:.0%}), its curve's run ends "
                         f"{_tie_share(float(bh['objective'][-1]) / fresh - 1)} above it")
-                try:
-                    settle = ctx.memo(f"zhao-synthetic-{loss}-ol-settle",
-                                      lambda loss=loss: _ol_settle_piece(loss, n, f, k, tau,
-                                                                         ctx.seed))
-                except PieceMissing:
-                    settle = None
+                settle = _settle_curve(ctx, loss, n, f, k, tau)
                 if settle is not None:
                     swing = level_swing(settle)
                     how += _budget_edge(above, swing)
@@ -1140,12 +1151,7 @@ def synthetic(ctx: Context) -> Result:
                       f"{its_tie} iterations at their {per_it:.4g} s each"))
             race = (ol_runs.median, its_tie * per_it, its_tie)
             ratio_cell, share = _fmt_ratio(speedup), 1.0
-            try:
-                settle = ctx.memo(f"zhao-synthetic-{loss}-ol-settle",
-                                  lambda loss=loss: _ol_settle_piece(loss, n, f, k, tau,
-                                                                     ctx.seed))
-            except PieceMissing:  # not run yet: OL is read at the end of its pass
-                settle = None
+            settle = _settle_curve(ctx, loss, n, f, k, tau)  # None: OL read at its pass's end
             if settle is not None:
                 share, at = settle_share(settle)
                 speedup = its_tie * per_it / (share * ol_runs.median)

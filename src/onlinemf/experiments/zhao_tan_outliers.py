@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import time
@@ -430,8 +431,6 @@ def _worse_pair_edge(spans: list, judge) -> str:
     choice of one end of each pair's :func:`_run_range`, the worse pair's verdict under
     ``judge``; the claim is flagged :data:`EDGE_MARK` where those verdicts differ, and
     nothing is said where they agree (or a pair has no runs)."""
-    import itertools
-
     if any(s is None for s in spans):
         return ""
     worse = {max((judge(x) for x in ends), key=VERDICTS.index)
