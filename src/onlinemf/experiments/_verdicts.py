@@ -387,8 +387,9 @@ def slowdown_band(seconds, level=None) -> tuple[str, str]:
     return judge(ratio <= SPEED_RATIO, ratio <= SPEED_RATIO_PARTLY), band
 
 
-def fmt_times(seconds, labels, level) -> str:
-    """The measured column of a convergence-speed claim."""
+def fmt_times(seconds, labels, level, unit: str = "seconds") -> str:
+    """The measured column of a convergence-speed claim (``unit``: what ``seconds`` count,
+    for a run read on another clock, such as the samples seen)."""
     if seconds is None:
         return {RISES: "a run's plotted objective ends above its start (no descent on the "
                        "metric the claim reads)",
@@ -399,7 +400,7 @@ def fmt_times(seconds, labels, level) -> str:
     ratio = max(seconds) / max(min(seconds), 1e-12)
     what = ("90% of its own descent" if level == OWN
             else f"the common level {level:.4g}")
-    return (f"seconds to reach {what}: "
+    return (f"{unit} to reach {what}: "
             + ", ".join(f"{lab}: {s:.3g}" for lab, s in zip(labels, seconds))
             + f" (slowest/fastest {ratio:.2f}×)")
 
