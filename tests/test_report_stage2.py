@@ -902,6 +902,82 @@ def test_rho_code_diagnosis_counts_the_iterations_and_the_gap_at_each_rho():
     assert "by no count up to 30000" in text
 
 
+def test_rho_rule_diagnosis_runs_each_variant_and_its_note_reads_the_match():
+    """At the smallest stalled ρ each solve is also run tight alone; the note reads a
+    stalled ρ as stalled by the rule only where its tight run ends within 10% of the
+    reference ρ's tight run."""
+    from onlinemf.datasets import make_outlier_synthetic
+    from onlinemf.experiments._zhao_tan_diagnoses import (
+        RULE_MATCH,
+        _rho_rule_diagnosis,
+        _rho_rule_note,
+    )
+
+    d = make_outlier_synthetic(40, 20, 3, 0.7, 0.1, random_state=0)
+    diag = _rho_rule_diagnosis(d.X, 3, 0, {1.0: 60, 100.0: 80, 1000.0: 90})
+    assert list(diag) == [(1.0, "paper"), (1.0, "both"), (100.0, "paper"), (100.0, "codes"),
+                          (100.0, "dictionary"), (100.0, "both"), (1000.0, "paper"),
+                          (1000.0, "both")]
+    # the tight solves stop at their caps (never below the paper's), the paper's at its own
+    assert diag[(100.0, "codes")][2]["code_iterations"] <= 80
+    assert diag[(100.0, "codes")][2]["dict_iterations"] <= 200
+    assert diag[(1000.0, "both")][2]["dict_iterations"] <= 200
+    assert all(np.isfinite(v[:2]).all() for v in diag.values())
+
+    def inner(code, dic):
+        return {"code_iterations": code, "dict_iterations": dic}
+
+    made_up = {(1.0, "paper"): (1.0, 0.5, inner(20, 1)), (1.0, "both"): (1.0, 0.4, inner(60, 9)),
+               (100.0, "paper"): (9.0, 8.9, inner(9, 1)),
+               (100.0, "codes"): (1.0, 0.7, inner(80, 1)),
+               (100.0, "dictionary"): (9.0, 8.8, inner(9, 80)),
+               (100.0, "both"): (1.0, 0.4 * RULE_MATCH, inner(80, 80)),
+               (1000.0, "paper"): (9.0, 9.0, inner(16, 1)),
+               (1000.0, "both"): (2.0, 0.5, inner(90, 90))}
+    text = _rho_rule_note(made_up, 40)
+    assert "the stream's first 40 samples" in text
+    assert "ρ = 100: f̃ 9 → 8.9 (codes 9.0 iterations per step, dictionary 1.0)" in text
+    assert "at ρ = 100 with only the dictionary's solve tight: f̃ 9 → 8.8" in text
+    assert "with tight solves ρ = 100 (1.10×) ends within 10% of ρ = 1's final f̃, so the " \
+        "paper's stopping rule accounts for the stall there" in text
+    assert text.endswith("ρ = 1000 (1.25×) still ends further than 10% above ρ = 1's final "
+                         "f̃, so the rule does not account for the stall there.")
+
+
+def test_fig1_caps_note_reads_both_subfigures_in_samples():
+    """OPGD at the paper's caps and with ten times them against OADMM, on the samples each
+    needs to the level it shares with OADMM: the larger caps account for the lag only if
+    they bring OPGD within the speed ratio on both subfigures."""
+    from onlinemf.datasets import make_outlier_synthetic
+    from onlinemf.experiments.zhao_tan_outliers import _fig1_caps_note, _opgd_caps_pass
+
+    def run(obj, f_hat):
+        return {"history": {"objective": np.asarray(obj, float),
+                            "n_samples": np.array([10.0, 20.0, 30.0, 40.0]),
+                            "time": np.array([1.0, 2.0, 3.0, 4.0])},
+                "regret": np.column_stack([np.arange(1.0, 9.0), f_hat])}
+
+    results = {"OADMM": run([1.0, 0.2, 0.1, 0.1], [1, .5, .2, .1, .1, .1, .1, .1]),
+               "OPGD": run([1.0, 0.9, 0.8, 0.5], [1, .9, .8, .7, .6, .5, .4, .3])}
+    fast = {**run([1.0, 0.3, 0.1, 0.1], [1, .6, .2, .1, .1, .1, .1, .1]), "mult": 10,
+            "batch_size": 5, "inner": {"code_iterations": 120.0, "code_capped": 0.1}}
+    text = _fig1_caps_note(results, fast, {"code_iterations": 45.0, "code_capped": 0.77})
+    # (a): OADMM 1 → 0.1, OPGD 1 → 0.5: level 0.55, OADMM at 20 samples, OPGD at 40
+    assert "f̃_t (a), at the paper's caps: samples to reach the common level 0.55: OADMM: " \
+        "20, OPGD: 40 (slowest/fastest 2.00×)" in text
+    # (b) on the mini-batches' clock (5 samples each): both first below 0.19 at the 4th
+    assert "with ten times the caps: samples to reach the common level 0.19: OADMM: 20, " \
+        "OPGD: 20 (slowest/fastest 1.00×)" in text
+    assert "(at the paper's caps 45.0 iterations per step, 77% at the cap" in text
+    assert text.endswith("its codes left short at the paper's caps account for its lag in "
+                         "samples.")
+    slow = {**fast, **run([1.0, 0.9, 0.5, 0.2], [1, .6, .2, .1, .1, .1, .1, .1])}
+    assert _fig1_caps_note(results, slow).endswith("do not account for all of its lag.")
+    d = make_outlier_synthetic(30, 12, 3, 0.7, 0.1, random_state=0)
+    capped = _opgd_caps_pass(d.X, d.X_clean, 3, 0)
+    assert capped["regret"].shape == (6, 2) and capped["mult"] == 10
+
+
 def test_scale_note_reads_each_loss_at_both_scales():
     """The normalization's effect: per loss, the relative error with fresh codes scaled and
     raw, the metric's change and W's entries at the box's bounds; which losses fit worse
