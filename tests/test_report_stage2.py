@@ -973,9 +973,40 @@ def test_fig1_caps_note_reads_both_subfigures_in_samples():
                          "samples.")
     slow = {**fast, **run([1.0, 0.9, 0.5, 0.2], [1, .6, .2, .1, .1, .1, .1, .1])}
     assert _fig1_caps_note(results, slow).endswith("do not account for all of its lag.")
+    uncapped = {**slow, "inner": {"code_iterations": 149.0, "code_capped": 5e-5}}
+    assert _fig1_caps_note(results, uncapped).endswith(
+        "do not account for all of its lag, and with its code solves stopping at the larger "
+        "caps on 0.005% of its steps (the paper's tolerance stopping the rest) the caps are "
+        "ruled out as its cause.")
     d = make_outlier_synthetic(30, 12, 3, 0.7, 0.1, random_state=0)
     capped = _opgd_caps_pass(d.X, d.X_clean, 3, 0)
     assert capped["regret"].shape == (6, 2) and capped["mult"] == 10
+
+
+def test_fig1_rule_note_reads_fhat_at_the_prefix_end_against_oadmm():
+    """OPGD with tight code solves over a prefix, against the kept runs' f̂ at the same
+    samples: within 10% of OADMM's, the rule on its code solves accounts for its lag."""
+    from onlinemf.datasets import make_outlier_synthetic
+    from onlinemf.experiments.zhao_tan_outliers import _fig1_rule_note, _opgd_tight_codes
+
+    def trace(values):
+        return np.column_stack([np.arange(1.0, len(values) + 1), values])
+
+    results = {"OADMM": {"regret": trace([1.0, 0.5, 0.2, 0.1, 0.1])},
+               "OPGD": {"regret": trace([1.0, 0.9, 0.8, 0.7, 0.6])}}
+    inner = {"code_iterations": 300.0, "code_capped": 0.02}
+    close = {"regret": trace([1.0, 0.6, 0.21]), "inner": inner, "batch_size": 5}
+    text = _fig1_rule_note(results, close)
+    assert "over the stream's first 15 samples: f̂_t there 0.21, against the kept runs' 0.2 " \
+        "(OADMM) and 0.8 (OPGD) at the same samples (1.05× OADMM's)" in text
+    assert text.endswith("So OPGD ends within 10% of OADMM's, so the paper's stopping rule "
+                         "on OPGD's code solves accounts for its lag.")
+    far = {**close, "regret": trace([1.0, 0.6, 0.3])}
+    assert "(1.50× OADMM's)" in _fig1_rule_note(results, far)
+    assert _fig1_rule_note(results, far).endswith("does not account for all of its lag.")
+    d = make_outlier_synthetic(20, 12, 3, 0.7, 0.1, random_state=0)
+    tight = _opgd_tight_codes(d.X, d.X_clean, 3, 0)
+    assert tight["regret"].shape == (4, 2) and tight["inner"]["code_iterations"] <= 5000
 
 
 def test_scale_note_reads_each_loss_at_both_scales():
