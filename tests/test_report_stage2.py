@@ -902,19 +902,19 @@ def test_rho_code_diagnosis_counts_the_iterations_and_the_gap_at_each_rho():
     assert "by no count up to 30000" in text
 
 
-def test_rho_rule_diagnosis_runs_each_variant_and_its_note_reads_the_match():
+def test_rule_diagnosis_runs_each_variant_and_its_note_reads_the_match():
     """At the smallest stalled ρ each solve is also run tight alone; the note reads a
     stalled ρ as stalled by the rule only where its tight run ends within 10% of the
     reference ρ's tight run."""
     from onlinemf.datasets import make_outlier_synthetic
     from onlinemf.experiments._zhao_tan_diagnoses import (
         RULE_MATCH,
-        _rho_rule_diagnosis,
-        _rho_rule_note,
+        _rule_diagnosis,
+        _rule_note,
     )
 
     d = make_outlier_synthetic(40, 20, 3, 0.7, 0.1, random_state=0)
-    diag = _rho_rule_diagnosis(d.X, 3, 0, {1.0: 60, 100.0: 80, 1000.0: 90})
+    diag = _rule_diagnosis(d.X, 3, 0, {1.0: 60, 100.0: 80, 1000.0: 90})
     assert list(diag) == [(1.0, "paper"), (1.0, "both"), (100.0, "paper"), (100.0, "codes"),
                           (100.0, "dictionary"), (100.0, "both"), (1000.0, "paper"),
                           (1000.0, "both")]
@@ -934,7 +934,7 @@ def test_rho_rule_diagnosis_runs_each_variant_and_its_note_reads_the_match():
                (100.0, "both"): (1.0, 0.4 * RULE_MATCH, inner(80, 80)),
                (1000.0, "paper"): (9.0, 9.0, inner(16, 1)),
                (1000.0, "both"): (2.0, 0.5, inner(90, 90))}
-    text = _rho_rule_note(made_up, 40)
+    text = _rule_note(made_up, 40, caps="capped")
     assert "the stream's first 40 samples" in text
     assert "ρ = 100: f̃ 9 → 8.9 (codes 9.0 iterations per step, dictionary 1.0)" in text
     assert "at ρ = 100 with only the dictionary's solve tight: f̃ 9 → 8.8" in text
@@ -942,6 +942,16 @@ def test_rho_rule_diagnosis_runs_each_variant_and_its_note_reads_the_match():
         "paper's stopping rule accounts for the stall there" in text
     assert text.endswith("ρ = 1000 (1.25×) still ends further than 10% above ρ = 1's final "
                          "f̃, so the rule does not account for the stall there.")
+    kappa = {(1.0, "paper"): (1.0, 0.5, inner(20, 1)), (1.0, "both"): (1.0, 0.4, inner(60, 9)),
+             (0.4, "paper"): (1.0, 0.9, inner(9, 1)), (0.4, "both"): (1.0, 0.42, inner(80, 80))}
+    text = _rule_note(kappa, 40, param="kappa", caps="capped at 5000 iterations")
+    assert text.startswith("Whether the paper's stopping rule is why OPGD slows down at small "
+                           "κ: one untimed pass over the stream's first 40 samples at each κ")
+    assert "relative change of 1e-7, capped at 5000 iterations: κ = 1: f̃ 1 → 0.4" in text
+    assert text.endswith("with tight solves κ = 0.4 (1.05×) ends within 10% of κ = 1's final "
+                         "f̃, so the paper's stopping rule accounts for the slowdown there.")
+    runs = _rule_diagnosis(d.X, 3, 0, {1.0: 60, 0.4: 60}, param="kappa", split=False)
+    assert list(runs) == [(1.0, "paper"), (1.0, "both"), (0.4, "paper"), (0.4, "both")]
 
 
 def test_fig1_caps_note_reads_both_subfigures_in_samples():

@@ -498,81 +498,94 @@ TIGHT_TOL = 1e-7
 RULE_MATCH = 1.10
 
 
-def _rule_variants(rho, second) -> tuple:
-    """The solves run tight at ``rho``: both, and at ``second`` (the smallest stalled ρ)
-    each alone, so that the stall is put on one solve's rule or the other's."""
-    if rho == second:
+#: per grid parameter: its symbol, the online method it belongs to, and what its grid's
+#: runs do at the values :func:`_rule_diagnosis` runs again
+RULE_GRIDS = {"rho": ("ρ", "admm", "OADMM", "stalls at large ρ", "stall"),
+              "kappa": ("κ", "pgd", "OPGD", "slows down at small κ", "slowdown")}
+
+
+def _rule_variants(value, second) -> tuple:
+    """The solves run tight at grid ``value``: both, and at ``second`` (the first value
+    after the reference, when the stall is to be split) each alone, so that the stall is put
+    on one solve's rule or the other's."""
+    if value == second:
         return ("paper", "codes", "dictionary", "both")
     return ("paper", "both")
 
 
-def _rho_rule_diagnosis(X, k: int, seed, needs: dict) -> dict:
-    """Is the paper's stopping rule why OADMM stalls at large ρ? One pass of OADMM over the
-    stream prefix X (rows = normalized samples, τ = 5, seeded as the runs are) at each ρ of
-    ``needs`` (ρ → the iterations its codes' ADMM needs to come within 1% of the optimum on
-    the first mini-batch, :func:`_rho_code_diagnosis`; the first ρ is the reference), with
-    the inner solves under the paper's rule (§VII-B2) and run tight: a relative change of
-    :data:`TIGHT_TOL`, capped at that count (never below the paper's caps). Returns
-    (ρ, variant) → (first f̃, final f̃, the pass's ``inner_``); a variant names the solves
-    run tight ("codes", "dictionary", "both") or "paper"."""
-    rhos = list(needs)
+def _rule_diagnosis(X, k: int, seed, needs: dict, param: str = "rho",
+                    split: bool = True) -> dict:
+    """Is the paper's stopping rule why a grid run stalls or slows down? One pass of the
+    online method of ``param`` (:data:`RULE_GRIDS`: OADMM across ρ, OPGD across κ) over the
+    stream prefix X (rows = normalized samples, τ = 5, seeded as the runs are) at each value
+    of ``needs`` (value → the cap of its tight solves: across ρ, the iterations its codes'
+    ADMM needs to come within 1% of the optimum on the first mini-batch,
+    :func:`_rho_code_diagnosis`; the first value is the reference), with the inner solves
+    under the paper's rule (§VII-B2) and run tight: a relative change of
+    :data:`TIGHT_TOL`, capped at that count (never below the paper's caps); with ``split``,
+    each solve alone too at the second value. Returns (value, variant) → (first f̃, final
+    f̃, the pass's ``inner_``); a variant names the solves run tight ("codes",
+    "dictionary", "both") or "paper"."""
+    values = list(needs)
+    solver = RULE_GRIDS[param][1]
     out = {}
-    for rho in rhos:
-        need = int(needs[rho])
-        for variant in _rule_variants(rho, rhos[1] if len(rhos) > 1 else None):
+    for value in values:
+        need = int(needs[value])
+        second = values[1] if split and len(values) > 1 else None
+        for variant in _rule_variants(value, second):
             kw = {}
             if variant in ("codes", "both"):
                 kw.update(code_tol=TIGHT_TOL, code_max_iter=max(need, 50))
             if variant in ("dictionary", "both"):
                 kw.update(dict_tol=TIGHT_TOL, dict_max_iter=max(need, 200))
             est = OnlineRobustNMF(k, scale=None, settings="paper", batch_size=5,
-                                  solver=RobustSolver("admm", rho=rho, **kw),
+                                  solver=RobustSolver(solver, **{param: value}, **kw),
                                   random_state=seed, **ONE_PASS).fit(X)
             h = est.history_
-            out[(rho, variant)] = (float(h["objective"][0]), float(h["objective"][-1]),
-                                   dict(est.inner_))
+            out[(value, variant)] = (float(h["objective"][0]), float(h["objective"][-1]),
+                                     dict(est.inner_))
     return out
 
 
-def _rho_rule_note(diag: dict, n_samples: int) -> str:
-    """:func:`_rho_rule_diagnosis` in words, its reading drawn from the numbers: a stalled
-    ρ whose tight run ends within :data:`RULE_MATCH` of the reference ρ's tight run was
-    stalled by the paper's stopping rule."""
-    rhos = list(dict.fromkeys(rho for rho, _ in diag))
-    ref = rhos[0]
+def _rule_note(diag: dict, n_samples: int, param: str = "rho", caps: str = "") -> str:
+    """:func:`_rule_diagnosis` in words, its reading drawn from the numbers: a grid value
+    whose tight run ends within :data:`RULE_MATCH` of the reference value's tight run was
+    stalled (or slowed down) by the paper's stopping rule. ``caps`` says what capped the
+    tight solves."""
+    symbol, _, method, what, effect = RULE_GRIDS[param]
+    values = list(dict.fromkeys(value for value, _ in diag))
+    ref = values[0]
 
-    def run(rho, variant):
-        first, final, inner = diag[(rho, variant)]
+    def run(value, variant):
+        first, final, inner = diag[(value, variant)]
         return (f"f̃ {first:.4g} → {final:.4g} (codes {inner['code_iterations']:.1f} "
                 f"iterations per step, dictionary {inner['dict_iterations']:.1f})")
 
-    paper = "; ".join(f"ρ = {rho:g}: {run(rho, 'paper')}" for rho in rhos)
-    tight = "; ".join(f"ρ = {rho:g}: {run(rho, 'both')}" for rho in rhos)
-    alone = [f"at ρ = {rho:g} with only the {what} solve tight: {run(rho, variant)}"
-             for rho in rhos for variant, what in (("codes", "codes'"),
-                                                   ("dictionary", "dictionary's"))
-             if (rho, variant) in diag]
+    paper = "; ".join(f"{symbol} = {v:g}: {run(v, 'paper')}" for v in values)
+    tight = "; ".join(f"{symbol} = {v:g}: {run(v, 'both')}" for v in values)
+    alone = [f"at {symbol} = {v:g} with only the {solve} solve tight: {run(v, variant)}"
+             for v in values for variant, solve in (("codes", "codes'"),
+                                                    ("dictionary", "dictionary's"))
+             if (v, variant) in diag]
     base = diag[(ref, "both")][1]
     held, not_held = [], []
-    for rho in rhos[1:]:
-        ratio = diag[(rho, "both")][1] / max(base, 1e-300)
-        (held if ratio <= RULE_MATCH else not_held).append(f"ρ = {rho:g} ({ratio:.2f}×)")
+    for v in values[1:]:
+        ratio = diag[(v, "both")][1] / max(base, 1e-300)
+        (held if ratio <= RULE_MATCH else not_held).append(f"{symbol} = {v:g} ({ratio:.2f}×)")
     reading = []
     if held:
         reading.append(f"with tight solves {', '.join(held)} ends within "
-                       f"{RULE_MATCH - 1:.0%} of ρ = {ref:g}'s final f̃, so the paper's "
-                       "stopping rule accounts for the stall there")
+                       f"{RULE_MATCH - 1:.0%} of {symbol} = {ref:g}'s final f̃, so the "
+                       f"paper's stopping rule accounts for the {effect} there")
     if not_held:
         reading.append(f"with tight solves {', '.join(not_held)} still ends further than "
-                       f"{RULE_MATCH - 1:.0%} above ρ = {ref:g}'s final f̃, so the rule does "
-                       "not account for the stall there")
-    return (f"Whether the paper's stopping rule is why OADMM stalls at large ρ: one untimed "
-            f"pass over the stream's first {n_samples} samples at each ρ, from the runs' W₀. "
+                       f"{RULE_MATCH - 1:.0%} above {symbol} = {ref:g}'s final f̃, so the "
+                       f"rule does not account for the {effect} there")
+    return (f"Whether the paper's stopping rule is why {method} {what}: one untimed pass over "
+            f"the stream's first {n_samples} samples at each {symbol}, from the runs' W₀. "
             "Under the paper's rule (relative change 1e-3 or 50 iterations for the codes, "
             "1e-4 or 200 for the dictionary; §VII-B2): " + paper + ". With both solves run "
-            f"to a relative change of 1e{round(np.log10(TIGHT_TOL))}, capped at the "
-            "iterations the first mini-batch's codes need to come within 1% of their "
-            "optimum (the note above): "
+            f"to a relative change of 1e{round(np.log10(TIGHT_TOL))}, {caps}: "
             + tight + ("; " + "; ".join(alone) if alone else "") + ". So "
             + "; ".join(reading) + ".")
 

@@ -80,8 +80,8 @@ from ._zhao_tan_diagnoses import (
     _psnr,
     _rho_code_diagnosis,
     _rho_code_note,
-    _rho_rule_diagnosis,
-    _rho_rule_note,
+    _rule_diagnosis,
+    _rule_note,
     _shortfall_closed,
     _speed_spread,
     _stalled,
@@ -1040,6 +1040,17 @@ def synthetic(ctx: Context) -> Result:
             res.notes.append(_caps_note(caps))
         except PieceMissing:
             pass
+    kappas = sorted(v for v in values["kappa"] if ("kappa", v, "pgd") not in stalled)
+    if len(kappas) > 1:  # is the rule why OPGD slows down at the smaller κ? (untimed)
+        prefix = d.X[:ctx.pick(1280, 5120, tiny=50)]
+        try:
+            res.notes.append(_rule_note(ctx.memo(
+                "zhao-tan-synthetic-kappa-rule-tight", lambda: _rule_diagnosis(
+                    prefix, k, ctx.seed, {kappas[-1]: TIGHT_CAP, kappas[0]: TIGHT_CAP},
+                    param="kappa", split=False)),
+                prefix.shape[0], param="kappa", caps=f"capped at {TIGHT_CAP} iterations"))
+        except PieceMissing:
+            pass
     batch = {param: _batch_grid(ctx, d.X, k, results, param, values[param])
              for param in BATCH_GRIDS}
     if "rho" in [p_ for p_, _, _ in stalled]:  # an untimed piece of a few seconds
@@ -1056,10 +1067,11 @@ def synthetic(ctx: Context) -> Result:
             first = values["rho"][0]
             if early and code[first]["need"]:
                 prefix = d.X[:ctx.pick(1000, 1000, tiny=50)]
-                res.notes.append(_rho_rule_note(ctx.memo(
-                    "zhao-tan-synthetic-rho-rule-tight", lambda: _rho_rule_diagnosis(
+                res.notes.append(_rule_note(ctx.memo(
+                    "zhao-tan-synthetic-rho-rule-tight", lambda: _rule_diagnosis(
                         prefix, k, ctx.seed, {first: code[first]["need"], **early})),
-                    prefix.shape[0]))
+                    prefix.shape[0], caps="capped at the iterations the first mini-batch's "
+                    "codes need to come within 1% of their optimum (the note above)"))
         except PieceMissing:
             pass
     res.claims += _batch_sensitivity_claims(grid_hists, {
