@@ -574,8 +574,8 @@ def _rule_note(diag: dict, n_samples: int, param: str = "rho", caps: str = "") -
         (held if ratio <= RULE_MATCH else not_held).append(f"{symbol} = {v:g} ({ratio:.2f}×)")
     reading = []
     if held:
-        reading.append(f"with tight solves {', '.join(held)} ends within "
-                       f"{RULE_MATCH - 1:.0%} of {symbol} = {ref:g}'s final f̃, so the "
+        reading.append(f"with tight solves {', '.join(held)} ends at most "
+                       f"{RULE_MATCH - 1:.0%} above {symbol} = {ref:g}'s final f̃, so the "
                        f"paper's stopping rule accounts for the {effect} there")
     if not_held:
         reading.append(f"with tight solves {', '.join(not_held)} still ends further than "

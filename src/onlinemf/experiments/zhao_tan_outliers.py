@@ -1428,9 +1428,9 @@ def _fig1_rule_note(results: dict, runs: dict) -> str:
                      f"iterations per step, {inner['code_capped']:.0%} at the cap{dic})")
         if ratio <= RULE_MATCH:
             held.append(TIGHT_SOLVES[key])
-    reading = (f"with {held[0]} tight OPGD ends within {RULE_MATCH - 1:.0%} of OADMM's, so "
+    reading = (f"with {held[0]} tight OPGD ends at most {RULE_MATCH - 1:.0%} above OADMM's, so "
                f"the paper's stopping rule on {held[0]} accounts for its lag" if held else
-               f"with no solve tried tight does OPGD end within {RULE_MATCH - 1:.0%} of "
+               f"with no solve tried tight does OPGD end at most {RULE_MATCH - 1:.0%} above "
                "OADMM's, so the rule on them does not account for all of its lag")
     return (f"OPGD with its inner solves run to a relative change of "
             f"1e{round(np.log10(TIGHT_TOL))} (cap {TIGHT_CAP}; the paper's rule: 1e-3 or 50 "
