@@ -950,6 +950,14 @@ def test_rule_diagnosis_runs_each_variant_and_its_note_reads_the_match():
     assert "relative change of 1e-7, capped at 5000 iterations: κ = 1: f̃ 1 → 0.4" in text
     assert text.endswith("with tight solves κ = 0.4 (1.05×) ends at most 10% above κ = 1's "
                          "final f̃, so the paper's stopping rule accounts for the slowdown there.")
+    # the control: a value that under the paper's rule ends near the reference over the
+    # prefix shows no slowdown there, so the reading is void whatever its tight run does
+    kappa[(0.4, "paper")] = (1.0, 0.52, inner(9, 1))
+    text = _rule_note(kappa, 40, param="kappa", caps="capped at 5000 iterations")
+    assert text.endswith("under the paper's rule κ = 0.4 (1.04×) already ends at most 10% "
+                         "above κ = 1's final f̃ over this prefix, so the prefix's final level "
+                         "does not show the slowdown and this reading cannot say whether the "
+                         "rule accounts for it.")
     runs = _rule_diagnosis(d.X, 3, 0, {1.0: 60, 0.4: 60}, param="kappa", split=False)
     assert list(runs) == [(1.0, "paper"), (1.0, "both"), (0.4, "paper"), (0.4, "both")]
 
@@ -1023,6 +1031,10 @@ def test_fig1_rule_note_reads_fhat_at_the_prefix_end_against_oadmm():
                          "solves accounts for its lag.")
     assert _fig1_rule_note(results, {"codes": codes}).endswith(
         "does not account for all of its lag.")
+    near = {**results, "OPGD": {"regret": trace([1.0, 0.9, 0.21, 0.7, 0.6])}}
+    assert _fig1_rule_note(near, {"codes": codes}).endswith(
+        "so the prefix does not show its lag and this reading cannot say whether the rule "
+        "accounts for it.")
     d = make_outlier_synthetic(20, 12, 3, 0.7, 0.1, random_state=0)
     tight = _opgd_tight(d.X, d.X_clean, 3, 0, dictionary=True)
     assert tight["regret"].shape == (4, 2) and tight["inner"]["dict_iterations"] <= 5000

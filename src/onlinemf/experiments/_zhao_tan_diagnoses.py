@@ -549,9 +549,11 @@ def _rule_diagnosis(X, k: int, seed, needs: dict, param: str = "rho",
 
 def _rule_note(diag: dict, n_samples: int, param: str = "rho", caps: str = "") -> str:
     """:func:`_rule_diagnosis` in words, its reading drawn from the numbers: a grid value
-    whose tight run ends within :data:`RULE_MATCH` of the reference value's tight run was
-    stalled (or slowed down) by the paper's stopping rule. ``caps`` says what capped the
-    tight solves."""
+    whose tight run ends at most :data:`RULE_MATCH` above the reference value's tight run
+    was stalled (or slowed down) by the paper's stopping rule, provided that under the
+    paper's rule it ends further above the reference's than that over the same prefix (else
+    the prefix does not show the stall, and the reading is void). ``caps`` says what
+    capped the tight solves."""
     symbol, _, method, what, effect = RULE_GRIDS[param]
     values = list(dict.fromkeys(value for value, _ in diag))
     ref = values[0]
@@ -568,11 +570,22 @@ def _rule_note(diag: dict, n_samples: int, param: str = "rho", caps: str = "") -
                                                     ("dictionary", "dictionary's"))
              if (v, variant) in diag]
     base = diag[(ref, "both")][1]
-    held, not_held = [], []
+    held, not_held, void = [], [], []
     for v in values[1:]:
         ratio = diag[(v, "both")][1] / max(base, 1e-300)
+        # the control: under the paper's rule the value must end apart from the reference
+        # over the same prefix, or its level there does not show the stall or slowdown
+        apart = diag[(v, "paper")][1] / max(diag[(ref, "paper")][1], 1e-300)
+        if apart <= RULE_MATCH:
+            void.append(f"{symbol} = {v:g} ({apart:.2f}×)")
+            continue
         (held if ratio <= RULE_MATCH else not_held).append(f"{symbol} = {v:g} ({ratio:.2f}×)")
     reading = []
+    if void:
+        reading.append(f"under the paper's rule {', '.join(void)} already ends at most "
+                       f"{RULE_MATCH - 1:.0%} above {symbol} = {ref:g}'s final f̃ over this "
+                       f"prefix, so the prefix's final level does not show the {effect} and "
+                       "this reading cannot say whether the rule accounts for it")
     if held:
         reading.append(f"with tight solves {', '.join(held)} ends at most "
                        f"{RULE_MATCH - 1:.0%} above {symbol} = {ref:g}'s final f̃, so the "
