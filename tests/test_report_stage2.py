@@ -941,7 +941,7 @@ def test_rule_diagnosis_runs_each_variant_and_its_note_reads_the_match():
     assert "with tight solves ρ = 100 (1.10×) ends at most 10% above ρ = 1's final f̃, so " \
         "the paper's stopping rule accounts for the stall there" in text
     assert text.endswith("ρ = 1000 (1.25×) still ends further than 10% above ρ = 1's final "
-                         "f̃, so the rule does not account for the stall there.")
+                         "f̃, so the rule does not account for all of the stall there.")
     kappa = {(1.0, "paper"): (1.0, 0.5, inner(20, 1)), (1.0, "both"): (1.0, 0.4, inner(60, 9)),
              (0.4, "paper"): (1.0, 0.9, inner(9, 1)), (0.4, "both"): (1.0, 0.42, inner(80, 80))}
     text = _rule_note(kappa, 40, param="kappa", caps="capped at 5000 iterations")

@@ -593,7 +593,7 @@ def _rule_note(diag: dict, n_samples: int, param: str = "rho", caps: str = "") -
     if not_held:
         reading.append(f"with tight solves {', '.join(not_held)} still ends further than "
                        f"{RULE_MATCH - 1:.0%} above {symbol} = {ref:g}'s final f̃, so the "
-                       f"rule does not account for the {effect} there")
+                       f"rule does not account for all of the {effect} there")
     return (f"Whether the paper's stopping rule is why {method} {what}: one untimed pass over "
             f"the stream's first {n_samples} samples at each {symbol}, from the runs' W₀. "
             "Under the paper's rule (relative change 1e-3 or 50 iterations for the codes, "
