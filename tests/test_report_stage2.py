@@ -1021,11 +1021,13 @@ def test_fig1_rule_note_reads_fhat_at_the_prefix_end_against_oadmm():
     assert "over the stream's first 15 samples each; the kept runs' f̂_t at the same " \
         "samples: OADMM 0.2, OPGD 0.8" in text
     # (0.8 − 0.3) / (0.8 − 0.2) of the gap closed with the codes tight
-    assert "with its code solves tight: f̂_t 0.3 (1.50× OADMM's, 83% of OPGD's gap to OADMM " \
-        "closed; its code solves take 300 iterations per step, 2% at the cap)" in text
-    assert "with its code and dictionary solves tight: f̂_t 0.21 (1.05× OADMM's, 98% of " \
-        "OPGD's gap to OADMM closed; its code solves take 300 iterations per step, 2% at " \
+    assert "with its code solves tight: f̂_t 0.3, 1.50× OADMM's, 83% of OPGD's gap to OADMM " \
+        "closed (its code solves take 300 iterations per step, 2% at the cap)" in text
+    assert "with its code and dictionary solves tight: f̂_t 0.21, 1.05× OADMM's, 98% of " \
+        "OPGD's gap to OADMM closed (its code solves take 300 iterations per step, 2% at " \
         "the cap, its dictionary's 40 (0%))" in text
+    # with F, each f̂ as the PSNR of eq. (48) it makes: −10 log₁₀(2 · 0.2 / 40) = 20 dB
+    assert "OADMM 0.2 (20.00 dB)" in _fig1_rule_note(results, {"codes": codes}, n_features=40)
     assert text.endswith("So with its code and dictionary solves tight OPGD ends at most 10% "
                          "above OADMM's, so the paper's stopping rule on its code and dictionary "
                          "solves accounts for its lag.")
