@@ -1367,13 +1367,12 @@ def _accelerated_split_note(results: dict, inner: dict) -> str:
             + _inner_note("", inner))
 
 
-def _opgd_pass(X, clean, k: int, seed, solver: RobustSolver) -> dict:
-    """One untimed pass of OPGD over X (rows = normalized samples, τ = 5, seeded as Fig. 1's
-    runs are) with the inner solves of ``solver``: its f̃_t history, its f̂_t trace against
-    the clean samples ``clean`` (one record per mini-batch) and its ``inner_``."""
-    tracker = CleanRegret(clean)
-    est = OnlineRobustNMF(k, solver=solver, batch_size=5, scale=None, settings="paper",
-                          callback=tracker, random_state=seed, **ONE_PASS).fit(X)
+def _opgd_pass(X, clean, k: int, seed, mult: int = 1, **solver) -> dict:
+    """One untimed pass of OPGD over X (:func:`_one_pass`: τ = 5, seeded as Fig. 1's runs
+    are, its caps ``mult`` times the paper's and ``solver``'s other settings): its f̃_t
+    history, its f̂_t trace against the clean samples ``clean`` (one record per mini-batch)
+    and its ``inner_``."""
+    est, tracker, _ = _one_pass(clean, X, k, seed, "OPGD", mult, **solver)
     return {"history": est.history_, "regret": np.array(tracker.trace),
             "inner": dict(est.inner_), "batch_size": 5}
 
@@ -1381,8 +1380,7 @@ def _opgd_pass(X, clean, k: int, seed, solver: RobustSolver) -> dict:
 def _opgd_caps_pass(X, clean, k: int, seed, mult: int = 10) -> dict:
     """:func:`_opgd_pass` with the inner solves' caps ``mult`` times the paper's: does OPGD
     trail OADMM for its codes left short of their optimum at the paper's caps?"""
-    return {**_opgd_pass(X, clean, k, seed, scaled_caps(RobustSolver("pgd"), mult)),
-            "mult": mult}
+    return {**_opgd_pass(X, clean, k, seed, mult), "mult": mult}
 
 
 #: the cap of OPGD's inner solves run tight (:func:`_opgd_tight`): a hundred times the
@@ -1402,7 +1400,7 @@ def _opgd_tight(X, clean, k: int, seed, dictionary: bool = False) -> dict:
     kw = {"code_tol": TIGHT_TOL, "code_max_iter": TIGHT_CAP}
     if dictionary:
         kw.update(dict_tol=TIGHT_TOL, dict_max_iter=TIGHT_CAP)
-    return _opgd_pass(X, clean, k, seed, RobustSolver("pgd", **kw))
+    return _opgd_pass(X, clean, k, seed, **kw)
 
 
 def _fig1_rule_note(results: dict, runs: dict, n_features: int | None = None) -> str:
