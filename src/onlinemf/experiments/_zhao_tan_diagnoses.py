@@ -487,14 +487,15 @@ def _rho_code_note(diag: dict, n_batches: int = 20) -> str:
             + "; ".join(parts) + "." + (" So " + "; ".join(reading) + "." if reading else ""))
 
 
-#: the inner solves' tolerance (relative change of the objective) of the tight runs of
-#: :func:`_rho_rule_diagnosis`: far below the paper's (1e-3 codes, 1e-4 dictionary), so that
-#: a solve stops at the cap set to the iterations it needs, not on a slow iteration's change
+#: the inner solves' tolerance (relative change of the objective) of the runs that test the
+#: paper's stopping rule (:func:`_rule_diagnosis`, OPGD's tight passes): far below the
+#: paper's (1e-3 codes, 1e-4 dictionary), so that a slow iteration's small change no longer
+#: stops a solve far from its optimum
 TIGHT_TOL = 1e-7
 
-#: a stalled ρ whose run with tight solves ends within this factor of the first ρ's (tight
-#: too) is read as stalled by the stopping rule: the factor leaves room for ρ's own effect
-#: on the attainable level over a short prefix, well below the stalled runs' 10×–20×
+#: a run with tight solves that ends at most this factor above its reference's level is
+#: read as no longer held back: the factor leaves room for a grid value's own effect on the
+#: level a short prefix reaches
 RULE_MATCH = 1.10
 
 
@@ -528,16 +529,17 @@ def _rule_diagnosis(X, k: int, seed, needs: dict, param: str = "rho",
     "dictionary", "both") or "paper"."""
     values = list(needs)
     solver = RULE_GRIDS[param][1]
+    paper = RobustSolver(solver)  # the paper's caps, which a tight solve never goes below
+    second = values[1] if split and len(values) > 1 else None
     out = {}
     for value in values:
         need = int(needs[value])
-        second = values[1] if split and len(values) > 1 else None
         for variant in _rule_variants(value, second):
             kw = {}
             if variant in ("codes", "both"):
-                kw.update(code_tol=TIGHT_TOL, code_max_iter=max(need, 50))
+                kw.update(code_tol=TIGHT_TOL, code_max_iter=max(need, paper.code_max_iter))
             if variant in ("dictionary", "both"):
-                kw.update(dict_tol=TIGHT_TOL, dict_max_iter=max(need, 200))
+                kw.update(dict_tol=TIGHT_TOL, dict_max_iter=max(need, paper.dict_max_iter))
             est = OnlineRobustNMF(k, scale=None, settings="paper", batch_size=5,
                                   solver=RobustSolver(solver, **{param: value}, **kw),
                                   random_state=seed, **ONE_PASS).fit(X)
@@ -547,7 +549,7 @@ def _rule_diagnosis(X, k: int, seed, needs: dict, param: str = "rho",
     return out
 
 
-def _rule_note(diag: dict, n_samples: int, param: str = "rho", caps: str = "") -> str:
+def _rule_note(diag: dict, n_samples: int, caps: str, param: str = "rho") -> str:
     """:func:`_rule_diagnosis` in words, its reading drawn from the numbers: a grid value
     whose tight run ends at most :data:`RULE_MATCH` above the reference value's tight run
     was stalled (or slowed down) by the paper's stopping rule, provided that under the
