@@ -348,6 +348,34 @@ def test_solver_settings_reach_the_sub_problems_and_the_paper_preset(rng):
     assert est._losses(Xs, capped).sum() > est._losses(Xs, more).sum()
 
 
+def test_code_stopping_applies_the_rule_per_sample_in_fit():
+    """With ``code_stopping="sample"`` fit's code solves stop each sample on its own
+    problem's relative change: a sample still changing keeps iterating after the batch's
+    sum has settled, so the pass runs at least as many iterations per step, and the
+    mini-batch's codes then no longer depend on which rows share it. A bad value is refused
+    with the parameter named and the estimator unfitted."""
+    rng = np.random.default_rng(0)
+    X = rng.random((60, 4)) @ rng.random((4, 20))
+    kw = dict(batch_size=5, settings="paper", random_state=0, max_iter=1,
+              max_no_improvement=None)
+    batch = OnlineRobustNMF(3, solver=RobustSolver("pgd"), **kw).fit(X)
+    sample = OnlineRobustNMF(3, solver=RobustSolver("pgd", code_stopping="sample"),
+                             **kw).fit(X)
+    assert sample.get_params()["solver__code_stopping"] == "sample"
+    assert sample.inner_["code_iterations"] > batch.inner_["code_iterations"]
+    assert not np.allclose(sample.components_, batch.components_)
+    # per sample, a row's codes are the same whatever rows it is coded with
+    Xs = X[:10] / X[:10].max(axis=1, keepdims=True)
+    D = sample.components_
+    together = sample._code(Xs, D)
+    alone = sample._code(Xs[:1], D)
+    assert np.allclose(together.codes[:1], alone.codes)
+    bad = OnlineRobustNMF(3, solver=RobustSolver(code_stopping="each"), batch_size=5)
+    with pytest.raises(ValueError, match="code_stopping"):
+        bad.fit(X)
+    assert not hasattr(bad, "components_")
+
+
 def test_inner_reports_the_inner_solves_iterations_caps_and_seconds():
     """``inner_`` averages the inner solves over the steps: at a cap of one iteration every
     step stops at the cap; with the paper's caps the iterations stay within them; a

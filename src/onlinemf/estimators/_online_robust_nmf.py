@@ -254,8 +254,11 @@ class OnlineRobustNMF(RuleCountsMixin, OnlineFactorizationMixin, ClassNamePrefix
             return np.where(m > 0, m, 1.0)
         return np.full(Xb.shape[0], self.scale_)
 
-    def _code(self, Xs, D, stopping="batch"):
+    def _code(self, Xs, D, stopping=None):
+        """The codes and outliers of ``Xs``, the tolerance applied as ``stopping`` says
+        (default: the solver's ``code_stopping``, what ``fit`` uses)."""
         sol, pen = self._solver, self._penalty
+        stopping = stopping or sol.code_stopping
         return solve_codes_outliers(
             D, Xs, self.lam_, self.bound, solver=ROBUST_METHODS[sol.method][0],
             max_iter=sol.code_max_iter, tol=sol.code_tol, kappa=sol.kappa, rho=sol.rho,

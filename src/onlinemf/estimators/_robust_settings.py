@@ -37,6 +37,14 @@ class RobustSolver(Settings):
         Cap and tolerance of the codes' solve (the paper's values).
     dict_max_iter, dict_tol : int, float, default=200, 1e-4
         Cap and tolerance of the dictionary's solve (the paper's values).
+    code_stopping : {"batch", "sample"}, default="batch"
+        Where the codes' tolerance applies during ``fit``: to the mini-batch's summed
+        objective (the mini-batch solved as one problem), or to each sample's own problem,
+        each sample frozen once it has converged. Section VII-B2 states the rule for one
+        sample's problem (eq. (36)) and is silent on mini-batches; "batch" stops the whole
+        mini-batch at once, which keeps its rows iterating together. ``transform`` and
+        ``decompose`` always stop per sample, so that a sample's result does not depend on
+        the rows coded with it.
     """
 
     _parameter_constraints: dict = {
@@ -47,10 +55,11 @@ class RobustSolver(Settings):
         "code_tol": [Interval(Real, 0, None, closed="left")],
         "dict_max_iter": [Interval(Integral, 1, None, closed="left")],
         "dict_tol": [Interval(Real, 0, None, closed="left")],
+        "code_stopping": [StrOptions({"batch", "sample"})],
     }
 
     def __init__(self, method="admm", *, kappa="auto", rho=1.0, code_max_iter=50, code_tol=1e-3,
-                 dict_max_iter=200, dict_tol=1e-4):
+                 dict_max_iter=200, dict_tol=1e-4, code_stopping="batch"):
         self.method = method
         self.kappa = kappa
         self.rho = rho
@@ -58,6 +67,7 @@ class RobustSolver(Settings):
         self.code_tol = code_tol
         self.dict_max_iter = dict_max_iter
         self.dict_tol = dict_tol
+        self.code_stopping = code_stopping
 
 
 class Penalty(Settings):
