@@ -499,8 +499,8 @@ TIGHT_TOL = 1e-7
 RULE_MATCH = 1.10
 
 
-#: per grid parameter: its symbol, the online method it belongs to, and what its grid's
-#: runs do at the values :func:`_rule_diagnosis` runs again
+#: per grid parameter: its symbol, the solver and the online method it belongs to, what its
+#: grid's runs do at the values :func:`_rule_diagnosis` runs again, and that effect's name
 RULE_GRIDS = {"rho": ("ρ", "admm", "OADMM", "stalls at large ρ", "stall"),
               "kappa": ("κ", "pgd", "OPGD", "slows down at small κ", "slowdown")}
 
