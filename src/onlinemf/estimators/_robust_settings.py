@@ -38,11 +38,12 @@ class RobustSolver(Settings):
     dict_max_iter, dict_tol : int, float, default=200, 1e-4
         Cap and tolerance of the dictionary's solve (the paper's values).
     code_stopping : {"batch", "sample"}, default="batch"
-        Where the codes' tolerance applies during ``fit``: to the mini-batch's summed
-        objective (the mini-batch solved as one problem), or to each sample's own problem,
-        each sample frozen once it has converged. Section VII-B2 states the rule for one
-        sample's problem (eq. (36)) and is silent on mini-batches; "batch" stops the whole
-        mini-batch at once, which keeps its rows iterating together. ``transform`` and
+        Where the codes' tolerance applies while learning (``fit``, ``partial_fit``): to the
+        mini-batch's summed objective (the mini-batch solved as one problem), or to each
+        sample's own problem, each sample frozen once it has converged. Section VII-B2
+        states the rule for one sample's problem (eq. (36)) and is silent on mini-batches.
+        The default "batch" is the rule the library has always applied, kept so that
+        results do not change; "sample" is the paper's wording. ``transform`` and
         ``decompose`` always stop per sample, so that a sample's result does not depend on
         the rows coded with it.
     """
