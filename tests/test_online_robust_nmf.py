@@ -376,6 +376,33 @@ def test_code_stopping_applies_the_rule_per_sample_in_fit():
     assert not hasattr(bad, "components_")
 
 
+def test_code_start_uniform_draws_fresh_starts_without_moving_the_shuffle():
+    """With ``code_start="uniform"`` learning starts every mini-batch's code solve at fresh
+    uniform entries: the pass differs from the zero start, yet its W₀ and the rows it
+    visits are the same (the starts draw from a stream of their own); transform still
+    starts at zero, so a fitted model codes reproducibly."""
+    rng = np.random.default_rng(0)
+    X = rng.random((40, 4)) @ rng.random((4, 20))
+    seen = {}
+
+    def fit(start):
+        rows = []
+        est = OnlineRobustNMF(3, solver=RobustSolver("pgd", code_start=start), batch_size=5,
+                              settings="paper", random_state=0, max_iter=1,
+                              max_no_improvement=None,
+                              callback=lambda info: rows.append(np.array(info["rows"])))
+        est.fit(X)
+        seen[start] = np.concatenate(rows)
+        return est
+
+    zero, uniform = fit("zero"), fit("uniform")
+    assert np.array_equal(seen["zero"], seen["uniform"])
+    assert not np.allclose(zero.components_, uniform.components_)
+    assert np.allclose(uniform.transform(X[:5]), uniform.transform(X[:5]))
+    with pytest.raises(ValueError, match="code_start"):
+        OnlineRobustNMF(3, solver=RobustSolver(code_start="random"), batch_size=5).fit(X)
+
+
 def test_inner_reports_the_inner_solves_iterations_caps_and_seconds():
     """``inner_`` averages the inner solves over the steps: at a cap of one iteration every
     step stops at the cap; with the paper's caps the iterations stay within them; a

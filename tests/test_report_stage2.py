@@ -1032,8 +1032,8 @@ def test_fig1_rule_note_reads_fhat_at_the_prefix_end_against_the_references():
     from onlinemf.experiments.zhao_tan_outliers import (
         _fig1_rule_note,
         _opgd_tight,
-        _per_sample_passes,
         _prefix_references,
+        _reading_passes,
     )
 
     def trace(values):
@@ -1072,17 +1072,21 @@ def test_fig1_rule_note_reads_fhat_at_the_prefix_end_against_the_references():
     # the rule per sample, read as the tight solves are: OPGD 0.21 against OADMM 0.2
     sample = {"OADMM": trace([1.0, 0.5, 0.2]), "OPGD": {**trace([1.0, 0.6, 0.21]),
                                                         "inner": inner}}
-    text = _fig1_rule_note(refs, {"codes": codes}, per_sample=sample)
+    text = _fig1_rule_note(refs, {"codes": codes}, readings={"per-sample-rule": sample})
     assert "With the rule applied to each sample's own problem (as §VII-B2 states it) " \
         "instead of the mini-batch's sum: OADMM 0.2, OPGD 0.21, 1.05× OADMM's (its code " \
         "solves run 300 iterations per step on average, counted at each step's slowest " \
         "sample, with a sample at the cap in 2% of the steps)" in text
-    assert text.endswith("; with the rule per sample OPGD ends at most 10% above OADMM, so "
-                         "applying the rule per sample accounts for its lag.")
+    assert text.endswith("; with applying the rule per sample OPGD ends at most 10% above "
+                         "OADMM, so applying the rule per sample accounts for its lag.")
     sample["OPGD"] = {**trace([1.0, 0.6, 0.5]), "inner": inner}
-    assert _fig1_rule_note(refs, {"codes": codes}, per_sample=sample).endswith(
-        "; with the rule per sample OPGD ends 2.50× OADMM's, so the rule's per-sample "
-        "reading does not account for it.")
+    text = _fig1_rule_note(refs, {"codes": codes},
+                           readings={"per-sample-rule": sample, "uniform-start": sample})
+    assert "; with applying the rule per sample OPGD ends 2.50× OADMM's, so applying the " \
+        "rule per sample does not account for it; with the uniform start OPGD ends 2.50× " \
+        "OADMM's, so the uniform start does not account for it." in text
+    assert "With the code solves started at uniform entries (as §VII-B1 starts them) " \
+        "instead of h⁰ = 0: OADMM 0.2, OPGD 0.5" in text
     near = {**refs, "OPGD": trace([1.0, 0.9, 0.21])}
     assert _fig1_rule_note(near, {"codes": codes}).endswith(
         "so the prefix does not show its lag and this reading cannot say whether the rule "
@@ -1099,8 +1103,10 @@ def test_fig1_rule_note_reads_fhat_at_the_prefix_end_against_the_references():
     assert tight["regret"].shape == (8, 2)
     assert code_only["inner"]["code_iterations"] > found["OPGD"]["inner"]["code_iterations"]
     assert tight["inner"]["dict_iterations"] > code_only["inner"]["dict_iterations"]
-    per = _per_sample_passes(d.X, d.X_clean, 3, 0)
+    per = _reading_passes(d.X, d.X_clean, 3, 0, code_stopping="sample")
     assert per["OPGD"]["inner"]["code_iterations"] > found["OPGD"]["inner"]["code_iterations"]
+    uniform = _reading_passes(d.X, d.X_clean, 3, 0, code_start="uniform")
+    assert uniform["OPGD"]["regret"][-1, 1] != found["OPGD"]["regret"][-1, 1]
 
 
 def test_scale_note_reads_each_loss_at_both_scales():

@@ -254,13 +254,19 @@ class OnlineRobustNMF(RuleCountsMixin, OnlineFactorizationMixin, ClassNamePrefix
             return np.where(m > 0, m, 1.0)
         return np.full(Xb.shape[0], self.scale_)
 
-    def _code(self, Xs, D, stopping=None):
+    def _code(self, Xs, D, stopping=None, learning=False):
         """The codes and outliers of ``Xs``, the tolerance applied as ``stopping`` says
-        (default: the solver's ``code_stopping``, what ``fit`` uses)."""
+        (default: the solver's ``code_stopping``, what learning uses); while ``learning``,
+        started as the solver's ``code_start`` says, else at zero."""
         sol, pen = self._solver, self._penalty
         stopping = stopping or sol.code_stopping
+        init = None
+        if learning and sol.code_start == "uniform":
+            if getattr(self, "_start_rng", None) is None:  # a model saved before the option
+                self._start_rng = np.random.default_rng(self.n_steps_)
+            init = self._start_rng.random((Xs.shape[0], D.shape[0])).astype(Xs.dtype)
         return solve_codes_outliers(
-            D, Xs, self.lam_, self.bound, solver=ROBUST_METHODS[sol.method][0],
+            D, Xs, self.lam_, self.bound, solver=ROBUST_METHODS[sol.method][0], init=init,
             max_iter=sol.code_max_iter, tol=sol.code_tol, kappa=sol.kappa, rho=sol.rho,
             h_l1=pen.h_l1, h_l2=pen.h_l2, nonneg_outliers=self.nonneg_outliers,
             stopping=stopping, h_group=pen.h_group, group_size=pen.group_size)
@@ -310,6 +316,9 @@ class OnlineRobustNMF(RuleCountsMixin, OnlineFactorizationMixin, ClassNamePrefix
         self._warn_more_components_than_features(X.shape[1])
         rng = check_random_state(self.random_state)
         self._rng = np.random.default_rng(rng.randint(np.iinfo(np.int32).max))
+        # the codes' uniform starts draw from a stream of their own, so that the shuffle and
+        # W₀ stay as they are without them
+        self._start_rng = np.random.default_rng(rng.randint(np.iinfo(np.int32).max))
         n_features = X.shape[1]
         paper_lam = self.lam in (None, "paper") or (self.lam == "auto"
                                                     and self.settings == "paper")
@@ -369,7 +378,7 @@ class OnlineRobustNMF(RuleCountsMixin, OnlineFactorizationMixin, ClassNamePrefix
         t0 = time.perf_counter()
         s = self._sample_scale(Xb)[:, None]
         Xs = Xb / s
-        res = self._code(Xs, self.components_)
+        res = self._code(Xs, self.components_, learning=True)
         f = float(self._losses(Xs, res).mean())
         t1 = time.perf_counter()
         self.components_, self.state_ = self._rule().update(self.state_, self.components_, Xs,

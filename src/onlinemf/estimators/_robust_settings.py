@@ -46,6 +46,12 @@ class RobustSolver(Settings):
         results do not change; "sample" is the paper's wording. ``transform`` and
         ``decompose`` always stop per sample, so that a sample's result does not depend on
         the rows coded with it.
+    code_start : {"zero", "uniform"}, default="zero"
+        Where the codes' solve starts while learning: h⁰ = 0, or uniform entries in [0, 1]
+        drawn afresh for every mini-batch (Section VII-B1 starts h and r "similarly" to W₀;
+        the outliers start here at their optimal step from h⁰). Zero is the default: a
+        nonnegative code is usually small, so zero is near the solution. ``transform`` and
+        ``decompose`` always start at zero, so that their result is reproducible.
     """
 
     _parameter_constraints: dict = {
@@ -57,10 +63,11 @@ class RobustSolver(Settings):
         "dict_max_iter": [Interval(Integral, 1, None, closed="left")],
         "dict_tol": [Interval(Real, 0, None, closed="left")],
         "code_stopping": [StrOptions({"batch", "sample"})],
+        "code_start": [StrOptions({"zero", "uniform"})],
     }
 
     def __init__(self, method="admm", *, kappa="auto", rho=1.0, code_max_iter=50, code_tol=1e-3,
-                 dict_max_iter=200, dict_tol=1e-4, code_stopping="batch"):
+                 dict_max_iter=200, dict_tol=1e-4, code_stopping="batch", code_start="zero"):
         self.method = method
         self.kappa = kappa
         self.rho = rho
@@ -69,6 +76,7 @@ class RobustSolver(Settings):
         self.dict_max_iter = dict_max_iter
         self.dict_tol = dict_tol
         self.code_stopping = code_stopping
+        self.code_start = code_start
 
 
 class Penalty(Settings):

@@ -1434,12 +1434,22 @@ def _prefix_references(X, clean, k: int, seed) -> dict:
             "OADMM tight": _method_pass(X, clean, k, seed, "OADMM", **_tight_settings(True))}
 
 
-def _per_sample_passes(X, clean, k: int, seed) -> dict:
-    """OADMM and OPGD over the prefix X (as :func:`_prefix_references`) with the paper's rule
-    applied to each sample's own problem (``code_stopping="sample"``, as Section VII-B2
-    states it for one sample) instead of the mini-batch's summed objective."""
-    return {m: _method_pass(X, clean, k, seed, m, code_stopping="sample")
-            for m in ("OADMM", "OPGD")}
+#: the paper's readings of its rule tried beside the tight passes, by piece name: the solver
+#: settings, what they change in words, and the reading's subject
+RULE_READINGS = {
+    "per-sample-rule": ({"code_stopping": "sample"},
+                        "the rule applied to each sample's own problem (as §VII-B2 states it) "
+                        "instead of the mini-batch's sum", "applying the rule per sample"),
+    "uniform-start": ({"code_start": "uniform"},
+                      "the code solves started at uniform entries (as §VII-B1 starts them) "
+                      "instead of h⁰ = 0", "the uniform start"),
+}
+
+
+def _reading_passes(X, clean, k: int, seed, **solver) -> dict:
+    """OADMM and OPGD over the prefix X (as :func:`_prefix_references`), both with the
+    solver settings of one of :data:`RULE_READINGS`."""
+    return {m: _method_pass(X, clean, k, seed, m, **solver) for m in ("OADMM", "OPGD")}
 
 
 def _gap_closed(start: float, reached: float, target: float) -> str:
@@ -1454,7 +1464,7 @@ def _gap_closed(start: float, reached: float, target: float) -> str:
 
 
 def _fig1_rule_note(refs: dict, runs: dict, n_features: int | None = None,
-                    per_sample: dict | None = None) -> str:
+                    readings: dict | None = None) -> str:
     """OPGD with tight inner solves (``runs``: a key of :data:`TIGHT_SOLVES` →
     :func:`_opgd_tight` over one prefix of the stream) against OADMM and OPGD under the
     paper's rule over the same prefix (``refs``, :func:`_prefix_references`), on f̂_t at
@@ -1462,9 +1472,9 @@ def _fig1_rule_note(refs: dict, runs: dict, n_features: int | None = None,
     solves run tight accounts for OPGD's lag over the prefix if, with them tight, OPGD ends
     at most :data:`RULE_MATCH` above OADMM, provided that under the rule it ends further
     above (the control). With ``n_features`` (F) each f̂_t is also given as the PSNR of
-    eq. (48) it makes. ``per_sample`` (:func:`_per_sample_passes`) is read the same way: the
-    rule applied per sample accounts for the lag if OPGD then ends at most
-    :data:`RULE_MATCH` above OADMM under the same rule."""
+    eq. (48) it makes. ``readings`` (a name of :data:`RULE_READINGS` →
+    :func:`_reading_passes`) are read the same way: such a reading of the paper accounts for
+    the lag if under it OPGD ends at most :data:`RULE_MATCH` above OADMM under it too."""
     def value(run):
         v = float(run["regret"][-1, 1])
         return f"{v:.4g}" + (f" ({fhat_psnr(v, n_features):.2f} dB)" if n_features else "")
@@ -1498,22 +1508,21 @@ def _fig1_rule_note(refs: dict, runs: dict, n_features: int | None = None,
                    "above OADMM, so the rule on them does not account for all of its lag "
                    "over this prefix")
     sample = ""
-    if per_sample is not None:
-        o, g = (float(per_sample[m]["regret"][-1, 1]) for m in ("OADMM", "OPGD"))
-        inner = per_sample["OPGD"]["inner"]
+    for name, passes in (readings or {}).items():
+        _, what, subject = RULE_READINGS[name]
+        o, g = (float(passes[m]["regret"][-1, 1]) for m in ("OADMM", "OPGD"))
+        inner = passes["OPGD"]["inner"]
         ratio = g / max(o, 1e-300)
-        sample = (". With the rule applied to each sample's own problem (as §VII-B2 states it) "
-                  f"instead of the mini-batch's sum: OADMM {value(per_sample['OADMM'])}, OPGD "
-                  f"{value(per_sample['OPGD'])}, {ratio:.2f}× OADMM's (its code solves run "
-                  f"{inner['code_iterations']:.0f} iterations per step on average, counted at "
-                  "each step's slowest sample, with a sample at the cap in "
-                  f"{inner['code_capped']:.0%} of the steps)")
+        sample += (f". With {what}: OADMM {value(passes['OADMM'])}, OPGD "
+                   f"{value(passes['OPGD'])}, {ratio:.2f}× OADMM's (its code solves run "
+                   f"{inner['code_iterations']:.0f} iterations per step on average, counted at "
+                   "each step's slowest sample, with a sample at the cap in "
+                   f"{inner['code_capped']:.0%} of the steps)")
         if at["OPGD"] > RULE_MATCH * at["OADMM"]:
-            reading += ("; with the rule per sample OPGD ends " + (
-                f"at most {RULE_MATCH - 1:.0%} above OADMM, so applying the rule per sample "
-                "accounts for its lag" if ratio <= RULE_MATCH else
-                f"{ratio:.2f}× OADMM's, so the rule's per-sample reading does not account "
-                "for it"))
+            reading += (f"; with {subject} OPGD ends " + (
+                f"at most {RULE_MATCH - 1:.0%} above OADMM, so {subject} accounts for its lag"
+                if ratio <= RULE_MATCH else
+                f"{ratio:.2f}× OADMM's, so {subject} does not account for it"))
     n = len(refs["OADMM"]["regret"]) * refs["OADMM"]["batch_size"]
     return (f"OPGD with its inner solves run to a relative change of "
             f"1e{round(np.log10(TIGHT_TOL))} (cap {TIGHT_CAP}; the paper's rule: 1e-3 or 50 "
@@ -1537,12 +1546,14 @@ def _tight_opgd_note(ctx: Context, prefix_key: str, data, k: int,
                  lambda X, clean: _prefix_references(X, clean, k, ctx.seed))
     runs = {key: piece(f"opgd-{key}-tight", lambda X, clean, key=key: _opgd_tight(
         X, clean, k, ctx.seed, dictionary=key == "both")) for key in TIGHT_SOLVES}
-    try:
-        per_sample = piece("per-sample-rule",
-                           lambda X, clean: _per_sample_passes(X, clean, k, ctx.seed))
-    except PieceMissing:
-        per_sample = None
-    return _fig1_rule_note(refs, runs, n_features, per_sample)
+    readings = {}
+    for name, (settings, _, _) in RULE_READINGS.items():
+        try:
+            readings[name] = piece(name, lambda X, clean, settings=settings: _reading_passes(
+                X, clean, k, ctx.seed, **settings))
+        except PieceMissing:
+            pass
+    return _fig1_rule_note(refs, runs, n_features, readings)
 
 
 def _sample_clock(curve, key: str, batch_size: int) -> dict:
