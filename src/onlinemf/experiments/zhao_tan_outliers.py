@@ -130,7 +130,7 @@ BASELINE_DEPARTURES = (
     "§VII-B1 starts h and r as it starts W₀ (uniform entries), and their stopping rule is "
     "applied to the mini-batch's summed objective, where §VII-B2 states it for one sample's "
     "problem (eq. (36)); on the synthetic data and CBCL a note reads OPGD and OADMM with the "
-    "rule applied per sample.")
+    "rule applied per sample, and with uniform starts.")
 
 
 # The paper's running times (s, means over ten initializations) as (batch / online, ORPCA /
