@@ -398,9 +398,40 @@ def test_code_start_uniform_draws_fresh_starts_without_moving_the_shuffle():
     zero, uniform = fit("zero"), fit("uniform")
     assert np.array_equal(seen["zero"], seen["uniform"])
     assert not np.allclose(zero.components_, uniform.components_)
-    assert np.allclose(uniform.transform(X[:5]), uniform.transform(X[:5]))
+    # the same seed gives the same pass, on a second fit too
+    assert np.array_equal(fit("uniform").components_, uniform.components_)
+    assert np.array_equal(uniform.fit(X).components_, fit("uniform").components_)
+    # coding a fitted model starts at zero whatever the solver's start: it draws nothing
+    # from the starts' stream and gives the same codes every time
+    state = uniform._start_rng.bit_generator.state
+    first = uniform.transform(X[:5])
+    assert uniform._start_rng.bit_generator.state == state
+    assert np.array_equal(uniform.transform(X[:5]), first)
+    # partial_fit starts its codes uniformly too, float32 stays float32, and a model saved
+    # before the start's stream existed still learns
+    part = OnlineRobustNMF(3, solver=RobustSolver("pgd", code_start="uniform"), batch_size=5,
+                           random_state=0).partial_fit(X[:10].astype(np.float32))
+    assert part.components_.dtype == np.float32
+    del part._start_rng
+    assert np.isfinite(part.partial_fit(X[10:20].astype(np.float32)).components_).all()
     with pytest.raises(ValueError, match="code_start"):
         OnlineRobustNMF(3, solver=RobustSolver(code_start="random"), batch_size=5).fit(X)
+
+
+def test_a_solver_saved_before_the_start_and_stopping_fields_reads_their_defaults():
+    """A RobustSolver pickled before ``code_start`` and ``code_stopping`` existed (its state
+    without them) reads the defaults, so its model still codes and learns."""
+    import pickle
+
+    rng = np.random.default_rng(0)
+    X = rng.random((30, 4)) @ rng.random((4, 12))
+    est = OnlineRobustNMF(3, solver="pgd", batch_size=5, random_state=0).fit(X)
+    for sol in (est._solver, est.solver_):
+        del sol.__dict__["code_start"], sol.__dict__["code_stopping"]
+    old = pickle.loads(pickle.dumps(est))
+    assert old.solver_.code_start == "zero" and old.solver_.code_stopping == "batch"
+    assert np.allclose(old.transform(X[:5]), est.transform(X[:5]))
+    assert np.isfinite(old.partial_fit(X[:10]).components_).all()
 
 
 def test_inner_reports_the_inner_solves_iterations_caps_and_seconds():

@@ -1086,7 +1086,8 @@ def test_fig1_rule_note_reads_fhat_at_the_prefix_end_against_the_references():
         "rule per sample does not account for it; with the uniform start OPGD ends 2.50× " \
         "OADMM's, so the uniform start does not account for it." in text
     assert "With the code solves started at uniform entries (as §VII-B1 starts them) " \
-        "instead of h⁰ = 0: OADMM 0.2, OPGD 0.5" in text
+        "instead of h⁰ = 0: OADMM 0.2, OPGD 0.5, 2.50× OADMM's (its code solves run 300 " \
+        "iterations per step, 2% at the cap)" in text
     near = {**refs, "OPGD": trace([1.0, 0.9, 0.21])}
     assert _fig1_rule_note(near, {"codes": codes}).endswith(
         "so the prefix does not show its lag and this reading cannot say whether the rule "

@@ -68,7 +68,8 @@ class OnlineRobustNMF(RuleCountsMixin, OnlineFactorizationMixin, ClassNamePrefix
     solver : {"admm", "pgd", "apgd"} or RobustSolver, default="admm"
         The method of both sub-problems: OADMM (eqs. (25)–(35)), the paper's OPGD
         (eqs. (15)–(22)) or its accelerated form "apgd"; a :class:`~onlinemf.RobustSolver`
-        also sets κ, ρ and the sub-problems' caps and tolerances. ADMM is the default because
+        also sets κ, ρ, the sub-problems' caps and tolerances, and how the codes' solve
+        starts and applies its tolerance while learning. ADMM is the default because
         it solves both sub-problems accurately within the paper's caps.
     lam : float, "auto" or "paper", default="auto"
         λ, the weight of the outliers' ℓ1 norm: each residual entry beyond λ is an outlier
@@ -124,7 +125,8 @@ class OnlineRobustNMF(RuleCountsMixin, OnlineFactorizationMixin, ClassNamePrefix
         "paper" reads every "auto" as the paper does: λ = 1/√F, τ = 5·10⁻⁵N and κ = 0.7.
         Explicit values win. The reproduction experiments use it.
     random_state : int, RandomState or None
-        Seeds W₀ = P_C(U[0, 1]) and the shuffling.
+        Seeds W₀ = P_C(U[0, 1]), the shuffling and, with ``RobustSolver(code_start=
+        "uniform")``, the codes' starts.
     verbose : int, default=0
         1 prints the smoothed objective after each pass of :meth:`fit`; 2 adds a progress bar.
 
@@ -255,9 +257,19 @@ class OnlineRobustNMF(RuleCountsMixin, OnlineFactorizationMixin, ClassNamePrefix
         return np.full(Xb.shape[0], self.scale_)
 
     def _code(self, Xs, D, stopping=None, learning=False):
-        """The codes and outliers of ``Xs``, the tolerance applied as ``stopping`` says
-        (default: the solver's ``code_stopping``, what learning uses); while ``learning``,
-        started as the solver's ``code_start`` says, else at zero."""
+        """The codes and outliers of the scaled samples ``Xs`` under the dictionary ``D``.
+
+        Parameters
+        ----------
+        Xs : ndarray (n, n_features)
+        D : ndarray (n_components, n_features)
+        stopping : {"batch", "sample"} or None
+            Where the tolerance applies; None reads the solver's ``code_stopping`` (what
+            learning uses).
+        learning : bool
+            A learning step: the solve starts as the solver's ``code_start`` says, else at
+            zero (so that coding a fitted model is reproducible).
+        """
         sol, pen = self._solver, self._penalty
         stopping = stopping or sol.code_stopping
         init = None
@@ -314,11 +326,11 @@ class OnlineRobustNMF(RuleCountsMixin, OnlineFactorizationMixin, ClassNamePrefix
         given = (None if isinstance(self.init, str) else
                  check_start(self.init, self.n_components, X.shape[1]))
         self._warn_more_components_than_features(X.shape[1])
-        rng = check_random_state(self.random_state)
-        self._rng = np.random.default_rng(rng.randint(np.iinfo(np.int32).max))
-        # the codes' uniform starts draw from a stream of their own, so that the shuffle and
-        # W₀ stay as they are without them
-        self._start_rng = np.random.default_rng(rng.randint(np.iinfo(np.int32).max))
+        seed = check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
+        self._rng = np.random.default_rng(seed)
+        # the codes' uniform starts draw from a stream of their own, derived from the same
+        # seed, so that W₀, the shuffle and the caller's RandomState are as without them
+        self._start_rng = np.random.default_rng([seed, 1])
         n_features = X.shape[1]
         paper_lam = self.lam in (None, "paper") or (self.lam == "auto"
                                                     and self.settings == "paper")

@@ -42,10 +42,10 @@ class RobustSolver(Settings):
         mini-batch's summed objective (the mini-batch solved as one problem), or to each
         sample's own problem, each sample frozen once it has converged. Section VII-B2
         states the rule for one sample's problem (eq. (36)) and is silent on mini-batches.
-        The default "batch" is the rule the library has always applied, kept so that
-        results do not change; "sample" is the paper's wording. ``transform`` and
-        ``decompose`` always stop per sample, so that a sample's result does not depend on
-        the rows coded with it.
+        "batch" is the default: it treats the mini-batch as the one problem the step solves,
+        and a model fitted with it codes as models fitted before this option did; "sample"
+        is the paper's wording. ``transform``, ``decompose`` and ``score`` always stop per
+        sample, so that a sample's result does not depend on the rows coded with it.
     code_start : {"zero", "uniform"}, default="zero"
         Where the codes' solve starts while learning: h⁰ = 0, or uniform entries in [0, 1]
         drawn afresh for every mini-batch (Section VII-B1 starts h and r "similarly" to W₀;
@@ -65,6 +65,10 @@ class RobustSolver(Settings):
         "code_stopping": [StrOptions({"batch", "sample"})],
         "code_start": [StrOptions({"zero", "uniform"})],
     }
+
+    # a solver pickled before these fields existed reads their defaults
+    code_stopping = "batch"
+    code_start = "zero"
 
     def __init__(self, method="admm", *, kappa="auto", rho=1.0, code_max_iter=50, code_tol=1e-3,
                  dict_max_iter=200, dict_tol=1e-4, code_stopping="batch", code_start="zero"):

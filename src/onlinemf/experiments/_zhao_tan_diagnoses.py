@@ -493,6 +493,26 @@ def _rho_code_note(diag: dict, n_batches: int = 20) -> str:
 #: stops a solve far from its optimum
 TIGHT_TOL = 1e-7
 
+#: the cap of the inner solves run tight (:func:`tight_settings`): a hundred times the
+#: paper's 50 for the codes and 25 times its 200 for the dictionary, so that it is the
+#: tolerance :data:`TIGHT_TOL` that stops them
+TIGHT_CAP = 5000
+
+
+def tight_settings(codes: bool = True, dictionary: bool = False, code_cap: int = TIGHT_CAP,
+                   dict_cap: int = TIGHT_CAP) -> dict:
+    """The :class:`RobustSolver` settings that run the code solves (with ``codes``) and the
+    dictionary's (with ``dictionary``) to a relative change of :data:`TIGHT_TOL`, capped at
+    ``code_cap`` and ``dict_cap``, where the paper's rule stops at 1e-3 or 50 (1e-4 or
+    200): the runs that test whether that rule holds a method back."""
+    kw = {}
+    if codes:
+        kw.update(code_tol=TIGHT_TOL, code_max_iter=code_cap)
+    if dictionary:
+        kw.update(dict_tol=TIGHT_TOL, dict_max_iter=dict_cap)
+    return kw
+
+
 #: a run with tight solves that ends at most this factor above its reference's level is
 #: read as no longer held back: the factor leaves room for a grid value's own effect on the
 #: level a short prefix reaches
@@ -535,11 +555,8 @@ def _rule_diagnosis(X, k: int, seed, needs: dict, param: str = "rho",
     for value in values:
         need = int(needs[value])
         for variant in _rule_variants(value, second):
-            kw = {}
-            if variant in ("codes", "both"):
-                kw.update(code_tol=TIGHT_TOL, code_max_iter=max(need, paper.code_max_iter))
-            if variant in ("dictionary", "both"):
-                kw.update(dict_tol=TIGHT_TOL, dict_max_iter=max(need, paper.dict_max_iter))
+            kw = tight_settings(variant in ("codes", "both"), variant in ("dictionary", "both"),
+                                max(need, paper.code_max_iter), max(need, paper.dict_max_iter))
             est = OnlineRobustNMF(k, scale=None, settings="paper", batch_size=5,
                                   solver=RobustSolver(solver, **{param: value}, **kw),
                                   random_state=seed, **ONE_PASS).fit(X)

@@ -67,6 +67,7 @@ from ._zhao_tan_diagnoses import (
     PSNR_TIE,
     ROBUST_BATCH,
     RULE_MATCH,
+    TIGHT_CAP,
     TIGHT_TOL,
     _batch_grid,
     _batch_grid_note,
@@ -97,6 +98,7 @@ from ._zhao_tan_diagnoses import (
     split_text,
     stall_note,
     start_note,
+    tight_settings,
     uniform_start_psnr,
 )
 
@@ -1398,30 +1400,15 @@ def _opgd_caps_pass(X, clean, k: int, seed, mult: int = 10) -> dict:
     return {**_method_pass(X, clean, k, seed, "OPGD", mult), "mult": mult}
 
 
-#: the cap of the inner solves run tight (:func:`_tight_settings`): a hundred times the
-#: paper's 50 for the codes and 25 times its 200 for the dictionary, so that it is the
-#: tolerance :data:`TIGHT_TOL` that stops them
-TIGHT_CAP = 5000
-
 #: the solves :func:`_opgd_tight` runs tight, in the order :func:`_fig1_rule_note` reads them
 TIGHT_SOLVES = {"codes": "its code solves", "both": "its code and dictionary solves"}
 
 
-def _tight_settings(dictionary: bool) -> dict:
-    """The :class:`RobustSolver` settings that run the code solves (and with ``dictionary``
-    the dictionary's too) to a relative change of :data:`TIGHT_TOL`, capped at
-    :data:`TIGHT_CAP`, where the paper's rule stops at 1e-3 or 50 (1e-4 or 200)."""
-    kw = {"code_tol": TIGHT_TOL, "code_max_iter": TIGHT_CAP}
-    if dictionary:
-        kw.update(dict_tol=TIGHT_TOL, dict_max_iter=TIGHT_CAP)
-    return kw
-
-
 def _opgd_tight(X, clean, k: int, seed, dictionary: bool = False) -> dict:
-    """:func:`_method_pass` of OPGD with its solves run tight (:func:`_tight_settings`), the
+    """:func:`_method_pass` of OPGD with its solves run tight (:func:`tight_settings`), the
     others under the paper's rule as OADMM's are: does OPGD trail OADMM for its solves
     stopping early on the paper's rule?"""
-    return _method_pass(X, clean, k, seed, "OPGD", **_tight_settings(dictionary))
+    return _method_pass(X, clean, k, seed, "OPGD", **tight_settings(dictionary=dictionary))
 
 
 def _prefix_references(X, clean, k: int, seed) -> dict:
@@ -1431,7 +1418,8 @@ def _prefix_references(X, clean, k: int, seed) -> dict:
     with both solves tight (how much the rule costs OADMM itself)."""
     return {"OADMM": _method_pass(X, clean, k, seed, "OADMM"),
             "OPGD": _method_pass(X, clean, k, seed, "OPGD"),
-            "OADMM tight": _method_pass(X, clean, k, seed, "OADMM", **_tight_settings(True))}
+            "OADMM tight": _method_pass(X, clean, k, seed, "OADMM",
+                                        **tight_settings(dictionary=True))}
 
 
 #: the paper's readings of its rule tried beside the tight passes, by piece name: the solver
@@ -1509,15 +1497,19 @@ def _fig1_rule_note(refs: dict, runs: dict, n_features: int | None = None,
                    "over this prefix")
     sample = ""
     for name, passes in (readings or {}).items():
-        _, what, subject = RULE_READINGS[name]
+        settings, what, subject = RULE_READINGS[name]
         o, g = (float(passes[m]["regret"][-1, 1]) for m in ("OADMM", "OPGD"))
         inner = passes["OPGD"]["inner"]
         ratio = g / max(o, 1e-300)
+        counts = (f"{inner['code_iterations']:.0f} iterations per step on average, counted at "
+                  "each step's slowest sample, with a sample at the cap in "
+                  f"{inner['code_capped']:.0%} of the steps"
+                  if settings.get("code_stopping") == "sample" else
+                  f"{inner['code_iterations']:.0f} iterations per step, "
+                  f"{inner['code_capped']:.0%} at the cap")
         sample += (f". With {what}: OADMM {value(passes['OADMM'])}, OPGD "
                    f"{value(passes['OPGD'])}, {ratio:.2f}× OADMM's (its code solves run "
-                   f"{inner['code_iterations']:.0f} iterations per step on average, counted at "
-                   "each step's slowest sample, with a sample at the cap in "
-                   f"{inner['code_capped']:.0%} of the steps)")
+                   f"{counts})")
         if at["OPGD"] > RULE_MATCH * at["OADMM"]:
             reading += (f"; with {subject} OPGD ends " + (
                 f"at most {RULE_MATCH - 1:.0%} above OADMM, so {subject} accounts for its lag"
