@@ -622,6 +622,51 @@ def _rule_note(diag: dict, n_samples: int, caps: str, param: str = "rho") -> str
             + "; ".join(reading) + ".")
 
 
+def kappa_rule_notes(ctx: Context, X, k: int, kappas) -> list:
+    """Is the paper's stopping rule why OPGD slows down at the smaller κ? The grid's κ that
+    descend (``kappas``), the largest against the smallest, read by :func:`_rule_note` from
+    an untimed piece over a prefix of the stream X; [] with fewer than two, or without the
+    piece in a kept-only assembly."""
+    kappas = sorted(kappas)
+    if len(kappas) < 2:
+        return []
+    prefix = X[:ctx.pick(1280, 5120, tiny=50)]
+    try:
+        diag = ctx.memo("zhao-tan-synthetic-kappa-rule-tight", lambda: _rule_diagnosis(
+            prefix, k, ctx.seed, {kappas[-1]: TIGHT_CAP, kappas[0]: TIGHT_CAP},
+            param="kappa", split=False))
+    except PieceMissing:
+        return []
+    return [_rule_note(diag, prefix.shape[0], param="kappa",
+                       caps=f"capped at {TIGHT_CAP} iterations")]
+
+
+def rho_rule_notes(ctx: Context, X, k: int, rhos) -> list:
+    """Why OADMM stalls at large ρ: the codes' ADMM under the paper's rule at each ρ of the
+    grid (:func:`_rho_code_note`, an untimed piece of a few seconds), then the ρ whose solves
+    stop early on the rule, far from their optimum (where a larger cap cannot help), run
+    again with tight solves over a short prefix of the stream X (:func:`_rule_note`; short
+    because ρ = 1000's solves are slow). The notes whose pieces are kept, in that order."""
+    notes = []
+    try:
+        code = ctx.memo("zhao-tan-synthetic-rho-code-solves", lambda: _rho_code_diagnosis(
+            X, k, ctx.seed, rhos, limit=ctx.pick(3000, 30_000, tiny=3000)))
+        notes.append(_rho_code_note(code))
+        first = rhos[0]
+        early = {rho: c["need"] for rho, c in code.items()
+                 if c["ratio"] > 1.05 and c["capped"] < 0.5 and c["need"] and rho != first}
+        if early and code[first]["need"]:
+            prefix = X[:ctx.pick(1000, 1000, tiny=50)]
+            notes.append(_rule_note(ctx.memo(
+                "zhao-tan-synthetic-rho-rule-tight", lambda: _rule_diagnosis(
+                    prefix, k, ctx.seed, {first: code[first]["need"], **early})),
+                prefix.shape[0], caps="capped at the iterations the first mini-batch's "
+                "codes need to come within 1% of their optimum (the note above)"))
+    except PieceMissing:
+        pass
+    return notes
+
+
 def _stalled(hists: dict) -> list:
     """The grid values whose f̃ fell by less than :data:`STALL` of its first value over the
     whole stream: runs that did not learn."""

@@ -79,10 +79,6 @@ from ._zhao_tan_diagnoses import (
     _iteration_history,
     _own_descent_medians,
     _psnr,
-    _rho_code_diagnosis,
-    _rho_code_note,
-    _rule_diagnosis,
-    _rule_note,
     _shortfall_closed,
     _speed_spread,
     _stalled,
@@ -92,6 +88,8 @@ from ._zhao_tan_diagnoses import (
     ceiling_psnr,
     clean_nmf,
     code_cost,
+    kappa_rule_notes,
+    rho_rule_notes,
     robust_batch_note,
     robust_batch_psnr,
     scaled_caps,
@@ -1056,40 +1054,12 @@ def synthetic(ctx: Context) -> Result:
             res.notes.append(_caps_note(caps))
         except PieceMissing:
             pass
-    kappas = sorted(v for v in values["kappa"] if ("kappa", v, "pgd") not in stalled)
-    if len(kappas) > 1:  # is the rule why OPGD slows down at the smaller κ? (untimed)
-        prefix = d.X[:ctx.pick(1280, 5120, tiny=50)]
-        try:
-            res.notes.append(_rule_note(ctx.memo(
-                "zhao-tan-synthetic-kappa-rule-tight", lambda: _rule_diagnosis(
-                    prefix, k, ctx.seed, {kappas[-1]: TIGHT_CAP, kappas[0]: TIGHT_CAP},
-                    param="kappa", split=False)),
-                prefix.shape[0], param="kappa", caps=f"capped at {TIGHT_CAP} iterations"))
-        except PieceMissing:
-            pass
+    res.notes += kappa_rule_notes(ctx, d.X, k, [
+        v for v in values["kappa"] if ("kappa", v, "pgd") not in stalled])
     batch = {param: _batch_grid(ctx, d.X, k, results, param, values[param])
              for param in BATCH_GRIDS}
-    if "rho" in [p_ for p_, _, _ in stalled]:  # an untimed piece of a few seconds
-        try:
-            code = ctx.memo("zhao-tan-synthetic-rho-code-solves",
-                            lambda: _rho_code_diagnosis(d.X, k, ctx.seed, values["rho"],
-                                                        limit=ctx.pick(3000, 30_000,
-                                                                       tiny=3000)))
-            res.notes.append(_rho_code_note(code))
-            # the ρ whose solves stop early on the rule, far from their optimum (a larger
-            # cap cannot help them): run again with tight solves (an untimed piece)
-            first = values["rho"][0]
-            early = {rho: c["need"] for rho, c in code.items()
-                     if c["ratio"] > 1.05 and c["capped"] < 0.5 and c["need"] and rho != first}
-            if early and code[first]["need"]:
-                prefix = d.X[:ctx.pick(1000, 1000, tiny=50)]  # short: ρ = 1000's solves are slow
-                res.notes.append(_rule_note(ctx.memo(
-                    "zhao-tan-synthetic-rho-rule-tight", lambda: _rule_diagnosis(
-                        prefix, k, ctx.seed, {first: code[first]["need"], **early})),
-                    prefix.shape[0], caps="capped at the iterations the first mini-batch's "
-                    "codes need to come within 1% of their optimum (the note above)"))
-        except PieceMissing:
-            pass
+    if "rho" in [p_ for p_, _, _ in stalled]:
+        res.notes += rho_rule_notes(ctx, d.X, k, values["rho"])
     res.claims += _batch_sensitivity_claims(grid_hists, {
         p_: None if runs is None else {v: _iteration_history(r["history"], n)
                                        for v, r in runs.items()}
