@@ -1104,6 +1104,9 @@ def test_fig1_rule_note_reads_fhat_at_the_prefix_end_against_the_references():
     assert tight["regret"].shape == (8, 2)
     assert code_only["inner"]["code_iterations"] > found["OPGD"]["inner"]["code_iterations"]
     assert tight["inner"]["dict_iterations"] > code_only["inner"]["dict_iterations"]
+    dict_only = _opgd_tight(d.X, d.X_clean, 3, 0, dictionary=True, codes=False)
+    assert dict_only["inner"]["dict_iterations"] > code_only["inner"]["dict_iterations"]
+    assert dict_only["inner"]["code_iterations"] < code_only["inner"]["code_iterations"]
     per = _reading_passes(d.X, d.X_clean, 3, 0, code_stopping="sample")
     assert per["OPGD"]["inner"]["code_iterations"] > found["OPGD"]["inner"]["code_iterations"]
     uniform = _reading_passes(d.X, d.X_clean, 3, 0, code_start="uniform")
