@@ -387,21 +387,22 @@ def slowdown_band(seconds, level=None) -> tuple[str, str]:
     return judge(ratio <= SPEED_RATIO, ratio <= SPEED_RATIO_PARTLY), band
 
 
-def fmt_times(seconds, labels, level, unit: str = "seconds") -> str:
-    """The measured column of a convergence-speed claim (``unit``: what ``seconds`` count,
-    for a run read on another clock, such as the samples seen)."""
-    if seconds is None:
+def fmt_times(spans, labels, level, unit: str = "seconds") -> str:
+    """The measured column of a convergence-speed claim: each run's span to ``level`` in
+    ``unit`` (seconds, or another clock such as the samples seen), one per label; with
+    ``spans`` None, what ``level`` (:data:`RISES`, :data:`APART`, ...) says went wrong."""
+    if spans is None:
         return {RISES: "a run's plotted objective ends above its start (no descent on the "
                        "metric the claim reads)",
                 APART: "a run never reaches the level the others start from (same objective)",
                 DISJOINT: "no common level: the runs' objective ranges do not overlap",
                 FLAT: "a run's objective moves by less than 1% of its start (a flat line)"
                 }[level]
-    ratio = max(seconds) / max(min(seconds), 1e-12)
+    ratio = max(spans) / max(min(spans), 1e-12)
     what = ("90% of its own descent" if level == OWN
             else f"the common level {level:.4g}")
     return (f"{unit} to reach {what}: "
-            + ", ".join(f"{lab}: {s:.3g}" for lab, s in zip(labels, seconds))
+            + ", ".join(f"{lab}: {s:.3g}" for lab, s in zip(labels, spans))
             + f" (slowest/fastest {ratio:.2f}×)")
 
 

@@ -35,6 +35,17 @@ CODE_COST_HEAD = "ORPCA's code solves beside OADMM's and OPGD's"
 ONE_PASS = {"max_iter": 1, "max_no_improvement": None}
 
 
+def paper_pass(X, k: int, seed, solver, batch_size: int = 5, **kw) -> OnlineRobustNMF:
+    """One pass of the online method that ``solver`` runs (a :class:`RobustSolver` or its
+    name) over X (rows = normalized samples) at the paper's settings (§VII-B), mini-batches
+    of ``batch_size`` (the paper's τ = 5), seeded by ``seed`` as the runs are; ``kw`` reaches
+    :class:`OnlineRobustNMF` (a callback, λ, ``n_components`` in place of ``k``). Returns the
+    fitted estimator."""
+    return OnlineRobustNMF(kw.pop("n_components", k), solver=solver, batch_size=batch_size,
+                           scale=None, settings="paper", random_state=seed, **ONE_PASS,
+                           **kw).fit(X)
+
+
 #: two PSNRs closer than this (dB) are a tie: below the smallest gap the paper reads as
 #: "slightly outperform ORPCA" (OADMM over ORPCA in Tables I(a), IV(a), IV(b): 0.10 to 0.15 dB,
 #: the least in Table I(a), setting 3), so the paper's own tables pass the ordering
@@ -214,8 +225,7 @@ def _inner_split(X, k: int, seed, names=("OADMM", "OPGD")) -> dict:
     def split(name):
         if name == "ORPCA":
             return ORPCA(k, batch_size=5, random_state=seed).fit(X).inner_
-        return OnlineRobustNMF(k, solver=ONLINE[name], batch_size=5, scale=None,
-                               settings="paper", random_state=seed, **ONE_PASS).fit(X).inner_
+        return paper_pass(X, k, seed, ONLINE[name]).inner_
     return {name: split(name) for name in names}
 
 
@@ -387,9 +397,8 @@ def _caps_diagnosis(X, k: int, seed, stalled) -> dict:
         for mult in (1, 10):
             sol = scaled_caps(RobustSolver(
                 solver, **({param: v} if param in ("rho", "kappa") else {})), mult)
-            kw = {"batch_size": 5, **({param: v} if param == "batch_size" else {})}
-            h = OnlineRobustNMF(k, scale=None, settings="paper", solver=sol,
-                                random_state=seed, **kw, **ONE_PASS).fit(X).history_
+            kw = {param: v} if param == "batch_size" else {}
+            h = paper_pass(X, k, seed, sol, **kw).history_
             out[(f"{param} = {v:g}, {solver.upper()}", mult)] = (
                 float(h["objective"][0]), float(h["objective"][-1]), X.shape[0])
     return out
@@ -557,9 +566,7 @@ def _rule_diagnosis(X, k: int, seed, needs: dict, param: str = "rho",
         for variant in _rule_variants(value, second):
             kw = tight_settings(variant in ("codes", "both"), variant in ("dictionary", "both"),
                                 max(need, paper.code_max_iter), max(need, paper.dict_max_iter))
-            est = OnlineRobustNMF(k, scale=None, settings="paper", batch_size=5,
-                                  solver=RobustSolver(solver, **{param: value}, **kw),
-                                  random_state=seed, **ONE_PASS).fit(X)
+            est = paper_pass(X, k, seed, RobustSolver(solver, **{param: value}, **kw))
             h = est.history_
             out[(value, variant)] = (float(h["objective"][0]), float(h["objective"][-1]),
                                      dict(est.inner_))

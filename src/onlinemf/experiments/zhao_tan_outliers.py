@@ -62,7 +62,6 @@ from ._zhao_tan_diagnoses import (
     BATCH_GRIDS,
     CODE_COST_HEAD,
     NMF_MAX_ITER,
-    ONE_PASS,
     ONLINE,
     PSNR_TIE,
     ROBUST_BATCH,
@@ -89,6 +88,7 @@ from ._zhao_tan_diagnoses import (
     clean_nmf,
     code_cost,
     kappa_rule_notes,
+    paper_pass,
     rho_rule_notes,
     robust_batch_note,
     robust_batch_psnr,
@@ -310,10 +310,7 @@ def run_methods(X, k, *, tau, seed, batch_iter, which=("online", "batch", "other
         for name in online:
             def fit_online(solver=ONLINE[name]):
                 tracker = regret()
-                est = OnlineRobustNMF(k, solver=solver, batch_size=tau, scale=None,
-                                      settings="paper", callback=tracker, random_state=seed,
-                                      **ONE_PASS)
-                return est.fit(X), tracker
+                return paper_pass(X, k, seed, solver, batch_size=tau, callback=tracker), tracker
 
             def online_parts(est):
                 low, R = est.decompose(X)
@@ -828,10 +825,8 @@ def synthetic(ctx: Context) -> Result:
 
     def oadmm_like(solver="admm", kappa="auto", rho=1.0, **kw):
         """OADMM's (or OPGD's) history on the canonical data, at the paper's settings."""
-        kw = {"batch_size": 5, **ONE_PASS, **kw}
-        return OnlineRobustNMF(kw.pop("n_components", k), scale=None, settings="paper",
-                               solver=RobustSolver(solver, kappa=kappa, rho=rho),
-                               random_state=ctx.seed, **kw).fit(d.X).history_
+        return paper_pass(d.X, k, ctx.seed, RobustSolver(solver, kappa=kappa, rho=rho),
+                          **kw).history_
 
     results = ctx.memo("zhao-tan-synthetic-main", main)
     fig, axes = plt.subplots(1, 3, figsize=(15, 4))
@@ -1118,8 +1113,7 @@ def synthetic(ctx: Context) -> Result:
     for nu, nut in densities[1:]:
         def heavier(nu=nu, nut=nut):
             dd = make_outlier_synthetic(n, f, k, nu, nut, random_state=ctx.seed)
-            est = OnlineRobustNMF(k, solver="admm", batch_size=5, scale=None,
-                                  settings="paper", random_state=ctx.seed, **ONE_PASS).fit(dd.X)
+            est = paper_pass(dd.X, k, ctx.seed, "admm")
             low, _ = est.decompose(dd.X)
             return _psnr(dd.X, dd.X_clean), _psnr(low, dd.X_clean)
 
@@ -1133,9 +1127,7 @@ def synthetic(ctx: Context) -> Result:
         for nu, nut in densities:
             dd = make_outlier_synthetic(n, f, k, nu, nut, random_state=ctx.seed)
             for m, solver in (("OADMM", "admm"), ("OPGD", "pgd")):
-                out[m][(k, nu)] = OnlineRobustNMF(
-                    k, scale=None, settings="paper", batch_size=5, solver=RobustSolver(solver),
-                    random_state=ctx.seed, **ONE_PASS).fit(dd.X).history_
+                out[m][(k, nu)] = paper_pass(dd.X, k, ctx.seed, RobustSolver(solver)).history_
         return out
 
     try:
@@ -1153,9 +1145,7 @@ def synthetic(ctx: Context) -> Result:
             out = {}
             for nu, nut in densities:
                 dd = make_outlier_synthetic(n, f, k, nu, nut, random_state=ctx.seed)
-                out[(k, nu)] = OnlineRobustNMF(
-                    k, scale=None, settings="paper", batch_size=5, solver=RobustSolver("apgd"),
-                    random_state=ctx.seed, **ONE_PASS).fit(dd.X).history_
+                out[(k, nu)] = paper_pass(dd.X, k, ctx.seed, RobustSolver("apgd")).history_
             return out
 
         try:
@@ -1177,10 +1167,8 @@ def synthetic(ctx: Context) -> Result:
 
             def larger_caps(nu=nu, nut=nut):
                 dd = make_outlier_synthetic(n, f, k, nu, nut, random_state=ctx.seed)
-                return OnlineRobustNMF(
-                    k, scale=None, settings="paper", batch_size=5,
-                    solver=scaled_caps(RobustSolver("admm"), 10), random_state=ctx.seed,
-                    **ONE_PASS).fit(dd.X).history_
+                return paper_pass(dd.X, k, ctx.seed,
+                                  scaled_caps(RobustSolver("admm"), 10)).history_
 
             res.notes.append(_density_caps_note(
                 online["OADMM"], (k, nu), ctx.memo(f"zhao-tan-synthetic-density-{nu}-caps-x10",
@@ -1840,9 +1828,8 @@ def _one_pass(clean, X, k: int, seed, name: str, mult: int = 1, lam="auto",
     measure and the pass's seconds without it."""
     tracker = CleanRegret(clean)
     t0 = time.perf_counter()
-    est = OnlineRobustNMF(k, solver=scaled_caps(RobustSolver(ONLINE[name], **solver), mult),
-                          lam=lam, batch_size=5, scale=None, settings="paper",
-                          callback=tracker, random_state=seed, **ONE_PASS).fit(X)
+    est = paper_pass(X, k, seed, scaled_caps(RobustSolver(ONLINE[name], **solver), mult),
+                     lam=lam, callback=tracker)
     return est, tracker, time.perf_counter() - t0 - tracker.seconds
 
 
@@ -2346,9 +2333,8 @@ def _objective_at(faces, k: int, seed, results: dict) -> dict:
     solve (OADMM's, run to :data:`OBJECTIVE_CODES`), so the three are coded alike."""
     nmf = clean_nmf(faces, k, seed)[1]
     cap, tol = OBJECTIVE_CODES
-    est = OnlineRobustNMF(k, solver=RobustSolver("admm", code_max_iter=cap, code_tol=tol),
-                          batch_size=5, scale=None, settings="paper", random_state=seed,
-                          **ONE_PASS).fit(faces[:5 * k])  # only to build the coder
+    est = paper_pass(faces[:5 * k], k, seed,  # only to build the coder
+                     RobustSolver("admm", code_max_iter=cap, code_tol=tol))
     out = {}
     for name, D in (("OADMM", results["OADMM"]["atoms"]), ("OPGD", results["OPGD"]["atoms"]),
                     ("NMF fit", project_nonneg_l2_ball(nmf.components_))):
