@@ -8,7 +8,13 @@ import pytest
 
 from onlinemf.experiments import Context, Result, write_report
 from onlinemf.experiments._registry import REGISTRY
-from onlinemf.experiments._verdicts import NOT_MEASURED, NOT_REPRODUCED, PARTLY, REPRODUCED
+from onlinemf.experiments._verdicts import (
+    EDGE_MARK,
+    NOT_MEASURED,
+    NOT_REPRODUCED,
+    PARTLY,
+    REPRODUCED,
+)
 from onlinemf.experiments.zhao_divergences import _earlier_rise_note, _fig3_claims, _outlying_run
 from onlinemf.experiments.zhao_tan_outliers import _batch_stop_note, _time_claims
 
@@ -2704,6 +2710,37 @@ def test_video_claim_reads_the_gap_to_batch_on_the_same_frames():
     assert _video_claim(1.0, 0.081, 0.060, 0.080, 0.052, "SA")[3] == PARTLY  # it falls
     old = _video_claim(0.5, 0.205, 0.098, None, 0.085, "ML")
     assert old[3] == REPRODUCED and "its mean over the video" in old[2]
+
+
+def test_video_claim_flags_a_verdict_that_its_first_frame_decides():
+    """The first 25 frames' mean holds the random start's first estimate: where reading them
+    without it changes the verdict, the claim is flagged at the band's edge (the verdict as
+    judged), and a kept result gets the same flag from its table and marks note."""
+    from onlinemf.experiments._registry import Result
+    from onlinemf.experiments.wang_chi_poisson import MARKS_HEAD, _video_claim, _video_edges
+
+    # SA at p = 0.5: 52% closed with frame 1 (0.719), (25·0.206 − 0.719)/24 = 0.185 without
+    row = _video_claim(0.5, 0.206, 0.118, 0.111, 0.073, "SA", (0.719, 0.111))
+    assert row[3] == REPRODUCED and EDGE_MARK in row[2]
+    assert "the gap is 0.074 → 0.045 (39% closed), which reads partly" in row[2]
+    # a first frame like the others decides nothing
+    row = _video_claim(0.5, 0.206, 0.118, 0.111, 0.073, "SA", (0.21, 0.111))
+    assert row[3] == REPRODUCED and EDGE_MARK not in row[2]
+    assert EDGE_MARK not in _video_claim(0.5, 0.206, 0.118, 0.111, 0.073, "SA")[2]
+    # a kept result: the flag from its table and note, the kept verdict left as it is
+    res = Result()
+    res.tables = [("t", ["p", "method", "first", "last"],
+                   [[0.5, "ML", "0.205", "0.098"], [0.5, "SA", "0.206", "0.118"],
+                    [0.5, "batch (substitute)", "0.111", "0.073"]])]
+    res.notes = [f"{MARKS_HEAD} (frame: error): p = 0.5, ML: 1: 0.719, 5: 0.2; "
+                 "p = 0.5, SA: 1: 0.719, 5: 0.2; p = 0.5, batch: 1: 0.111, 5: 0.1."]
+    res.claims = [_video_claim(0.5, 0.205, 0.098, 0.111, 0.073, "ML"),
+                  _video_claim(0.5, 0.206, 0.118, 0.111, 0.073, "SA")]
+    _video_edges(res)
+    assert EDGE_MARK not in res.claims[0][2]
+    assert EDGE_MARK in res.claims[1][2] and res.claims[1][3] == REPRODUCED
+    _video_edges(res)  # read again at the next assembly: flagged once
+    assert res.claims[1][2].count(EDGE_MARK) == 1
 
 
 def test_ceiling_note_names_a_tie_at_evs_top_only():

@@ -11,6 +11,7 @@ from ..baselines import GROUSE, batch_poisson_factorization
 from ..estimators import PoissonSubspaceTracker
 from ._registry import Context, PieceMissing, Result, pyplot, register, save_figure
 from ._verdicts import (
+    EDGE_MARK,
     LATE_RISE,
     NOT_MEASURED,
     NOT_REPRODUCED,
@@ -664,21 +665,40 @@ def _video_frames(ctx):
 VIDEO_METHODS = {"ML": "ML-SA", "SA": "SA"}
 
 
-def _video_claim(p, first, online_end, batch_first, batch_end, method: str = "ML") -> list:
+#: the frames whose mean error opens and closes a video's stream in Fig. 9's claims
+VIDEO_ENDS = 25
+
+
+def _video_reading(first, online_end, b_first, batch_end) -> tuple:
+    """Fig. 9's reading of one method: its gap to batch at both ends of the stream, the share
+    of the first closed by the last, whether it ends within the tie of batch, and the verdict
+    of :func:`_video_claim`'s band."""
+    gap_start, gap_end = first - b_first, online_end - batch_end
+    closed = (gap_start - gap_end) / gap_start if gap_start > ERR_TIE else 0.0
+    falls = online_end < first - ERR_TIE
+    near = gap_end <= ERR_TIE
+    return gap_start, gap_end, closed, near, judge(falls and closed >= 0.5, falls or near)
+
+
+def _video_claim(p, first, online_end, batch_first, batch_end, method: str = "ML",
+                 frame_one=None) -> list:
     """Fig. 9: a method's frame error falls over the stream towards the batch error.
 
     ``first`` and ``online_end`` are the method's mean frame errors over the first and the
     last 25 frames, ``batch_first`` and ``batch_end`` batch's over the same frames (its error
     is not flat over a video: the frames differ in difficulty), so the gap to batch is read
     on the same frames at both ends; ``batch_first=None`` reads a kept result that has only
-    batch's mean over the video (``batch_end``) at both ends."""
+    batch's mean over the video (``batch_end``) at both ends. ``frame_one``, the method's and
+    batch's errors on the first frame (the method's is its random start's first estimate),
+    reads the first 25 frames without it too: where that changes the verdict, the claim is
+    flagged at the band's edge, since one frame of the 25 decides it."""
     b_first = batch_end if batch_first is None else batch_first
-    gap_start, gap_end = first - b_first, online_end - batch_end
-    closed = (gap_start - gap_end) / gap_start if gap_start > ERR_TIE else 0.0
-    falls = online_end < first - ERR_TIE
-    near = gap_end <= ERR_TIE
+    gap_start, gap_end, closed, near, verdict = _video_reading(first, online_end, b_first,
+                                                               batch_end)
     batch_text = (f"batch {batch_end:.3f} (its mean over the video)" if batch_first is None
                   else f"batch {batch_first:.3f} → {batch_end:.3f} on the same frames")
+    edge = ("" if frame_one is None or batch_first is None else
+            _frame_one_edge(first, online_end, b_first, batch_end, frame_one, verdict))
     return claim(f"p = {p}: {VIDEO_METHODS[method]} error falls towards batch",
                  "\"the performance improves with the increase of the data stream index, and "
                  "approaches the performance of the batch algorithm\" (§V-B, Fig. 9)",
@@ -687,8 +707,8 @@ def _video_claim(p, first, online_end, batch_first, batch_end, method: str = "ML
                      f"({closed:.0%} closed)" if gap_start > ERR_TIE else
                      f"({_start_text(gap_start)} and ends within {ERR_TIE:g} of it: no gap to "
                      "close)" if near else
-                     f"({_start_text(gap_start)} and ends {gap_end:.3f} above it)"),
-                 judge(falls and closed >= 0.5, falls or near),
+                     f"({_start_text(gap_start)} and ends {gap_end:.3f} above it)") + edge,
+                 verdict,
                  f"reproduced if the error falls (by more than {ERR_TIE:g}) and closes ≥ half "
                  f"its gap to batch; partly if it falls, or ends within {ERR_TIE:g} of batch",
                  why="'improves' is a fall of the method's own error over the stream; "
@@ -696,6 +716,54 @@ def _video_claim(p, first, online_end, batch_first, batch_end, method: str = "ML
                      "error, the gap read on the same frames at both ends (the first 25 and the "
                      "last 25: the frames differ in difficulty); a method that starts and ends "
                      "within the tie of batch has no gap to close")
+
+
+def _frame_one_edge(first, online_end, b_first, batch_end, frame_one, verdict) -> str:
+    """The edge flag of a Fig. 9 claim judged ``verdict``: its reading with the first 25
+    frames' means taken without frame 1 (``frame_one``: the method's and batch's errors
+    there), in words where that reading's verdict differs, else ""."""
+    e1, b1 = frame_one
+    rest = VIDEO_ENDS - 1
+    gs, ge, cl, _, without = _video_reading((VIDEO_ENDS * first - e1) / rest, online_end,
+                                            (VIDEO_ENDS * b_first - b1) / rest, batch_end)
+    if without == verdict:
+        return ""
+    return (f"; {EDGE_MARK}: without frame 1 (the random start's first estimate, {e1:.3f}, "
+            f"batch {b1:.3f}) the gap is {gs:.3f} → {ge:.3f} ({cl:.0%} closed), which reads "
+            f"{without}")
+
+
+def _video_edges(res: Result) -> None:
+    """Flags each of a kept video result's claims that one frame decides (as
+    :func:`_video_claim` does with ``frame_one``), read from its table's means (to three
+    decimals) and the marks note's first-frame errors; the verdicts are left as judged."""
+    one = _frame_one(res.notes)
+    rows = res.tables[0][2] if res.tables else []
+    names = {v: key for key, v in VIDEO_METHODS.items()}
+    for c in res.claims:
+        found = re.fullmatch(r"p = ([\d.]+): (\S+) error falls towards batch", c[0])
+        if EDGE_MARK in c[2] or found is None or found[2] not in names:
+            continue
+        p, method = float(found[1]), names[found[2]]
+        row = next((r for r in rows if float(r[0]) == p and r[1] == method), None)
+        batch = next((r for r in rows if float(r[0]) == p and r[1].startswith("batch")), None)
+        e1, b1 = one.get((p, method)), one.get((p, "batch"))
+        if None in (row, batch, e1, b1) or batch[2] == "—":
+            continue
+        c[2] += _frame_one_edge(float(row[2]), float(row[3]), float(batch[2]),
+                                float(batch[3]), (e1, b1), c[3])
+
+
+#: the start of the note that quotes each video curve at a few frames
+MARKS_HEAD = "Relative frame error at frames along the stream"
+
+
+def _frame_one(notes) -> dict:
+    """The first frame's errors that a video result's marks note quotes: (p, "ML" | "SA" |
+    "batch") → error."""
+    note = next((n for n in notes if n.startswith(MARKS_HEAD)), "")
+    return {(float(p), who): float(e)
+            for p, who, e in re.findall(r"p = ([\d.]+), (\w+): 1: ([\d.]+)", note)}
 
 
 def _start_text(gap_start: float) -> str:
@@ -1120,7 +1188,8 @@ def _video_later(res: Result, ctx: Context) -> Result:
     (:func:`_sa_warm_parts`, ``…-sa-from-batch``), SA's subspace refitted on recomputed codes
     (:func:`_sa_refit_parts`, ``…-sa-refit`` and its refit counts), SA's running
     estimates taken apart (:func:`_sa_lag_parts`, ``…-sa-lag``) and, beside them, each
-    step's own subspace (:func:`_sa_step_errors`, ``…-sa-step``)."""
+    step's own subspace (:func:`_sa_step_errors`, ``…-sa-step``); and each claim that one
+    frame decides flagged (:func:`_video_edges`)."""
     def kept(key, compute, paper_only=True):
         if paper_only and ctx.quick:
             return None
@@ -1150,6 +1219,7 @@ def _video_later(res: Result, ctx: Context) -> Result:
                  if not n.startswith((LONGER, GAP_PARTS, WARM_PARTS, REFIT_PARTS, LAG_PARTS,
                                       STEP_PARTS))]
     res.notes += [n for n in notes if n]
+    _video_edges(res)
     return res
 
 
@@ -1185,7 +1255,7 @@ def video(ctx: Context) -> Result:
     res = Result()
     plt = pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(11, 3.5))
-    panels, rows, marks = [], [], []
+    panels, rows, marks, firsts = [], [], [], {}
     methods = ("ml",) if ctx.quick else ("ml", "sa")
     for ax, p in zip(axes, (1.0, 0.5)):
         Y = rng.poisson(Z).astype(float)
@@ -1196,6 +1266,7 @@ def video(ctx: Context) -> Result:
             errs, recon = _frame_errors(est, Y[:mid + 1], Z[:mid + 1])
             errs += _frame_errors(est, Y[mid + 1:], Z[mid + 1:])[0]
             ax.plot(errs, label=method.upper())
+            firsts[(p, method.upper())] = float(errs[0])
             marks.append(f"p = {p:g}, {method.upper()}: " + ", ".join(
                 f"{i + 1}: {errs[i]:.3f}" for i in _mark_frames(len(errs))))
             rows.append([p, method.upper(), f"{np.mean(errs[:25]):.3f}",
@@ -1231,7 +1302,8 @@ def video(ctx: Context) -> Result:
         for r in rows:
             if r[0] == p and r[1] in VIDEO_METHODS:
                 res.claims.append(_video_claim(p, float(r[2]), float(r[3]),
-                                               float(np.mean(be[:25])), be_end, r[1]))
+                                               float(np.mean(be[:25])), be_end, r[1],
+                                               (firsts[(p, r[1])], float(be[0]))))
     save_figure(ctx, res, fig, "wang_chi_fig9_video.png",
                 "Fig. 9: relative frame error against the frame index")
     fpath = ctx.figure_path("wang_chi_fig8_video_frames.png")
@@ -1249,7 +1321,7 @@ def video(ctx: Context) -> Result:
     res.notes.append(f"Data: {src}, gray levels 0–255 used as Poisson rates (the paper does "
                      f"not state its scaling), K={k}, λ=0.2, μ=0.1. The online error at frame n "
                      "uses that step's estimate D̂_n â_n.")
-    res.notes.append("Relative frame error at frames along the stream (frame: error), which "
+    res.notes.append(f"{MARKS_HEAD} (frame: error), which "
                      "tells a method that improves within the first 25 frames, and so shows "
                      "little fall between their mean and the last 25 frames', from one that "
                      "does not improve: " + "; ".join(marks) + ".")
