@@ -302,6 +302,30 @@ def test_ol_wang_speed_reads_both_fresh_code_curves_on_one_level():
     assert _earlier_method_claim("huber", stored, ol, never)[3] == NOT_REPRODUCED
 
 
+def test_significantly_faster_rivals_read_fresh_code_curves_as_ol_wang():
+    """OL-Lef's and OL-Guan's 'significantly faster' claims read the fresh-code curves too,
+    where they are kept: a rival whose stored-code metric is flat is judged, not left
+    unmeasured, and its ratio is its time to the common level over OL's."""
+    from onlinemf.experiments.zhao_divergences import _earlier_method_claim
+
+    flat = {"objective": np.array([0.19, 0.19, 0.19]), "time": np.array([1.0, 2.0, 3.0])}
+    ol = {"objective": np.array([0.10, 0.05]), "time": np.array([1.0, 4.0])}
+    assert _earlier_method_claim("is", flat, ol)[3] == NOT_MEASURED  # the stored-code metric
+
+    def curve(times, values):
+        return {"time": np.array(times, float), "objective": np.array(values, float),
+                "n_samples": np.array([100.0, 200.0, 400.0])}
+
+    ol_fresh = curve([1, 2, 4], [0.33, 0.30, 0.20])
+    quick = curve([0.1, 0.2, 0.4], [0.33, 0.30, 0.29])  # levels off first, at a tenth the cost
+    row = _earlier_method_claim("is", flat, ol, (ol_fresh, quick))
+    assert row[3] == NOT_REPRODUCED and "OL-Lef time / OL time 0.10" in row[2]
+    assert "fresh codes" in row[2] and "fresh codes" in row[4]
+    slow = curve([4, 8, 16], [0.33, 0.30, 0.29])
+    row = _earlier_method_claim("squared", flat, ol, (ol_fresh, slow))
+    assert row[3] == REPRODUCED and "OL-Guan time / OL time 4.00" in row[2]
+
+
 def test_earlier_method_claim_reads_a_longer_run_where_its_pass_leaves_the_band_open():
     """A slower method whose one pass ends unreached before the band's 2× leaves the
     "significantly faster" claim open: not measured without a longer run; with one, its
