@@ -326,6 +326,26 @@ def test_significantly_faster_rivals_read_fresh_code_curves_as_ol_wang():
     assert row[3] == REPRODUCED and "OL-Guan time / OL time 4.00" in row[2]
 
 
+def test_table_seven_reads_batch_time_to_ols_level_not_its_whole_run():
+    """Table VII's 'significantly shorter': Batch's time to the level of each OL
+    initialization's final W (fresh codes) over that OL's pass, the median judged; Batch's
+    whole run (its own stopping rule) is printed beside it, not judged."""
+    from onlinemf.experiments.zhao_divergences import _table_seven_claim
+
+    batch = {"objective": np.array([15.0, 14.0, 13.0, 12.0]),
+             "time": np.array([0.0, 50.0, 100.0, 3000.0])}
+    # OL at 13.0 and 14.0 after 200 s: Batch there by 100 s and 50 s, 0.5× and 0.25×
+    row = _table_seven_claim("X", (71.63, 306.76), [200.0, 200.0, 200.0], [3000.0], batch,
+                             [13.0, 14.0, 13.0])
+    assert row[3] == NOT_REPRODUCED and "Batch needs 0.50× OL's time" in row[2]
+    assert "Batch to its own stopping rule: 3000.0 s / 200.0 s = 15.00×" in row[2]
+    row = _table_seven_claim("X", (71.63, 306.76), [10.0, 20.0, 40.0], [3000.0], batch,
+                             [12.0, 12.0, 12.0])
+    assert row[3] == REPRODUCED  # 3000 s over a median pass of 20 s
+    assert _table_seven_claim("X", (71.63, 306.76), [10.0], [3000.0], batch, None)[3] == \
+        NOT_MEASURED
+
+
 def test_earlier_method_claim_reads_a_longer_run_where_its_pass_leaves_the_band_open():
     """A slower method whose one pass ends unreached before the band's 2× leaves the
     "significantly faster" claim open: not measured without a longer run; with one, its
