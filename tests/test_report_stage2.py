@@ -3854,3 +3854,27 @@ def test_tracking_segment_ends_and_the_level_spread():
     assert errs.shape == (5,) and np.all((errs > 0) & (errs < 1))
     text = _level_spread_text(_segment_batch_errors(20, 3, (41,), 100, 0), (41,))
     assert f"{np.std(errs):.4f}" in text and "from t=41" in text
+
+
+def test_fig1_speed_claim_reads_a_common_level_on_both_clocks():
+    """Fig. 1's 'converges faster … in terms of both time and number of data passes': each
+    method's time and passes to one suboptimality level common to the three curves, VR first
+    on both (a 5% tie), the worse axis deciding."""
+    from onlinemf.experiments.zhao_haskell_feng import _speed_claim
+
+    def run(times, passes):
+        return {"history": {"time": np.array(times, float)}, "passes": np.array(passes, float)}
+
+    logs = {m: np.log10([1.0, 0.1, 0.01]) for m in ("vr", "smm", "sgd")}
+    ones = {m: 1.0 for m in ("vr", "smm", "sgd")}
+    fast = {"vr": run([0, 1, 2], [0, 1, 2]), "smm": run([0, 3, 6], [0, 3, 6]),
+            "sgd": run([0, 2, 4], [0, 2, 4])}
+    row = _speed_claim("P / d", fast, logs, ones)
+    assert row[3] == REPRODUCED and "passes to reach the common level" in row[2]
+    # first in seconds, last in passes: the worse axis decides
+    mixed = {"vr": run([0, 1, 2], [0, 5, 10]), "smm": run([0, 3, 6], [0, 3, 6]),
+             "sgd": run([0, 2, 4], [0, 2, 4])}
+    assert _speed_claim("P / d", mixed, logs, ones)[3] == NOT_REPRODUCED
+    # a scaled clock (the timing protocol's) moves the seconds, not the passes
+    slow_vr = {"vr": 10.0, "smm": 1.0, "sgd": 1.0}
+    assert _speed_claim("P / d", fast, logs, slow_vr)[3] == NOT_REPRODUCED
