@@ -332,8 +332,8 @@ def _diagonal_band(pairs) -> tuple[str, str]:
 def _diagonal_claim(shares) -> list:
     """Example 7.2's "the diagonal entries in the reconstruction are more pronounced", from
     (tr(Â)/ΣÂ, tr(A)/ΣA) per depth (1, 2, 3); ``None`` where a kept run has no shares."""
-    quote = ("\"the diagonal entries in the reconstruction are more pronounced\" (Example "
-             "7.2, Figs. 10–12)")
+    quote = ("\"the diagonal entries in the reconstruction are more pronounced, unlike the "
+             "torus reconstruction in Example 7.1\" (Example 7.2, Figs. 10–12)")
     if shares is None:
         return claim(DIAGONAL, quote, "not measured: the kept run recorded tr(Â) > tr(A) only",
                      NOT_MEASURED, "needs the diagonal's share of each reconstruction",
@@ -344,8 +344,8 @@ def _diagonal_claim(shares) -> list:
                  why="'more pronounced' read as the diagonal's share of the matrix's mass, "
                      f"tr(Â)/ΣÂ against tr(A)/ΣA, at least {DIAGONAL_MARGIN:g}× larger at "
                      "each depth (closer shares are a tie; a larger trace alone "
-                     "would pass a reconstruction inflated overall, whose ‖Â‖_F exceeds ‖A‖_F "
-                     "here)")
+                     "would pass a reconstruction inflated overall, whose total mass ΣÂ "
+                     "exceeds ΣA here)")
 
 
 def _rejudge_wan(res: Result) -> Result:
@@ -390,7 +390,7 @@ def _markov_claims(name, first, t_first, last, T, lowest_gap, growth) -> list:
                           "reproduced if the final gap ≤ 10% of the first and f̂ ≥ f "
                           "throughout; partly if it falls",
                           why="a finite run shows a limit as a gap that shrinks by an order of "
-                              "magnitude; f̂_t ≥ f_t holds at every t (§7.1 (ii))")
+                              "magnitude; f̂_t ≥ f_t holds at every t (Proposition 7.1 (ii))")
     return [
         gap_claim,
         claim(f"{name}: t‖W_t − W_(t−1)‖_F bounded (κ₁ > 0)",
