@@ -1061,10 +1061,17 @@ def _earlier_method_claim(loss: str, oh: dict, h: dict, curves=None, longer=None
               "same run.",
               "OL-Wang's step size is not given by either paper: the constant θ/L̂₀ with "
               "θ = 0.1 is this implementation's choice (with 30 IRLS sweeps for its codes).",
+              "OL-Guan's step is not given by either paper: robust stochastic "
+              "approximation's constant γ = θ/(L̂√T) with θ = 1 is this implementation's "
+              "choice (L̂ from its first mini-batch, T its mini-batches).",
               DATA_SCALE_DEPARTURE,
               "OL against Batch compares OL's final dictionary scored with fresh codes with "
               "Batch's objective; the paper's figure draws OL's stored-code metric beside "
               "Batch's objective.",
+              "OL against OL-Lef, OL-Guan and OL-Wang reads each method's dictionaries along "
+              "its stream scored with fresh codes on the same rows, where the paper's figure "
+              "draws each one's stored-code metric (which, for these stand-ins, stays flat "
+              "or rises while their dictionaries improve).",
               "Times: each claim says whether its times are the timing protocol's (three "
               "runs each, the median) or single timings from the run that drew the curves; "
               "this machine's speed varies from day to day (the same OL fits, with "
