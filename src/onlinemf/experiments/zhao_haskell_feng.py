@@ -107,12 +107,12 @@ def load_panel_data(name: str, ctx: Context, sc: dict) -> tuple[np.ndarray, str]
     elif name == "mnist":
         mnist = load_mnist(ctx.data_dir) if ctx.data_dir else None
         X = None if mnist is None else mnist.data
-        # the paper uses the 60000 training images; the data folder may hold only the 10000
-        # test images, which the label then says
+        # the paper does not say which MNIST images it used; the data folder may hold only
+        # the 10000 test images, which the label then says
         src = None if X is None else (
             "MNIST (real)" if X.shape[0] >= 60000 else
-            f"MNIST (real: the {X.shape[0]} test images; the paper's 60000 training images "
-            "are not in --data-dir)")
+            f"MNIST (real: the {X.shape[0]} test images; the 60000 training images are not "
+            "in --data-dir)")
         if X is None:
             X, src = load_digits().data / 16.0, "scikit-learn digits 8×8 (MNIST not given)"
     elif name == "yaleb":
