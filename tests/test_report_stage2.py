@@ -3904,3 +3904,64 @@ def test_table_eight_reads_batch_time_to_ols_level_at_its_timed_pace():
     row = _faces_batch_claim(rows, {"1": race(150), "2": race(300), "3": race(200)})
     assert row[3] == REPRODUCED  # 5, 6 and 6
     assert _faces_batch_claim(rows, {"1": race(15)})[3] == NOT_MEASURED
+
+
+def test_fig2_ev_bands_are_worded_on_ev_and_passes():
+    """Fig. 2's bands judged on −EV (or passes) are worded the way a reader reads EV: higher
+    is better, a rival ahead by more than the tie blocks 'partly'."""
+    from onlinemf.experiments._verdicts import lowest
+    from onlinemf.experiments.zhao_haskell_feng import _in_ev, _sooner
+
+    band = _in_ev(lowest({"vr": -0.9, "smm": -0.8, "sgd": -0.85}, "vr", tie=0.05)[1])
+    assert "vr is above each other by more than 0.05" in band
+    assert "above one by more than 0.05 and below none by more" in band
+    assert band.endswith(" (in EV)")
+    verdict, band = _sooner({"vr": (1.0, 10.0), "smm": (3.0, 9.0), "sgd": (np.inf, 0.0)})
+    assert verdict == REPRODUCED
+    assert "sooner than one" in band and "later than none by more" in band
+
+
+def test_table_eight_reads_the_tie_the_iterations_run_and_the_scale():
+    """Table VIII's race: a record within 1% of OL's level is a tie; the seconds per
+    iteration are over the iterations Batch ran (not its cap); OL's level on another scale
+    than Batch's is not measured, and says so."""
+    from onlinemf.experiments.zhao_divergences import _faces_batch_claim
+
+    rows = [["1", "100.0", "50.0", "1000.0", "10.00×"]]
+
+    def race(objective, n_iter, scale=255.0):
+        obj = np.asarray(objective, float)
+        return {"1": {"level": 1.0, "scale": scale, "n_iter": n_iter, "n": 10,
+                      "history": {"objective": obj, "n_samples": 10.0 * np.arange(obj.size),
+                                  "time": np.arange(obj.size, dtype=float)}}}
+
+    # within the tie (1.005 ≤ 1.01) at iteration 2 of the 100 it ran: 2/100·1000/100 = 0.2
+    row = _faces_batch_claim(rows, race([2.0, 1.5, 1.005, 1.0], 100))
+    assert row[2].startswith("median 0.20×") and "2 of 100" in row[2]
+    # never within the tie: OL is faster however long Batch would run
+    row = _faces_batch_claim(rows, race([2.0, 1.5, 1.2], 300))
+    assert row[3] == REPRODUCED and "never of 300" in row[2]
+    row = _faces_batch_claim(rows, race([2.0, 1.0], 100, scale=1.0))
+    assert row[3] == NOT_MEASURED and "OL's data scale is not Batch's" in row[2]
+
+
+def test_earlier_method_claim_without_a_common_level_and_at_one_record():
+    """Fresh-code races: curves that share no level are not measured; two runs that first
+    reach the level at the same record say that their ratio is their costs per sample."""
+    from onlinemf.experiments.zhao_divergences import _earlier_method_claim
+
+    flat = {"objective": np.array([0.19, 0.19]), "time": np.array([1.0, 2.0])}
+    ol = {"objective": np.array([0.10, 0.05]), "time": np.array([1.0, 4.0])}
+
+    def curve(times, values, samples=(0.0, 100.0, 200.0)):
+        return {"time": np.array(times, float), "objective": np.array(values, float),
+                "n_samples": np.array(samples)}
+
+    apart = (curve([1, 2, 4], [0.33, 0.20, 0.10]), curve([1, 2, 4], [0.09, 0.08, 0.07]))
+    row = _earlier_method_claim("is", flat, ol, apart)
+    assert row[3] == NOT_MEASURED and "share no level" in row[4]
+    # both first at the 100-sample record: OL at 4 s (40 ms a sample), OL-Lef at 0.4 s
+    same = (curve([0, 4, 8], [0.33, 0.10, 0.09]), curve([0, 0.4, 0.8], [0.33, 0.12, 0.12]))
+    row = _earlier_method_claim("is", flat, ol, same)
+    assert "both first reach it at the same record (100 samples)" in row[2]
+    assert "within its first 5 samples" in row[2]  # 0.4 s / 2 / 40 ms

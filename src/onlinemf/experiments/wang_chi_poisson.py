@@ -1270,8 +1270,8 @@ def video(ctx: Context) -> Result:
             firsts[(p, method.upper())] = float(errs[0])
             marks.append(f"p = {p:g}, {method.upper()}: " + ", ".join(
                 f"{i + 1}: {errs[i]:.3f}" for i in _mark_frames(len(errs))))
-            rows.append([p, method.upper(), f"{np.mean(errs[:25]):.3f}",
-                         f"{np.mean(errs[-25:]):.3f}"])
+            rows.append([p, method.upper(), f"{np.mean(errs[:VIDEO_ENDS]):.3f}",
+                         f"{np.mean(errs[-VIDEO_ENDS:]):.3f}"])
             panels.append((f"{method.upper()}, p={p}", recon))
         Db, A = batch_poisson_factorization(np.nan_to_num(Y), k, ~np.isnan(Y),
                                             n_iter=_video_batch_iters(ctx),
@@ -1279,7 +1279,7 @@ def video(ctx: Context) -> Result:
         be = np.linalg.norm(A @ Db.T - Z, axis=1) / np.linalg.norm(Z, axis=1)
         # the online methods' last 25 frames are set against batch's on the same frames
         # (the frames differ in difficulty: batch's error is not flat over the video)
-        be_end = float(np.mean(be[-25:]))
+        be_end = float(np.mean(be[-VIDEO_ENDS:]))
         ax.plot(be, color="k", ls="--", lw=0.8, label="batch (substitute)")
         marks.append(f"p = {p:g}, batch: " + ", ".join(
             f"{i + 1}: {be[i]:.3f}" for i in _mark_frames(len(be))))
@@ -1294,16 +1294,16 @@ def video(ctx: Context) -> Result:
                 low, _ = orpca.decompose(Y[n:n + 1])
                 oe.append(np.linalg.norm(low[0] - Z[n]) / np.linalg.norm(Z[n]))
             ax.plot(oe, label="online RPCA")
-            rows.append([p, "online RPCA (Feng et al.)", f"{np.mean(oe[:25]):.3f}",
-                         f"{np.mean(oe[-25:]):.3f}"])
-        rows.append([p, "batch (substitute)", f"{np.mean(be[:25]):.3f}", f"{be_end:.3f}"])
+            rows.append([p, "online RPCA (Feng et al.)", f"{np.mean(oe[:VIDEO_ENDS]):.3f}",
+                         f"{np.mean(oe[-VIDEO_ENDS:]):.3f}"])
+        rows.append([p, "batch (substitute)", f"{np.mean(be[:VIDEO_ENDS]):.3f}", f"{be_end:.3f}"])
         panels.append((f"batch, p={p}", (A @ Db.T)[Z.shape[0] // 2]))
         ax.set(title=f"p = {p}", xlabel="frame", ylabel="relative frame error", yscale="log")
         ax.legend(fontsize=7)
         for r in rows:
             if r[0] == p and r[1] in VIDEO_METHODS:
                 res.claims.append(_video_claim(p, float(r[2]), float(r[3]),
-                                               float(np.mean(be[:25])), be_end, r[1],
+                                               float(np.mean(be[:VIDEO_ENDS])), be_end, r[1],
                                                (firsts[(p, r[1])], float(be[0]))))
     save_figure(ctx, res, fig, "wang_chi_fig9_video.png",
                 "Fig. 9: relative frame error against the frame index")
