@@ -3965,3 +3965,31 @@ def test_earlier_method_claim_without_a_common_level_and_at_one_record():
     row = _earlier_method_claim("is", flat, ol, same)
     assert "both first reach it at the same record (100 samples)" in row[2]
     assert "within its first 5 samples" in row[2]  # 0.4 s / 2 / 40 ms
+
+
+def test_an_experiments_own_rules_rejudge_only_its_kept_results(tmp_path):
+    """An experiment registered with a newer ``rules`` judges its kept results again, and no
+    other experiment's; a result it has just judged is not judged again."""
+    from onlinemf.experiments._registry import RULES, Result, current, register
+
+    seen = []
+
+    def rejudge(res):
+        seen.append(res.name)
+        return res
+
+    for name, rules in (("t-own-rules-new", RULES + 1), ("t-own-rules-old", RULES)):
+        register(name, "004", name, rejudge=rejudge, rules=rules)(lambda ctx: Result())
+    try:
+        for name in ("t-own-rules-new", "t-own-rules-old"):
+            res = Result()
+            res.name, res.rules = name, RULES
+            current(res)
+        assert seen == ["t-own-rules-new"]
+        res = Result()
+        res.name, res.rules = "t-own-rules-new", RULES + 1
+        current(res)
+        assert seen == ["t-own-rules-new"]
+    finally:
+        REGISTRY.pop("t-own-rules-new")
+        REGISTRY.pop("t-own-rules-old")

@@ -230,6 +230,10 @@ class Experiment:
     # where the experiment's protocol departs from its paper's, each with its effect where a
     # run measured it (the report lists them under the experiment, kept results included)
     departures: tuple[str, ...] = ()
+    # the version of this experiment's own claim texts (a quote or a band's reason mended
+    # since its run): a kept result older than it, or than :data:`RULES`, is judged again,
+    # without judging every other experiment's kept results again
+    rules: int = RULES
 
     @property
     def paper(self) -> str:
@@ -263,16 +267,19 @@ def save_figure(ctx: Context, res: Result, fig, name: str, caption: str, dpi: in
     return path
 
 
-def register(name: str, spec: str, title: str, rejudge=None, departures=(), later=None):
+def register(name: str, spec: str, title: str, rejudge=None, departures=(), later=None,
+             rules: int = RULES):
     """Decorator registering ``func(ctx) -> Result`` under ``name`` (``spec``: the number of
-    its seed paper first; ``rejudge`` and ``later``: see those fields of ``Experiment``;
-    ``departures``: sentences stating where the protocol departs from the paper's)."""
+    its seed paper first; ``rejudge``, ``later`` and ``rules``: see those fields of
+    ``Experiment``; ``departures``: sentences stating where the protocol departs from the
+    paper's)."""
 
     def deco(func):
         if name in REGISTRY:
             raise ValueError(f"experiment {name!r} registered twice")
         REGISTRY[name] = Experiment(name, spec, title, func, rejudge=rejudge,
-                                    departures=tuple(departures), later=later)
+                                    departures=tuple(departures), later=later,
+                                    rules=max(rules, RULES))
         return func
 
     return deco
@@ -360,6 +367,7 @@ def run_experiments(names, ctx: Context, progress=None, on_result=None,
                          "assembled")
             continue
         res.name, res.title = name, exp.title
+        res.rules = exp.rules  # judged just now, by this experiment's current claim texts
         res.seconds = time.perf_counter() - t0
         res.kept_seconds, res.kept_untimed = ctx.kept_seconds, ctx.kept_untimed
         res.scale = res.scale or ctx.scale
@@ -425,7 +433,7 @@ def current(res: Result, ctx: Context | None = None, compute: bool = False) -> R
     exp = REGISTRY.get(res.name)
     # vars(): a result pickled before the field existed has no own value (the class default
     # would read as current)
-    if exp is not None and exp.rejudge is not None and vars(res).get("rules", 0) < RULES:
+    if exp is not None and exp.rejudge is not None and vars(res).get("rules", 0) < exp.rules:
         res = exp.rejudge(res)
         res.title = exp.title
         res.notes = [unspec(n) for n in res.notes]
@@ -433,7 +441,7 @@ def current(res: Result, ctx: Context | None = None, compute: bool = False) -> R
         res.notes.append(f"The claims above were judged again, from the numbers this run "
                          f"kept, by the verdict rules of {code_version()} (the run itself is "
                          "not repeated).")
-        res.rules = RULES
+        res.rules = exp.rules
     if exp is not None and exp.later is not None and ctx is not None:
         reads = replace(ctx, resume=True, kept_only=ctx.kept_only or not compute,
                         versions=set())
