@@ -3993,3 +3993,26 @@ def test_an_experiments_own_rules_rejudge_only_its_kept_results(tmp_path):
     finally:
         REGISTRY.pop("t-own-rules-new")
         REGISTRY.pop("t-own-rules-old")
+
+
+def test_a_fresh_result_carries_its_experiments_rules(tmp_path):
+    """A result an experiment of a newer ``rules`` has just judged is stamped with them, so an
+    assembly does not judge it again nor say that it did."""
+    from onlinemf.experiments._registry import RULES, current, register, run_experiments
+
+    seen = []
+
+    def rejudge(res):
+        seen.append(res.name)
+        return res
+
+    register("t-fresh-rules", "004", "t", rejudge=rejudge, rules=RULES + 1)(
+        lambda ctx: Result(claims=[]))
+    try:
+        (res,) = run_experiments(["t-fresh-rules"],
+                                 Context(scale="tiny", out_dir=str(tmp_path)))
+        assert res.rules == RULES + 1
+        res = current(res)
+        assert seen == [] and not any("judged again" in n for n in res.notes)
+    finally:
+        REGISTRY.pop("t-fresh-rules")

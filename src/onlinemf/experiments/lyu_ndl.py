@@ -543,9 +543,9 @@ def _ising_protocol(T, size, p, frames, per_frame, r, sampler, updates, seed):
           "(Figs. 4–7)", departures=(
               "The paper runs its chains '5×10^6 iterations', 'recording every 1000 "
               "iterations' into a 200 × 200 × 500 array (§5.3): those numbers disagree (5000 "
-              "frames, not 500). The paper's protocol here keeps the 500 frames and the 1000 "
-              "single-site updates between them, 5 × 10^5 updates in all (12.5 sweeps of the "
-              "lattice).",))
+              "frames, not 500). This report's run of the paper's protocol keeps the 500 "
+              "frames and the 1000 single-site updates between them, 5 × 10^5 updates in all "
+              "(12.5 sweeps of the lattice).",))
 def ising(ctx: Context) -> Result:
     size, p, frames, per_frame, r = ctx.pick((48, 8, 30, 200, 25), (200, 20, 125, 1000, 100),
                                              tiny=(16, 4, 5, 50, 16))

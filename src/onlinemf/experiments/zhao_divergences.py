@@ -2098,9 +2098,11 @@ def _faces_batch_claim(rows, races: dict) -> list:
              "512.49/64.35, 1270.45/76.45, 755.69/113.09 = 9.82×, 7.96×, 16.62×, 6.68×")
     why = ("\"OL ... is significantly faster than Batch\" (§VIII-F), read as Fig. 2's race, "
            f"{SIGNIFICANT_TEXT}: Batch's time to the level of OL's final dictionary scored with "
-           "fresh codes on every row over OL's time, per subject (the main table's times), "
-           "the median of the subjects judged, since Batch's whole run is its own cap's, not "
-           f"the paper's; a record within {LEVEL_TIE:.0%} of the level is a tie")
+           "fresh codes (OL's code solver) on every row, against Batch's objective with its own "
+           "codes, over OL's whole pass, per subject (the main table's times, Batch's and OL's "
+           "from the same session), the median of the subjects judged, since Batch's whole "
+           f"run is its own cap's, not the paper's; a record within {LEVEL_TIE:.0%} of the "
+           "level is a tie")
     if any(r[0] not in races for r in rows):
         return claim(what, quote, f"{table}; Batch's iterations to OL's level not kept",
                      NOT_MEASURED, "needs every subject's race", why=why)
@@ -2119,7 +2121,8 @@ def _faces_batch_claim(rows, races: dict) -> list:
     measured = (f"median {_fmt_ratio(med)} (" + each.format(*(_fmt_ratio(x) for x in ratios))
                 + "): Batch's iterations to within "
                 f"{LEVEL_TIE:.0%} of OL's level ({'; '.join(its_text)}) at its timed seconds "
-                f"per iteration, over OL's time; {table}")
+                f"per iteration, over OL's time (the main table's times, one session each); "
+                f"{table}")
     return claim(what, quote, measured, *significantly(med, "Batch time / OL time"), why=why)
 
 
