@@ -4016,3 +4016,24 @@ def test_a_fresh_result_carries_its_experiments_rules(tmp_path):
         assert seen == [] and not any("judged again" in n for n in res.notes)
     finally:
         REGISTRY.pop("t-fresh-rules")
+
+
+def test_equal_time_claim_flags_a_verdict_the_clock_decides():
+    """Fig. 1's equal-time claims read on the timing protocol's clock are read again on the
+    curves' own: where the verdicts differ the claim is flagged at the band's edge."""
+    from onlinemf.experiments._verdicts import EDGE_MARK
+    from onlinemf.experiments.zhao_haskell_feng import _clock_edge
+
+    def run(times):
+        return {"history": {"time": np.array(times, float)}}
+
+    runs = {"vr": run([0, 10]), "smm": run([0, 10]), "sgd": run([0, 10])}
+    logs = {"vr": np.array([0.0, -2.0]), "smm": np.array([0.0, -1.0]),
+            "sgd": np.array([0.0, -1.5])}
+    same = {"vr": 1.0, "smm": 1.0, "sgd": 1.0}
+    assert _clock_edge(runs, logs, same, REPRODUCED) == ""  # no other clock
+    # the protocol stretches VR's curve: at its end SGD is ahead; as drawn VR is
+    scaled = {"vr": 4.0, "smm": 1.0, "sgd": 1.0}
+    text = _clock_edge(runs, logs, scaled, NOT_REPRODUCED)
+    assert EDGE_MARK in text and text.endswith("which reads reproduced")
+    assert _clock_edge(runs, logs, scaled, REPRODUCED) == ""
