@@ -2751,9 +2751,61 @@ def test_video_claim_reads_the_gap_to_batch_on_the_same_frames():
     assert row[2].endswith("ends within 0.01 of it: no gap to close)") and row[3] == PARTLY
     row = _video_claim(1.0, 0.050, 0.077, 0.080, 0.052, "SA")  # it starts well below batch
     assert "(it starts 0.030 below batch and ends 0.025 above it)" in row[2]
-    assert _video_claim(1.0, 0.081, 0.060, 0.080, 0.052, "SA")[3] == PARTLY  # it falls
+    # it falls to within the tie of batch
+    assert _video_claim(1.0, 0.081, 0.060, 0.080, 0.052, "SA")[3] == PARTLY
+    # it falls, but away from batch: it starts at batch's level and ends above it
+    assert _video_claim(1.0, 0.081, 0.070, 0.080, 0.052, "SA")[3] == NOT_REPRODUCED
     old = _video_claim(0.5, 0.205, 0.098, None, 0.085, "ML")
     assert old[3] == REPRODUCED and "its mean over the video" in old[2]
+
+
+def test_video_claim_is_partly_within_twice_its_share_of_the_gap():
+    """'Approaches' closes half the gap to batch; partly needs a quarter (within ×2), not a
+    fall alone."""
+    from onlinemf.experiments.wang_chi_poisson import _video_claim
+
+    def ends(share):  # the gap 0.048 → closed by ``share``
+        return _video_claim(1.0, 0.128, 0.052 + (1 - share) * 0.048, 0.080, 0.052, "ML")
+
+    assert ends(0.55)[3] == REPRODUCED and ends(0.30)[3] == PARTLY
+    row = ends(0.20)
+    assert row[3] == NOT_REPRODUCED and "20% closed" in row[2]  # it falls by 0.038
+    assert "closes ≥ 50% of its gap" in row[4] and "closes ≥ 25% (within ×2)" in row[4]
+
+
+def test_close_to_sa_is_partly_within_twice_its_margin():
+    from onlinemf.experiments.wang_chi_poisson import _synthetic_claims
+
+    def row(diff):
+        final = {p: {"ML": (0.40 + diff, 1.0), "SA": (0.40, 2.0), "GROUSE (η=1)": (0.6, 0.1),
+                     "batch": (0.37, 3.0)} for p in (1.0, 0.5, 0.1)}
+        (out,) = [c for c in _synthetic_claims(final, 100, 10, 0) if c[0] == "ML-SA close to SA"]
+        return out
+
+    assert row(0.02)[3] == REPRODUCED and row(0.05)[3] == PARTLY
+    assert row(0.07)[3] == NOT_REPRODUCED and "partly within ×2" in row(0.07)[4]
+
+
+def test_tracking_claim_flags_a_segment_within_the_levels_noise():
+    """A segment that ends within the batch SVD's spread of its level, either side, could
+    pass or miss on another draw: the claim is flagged at the band's edge; one clear of it
+    is not."""
+    from onlinemf.experiments._verdicts import EDGE_MARK
+    from onlinemf.experiments.wang_chi_poisson import _tracking_claim
+
+    learned, sds = [0.46, 0.457, 0.45], [0.0036, 0.0055, 0.0062]
+    near = _tracking_claim("SA, γ = 1 (paper)", [0.6] * 3, [0.44, 0.44, 0.454], learned, sds)
+    assert near[3] == PARTLY and f"{EDGE_MARK}: segment 3 ends +0.004 from its level" in near[2]
+    passes = _tracking_claim("SA, γ = 1 (paper)", [0.6] * 3, [0.44, 0.44, 0.447], learned, sds)
+    assert passes[3] == REPRODUCED and "segment 3 ends -0.003" in passes[2]
+    clear = _tracking_claim("SA, γ = 1 (paper)", [0.6] * 3, [0.44, 0.44, 0.47], learned, sds)
+    assert clear[3] == PARTLY and EDGE_MARK not in clear[2]
+    # a segment that does not fall by more than the tie is not decided by its level
+    flat = _tracking_claim("SA, γ = 1 (paper)", [0.6, 0.6, 0.455], [0.44, 0.44, 0.452],
+                           learned, sds)
+    assert EDGE_MARK not in flat[2]
+    assert EDGE_MARK not in _tracking_claim("SA, γ = 1 (paper)", [0.6] * 3, [0.44, 0.44, 0.454],
+                                            learned)[2]
 
 
 def test_video_claim_flags_a_verdict_that_its_first_frame_decides():

@@ -345,8 +345,27 @@ def test_a_result_kept_from_older_rules_is_judged_again(tmp_path):
                if n.startswith("Under the paper's metric")]
     assert "inconsistency" not in note and "not forced" in note
     assert "by more than the tie margin 0.01 in 1 of 1 panels" in note  # 0.41 → 0.37
-    fresh = Result(name="wang-chi-rank", claims=[claim("a", "b", "c", PARTLY, "d", why="e")])
+    fresh = Result(name="wang-chi-rank", claims=[claim("a", "b", "c", PARTLY, "d", why="e")],
+                   rules=REGISTRY["wang-chi-rank"].rules)
     assert current(fresh) is fresh and fresh.claims[0][3] == PARTLY
+
+
+def test_a_kept_rank_result_says_which_claims_keep_the_runs_verdicts():
+    """The convergence claims are read from traces a kept result does not keep: a rejudged
+    result says they stay as the run judged them (once, however often it is judged)."""
+    from onlinemf.experiments.wang_chi_poisson import RANK_KEPT, _rejudge_rank
+
+    old = Result(name="wang-chi-rank", scale="paper")
+    old.tables = [("Final errors", ["method", "p", "input rank", "error"],
+                   [["ML", 1.0, r, f"{e:.3f}"] for r, e in zip((10, 12, 15, 20),
+                                                                (0.41, 0.40, 0.39, 0.37))])]
+    kept = ["ML, p = 1.0: converges at every input rank", "q", "m", REPRODUCED, "b", PAPER]
+    old.claims = [["ML, p = 1.0: error with ranks 10, 12, 15, 20", "x", "y", REPRODUCED, "z"],
+                  kept]
+    again = _rejudge_rank(_rejudge_rank(old))
+    assert again.notes.count(RANK_KEPT) == 1 and kept in again.claims
+    old.claims = old.claims[:1]
+    assert RANK_KEPT not in _rejudge_rank(old).notes
 
 
 def test_memo_keeps_pieces_for_a_resumed_run(tmp_path):

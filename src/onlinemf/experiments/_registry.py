@@ -440,7 +440,8 @@ def current(res: Result, ctx: Context | None = None, compute: bool = False) -> R
         res.tables = [(unspec(c), h, r) for c, h, r in res.tables]
         res.notes.append(f"The claims above were judged again, from the numbers this run "
                          f"kept, by the verdict rules of {code_version()} (the run itself is "
-                         "not repeated).")
+                         "not repeated); a claim read from numbers it did not keep stays as "
+                         "the run judged it.")
         res.rules = exp.rules
     if exp is not None and exp.later is not None and ctx is not None:
         reads = replace(ctx, resume=True, kept_only=ctx.kept_only or not compute,

@@ -15,6 +15,7 @@ from ._verdicts import (
     LATE_RISE,
     NOT_MEASURED,
     NOT_REPRODUCED,
+    PARTLY_FACTOR,
     SPEC,
     TIME_TIE,
     at_least,
@@ -29,6 +30,10 @@ from ._verdicts import (
 
 #: two normalized subspace (or frame) errors closer than this are a tie
 ERR_TIE = 0.01
+
+#: the version of these experiments' claim texts (see ``register``): 7 states the partly
+#: factors of the close-to-SA and video bands, and flags the tracking claims' edge
+WANG_CHI_RULES = 7
 
 
 def subspace_error(D_hat, D):
@@ -75,7 +80,7 @@ def _best_grouse(Y, D, k, seed):
 # ----------------------------------------------------------------------------- Figs. 1–3
 @register("wang-chi-synthetic", "003", "Poisson subspace tracking, full and missing data: "
           "SA, memory-limited SA, batch and GROUSE (Figs. 1–3)",
-          rejudge=lambda res: _rejudge_synthetic(res))
+          rejudge=lambda res: _rejudge_synthetic(res), rules=WANG_CHI_RULES)
 def synthetic(ctx: Context) -> Result:
     n, k, m = ctx.pick((100, 10, 400), (100, 10, 800), tiny=(30, 3, 60))
     rng = np.random.default_rng(ctx.seed)
@@ -157,9 +162,11 @@ def _synthetic_claims(final, n: int, k: int, seed: int) -> list:
               "\"the memory-limited SA algorithm yields a very similar performance towards "
               "the SA algorithm\" (§V-A, Figs. 1–2)",
               f"largest error difference {d_ml:.3f}",
-              *at_most(d_ml, 0.03, 0.1, "largest |error difference|"),
+              *at_most(d_ml, 3 * ERR_TIE, PARTLY_FACTOR * 3 * ERR_TIE,
+                       "largest |error difference|"),
               why=f"'very similar' read as within three tie margins ({3 * ERR_TIE:g}) of "
-                  "normalized subspace error at every rate"),
+                  f"normalized subspace error at every rate; partly within ×{PARTLY_FACTOR:g} "
+                  "of that"),
         claim("SA time / ML-SA time (p = 1)",
               "\"with a smaller complexity\" (§V-A; Fig. 3 plots time, no ratio)",
               f"{speed:.1f}×", *at_least(speed, 1.5, 1 + TIME_TIE, "SA time / ML-SA time"),
@@ -222,7 +229,7 @@ def _rejudge_synthetic(res: Result) -> Result:
 
 # ----------------------------------------------------------------------------- Figs. 4–5
 @register("wang-chi-rank", "003", "Over-specified rank (Figs. 4–5)",
-          rejudge=lambda res: _rejudge_rank(res))
+          rejudge=lambda res: _rejudge_rank(res), rules=WANG_CHI_RULES)
 def rank(ctx: Context) -> Result:
     n, k, m = ctx.pick((100, 10, 400), (100, 10, 800), tiny=(30, 10, 60))
     methods = ("ml",) if ctx.quick else ("ml", "sa")
@@ -342,13 +349,20 @@ def _rejudge_rank(res: Result) -> Result:
     # the note on why the error falls, as any older run worded it, is today's
     res.notes = [rank_note(res.tables[0][2])
                  if n.startswith("Under the paper's metric ‖P_{D̂⊥}D‖/‖D‖") or "rate error" in n
-                 else n for n in res.notes]
+                 else n for n in res.notes if n != RANK_KEPT]
+    if kept:
+        res.notes.append(RANK_KEPT)
     return res
+
+
+#: why a kept wang-chi-rank result's convergence claims are not judged again
+RANK_KEPT = ("The convergence claims are read from the error traces, which this result does "
+             "not keep: they stay as the run judged them.")
 
 
 # ----------------------------------------------------------------------------- Fig. 6
 @register("wang-chi-tracking", "003", "Tracking abrupt subspace changes (Fig. 6)",
-          rejudge=lambda res: _rejudge_tracking(res))
+          rejudge=lambda res: _rejudge_tracking(res), rules=WANG_CHI_RULES)
 def tracking(ctx: Context) -> Result:
     n, k = ctx.pick((100, 10), (100, 10), tiny=(30, 3))
     changes = ctx.pick((351, 601, 901), (701, 1201, 1801), tiny=(61, 101, 141))
@@ -386,7 +400,7 @@ def tracking(ctx: Context) -> Result:
         after = [e[i] for i in starts]
         seg_end = [e[i] for i in ends]
         rows.append([name] + [f"{a:.3f} → {b:.3f}" for a, b in zip(after, seg_end)])
-        res.claims.append(_tracking_claim(name, after, seg_end, learned))
+        res.claims.append(_tracking_claim(name, after, seg_end, learned, _spreads(batch)))
         late.append((name, _last_quarters(t, e, changes, ends)))
     for c in changes:
         ax.axvline(c, color="r", lw=0.8)
@@ -461,7 +475,7 @@ def _level_spread_text(batch, changes) -> str:
     draw). The level is half that error, so a stream's own draw would move its level by
     about half this spread; the averaged level's own uncertainty is smaller still (the
     draws' standard error)."""
-    sds = [float(np.std(errs)) for errs in batch]
+    sds = _spreads(batch)
     return (" The learned levels average a batch SVD over 5 draws of a subspace and its "
             "data; over those draws its error's standard deviation is "
             + ", ".join(f"{sd:.4f}" for sd in sds)
@@ -485,18 +499,39 @@ def _learned_levels(n: int, k: int, changes, m: int, seed: int, batch=None) -> l
     return [b + 0.5 * (rand - b) for b in (float(np.mean(errs)) for errs in batch)]
 
 
-def _tracking_claim(name: str, after, seg_end, learned) -> list:
+def _spreads(batch) -> list:
+    """Each segment's standard deviation of the batch SVD's error over its draws
+    (``batch``: :func:`_segment_batch_errors`)."""
+    return [float(np.std(errs)) for errs in batch]
+
+
+def _tracking_edge(after, seg_end, learned, spreads) -> str:
+    """The edge flag of a Fig. 6 claim: the segments that fall by more than the tie and end
+    within ``spreads`` (one per segment, :func:`_spreads`) of their learned level, either
+    side, in words, else "". One stream is one draw: its error at a given quality moves
+    between draws about as much as the batch SVD's does, so such a segment's pass or miss,
+    and with it the count the verdict rests on, is within the reading's own noise."""
+    parts = [f"segment {i + 1} ends {b - lv:+.3f} from its level, within the batch SVD's "
+             f"standard deviation {sd:.4f} over the draws behind that level"
+             for i, (a, b, lv, sd) in enumerate(zip(after, seg_end, learned, spreads))
+             if b < a - ERR_TIE and abs(b - lv) <= sd]
+    return f"; {EDGE_MARK}: " + "; ".join(parts) if parts else ""
+
+
+def _tracking_claim(name: str, after, seg_end, learned, spreads=None) -> list:
     """Fig. 6: after each change the error falls (by more than the tie margin) to a level
     that shows the new subspace learned (``learned``: one level per segment, a threshold
-    read strictly, as the other claims' half-way levels are)."""
+    read strictly, as the other claims' half-way levels are); flagged at the band's edge
+    where a segment's pass or miss lies within ``spreads`` (:func:`_tracking_edge`)."""
     tracked = sum(b < a - ERR_TIE and b <= lv
                   for a, b, lv in zip(after, seg_end, learned))
+    edge = "" if spreads is None else _tracking_edge(after, seg_end, learned, spreads)
     return claim(f"{name}: error falls after each change",
                  "\"both algorithms have successfully tracked the subspace when changes "
                  "occur\" (§V-A, Fig. 6)" if "paper" in name else
                  "tracks the changes (forgetting is the library's extension, not the paper's)",
                  "; ".join(f"{a:.3f} → {b:.3f} (learned ≤ {lv:.3f})"
-                           for a, b, lv in zip(after, seg_end, learned)),
+                           for a, b, lv in zip(after, seg_end, learned)) + edge,
                  *count_band(tracked, len(after), 2), source="paper" if "paper" in name else SPEC,
                  why="tracking a change shows as an error that falls after it, by more than "
                      f"the tie margin {ERR_TIE:g}, to a level that shows the new subspace "
@@ -511,12 +546,13 @@ def _rejudge_tracking(res: Result) -> Result:
     n, k, changes, m = ((30, 3, (61, 101, 141), 200) if res.scale == "tiny" else
                         (100, 10, (351, 601, 901), 1300) if res.scale == "quick" else
                         (100, 10, (701, 1201, 1801), 2600))
-    learned = _learned_levels(n, k, changes, m, 0)
+    batch = _segment_batch_errors(n, k, changes, m, 0)
+    learned = _learned_levels(n, k, changes, m, 0, batch=batch)
     claims = []
     for name, *cells in res.tables[0][2]:
         pairs = [tuple(float(x) for x in c.split(" → ")) for c in cells]
         claims.append(_tracking_claim(name, [a for a, _ in pairs], [b for _, b in pairs],
-                                      learned))
+                                      learned, _spreads(batch)))
     res.claims = claims
     res.notes = [n.replace("library's documented extension (spec §2.7).",
                            "library's documented extension, checked apart from the paper's "
@@ -538,7 +574,7 @@ MONTECARLO_DEPARTURE = (
 
 @register("wang-chi-montecarlo", "003", "Sensitivity to the random initialization (Fig. 7)",
           departures=(MONTECARLO_DEPARTURE,),
-          rejudge=lambda res: _rejudge_montecarlo(res))
+          rejudge=lambda res: _rejudge_montecarlo(res), rules=WANG_CHI_RULES)
 def montecarlo(ctx: Context) -> Result:
     n, k, m, runs = ctx.pick((200, 20, 400, 5), (200, 20, 800, 50), tiny=(40, 4, 60, 2))
     methods = ("ml",) if ctx.quick else ("ml", "sa")
@@ -618,8 +654,8 @@ def _montecarlo_claims(rows, n, k, m, runs, seed) -> list:
                          "\"the overall performance is not very sensitive to the random "
                          "initialization\" (§V-A, Fig. 7)",
                          f"mean {mean:.3f} ± {std:.3f}; a random nonnegative subspace scores "
-                         f"{rand:.3f} ± {rand_std:.3f}, a batch SVD of the same M samples "
-                         f"{batch:.3f}",
+                         f"{rand:.3f} ± {rand_std:.3f}, a batch SVD of M samples drawn by "
+                         f"the same recipe {batch:.3f} (the mean over 5 draws)",
                          judge(small and learned, small and some),
                          "reproduced if std/mean ≤ 0.2 and the mean closes at least half the "
                          "gap from the random subspace's error to the batch SVD's; partly if "
@@ -629,7 +665,10 @@ def _montecarlo_claims(rows, n, k, m, runs, seed) -> list:
                              "the subspace (an error near a random subspace's shows no "
                              "learning, however small its spread); what M samples allow is "
                              "set by a batch SVD of them, not by an absolute fraction of the "
-                             "random error"))
+                             "random error. The paper gives no spread; the bound 0.2 is this "
+                             "report's own, loose by design (it only rules out runs whose "
+                             "errors scatter by a fifth of their size), so the learned "
+                             "condition carries the claim"))
     return out
 
 
@@ -669,6 +708,10 @@ VIDEO_METHODS = {"ML": "ML-SA", "SA": "SA"}
 #: the frames whose mean error opens and closes a video's stream in Fig. 9's claims
 VIDEO_ENDS = 25
 
+#: the share of its first gap to batch a method's error closes by the stream's end for
+#: "approaches the performance of the batch algorithm" (partly: within ``PARTLY_FACTOR``)
+VIDEO_CLOSED = 0.5
+
 
 def _video_reading(first, online_end, b_first, batch_end) -> tuple:
     """Fig. 9's reading of one method: its gap to batch at both ends of the stream, the share
@@ -678,7 +721,9 @@ def _video_reading(first, online_end, b_first, batch_end) -> tuple:
     closed = (gap_start - gap_end) / gap_start if gap_start > ERR_TIE else 0.0
     falls = online_end < first - ERR_TIE
     near = gap_end <= ERR_TIE
-    return gap_start, gap_end, closed, near, judge(falls and closed >= 0.5, falls or near)
+    return gap_start, gap_end, closed, near, judge(
+        falls and closed >= VIDEO_CLOSED, falls and closed >= VIDEO_CLOSED / PARTLY_FACTOR
+        or near)
 
 
 def _video_claim(p, first, online_end, batch_first, batch_end, method: str = "ML",
@@ -710,8 +755,10 @@ def _video_claim(p, first, online_end, batch_first, batch_end, method: str = "ML
                      "close)" if near else
                      f"({_start_text(gap_start)} and ends {gap_end:.3f} above it)") + edge,
                  verdict,
-                 f"reproduced if the error falls (by more than {ERR_TIE:g}) and closes ≥ half "
-                 f"its gap to batch; partly if it falls, or ends within {ERR_TIE:g} of batch",
+                 f"reproduced if the error falls (by more than {ERR_TIE:g}) and closes ≥ "
+                 f"{VIDEO_CLOSED:.0%} of its gap to batch; partly if it falls and closes ≥ "
+                 f"{VIDEO_CLOSED / PARTLY_FACTOR:.0%} (within ×{PARTLY_FACTOR:g}), or ends "
+                 f"within {ERR_TIE:g} of batch",
                  why="'improves' is a fall of the method's own error over the stream; "
                      "'approaches' is read as closing at least half of the gap to the batch "
                      "error, the gap read on the same frames at both ends (the first 25 and the "
@@ -1248,7 +1295,8 @@ def _video_stream_frames(ctx: Context):
               "(downscaled to 50×50): the data hold no more frames, so the stream is a fifth "
               "shorter and 'the last 25 frames' end at frame 200. The effect of the length is "
               "read on the video played twice (a note below).",),
-          rejudge=lambda res: _rejudge_video(res), later=lambda res, ctx: _video_later(res, ctx))
+          rejudge=lambda res: _rejudge_video(res), later=lambda res, ctx: _video_later(res, ctx),
+          rules=WANG_CHI_RULES)
 def video(ctx: Context) -> Result:
     Z, shape, src = _video_stream_frames(ctx)
     k = _video_rank(ctx)
@@ -1555,10 +1603,12 @@ def _sotu_claims(hits: int, n_terms: int, dated) -> list:
                      "is not the paper's")]
     if dated:
         ok = sum(inn > 2 * out_ for _, inn, out_ in dated)
-        out.append(claim("matched topics strongest in their years (Fig. 10: after 2001, world "
-                         "wars, Philippine–American war)",
+        out.append(claim("matched topics strongest in their years (Fig. 10: after 2001, the "
+                         "world wars; the Philippine–American war dated here, 1898–1913)",
                          "\"its intensity strongly presents after year 2001\"; \"reaches the "
-                         "highest point\" at the world wars (§V-C, Fig. 10)",
+                         "highest point\" at the world wars; \"the inferred intensity "
+                         "dynamically tracks the topics mentioned in these addresses\" (§V-C, "
+                         "Fig. 10)",
                          "; ".join(f"topic {i + 1}: {inn:.3f} inside vs {o:.3f} outside"
                                    for i, inn, o in dated),
                          *count_band(ok, len(dated), 1),
@@ -1573,7 +1623,7 @@ def _sotu_claims(hits: int, n_terms: int, dated) -> list:
 
 
 @register("wang-chi-sotu", "003", "State of the Union topics and their intensity over time "
-          "(Table I, Fig. 10)", rejudge=lambda res: _rejudge_sotu(res),
+          "(Table I, Fig. 10)", rejudge=lambda res: _rejudge_sotu(res), rules=WANG_CHI_RULES,
           departures=("The corpus here holds 224 addresses where the paper's holds 225, and "
                       "its vocabulary after the paper's filtering has 5156 terms against the "
                       "paper's 2216 (the claim on the vocabulary reports it).",))
