@@ -2808,6 +2808,30 @@ def test_tracking_claim_flags_a_segment_within_the_levels_noise():
                                             learned)[2]
 
 
+def test_a_kept_tracking_result_is_flagged_not_judged_again():
+    """A kept result's claims are flagged from its table (once, however often it is read),
+    and keep the verdicts the run gave them from its exact errors."""
+    from onlinemf.experiments import REGISTRY, Result
+    from onlinemf.experiments._verdicts import EDGE_MARK
+    from onlinemf.experiments.wang_chi_poisson import _learned_levels
+
+    learned = _learned_levels(100, 10, (701, 1201, 1801), 2600, 0)
+    cells = ["0.478 → 0.440", "0.467 → 0.440", f"0.474 → {learned[2] + 0.003:.3f}"]
+    res = Result(name="wang-chi-tracking", scale="paper")
+    res.tables = [("Error 25 samples after each change → at the end of its segment",
+                   ["configuration", "a", "b", "c"],
+                   [["ML, γ = 1 (paper)", *cells], ["SA, γ = 1 (paper)", *cells[:2],
+                                                    "0.474 → 0.400"]])]
+    res.claims = [["ML, γ = 1 (paper): error falls after each change", "q", "m", PARTLY, "b",
+                   "paper"], ["SA, γ = 1 (paper): error falls after each change", "q", "m",
+                              REPRODUCED, "b", "paper"]]
+    later = REGISTRY["wang-chi-tracking"].later
+    later(later(res, None), None)
+    ml, sa = res.claims
+    assert ml[2].count(EDGE_MARK) == 1 and "segment 3 ends +0.003" in ml[2] and ml[3] == PARTLY
+    assert sa[2] == "m" and sa[3] == REPRODUCED
+
+
 def test_video_claim_flags_a_verdict_that_its_first_frame_decides():
     """The first 25 frames' mean holds the random start's first estimate: where reading them
     without it changes the verdict, the claim is flagged at the band's edge (the verdict as

@@ -32,7 +32,7 @@ from ._verdicts import (
 ERR_TIE = 0.01
 
 #: the version of these experiments' claim texts (see ``register``): 7 states the partly
-#: factors of the close-to-SA and video bands, and flags the tracking claims' edge
+#: factors of the close-to-SA and video bands
 WANG_CHI_RULES = 7
 
 
@@ -362,7 +362,8 @@ RANK_KEPT = ("The convergence claims are read from the error traces, which this 
 
 # ----------------------------------------------------------------------------- Fig. 6
 @register("wang-chi-tracking", "003", "Tracking abrupt subspace changes (Fig. 6)",
-          rejudge=lambda res: _rejudge_tracking(res), rules=WANG_CHI_RULES)
+          rejudge=lambda res: _rejudge_tracking(res),
+          later=lambda res, ctx: _tracking_edges(res))
 def tracking(ctx: Context) -> Result:
     n, k = ctx.pick((100, 10), (100, 10), tiny=(30, 3))
     changes = ctx.pick((351, 601, 901), (701, 1201, 1801), tiny=(61, 101, 141))
@@ -541,18 +542,47 @@ def _tracking_claim(name: str, after, seg_end, learned, spreads=None) -> list:
                      "would pass an estimate that barely leaves the random level)")
 
 
+def _tracking_sizes(scale: str) -> tuple:
+    """Fig. 6's ``(n, k, changes, m)`` at ``scale``."""
+    return ((30, 3, (61, 101, 141), 200) if scale == "tiny" else
+            (100, 10, (351, 601, 901), 1300) if scale == "quick" else
+            (100, 10, (701, 1201, 1801), 2600))
+
+
+def _table_pairs(cells) -> tuple:
+    """A tracking table row's cells ``"a → b"`` as the errors after each change and at the
+    ends of the segments."""
+    pairs = [tuple(float(x) for x in c.split(" → ")) for c in cells]
+    return [a for a, _ in pairs], [b for _, b in pairs]
+
+
+def _tracking_edges(res: Result) -> Result:
+    """Flags each of a kept tracking result's claims that a segment within the level's noise
+    decides (as :func:`_tracking_claim` does with ``spreads``), read from its table's errors
+    (to three decimals); the verdicts are left as judged, since judging them again from the
+    rounded errors could move a fall that the run judged by its exact errors."""
+    if not res.tables:
+        return res
+    n, k, changes, m = _tracking_sizes(res.scale)
+    batch = _segment_batch_errors(n, k, changes, m, 0)
+    learned = _learned_levels(n, k, changes, m, 0, batch=batch)
+    rows = {row[0]: row[1:] for row in res.tables[0][2]}
+    for c in res.claims:
+        name = str(c[0]).removesuffix(": error falls after each change")
+        if EDGE_MARK in c[2] or name not in rows:
+            continue
+        c[2] += _tracking_edge(*_table_pairs(rows[name]), learned, _spreads(batch))
+    return res
+
+
 def _rejudge_tracking(res: Result) -> Result:
     """A kept wang-chi-tracking result judged by the current rules, from its table."""
-    n, k, changes, m = ((30, 3, (61, 101, 141), 200) if res.scale == "tiny" else
-                        (100, 10, (351, 601, 901), 1300) if res.scale == "quick" else
-                        (100, 10, (701, 1201, 1801), 2600))
+    n, k, changes, m = _tracking_sizes(res.scale)
     batch = _segment_batch_errors(n, k, changes, m, 0)
     learned = _learned_levels(n, k, changes, m, 0, batch=batch)
     claims = []
     for name, *cells in res.tables[0][2]:
-        pairs = [tuple(float(x) for x in c.split(" → ")) for c in cells]
-        claims.append(_tracking_claim(name, [a for a, _ in pairs], [b for _, b in pairs],
-                                      learned, _spreads(batch)))
+        claims.append(_tracking_claim(name, *_table_pairs(cells), learned, _spreads(batch)))
     res.claims = claims
     res.notes = [n.replace("library's documented extension (spec §2.7).",
                            "library's documented extension, checked apart from the paper's "
