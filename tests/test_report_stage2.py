@@ -3956,6 +3956,21 @@ def test_fig1_speed_claim_reads_a_common_level_on_both_clocks():
     assert _speed_claim("P / d", fast, logs, slow_vr)[3] == NOT_REPRODUCED
 
 
+def test_table_eight_refit_check_sets_the_refit_against_the_timed_run():
+    """OL fitted again is the timed run where its PSNR matches the table's to 0.1 dB, and the
+    race's refit where its level matches; a subject without a refit is left out."""
+    from onlinemf.experiments.zhao_divergences import _faces_refit_note
+
+    rows = [[s, "1", "1", "1", "1×", "1×", "13.0", psnr, "15.7", "17.1"]
+            for s, psnr in (("1", "23.2"), ("2", "23.2"), ("3", "24.2"))]
+    races = {"1": {"level": 4.25}, "2": {"level": 4.3}}
+    note = _faces_refit_note(rows, races, {"1": {"psnr": 23.24, "level": 4.25},
+                                           "2": {"psnr": 23.31, "level": 4.31}})
+    assert "1: 23.24 dB against the timed run's 23.2, level 4.25 against the race's 4.25" in note
+    assert "PSNR to the table's 0.1 dB on 1 of 2 subjects, and the race's level on 1 of 2" in note
+    assert "3:" not in note
+
+
 def test_table_eight_reads_batch_time_to_ols_level_at_its_timed_pace():
     """Table VIII's 'significantly faster': per subject, the iterations Batch needs to come
     within 1% of OL's level at its timed seconds per iteration, over OL's time; the median
