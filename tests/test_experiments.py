@@ -33,6 +33,9 @@ def test_experiment_runs_at_tiny_scale(name, tmp_path):
         assert rows and all(len(r) == len(header) for r in rows)
     for _, path in res.figures:
         assert os.path.getsize(path) > 1000
+    if name == "zhao-tan-synthetic":  # the stand-in's own step decides whether ONMF fails
+        (onmf,) = [r for r in res.claims if r[0] == "Fig. 1(b): ONMF fails to converge on f̂_t"]
+        assert onmf[3] == "not measured" and "neither paper gives" in onmf[4]
 
 
 def test_spec002_fits_are_resumable_pieces_shared_by_key():
@@ -1011,3 +1014,6 @@ def test_without_smallest_reads_the_rest_of_the_grid_as_the_claim_does():
     text = _without_smallest("kappa", hists)
     assert text.startswith("; without kappa = 0.1 (the grid's smallest")
     assert "kappa=0.4: 3.6, kappa=1: 0.9" in text and "kappa=0.1:" not in text
+    assert text.endswith("so this implementation's choice of the grid decides the verdict")
+    hists[0.4] = hists[0.1]  # the rest of the grid fails too: no such sentence
+    assert "decides the verdict" not in _without_smallest("kappa", hists)
