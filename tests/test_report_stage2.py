@@ -1331,8 +1331,12 @@ def test_onmf_theta_note_reads_output_and_iterate_by_the_claims_rule():
             "last iterate. Whether the stand-in shows") in text
     assert text.endswith("Since the stand-in's step decides the reading, the claim is not "
                          "judged on the stand-in.")
-    assert "fails at θ as run too" in _onmf_theta_note({3.0: (wobbly, wobbly)}, 0.0, 0.2)
-    assert "none of them fails" in _onmf_theta_note({3.0: (calm, calm)}, 0.0, 0.0)
+    as_run = _onmf_theta_note({3.0: (wobbly, wobbly)}, 0.0, 0.2)
+    none = _onmf_theta_note({3.0: (calm, calm)}, 0.0, 0.0)
+    assert "fails at θ as run too" in as_run and "none of them fails" in none
+    # the step decides the reading only where a larger step fails and the step as run does not
+    for text in (as_run, none):
+        assert "decides" not in text and text.endswith("whose step neither paper gives.")
     # the control: θ = 3's iterate settles without the outliers, θ = 10's output rises there too
     control = {3.0: (calm, calm), 10.0: (wobbly, calm)}
     text = _onmf_theta_note({3.0: (calm, wobbly), 10.0: (wobbly, wobbly)}, 0.0, 0.02, control)
@@ -2814,6 +2818,33 @@ def test_close_to_sa_is_partly_within_twice_its_margin():
     assert row(0.07)[3] == NOT_REPRODUCED and "partly within ×2" in row(0.07)[4]
 
 
+def test_orpca_settle_claim_needs_orpca_first_beyond_the_timing_tie():
+    from onlinemf.experiments.zhao_tan_outliers import _orpca_settle_claim
+
+    def curves(orpca_pace):
+        t = np.linspace(0.0, 10.0, 101)
+
+        def regret(pace):
+            return np.column_stack([t, 1.0 / (1.0 + t / pace)])
+
+        return {"ORPCA": {"regret": regret(orpca_pace), "batch_size": 5},
+                "OADMM": {"regret": regret(1.0)}, "OPGD": {"regret": regret(1.0)}}
+
+    assert _orpca_settle_claim(curves(0.8))[3] == REPRODUCED  # ORPCA at 0.8× their time
+    row = _orpca_settle_claim(curves(0.95))  # 0.95×: within the 10% tie, not first
+    assert row[3] == NOT_REPRODUCED and "first (below 0.909×, the 10% timing tie)" in row[4]
+
+
+def test_tau_claim_is_capped_while_opgds_leg_is_not_run():
+    from onlinemf.experiments.zhao_tan_outliers import _cbcl_other_legs_claim, _tau_leg_cap
+
+    verdict, band, why = _tau_leg_cap(REPRODUCED, "b", "w")
+    assert verdict == PARTLY and band.endswith("while OPGD's runs across τ are not made")
+    assert _tau_leg_cap(NOT_REPRODUCED, "b", "w")[0] == NOT_REPRODUCED
+    row = _cbcl_other_legs_claim()
+    assert row[3] == NOT_MEASURED and row[5] == "paper" and "(τ, K, ρ and κ)" in row[1]
+
+
 def test_tracking_claim_flags_a_segment_within_the_levels_noise():
     """A segment that ends within the batch SVD's spread of its level, either side, could
     pass or miss on another draw: the claim is flagged at the band's edge; one clear of it
@@ -2821,16 +2852,19 @@ def test_tracking_claim_flags_a_segment_within_the_levels_noise():
     from onlinemf.experiments._verdicts import EDGE_MARK
     from onlinemf.experiments.wang_chi_poisson import _tracking_claim
 
-    learned, sds = [0.46, 0.457, 0.45], [0.0036, 0.0055, 0.0062]
-    near = _tracking_claim("SA, γ = 1 (paper)", [0.6] * 3, [0.44, 0.44, 0.454], learned, sds)
-    assert near[3] == PARTLY and f"{EDGE_MARK}: segment 3 ends +0.004 from its level" in near[2]
-    passes = _tracking_claim("SA, γ = 1 (paper)", [0.6] * 3, [0.44, 0.44, 0.447], learned, sds)
-    assert passes[3] == REPRODUCED and "segment 3 ends -0.003" in passes[2]
-    clear = _tracking_claim("SA, γ = 1 (paper)", [0.6] * 3, [0.44, 0.44, 0.47], learned, sds)
+    learned, sds, at = [0.46, 0.457, 0.45], [0.0036, 0.0055, 0.0062], (701, 1201, 1801)
+    near = _tracking_claim("SA, γ = 1 (paper)", [0.6] * 3, [0.44, 0.44, 0.454], learned, sds, at)
+    assert near[3] == PARTLY and (f"{EDGE_MARK}: the segment from t=1801 ends at 0.454 against "
+                                  "its level 0.450, within the batch SVD's standard deviation "
+                                  "0.0062") in near[2]
+    passes = _tracking_claim("SA, γ = 1 (paper)", [0.6] * 3, [0.44, 0.44, 0.447], learned, sds,
+                             at)
+    assert passes[3] == REPRODUCED and "t=1801 ends at 0.447" in passes[2]
+    clear = _tracking_claim("SA, γ = 1 (paper)", [0.6] * 3, [0.44, 0.44, 0.47], learned, sds, at)
     assert clear[3] == PARTLY and EDGE_MARK not in clear[2]
     # a segment that does not fall by more than the tie is not decided by its level
     flat = _tracking_claim("SA, γ = 1 (paper)", [0.6, 0.6, 0.455], [0.44, 0.44, 0.452],
-                           learned, sds)
+                           learned, sds, at)
     assert EDGE_MARK not in flat[2]
     assert EDGE_MARK not in _tracking_claim("SA, γ = 1 (paper)", [0.6] * 3, [0.44, 0.44, 0.454],
                                             learned)[2]
@@ -2839,6 +2873,8 @@ def test_tracking_claim_flags_a_segment_within_the_levels_noise():
 def test_a_kept_tracking_result_is_flagged_not_judged_again():
     """A kept result's claims are flagged from its table (once, however often it is read),
     and keep the verdicts the run gave them from its exact errors."""
+    from types import SimpleNamespace
+
     from onlinemf.experiments import REGISTRY, Result
     from onlinemf.experiments._verdicts import EDGE_MARK
     from onlinemf.experiments.wang_chi_poisson import _learned_levels
@@ -2850,14 +2886,15 @@ def test_a_kept_tracking_result_is_flagged_not_judged_again():
                    ["configuration", "a", "b", "c"],
                    [["ML, γ = 1 (paper)", *cells], ["SA, γ = 1 (paper)", *cells[:2],
                                                     "0.474 → 0.400"]])]
-    res.claims = [["ML, γ = 1 (paper): error falls after each change", "q", "m", PARTLY, "b",
-                   "paper"], ["SA, γ = 1 (paper): error falls after each change", "q", "m",
-                              REPRODUCED, "b", "paper"]]
-    later = REGISTRY["wang-chi-tracking"].later
-    later(later(res, None), None)
+    # verdicts unlike the table's own reading (partly, and reproduced): kept as judged
+    res.claims = [["ML, γ = 1 (paper): error falls after each change", "q", "m", REPRODUCED,
+                   "b", "paper"], ["SA, γ = 1 (paper): error falls after each change", "q", "m",
+                                   NOT_REPRODUCED, "b", "paper"]]
+    later, run = REGISTRY["wang-chi-tracking"].later, SimpleNamespace(seed=0)
+    later(later(res, run), run)
     ml, sa = res.claims
-    assert ml[2].count(EDGE_MARK) == 1 and "segment 3 ends +0.003" in ml[2] and ml[3] == PARTLY
-    assert sa[2] == "m" and sa[3] == REPRODUCED
+    assert ml[2].count(EDGE_MARK) == 1 and "the segment from t=1801 ends at" in ml[2]
+    assert ml[3] == REPRODUCED and sa[2] == "m" and sa[3] == NOT_REPRODUCED
 
 
 def test_video_claim_flags_a_verdict_that_its_first_frame_decides():
@@ -3997,6 +4034,9 @@ def test_table_eight_refit_check_sets_the_refit_against_the_timed_run():
     assert "1: 23.24 dB against the timed run's 23.2, level 4.25 against the race's 4.25" in note
     assert "PSNR to the table's 0.1 dB on 1 of 2 subjects, and the race's level on 1 of 2" in note
     assert "3:" not in note
+    # 23.27 rounds to the table's 23.3: no match; without race pieces no level clause
+    note = _faces_refit_note(rows, {}, {"1": {"psnr": 23.27, "level": 4.25}})
+    assert note.endswith("to the table's 0.1 dB on 0 of 1 subjects.")
 
 
 def test_table_eight_reads_batch_time_to_ols_level_at_its_timed_pace():

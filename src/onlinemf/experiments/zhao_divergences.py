@@ -2095,7 +2095,8 @@ def _faces_refit_note(rows, races: dict, refits: dict) -> str:
             "(the timed run's dictionary is not kept), scored as the main table scores the "
             "timed run, PSNR against the clean images: " + "; ".join(parts) + f". The refit "
             f"gives the timed run's PSNR to the table's 0.1 dB on {same} of {len(parts)} "
-            f"subjects, and the race's level on {level_same} of {n_levels}.")
+            "subjects" + (f", and the race's level on {level_same} of {n_levels}" if n_levels
+                          else "") + ".")
 
 
 def _faces_batch_claim(rows, races: dict) -> list:
