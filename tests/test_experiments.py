@@ -221,7 +221,7 @@ def test_fig2_reads_the_inner_step_ablation_in_expressed_variance(tmp_path):
     assert [t.split(",")[0] for t in notes] == ["ρ_s = 0.1", "ρ_s = 0.3"]
     for t in notes:
         ev = float(t.split("final EV ")[1].split()[0])
-        assert 0.0 <= ev <= 1.0 and "the reach claim's level" in t
+        assert 0.0 <= ev <= 1.0 and "read by the reach claim in VR's place" in t
 
 
 def test_fig2_second_reading_scores_each_dictionary_through_its_own_top_directions():
@@ -246,7 +246,9 @@ def test_fig2_second_reading_scores_each_dictionary_through_its_own_top_directio
     sgd_top = ev(loud, top_directions=True)
     assert sgd_top < 0.6 and f"SGD {sgd_top:.3f} (the claim's 1.000)" in text
     assert "final-EV band would read 'partly'" in text  # VR above SGD, tied with SMM
-    assert "passes VR 2.0, SMM 2.0, SGD never" in text
+    # SGD's top directions score alike at both evaluations: no EV level common to the three
+    assert ("no EV level common to the three: a curve's EV does not rise over its run, which "
+            "the reach band would read 'not measured'") in text
     assert "Under the claims' reading SGD scores a unit EV with a span of more than k′" in text
     assert "not determined" not in text and "The verdicts keep the reading" in text
     # a rank-one VR: its top k′ directions are the jitter's, which the note says
@@ -425,24 +427,31 @@ def test_synth_rank_note_counts_each_dictionarys_numerical_rank():
     assert "VR keeps the planted rank" not in note and "below the planted rank" not in note
 
 
-def test_first_reach_reads_the_first_evaluation_at_the_level():
-    from onlinemf.experiments.zhao_haskell_feng import _first_reach
-    trace = np.array([[0.0, 0.0, 0.2], [0.5, 10.0, 0.96], [1.0, 20.0, 0.94], [1.5, 30.0, 0.99]])
-    assert _first_reach(trace, 0.95) == (0.5, 10.0)
-    assert _first_reach(trace, 0.98) == (1.5, 30.0)
-    assert _first_reach(trace, 0.995) == (np.inf, np.inf)
+def test_reach_reads_each_ev_curve_at_a_level_common_to_the_three():
+    """Fig. 2's 'recovers U faster': 90% of the way up from the lowest first EV to the lowest
+    final EV, each curve's first evaluation there, in passes and in seconds; VR first on both
+    (a 5% tie), the worse axis deciding."""
+    from onlinemf.experiments.zhao_haskell_feng import _reach, _reach_verdict
 
+    def trace(evs, seconds_per_pass=10.0):
+        passes = np.arange(len(evs)) * 0.5
+        return np.column_stack([passes, passes * seconds_per_pass, evs])
 
-def test_vr_is_sooner_only_where_it_reaches_the_level():
-    from onlinemf.experiments.zhao_haskell_feng import _sooner
-    inf = (np.inf, np.inf)
-    assert _sooner({"vr": inf, "smm": inf, "sgd": inf})[0] == "not reproduced"
-    # sooner than one that never gets there, but behind another: not "sooner than both"
-    assert _sooner({"vr": (5.8, 1.0), "smm": inf, "sgd": (0.5, 1.0)})[0] == "not reproduced"
-    # a tie (within 5% of VR's passes) with one and ahead of the other: partly
-    assert _sooner({"vr": (0.5, 1.0), "smm": (0.51, 2.0), "sgd": (1.0, 1.0)})[0] == "partly"
-    assert _sooner({"vr": (0.5, 1.0), "smm": (0.8, 2.0), "sgd": (1.0, 1.0)})[0] == \
-        "reproduced"
+    traces = {"vr": trace([0.5, 0.95, 0.99, 1.0]), "smm": trace([0.5, 0.7, 0.8, 0.9]),
+              "sgd": trace([0.5, 0.8, 0.9, 0.95])}
+    reach, level = _reach(traces)
+    assert level == pytest.approx(0.5 + 0.9 * (0.9 - 0.5))  # SMM's final is the lowest
+    assert reach == {"vr": (0.5, 5.0), "smm": (1.5, 15.0), "sgd": (1.0, 10.0)}
+    assert _reach_verdict(reach) == "reproduced"
+    # first in passes, but its passes cost three times as long: not first in seconds
+    traces["vr"] = trace([0.5, 0.95, 0.99, 1.0], seconds_per_pass=30.0)
+    assert _reach_verdict(_reach(traces)[0]) == "not reproduced"
+    # within 5% of a rival on one axis and ahead of the other: partly
+    assert _reach_verdict({"vr": (1.0, 10.0), "smm": (1.02, 10.2), "sgd": (2.0, 20.0)}) == \
+        "partly"
+    # an EV curve that ends below its start shares no level: not measured
+    traces["smm"] = trace([0.5, 0.4, 0.3, 0.2])
+    assert _reach(traces)[0] is None and _reach_verdict(None) == "not measured"
 
 
 def test_pca_ev_recovers_a_clean_subspace_and_loses_it_to_large_outliers():

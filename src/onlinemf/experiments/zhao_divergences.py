@@ -2127,20 +2127,31 @@ def _faces_batch_claim(rows, races: dict) -> list:
         return claim(what, quote, f"{table}; OL's data scale is not Batch's (255), so its "
                      "level is not on Batch's objective", NOT_MEASURED,
                      "needs OL's level on Batch's scale", why=why)
-    ratios, its_text = [], []
+    ratios, its_text, paces, needs = [], [], [], []
     for r in rows:
         race = races[r[0]]
         its = iterations_to(race["history"], race["level"] * (1 + LEVEL_TIE), race["n"])[0]
-        ratios.append(np.inf if its is None else
-                      its / race["n_iter"] * float(r[3]) / float(r[1]))
+        paces.append(float(r[3]) / race["n_iter"])
+        needs.append(np.inf if its is None else its / float(r[1]))
+        ratios.append(needs[-1] * paces[-1])
         its_text.append(f"{r[0]}: {'never' if its is None else its} of {race['n_iter']}")
     med = float(np.median(ratios))
+    verdict, band = significantly(med, "Batch time / OL time")
+    # the table's times are single runs: every subject at the fastest subject's Batch pace
+    # bounds what a slowed Batch run can have added
+    fast = float(np.median([x * min(paces) for x in needs]))
+    other = significantly(fast, "Batch time / OL time")[0]
     measured = (f"median {_fmt_ratio(med)} (" + each.format(*(_fmt_ratio(x) for x in ratios))
                 + "): Batch's iterations to within "
                 f"{LEVEL_TIE:.0%} of OL's level ({'; '.join(its_text)}) at its timed seconds "
                 f"per iteration, over OL's time (the main table's times, one session each); "
-                f"{table}")
-    return claim(what, quote, measured, *significantly(med, "Batch time / OL time"), why=why)
+                f"{table}. Those times are single runs: Batch's seconds per iteration are "
+                + ", ".join(f"{x:.2f}" for x in paces) + " on streams of one size, and with "
+                f"every subject at the fastest of them the median would be {_fmt_ratio(fast)}, "
+                f"which reads {other}"
+                + (f"; {EDGE_MARK}: which single timing to trust decides the verdict"
+                   if other != verdict else ""))
+    return claim(what, quote, measured, verdict, band, why=why)
 
 
 def _batch_path(k, V, clean, noisy, seed, iters=BATCH_PATH_ITERS) -> dict:
@@ -2513,6 +2524,20 @@ TABLE_SEVEN_WHY = ("\"the running times of OL are significantly shorter than tho
                    f"record within {LEVEL_TIE:.0%} of the level is a tie")
 
 
+def _single_timing_note(timing) -> str:
+    """How far apart OL's single timed runs lie over its initializations (Table VII's rows
+    ``timing``: corpus, "mean (std)" of OL, …): each corpus's std over its mean, the size of
+    error one timing can carry."""
+    parts = []
+    for row in timing:
+        mean, std = (float(x) for x in row[1].replace("(", " ").replace(")", " ").split())
+        parts.append(f"{std / mean:.0%} of their mean on {row[0]} ({mean:.2f} ± {std:.2f} s)")
+    return ("Every time in Table VII is one timed run (not the timing protocol's median of "
+            "three). The standard deviation of OL's times over its initializations, each "
+            "timed once, is " + " and ".join(parts) + ": a single timing, Batch's included, "
+            "can carry an error of that size.")
+
+
 def _table_seven_claim(label, paper, t_ol, t_b, batch_history, levels) -> list:
     """Table VII's Batch/OL time on one corpus: with ``levels`` (each OL initialization's
     final W scored with fresh codes on every row, :func:`topics`' "-fresh" pieces), Batch's
@@ -2727,6 +2752,10 @@ def _topics_figure(ctx: Context, res: Result, ol, terms, names, label: str) -> N
               "OL gets ten and Batch one (one Batch run on the replicated 20 Newsgroups "
               "takes most of an hour on one core), so the Batch/OL claim reads Batch's one "
               "run against each of OL's ten (the median).",
+              "Every time here is one timed run, not the timing protocol's median of three, "
+              "and the runs were not kept apart from other work on the machine; a note gives "
+              "OL's spread over its initializations, the size of error a single timing can "
+              "carry (Batch's one run has no spread to show).",
               "Batch's stopping rule is not given in the paper: multiplicative updates to a "
               "relative change of 1e-5 (at most 500 iterations).",
               "OL's dictionary step averages the mini-batch's gradients "
@@ -2830,6 +2859,8 @@ def topics(ctx: Context) -> Result:
     res.tables.append((f"Table VII: seconds, mean (std) over {inits} initialization(s) of OL "
                        f"and {batch_inits} of Batch",
                        ["corpus", "OL", "Batch", "paper OL", "paper Batch"], timing))
+    if inits > 1:
+        res.notes.append(_single_timing_note(timing))
     res.notes.append("Batch: KL multiplicative updates to a relative change of 1e-5 (its "
                      "stopping rule is unspecified in the paper). OL uses SGD(reduce='mean') "
                      "where the canonical setting sums the mini-batch's gradients. 20 "
@@ -2859,6 +2890,8 @@ def _fig3_claims(rows, batch_paths=None) -> list:
                      for r, o, w, b in zip(rows, ol, wang, batch))
     similar = [abs(o - b) <= PSNR_SIMILAR for o, b in zip(ol, batch)]
     above = [min(o, b) - w >= 2 * PSNR_SIMILAR for o, w, b in zip(ol, wang, batch)]
+    # partly within ×2 of the margin, as the denoising claim beside it
+    some = [min(o, b) - w >= PSNR_SIMILAR for o, w, b in zip(ol, wang, batch)]
     n = len(rows)
     full = n - 1 if n >= 4 else n  # the paper excepts one subject of its four
     extra = ("; " + _batch_path_text(batch_paths, {r[0]: b for r, b in zip(rows, batch)
@@ -2882,12 +2915,12 @@ def _fig3_claims(rows, batch_paths=None) -> list:
               "performances and they greatly outperform OL-Wang\" (§VIII-F, Fig. 3; \"for "
               "subject D however, all the three algorithms achieve almost the same results\")",
               each + f" dB; OL and Batch both ≥ {2 * PSNR_SIMILAR:g} dB above OL-Wang on "
-              f"{sum(above)} of {n} (|OL − Batch| ≤ {PSNR_SIMILAR:g} dB, not judged, on "
-              f"{sum(similar)})" + extra,
-              judge(sum(above) >= full, sum(above) >= max(1, n // 2)),
+              f"{sum(above)} of {n}, ≥ {PSNR_SIMILAR:g} dB on {sum(some)} (|OL − Batch| ≤ "
+              f"{PSNR_SIMILAR:g} dB, not judged, on {sum(similar)})" + extra,
+              judge(sum(above) >= full, sum(some) >= full),
               f"reproduced if OL and Batch are both at least {2 * PSNR_SIMILAR:g} dB above "
               f"OL-Wang on {full} of {n} subjects (all but one of four, as the paper's own "
-              f"subject D); partly on at least {max(1, n // 2)}",
+              f"subject D); partly if at least {PSNR_SIMILAR:g} dB (within ×2) on as many",
               why="the PSNR is against the clean but still shadowed images, so it measures the "
                   "denoising half of the sentence: 'greatly outperform' read as twice the "
                   f"{PSNR_SIMILAR:g} dB of a similar PSNR, per subject, the paper itself "
