@@ -4229,3 +4229,11 @@ def test_equal_time_claim_flags_a_verdict_the_clock_decides():
     text = _clock_edge(runs, logs, scaled, NOT_REPRODUCED)
     assert EDGE_MARK in text and text.endswith("which reads reproduced")
     assert _clock_edge(runs, logs, scaled, REPRODUCED) == ""
+
+
+def test_as_fast_band_is_worded_about_one():
+    from onlinemf.experiments.zhao_divergences import _as_fast_band
+
+    verdict, band = _as_fast_band(1.2)
+    assert verdict == REPRODUCED and band.startswith("reproduced in [0.75, 1.33] (±33% of 1)")
+    assert "paper's range" not in band and _as_fast_band(0.07)[0] == NOT_REPRODUCED
