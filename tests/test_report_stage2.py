@@ -217,7 +217,7 @@ def test_fig3_claims_read_denoising_from_the_psnrs_and_leave_shadows_unmeasured(
     removed, similar, _ = _fig3_claims(rows(23.2, 15.7, 17.1))
     assert removed[3] == PARTLY  # OL-Wang gains 2.7 dB only (15.7 − 13.0), under 3 dB
     assert similar[3] == PARTLY  # Batch only 1.4 dB above OL-Wang: within ×2 of the 2 dB
-    assert "≥ 1 dB on 4" in similar[2] and "partly if at least 1 dB (within ×2)" in similar[4]
+    assert "> 1 dB on 4" in similar[2] and "partly if more than 1 dB (within ×2)" in similar[4]
     assert _fig3_claims(rows(23.2, 15.7, 16.5))[1][3] == NOT_REPRODUCED  # 0.8 dB above it
     # the shadowed reference cannot judge "OL and Batch similar": 6 dB apart, both well above
     _, similar, _ = _fig3_claims(rows(24.0, 15.0, 18.0))
@@ -3213,7 +3213,7 @@ def test_inner_ev_note_lists_every_multiplier_of_a_finished_tuning(tmp_path):
         f"c = {c}: f {f}, EV {ev(Ds[c]):.3f}" for c, f in ((1, 8.5), (2, 8.1), (4, 8.3))) \
         + f"): final EV {ev(Ds[2]):.3f} against VR (the paper's m) 0.500" in text
     assert "its f 8.1 against 9, 8 and 7" in text
-    assert "Only its final dictionary is kept, so when it reaches the level" in text
+    assert "Only its final dictionary is kept, so when it reaches the reach claim" in text
 
 
 def test_inner_ev_note_reads_the_reach_of_the_ablated_fit_from_its_trace(tmp_path):
@@ -3244,7 +3244,7 @@ def test_inner_ev_note_reads_the_reach_of_the_ablated_fit_from_its_trace(tmp_pat
     level = e0 + 0.45 * (e2 - e0)
     (text,) = _inner_ev_note(kept, sc, 0.3, data, W, runs, "k", k, finals, traces)
     assert (f"read by the reach claim in VR's place (its seconds on its own clock): EV ≥ "
-            f"{level:.3f} (90% of the way up from the lowest first EV to the lowest final one) "
+            f"{level:.3f} (90% of the way up from the highest first EV to the lowest final one) "
             "first at passes VR 3.00 (1 s), SMM 3.50 (10 s), SGD 4.00 (12 s), which the reach "
             "band would read 'reproduced'") in text
     assert f"0.00: {e0:.3f}, 3.00: {e2:.3f}, 6.00: {e2:.3f}" in text
@@ -4237,3 +4237,31 @@ def test_as_fast_band_is_worded_about_one():
     verdict, band = _as_fast_band(1.2)
     assert verdict == REPRODUCED and band.startswith("reproduced in [0.75, 1.33] (±33% of 1)")
     assert "paper's range" not in band and _as_fast_band(0.07)[0] == NOT_REPRODUCED
+
+
+def test_order_by_observation_rate_is_shown_not_judged():
+    """The paper's text orders no errors by p: the measured order is shown, not judged."""
+    from onlinemf.experiments.wang_chi_poisson import _synthetic_claims
+
+    def row(errors):
+        final = {p: {"ML": (e, 1.0), "SA": (e, 2.0), "GROUSE (η=1)": (0.6, 0.1),
+                     "batch": (0.37, 3.0)} for p, e in zip((1.0, 0.5, 0.1), errors)}
+        (out,) = [c for c in _synthetic_claims(final, 100, 10, 0)
+                  if c[0] == "error ordered by observation rate"]
+        return out
+
+    rising, flat = row((0.40, 0.44, 0.46)), row((0.40, 0.40, 0.46))
+    assert rising[3] == flat[3] == NOT_MEASURED and rising[5] == "paper"
+    assert rising[2].endswith("(rising at each step beyond the tie 0.01)")
+    assert flat[2].endswith("(not rising at each step beyond the tie 0.01)")
+
+
+def test_markov_gap_is_partly_only_within_twice_its_band():
+    from onlinemf.experiments.lyu_ndl import _markov_claims
+
+    def verdict(last, lowest=0.0):
+        return _markov_claims("sticky chain", 1.0, 10, last, 1000, lowest, 1.0)[0][3]
+
+    assert verdict(0.05) == REPRODUCED and verdict(0.15) == PARTLY
+    assert verdict(0.25) == NOT_REPRODUCED  # it falls, but not within ×2 of the 10%
+    assert verdict(0.15, lowest=-0.01) == NOT_REPRODUCED  # f̂ below f somewhere

@@ -2111,7 +2111,9 @@ def _faces_batch_claim(rows, races: dict) -> list:
     (``races``, :func:`_faces_race_piece`, by subject) at its timed seconds per iteration
     (the main table's Batch time over the iterations it ran), over OL's time; the median over
     subjects judged. Batch's whole capped run is printed beside it; without every subject's
-    piece (a kept-only assembly), not measured."""
+    piece (a kept-only assembly), not measured. The table's times are single runs, so the
+    claim is also read with every subject at the fastest subject's Batch seconds per
+    iteration, and flagged at the band's edge where that reading's verdict differs."""
     whole = [float(r[4][:-1]) for r in rows]
     each = ", ".join(f"{r[0]}: {{}}" for r in rows)
     table = (f"Batch's whole run (capped at {FACES_BATCH_ITERS} iterations): median "
@@ -2145,7 +2147,7 @@ def _faces_batch_claim(rows, races: dict) -> list:
     verdict, band = significantly(med, "Batch time / OL time")
     # the table's times are single runs: every subject at the fastest subject's Batch pace
     # bounds what a slowed Batch run can have added
-    fast = float(np.median([x * min(paces) for x in needs]))
+    fast = float(np.median([x * min(paces) if np.isfinite(x) else np.inf for x in needs]))
     other = significantly(fast, "Batch time / OL time")[0]
     measured = (f"median {_fmt_ratio(med)} (" + each.format(*(_fmt_ratio(x) for x in ratios))
                 + "): Batch's iterations to within "
@@ -2759,9 +2761,9 @@ def _topics_figure(ctx: Context, res: Result, ol, terms, names, label: str) -> N
               "takes most of an hour on one core), so the Batch/OL claim reads Batch's one "
               "run against each of OL's ten (the median).",
               "Every time here is one timed run, not the timing protocol's median of three, "
-              "and the runs were not kept apart from other work on the machine; a note gives "
-              "OL's spread over its initializations, the size of error a single timing can "
-              "carry (Batch's one run has no spread to show).",
+              "and the runs were not kept apart from other work on the machine; where OL runs "
+              "several initializations, a note gives its spread over them, the size of error "
+              "a single timing can carry (Batch's one run has no spread to show).",
               "Batch's stopping rule is not given in the paper: multiplicative updates to a "
               "relative change of 1e-5 (at most 500 iterations).",
               "OL's dictionary step averages the mini-batch's gradients "
@@ -2897,7 +2899,7 @@ def _fig3_claims(rows, batch_paths=None) -> list:
     similar = [abs(o - b) <= PSNR_SIMILAR for o, b in zip(ol, batch)]
     above = [min(o, b) - w >= 2 * PSNR_SIMILAR for o, w, b in zip(ol, wang, batch)]
     # partly within ×2 of the margin, as the denoising claim beside it
-    some = [min(o, b) - w >= PSNR_SIMILAR for o, w, b in zip(ol, wang, batch)]
+    some = [min(o, b) - w > PSNR_SIMILAR for o, w, b in zip(ol, wang, batch)]
     n = len(rows)
     full = n - 1 if n >= 4 else n  # the paper excepts one subject of its four
     extra = ("; " + _batch_path_text(batch_paths, {r[0]: b for r, b in zip(rows, batch)
@@ -2921,12 +2923,12 @@ def _fig3_claims(rows, batch_paths=None) -> list:
               "performances and they greatly outperform OL-Wang\" (§VIII-F, Fig. 3; \"for "
               "subject D however, all the three algorithms achieve almost the same results\")",
               each + f" dB; OL and Batch both ≥ {2 * PSNR_SIMILAR:g} dB above OL-Wang on "
-              f"{sum(above)} of {n}, ≥ {PSNR_SIMILAR:g} dB on {sum(some)} (|OL − Batch| ≤ "
+              f"{sum(above)} of {n}, > {PSNR_SIMILAR:g} dB on {sum(some)} (|OL − Batch| ≤ "
               f"{PSNR_SIMILAR:g} dB, not judged, on {sum(similar)})" + extra,
               judge(sum(above) >= full, sum(some) >= full),
               f"reproduced if OL and Batch are both at least {2 * PSNR_SIMILAR:g} dB above "
               f"OL-Wang on {full} of {n} subjects (all but one of four, as the paper's own "
-              f"subject D); partly if at least {PSNR_SIMILAR:g} dB (within ×2) on as many",
+              f"subject D); partly if more than {PSNR_SIMILAR:g} dB (within ×2) on as many",
               why="the PSNR is against the clean but still shadowed images, so it measures the "
                   "denoising half of the sentence: 'greatly outperform' read as twice the "
                   f"{PSNR_SIMILAR:g} dB of a similar PSNR, per subject, the paper itself "
