@@ -4265,3 +4265,24 @@ def test_markov_gap_is_partly_only_within_twice_its_band():
     assert verdict(0.05) == REPRODUCED and verdict(0.15) == PARTLY
     assert verdict(0.25) == NOT_REPRODUCED  # it falls, but not within ×2 of the 10%
     assert verdict(0.15, lowest=-0.01) == NOT_REPRODUCED  # f̂ below f somewhere
+
+
+def test_montecarlo_claim_is_partly_within_twice_its_half_way():
+    from onlinemf.experiments.wang_chi_poisson import (
+        _montecarlo_claims,
+        batch_subspace_error,
+        random_subspace_error,
+    )
+
+    rand, _ = random_subspace_error(40, 4, 5, 0)
+    batch = batch_subspace_error(40, 4, 60, 1.0, 5, 0)
+
+    def verdict(share, std=0.005):  # the mean ``share`` of the way from batch to random
+        mean = batch + share * (rand - batch)
+        (row,) = _montecarlo_claims([["ML", 1.0, 5, f"{mean:.4f}", f"{std:.4f}"]], 40, 4, 60,
+                                    5, 0)
+        return row
+
+    assert verdict(0.4)[3] == REPRODUCED and verdict(0.7)[3] == PARTLY
+    assert verdict(0.9)[3] == NOT_REPRODUCED and verdict(0.4, std=0.5)[3] == NOT_REPRODUCED
+    assert "closes at least a quarter of that gap (within ×2)" in verdict(0.4)[4]

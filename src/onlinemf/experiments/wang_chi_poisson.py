@@ -684,7 +684,8 @@ def batch_subspace_error(n: int, k: int, m: int, p: float, draws: int, seed: int
 
 def _montecarlo_claims(rows, n, k, m, runs, seed) -> list:
     """Fig. 7: the spread over the runs is small, and the runs learned: at least half way
-    from a random nonnegative subspace's error to a batch SVD's on the same recipe."""
+    from a random nonnegative subspace's error to a batch SVD's on the same recipe (partly: a
+    quarter of the way)."""
     rand, rand_std = random_subspace_error(n, k, runs, seed)
     out = []
     for method, p, _, mean, std in rows:
@@ -692,7 +693,8 @@ def _montecarlo_claims(rows, n, k, m, runs, seed) -> list:
         batch = batch_subspace_error(n, k, m, p, 5, seed)
         small = std / max(mean, 1e-300) <= 0.2
         learned = mean <= batch + 0.5 * (rand - batch)
-        some = mean < rand - 3 * rand_std
+        # partly within ×2 of the half: a quarter of the gap
+        some = mean <= batch + (1 - 0.5 / PARTLY_FACTOR) * (rand - batch)
         out.append(claim(f"{method}, p = {p}: spread over {runs} runs",
                          "\"the overall performance is not very sensitive to the random "
                          "initialization\" (§V-A, Fig. 7)",
@@ -702,8 +704,8 @@ def _montecarlo_claims(rows, n, k, m, runs, seed) -> list:
                          judge(small and learned, small and some),
                          "reproduced if std/mean ≤ 0.2 and the mean closes at least half the "
                          "gap from the random subspace's error to the batch SVD's; partly if "
-                         "std/mean ≤ 0.2 and the mean is below the random error by more than "
-                         "3 of its std",
+                         "std/mean ≤ 0.2 and it closes at least a quarter of that gap (within "
+                         f"×{PARTLY_FACTOR:g})",
                          why="a small spread means insensitivity only for runs that learned "
                              "the subspace (an error near a random subspace's shows no "
                              "learning, however small its spread); what M samples allow is "
