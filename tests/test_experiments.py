@@ -36,6 +36,10 @@ def test_experiment_runs_at_tiny_scale(name, tmp_path):
     if name == "lyu-torus":  # 'perfect' has no partly
         (perfect,) = [r for r in res.claims if r[0].startswith("max reconstruction error")]
         assert "partly" not in perfect[4].split(". Why:")[0]
+        (share,) = [r for r in res.claims if r[0] == "importance of the atoms equal to A_F"]
+        parts = [float(x) for x in share[2].split(": ")[-1].split(", ")[:-1]] \
+            if "identical atoms" in share[2] else [float(share[2])]
+        assert sum(parts) == pytest.approx(float(share[2].split()[0]), abs=2e-4)
     if name == "zhao-tan-synthetic":  # the stand-in's own step decides whether ONMF fails
         (onmf,) = [r for r in res.claims if r[0] == "Fig. 1(b): ONMF fails to converge on f̂_t"]
         assert onmf[3] == "not measured" and "neither paper gives" in onmf[4]
