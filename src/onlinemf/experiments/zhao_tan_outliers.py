@@ -1733,7 +1733,7 @@ def _online_speed_claim(online: dict, keys, what: str, fig_no: str, data: str = 
                                           [str(key) for key in keys], sh, level, what)
         text += samples_text
         # a density's unsteady run fails the claim whatever the speeds read
-        in_samples.append(verdict if other is None or what != "K" and not steady else other)
+        in_samples.append(verdict if other is None or (what != "K" and not steady) else other)
         parts.append(f"{m}: {text}")
         verdicts.append(verdict)
     mark = (f"; {EDGE_MARK}: read in samples it reads {worst(in_samples)} (one timed curve per "
