@@ -2205,6 +2205,30 @@ def test_budget_race_reads_how_its_verdict_turns_on_the_tie():
     assert "1.01%: never" in _tie_sensitivity(high, 1.0, n, 1.0, 10.0, widths=(0.0001,))
 
 
+def test_batch_race_is_read_again_at_the_common_descent_and_flagged_where_it_differs():
+    """The second reading of a Batch race takes the rival races' level (90% of the way from
+    the lower first objective to the higher final one), Batch's iterations to it at the
+    race's pace and OL's first record there; a verdict other than the claim's is flagged."""
+    from onlinemf.experiments._verdicts import EDGE_MARK
+    from onlinemf.experiments.zhao_divergences import _common_descent_reading
+
+    n = 10
+    # OL: 2.0 → 1.0 over 10 s; Batch: 3.0 → 0.5 in records at 10, 20, 30, 40 iterations
+    settle = {"time": np.array([1.0, 5.0, 10.0]), "objective": np.array([2.0, 1.08, 1.0]),
+              "n_samples": np.array([1, 5, 10]), "total": 10.0}
+    bh = {"n_samples": np.array([10, 20, 30, 40]) * n, "time": np.array([1.0, 2.0, 3.0, 4.0]),
+          "objective": np.array([3.0, 1.5, 1.09, 0.5])}
+    # level 2.0 - 0.9 × (2.0 - 1.0) = 1.1: Batch at 30 iterations, OL at half its pass
+    text = _common_descent_reading(bh, settle, n, pace=0.5, ol_time=10.0, verdict="partly")
+    assert "(1.1," in text and "Batch's 30 iterations against OL's first 50.00%" in text
+    assert "3.00× (reproduced)" in text and EDGE_MARK in text  # 15 s over 5 s
+    same = _common_descent_reading(bh, settle, n, 0.5, 10.0, verdict="reproduced")
+    assert EDGE_MARK not in same
+    # OL rises: no common level, said so, and nothing flagged
+    up = dict(settle, objective=np.array([1.0, 1.5, 2.0]))
+    assert EDGE_MARK not in _common_descent_reading(bh, up, n, 0.5, 10.0, "partly")
+
+
 def test_headline_counts_the_claims_at_a_band_edge():
     from onlinemf.experiments._registry import Result, _headline
     from onlinemf.experiments._verdicts import EDGE_MARK
