@@ -2229,6 +2229,31 @@ def test_batch_race_is_read_again_at_the_common_descent_and_flagged_where_it_dif
     assert EDGE_MARK not in _common_descent_reading(bh, up, n, 0.5, 10.0, "partly")
 
 
+def test_table_seven_is_read_again_at_ol_settle_time():
+    """Table VII's second reading sets Batch's time to the first initialization's level
+    against the share of OL's pass after which OL stays within the tie of its own final
+    level, says whether the untimed pass ends at the timed run's dictionary, and is flagged
+    where its verdict differs from the claim's."""
+    from types import SimpleNamespace
+
+    from onlinemf.experiments._verdicts import EDGE_MARK
+    from onlinemf.experiments.zhao_divergences import _table_seven_settle
+
+    W = np.ones((2, 3))
+    # OL within 1% of its final 1.0 from its second record on: a quarter of its pass
+    settle = {"time": np.array([1.0, 2.5, 6.0, 10.0]), "n_samples": np.array([1, 25, 60, 100]),
+              "objective": np.array([3.0, 1.009, 1.004, 1.0]), "total": 10.0, "components": W}
+    bh = {"time": np.array([2.0, 4.0, 8.0]), "objective": np.array([5.0, 2.0, 1.0])}
+    # Batch reaches the level at 8 s; OL's pass 8 s, a quarter of it 2 s: 4×
+    text = _table_seven_settle(settle, SimpleNamespace(components_=W), bh, 1.0, 8.0,
+                               "not reproduced")
+    assert "25 samples, 25% of its pass" in text and "4.00× (reproduced)" in text
+    assert "its final dictionary the timed run's" in text and EDGE_MARK in text
+    other = SimpleNamespace(components_=W + 0.5)
+    text = _table_seven_settle(settle, other, bh, 1.0, 8.0, "reproduced")
+    assert "off the timed run's by up to 0.5" in text and EDGE_MARK not in text
+
+
 def test_headline_counts_the_claims_at_a_band_edge():
     from onlinemf.experiments._registry import Result, _headline
     from onlinemf.experiments._verdicts import EDGE_MARK
