@@ -40,6 +40,19 @@ def test_experiment_runs_at_tiny_scale(name, tmp_path):
         parts = [float(x) for x in share[2].split(": ")[-1].split(", ")[:-1]] \
             if "identical atoms" in share[2] else [float(share[2])]
         assert sum(parts) == pytest.approx(float(share[2].split()[0]), abs=2e-4)
+    if name == "zhao-synthetic":  # the second reading of a race, from its own pieces
+        import pickle
+
+        from onlinemf.experiments.zhao_divergences import _common_descent_reading
+
+        def piece(key):
+            with open(tmp_path / "pieces" / f"tiny-0-zhao-synthetic-squared-{key}.pkl", "rb") as fh:
+                return pickle.load(fh)[1]
+        bh, (ol_runs, batch_runs, its) = piece("allrows")[1], piece("race-s3")
+        (race,) = [r for r in res.claims if r[0] == "squared: OL reaches its level faster "
+                   "than Batch"]
+        assert _common_descent_reading(bh, piece("ol-settle"), 300, batch_runs.median / its,
+                                       ol_runs.median, race[3]) in race[2]
     if name == "zhao-tan-synthetic":  # the stand-in's own step decides whether ONMF fails
         (onmf,) = [r for r in res.claims if r[0] == "Fig. 1(b): ONMF fails to converge on f̂_t"]
         assert onmf[3] == "not measured" and "neither paper gives" in onmf[4]

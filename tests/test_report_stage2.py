@@ -2208,50 +2208,62 @@ def test_budget_race_reads_how_its_verdict_turns_on_the_tie():
 def test_batch_race_is_read_again_at_the_common_descent_and_flagged_where_it_differs():
     """The second reading of a Batch race takes the rival races' level (90% of the way from
     the lower first objective to the higher final one), Batch's iterations to it at the
-    race's pace and OL's first record there; a verdict other than the claim's is flagged."""
+    race's pace and OL's first record there (a share of its pass on its own clock, not of
+    its samples); a verdict other than the claim's is flagged, and so is a band's edge
+    between the ratios of the records either side of each crossing."""
     from onlinemf.experiments._verdicts import EDGE_MARK
     from onlinemf.experiments.zhao_divergences import _common_descent_reading
 
     n = 10
-    # OL: 2.0 → 1.0 over 10 s; Batch: 3.0 → 0.5 in records at 10, 20, 30, 40 iterations
-    settle = {"time": np.array([1.0, 5.0, 10.0]), "objective": np.array([2.0, 1.08, 1.0]),
-              "n_samples": np.array([1, 5, 10]), "total": 10.0}
+    # OL: 2.0 → 1.0 over a pass of 20 s (its records' clock runs unevenly against samples)
+    settle = {"time": np.array([1.0, 2.0, 10.0, 16.0]), "n_samples": np.array([1, 5, 7, 10]),
+              "objective": np.array([2.0, 1.5, 1.08, 1.0]), "total": 20.0}
+    # Batch: 3.0 → 0.5 in records at 10, 20, 30, 40 iterations
     bh = {"n_samples": np.array([10, 20, 30, 40]) * n, "time": np.array([1.0, 2.0, 3.0, 4.0]),
           "objective": np.array([3.0, 1.5, 1.09, 0.5])}
-    # level 2.0 - 0.9 × (2.0 - 1.0) = 1.1: Batch at 30 iterations, OL at half its pass
-    text = _common_descent_reading(bh, settle, n, pace=0.5, ol_time=10.0, verdict="partly")
-    assert "(1.1," in text and "Batch's 30 iterations against OL's first 50.00%" in text
-    assert "3.00× (reproduced)" in text and EDGE_MARK in text  # 15 s over 5 s
-    same = _common_descent_reading(bh, settle, n, 0.5, 10.0, verdict="reproduced")
-    assert EDGE_MARK not in same
+    # level 2.0 - 0.9 × (2.0 - 1.0) = 1.1: Batch at 30 iterations, OL at 10 s of 20
+    text = _common_descent_reading(bh, settle, n, pace=0.4, ol_time=10.0, verdict="partly")
+    assert "(1.1, from" in text and "Batch's 30 iterations against OL's first 50.00%" in text
+    assert "2.40× (reproduced)" in text and f"{EDGE_MARK} (the level's)" in text  # 12 s / 5 s
+    # the records either side: Batch at 20 or 30 iterations, OL at 10% or 50% of its pass
+    assert "between 1.60× and 12.00×" in text and "does not resolve" in text
+    same = _common_descent_reading(bh, settle, n, 0.4, 10.0, verdict="reproduced")
+    assert "(the level's)" not in same
+    # records close enough that the bounds stay clear of the band's edges: no flag at all
+    fine = dict(settle, time=np.array([1.0, 9.0, 10.0, 16.0]))
+    bhf = dict(bh, n_samples=np.array([10, 28, 30, 40]) * n)
+    assert EDGE_MARK not in _common_descent_reading(bhf, fine, n, 0.4, 10.0, "reproduced")
+    # Batch ends above OL: the level is read down to Batch's end, and the text says so
+    high = dict(bh, objective=np.array([3.0, 1.5, 1.2, 1.1]))
+    assert "Batch's, where its curve's run stopped" in _common_descent_reading(
+        high, settle, n, 0.4, 10.0, "reproduced")
     # OL rises: no common level, said so, and nothing flagged
-    up = dict(settle, objective=np.array([1.0, 1.5, 2.0]))
-    assert EDGE_MARK not in _common_descent_reading(bh, up, n, 0.5, 10.0, "partly")
+    up = dict(settle, objective=np.array([1.0, 1.2, 1.5, 2.0]))
+    assert EDGE_MARK not in _common_descent_reading(bh, up, n, 0.4, 10.0, "partly")
 
 
-def test_table_seven_is_read_again_at_ol_settle_time():
-    """Table VII's second reading sets Batch's time to the first initialization's level
-    against the share of OL's pass after which OL stays within the tie of its own final
-    level, says whether the untimed pass ends at the timed run's dictionary, and is flagged
-    where its verdict differs from the claim's."""
+def test_table_seven_shows_ol_settle_time_without_judging_it():
+    """Table VII's settle reading sets Batch's time to the first initialization's level
+    (within the tie) against the share of OL's pass after which OL stays within the tie of
+    its own final level, beside the whole pass; it says whether the untimed pass ends at
+    the timed run's dictionary and flags nothing, since Table VII reports whole runs."""
     from types import SimpleNamespace
 
     from onlinemf.experiments._verdicts import EDGE_MARK
     from onlinemf.experiments.zhao_divergences import _table_seven_settle
 
     W = np.ones((2, 3))
-    # OL within 1% of its final 1.0 from its second record on: a quarter of its pass
-    settle = {"time": np.array([1.0, 2.5, 6.0, 10.0]), "n_samples": np.array([1, 25, 60, 100]),
-              "objective": np.array([3.0, 1.009, 1.004, 1.0]), "total": 10.0, "components": W}
-    bh = {"time": np.array([2.0, 4.0, 8.0]), "objective": np.array([5.0, 2.0, 1.0])}
-    # Batch reaches the level at 8 s; OL's pass 8 s, a quarter of it 2 s: 4×
-    text = _table_seven_settle(settle, SimpleNamespace(components_=W), bh, 1.0, 8.0,
-                               "not reproduced")
-    assert "25 samples, 25% of its pass" in text and "4.00× (reproduced)" in text
-    assert "its final dictionary the timed run's" in text and EDGE_MARK in text
-    other = SimpleNamespace(components_=W + 0.5)
-    text = _table_seven_settle(settle, other, bh, 1.0, 8.0, "reproduced")
-    assert "off the timed run's by up to 0.5" in text and EDGE_MARK not in text
+    # OL within 1% of its final 1.0 from its second record on: 4 s of a 16 s clock
+    settle = {"time": np.array([1.0, 4.0, 6.0, 16.0]), "n_samples": np.array([1, 25, 60, 100]),
+              "objective": np.array([3.0, 1.009, 1.004, 1.0]), "total": 16.0, "components": W}
+    # Batch comes within the tie of the level (1.008 ≤ 1.01) at 8 s, never to it
+    bh = {"time": np.array([2.0, 4.0, 8.0]), "objective": np.array([5.0, 2.0, 1.008])}
+    text = _table_seven_settle(settle, SimpleNamespace(components_=W), bh, 1.0, 8.0)
+    assert "25 samples, 25% of its pass" in text and "first 100 rows" in text
+    assert "1.00× its whole pass and 4.00× that part of it (reproduced if read so" in text
+    assert "its final dictionary the timed run's" in text and EDGE_MARK not in text
+    other = _table_seven_settle(settle, SimpleNamespace(components_=W + 0.5), bh, 1.0, 8.0)
+    assert "off the timed run's by up to 0.5" in other
 
 
 def test_headline_counts_the_claims_at_a_band_edge():

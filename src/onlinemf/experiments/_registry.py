@@ -502,9 +502,11 @@ def _headline(results: list[Result]) -> str:
     edge = [r for r in rows if r[2] == PAPER and EDGE_MARK in r[4]]
     if edge:
         text += (f" Of these, {len(edge)} are flagged {EDGE_MARK}: a band's (or a tie's) edge "
-                 "lies within the reading's own resolution or noise, so the verdict could go "
-                 f"either way (in {', '.join(sorted({r[0] for r in edge}))}; only claims "
-                 "that bound their reading by its records or its runs can be flagged): "
+                 "lies within the reading's own resolution or noise, or a second reading "
+                 "of the claim, shown beside it, gives another verdict, so the verdict could "
+                 f"go either way (in {', '.join(sorted({r[0] for r in edge}))}; only claims "
+                 "that bound their reading by its records or its runs, or read it twice, can "
+                 "be flagged): "
                  f"{counts([r[6] for r in edge])}.")
     text += (f" Counted apart: {len(spec)} checks the implementation adds (source `spec`: "
              f"{counts(spec)}) and {len(ext)} claims from outside the seed papers (source "

@@ -223,7 +223,8 @@ def fmt_ratio(r: float, never: str = "∞") -> str:
 
 
 #: The words a claim's measured text carries when its reading lies at a band's edge within
-#: the reading's own resolution or noise (the headline counts such claims apart)
+#: the reading's own resolution or noise, or when a second reading of it, shown beside it,
+#: gives another verdict (the headline counts such claims apart)
 EDGE_MARK = "at the band's edge"
 
 
