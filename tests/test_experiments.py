@@ -305,6 +305,32 @@ def test_rank_k_objective_holds_each_dictionary_to_the_planted_rank():
     assert "lowest f as ended SGD, at rank k′ VR (VR lowest, as the paper's ordering)" in text
 
 
+def test_sensitivity_claims_are_read_in_samples_too_and_name_a_rising_run():
+    """A speed claim across a parameter is read again in the samples each run had seen at
+    its level and flagged where that verdict differs (runs alike in samples, 10× apart in
+    seconds); a grid whose run rises names it with its first, lowest and final values; a K
+    grid's band keeps its own-scale wording whatever failed."""
+    from onlinemf.experiments._verdicts import EDGE_MARK, RISES, speed_band
+    from onlinemf.experiments.zhao_divergences import _rising_text, _samples_reading
+
+    hists = [{"objective": np.array([1.0, 0.5, 0.1]), "time": np.array([0.0, t / 2, t]),
+              "n_samples": np.array([0, 500, 1000])} for t in (10.0, 1.0)]
+    text = _samples_reading(hists, [5.0, 0.5], ["1", "10"], 0.5, "not reproduced")
+    assert "1: 500, 10: 500 (slowest/fastest 1.00×, reproduced)" in text and EDGE_MARK in text
+    assert EDGE_MARK not in _samples_reading(hists, [5.0, 0.5], ["1", "10"], 0.5,
+                                             "reproduced")
+    # one run needs twice the samples: 2× reads partly, as the seconds do here
+    text = _samples_reading(hists, [5.0, 1.0], ["1", "10"], 0.5, "partly")
+    assert "1: 500, 10: 1e+03 (slowest/fastest 2.00×, partly)" in text
+    assert EDGE_MARK not in text
+    up = {"objective": np.array([2.0, 1.0, 3.0]), "time": np.array([0.0, 1.0, 2.0]),
+          "n_samples": np.array([0, 500, 1000])}
+    text = _rising_text([hists[0], up], ["10", "80"])
+    assert "(first → lowest → final: 80: 2 → lowest 1 → 3)" in text and "10:" not in text
+    assert "90% of its own descent" in speed_band(None, RISES, own=True)[1]
+    assert "the common level" in speed_band(None, RISES)[1]
+
+
 def test_sensitivity_split_separates_samples_from_cost_per_sample():
     """A sensitivity comparison's time is split, run by run, into the samples seen when the
     level was reached and the milliseconds per sample: runs that need the same samples at a
@@ -1047,6 +1073,9 @@ def test_without_smallest_reads_the_rest_of_the_grid_as_the_claim_does():
     text = _without_smallest("kappa", hists)
     assert text.startswith("; without kappa = 0.1 (the grid's smallest")
     assert "kappa=0.4: 3.6, kappa=1: 0.9" in text and "kappa=0.1:" not in text
-    assert text.endswith("so this implementation's choice of the grid decides the verdict")
-    hists[0.4] = hists[0.1]  # the rest of the grid fails too: no such sentence
+    assert text.endswith("so this implementation's choice of the grid decides the verdict, "
+                         "at the band's edge (the grid's), where the two readings' verdicts "
+                         "differ")
+    hists[0.4] = hists[0.1]  # the rest of the grid fails too: no such sentence, no flag
     assert "decides the verdict" not in _without_smallest("kappa", hists)
+    assert "band's edge" not in _without_smallest("kappa", hists)

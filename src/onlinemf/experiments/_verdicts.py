@@ -320,20 +320,22 @@ def common_level_times(histories, frac: float = 0.9, same_level: bool = True):
     return seconds, (levels[0] if same_level else OWN)
 
 
-def speed_band(seconds, level=None, descending=None) -> tuple[str, str]:
+def speed_band(seconds, level=None, descending=None, own=None) -> tuple[str, str]:
     """"Small (or even unnoticeable) variations" of the convergence speed: the slowest of
     :func:`common_level_times` at most :data:`SPEED_RATIO` times the fastest (reproduced) or
     :data:`SPEED_RATIO_PARTLY` (partly). A run that does not descend, or that never reaches
     the others' range on the same objective, is not reproduced; a flat run (K) is not
     measured, unless the runs that descend (``descending``: :func:`descending_times`'
     seconds and level) already fail the band: a run added cannot narrow their spread, so
-    the flat run's speed, whatever it is, leaves the claim failed."""
-    target = ("90% of its own descent" if level in (OWN, FLAT) else "the common level")
+    the flat run's speed, whatever it is, leaves the claim failed. ``own``: whether the
+    grid reads each run on its own scale (by default, whether ``level`` says so; a grid
+    whose run rises says neither, so its caller tells)."""
+    own = level in (OWN, FLAT) if own is None else own
+    target = ("90% of its own descent" if own else "the common level")
     band = (f"reproduced if the slowest run reaches {target} within {SPEED_RATIO:g}× "
             f"the fastest's time; partly within {SPEED_RATIO_PARTLY:g}×; not if a run does not "
-            "descend" + ("" if level in (OWN, FLAT) else
-                         " or stays apart from the others on the same objective")
-            + ("; not measured if a run's curve is flat" if level in (OWN, FLAT) else ""))
+            "descend" + ("" if own else " or stays apart from the others on the same objective")
+            + ("; not measured if a run's curve is flat" if own else ""))
     if level == FLAT and descending is not None:
         band += (", unless the runs that descend already fail the band (a run added cannot "
                  "narrow their spread)")

@@ -1260,7 +1260,8 @@ def _without_smallest(param: str, hists: dict) -> str:
             "grid, only the canonical value): "
             + fmt_times(times, [f"{param}={v:g}" for v in rest], level)
             + (": every run reaches the common level, which the claim's band reads "
-               "reproduced, so this implementation's choice of the grid decides the verdict"
+               "reproduced, so this implementation's choice of the grid decides the verdict, "
+               f"{EDGE_MARK} (the grid's), where the two readings' verdicts differ"
                if times is not None else ""))
 
 
