@@ -2263,7 +2263,7 @@ def test_table_seven_shows_ol_settle_time_without_judging_it():
     assert "1.00× its whole pass and 4.00× that part of it (reproduced if read so" in text
     assert "its final dictionary the timed run's" in text and EDGE_MARK not in text
     other = _table_seven_settle(settle, SimpleNamespace(components_=W + 0.5), bh, 1.0, 8.0)
-    assert "not the timed run's: 50% from it in relative Frobenius norm" in other
+    assert "not the timed run's: 33% from it in relative Frobenius norm" in other
 
 
 def test_headline_counts_the_claims_at_a_band_edge():
