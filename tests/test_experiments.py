@@ -1079,3 +1079,25 @@ def test_without_smallest_reads_the_rest_of_the_grid_as_the_claim_does():
     hists[0.4] = hists[0.1]  # the rest of the grid fails too: no such sentence, no flag
     assert "decides the verdict" not in _without_smallest("kappa", hists)
     assert "band's edge" not in _without_smallest("kappa", hists)
+
+
+def test_synthetic_batch_claim_is_read_on_fig1a_curves_pair_by_pair():
+    """Each batch solver against its online counterpart, to their common level on Fig.
+    1(a)'s curves, the worse pair judged; flagged where that verdict differs."""
+    from onlinemf.experiments._verdicts import EDGE_MARK
+    from onlinemf.experiments.zhao_tan_outliers import _batch_curve_reading
+
+    t = np.linspace(0.0, 10.0, 101)
+
+    def falls(rate):  # 2 → 1 at its own pace
+        return {"history": {"time": t, "objective": 1.0 + np.exp(-rate * t)}}
+    results = {"OADMM": falls(4.0), "OPGD": falls(4.0), "BADMM": falls(1.0),
+               "BPGD": falls(2.0)}
+    text = _batch_curve_reading(results, "reproduced")
+    # common level 2 - 0.9 × (2 - (1 + e^-10)) ≈ 1.1: the first record past ln(10)/rate s
+    assert "BADMM/OADMM 4.00× (BADMM 2.4 s, OADMM 0.6 s" in text
+    assert "BPGD/OPGD 2.00× (BPGD 1.2 s" in text and "(reproduced by the worse pair)" in text
+    assert EDGE_MARK not in text
+    results["BPGD"] = falls(3.0)  # 1.33×: not reproduced by the worse pair, flagged
+    text = _batch_curve_reading(results, "reproduced")
+    assert "(not reproduced by the worse pair, at the band's edge (the curves')" in text
