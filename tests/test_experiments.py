@@ -56,6 +56,8 @@ def test_experiment_runs_at_tiny_scale(name, tmp_path):
     if name == "zhao-tan-synthetic":  # the stand-in's own step decides whether ONMF fails
         (onmf,) = [r for r in res.claims if r[0] == "Fig. 1(b): ONMF fails to converge on f̂_t"]
         assert onmf[3] == "not measured" and "neither paper gives" in onmf[4]
+        (batch,) = [r for r in res.claims if r[0] == "batch time / online time"]
+        assert "read on Fig. 1(a)'s curves" in batch[2]  # its words are about the curves
 
 
 def test_spec002_fits_are_resumable_pieces_shared_by_key():
