@@ -40,6 +40,13 @@ def test_experiment_runs_at_tiny_scale(name, tmp_path):
         parts = [float(x) for x in share[2].split(": ")[-1].split(", ")[:-1]] \
             if "identical atoms" in share[2] else [float(share[2])]
         assert sum(parts) == pytest.approx(float(share[2].split()[0]), abs=2e-4)
+    if name == "zhao-sensitivity":  # a speed read in seconds is read in samples too
+        speeds = [r for r in res.claims if "convergence speed across" in r[0]
+                  and r[5] == "paper"]
+        assert any("in samples seen at the level" in r[2] for r in speeds)
+        for r in speeds:
+            assert ("in samples seen at the level" in r[2]) == ("also read in samples" in r[4])
+            assert ("in samples seen at the level" in r[2]) == r[2].startswith("seconds to")
     if name == "zhao-synthetic":  # the second reading of a race, from its own pieces
         import pickle
 

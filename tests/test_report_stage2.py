@@ -2264,6 +2264,8 @@ def test_table_seven_shows_ol_settle_time_without_judging_it():
     assert "its final dictionary the timed run's" in text and EDGE_MARK not in text
     other = _table_seven_settle(settle, SimpleNamespace(components_=W + 0.5), bh, 1.0, 8.0)
     assert "not the timed run's: 33% from it in relative Frobenius norm" in other
+    close = _table_seven_settle(settle, SimpleNamespace(components_=W * 1.001), bh, 1.0, 8.0)
+    assert "not the timed run's: 0.1% from it" in close  # not rounded to 0%
 
 
 def test_headline_counts_the_claims_at_a_band_edge():

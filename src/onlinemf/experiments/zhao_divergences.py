@@ -1975,10 +1975,11 @@ def sensitivity(ctx: Context) -> Result:
                                             "reading, after each run's first logged step, to "
                                             "the highest final objective)" if same
                                             else OWN_SCALE_WHY)
-                                        + "; each run is one timing on this implementation's "
-                                        "clock, so the claim is also read in samples seen at "
-                                        "the level and flagged at the band's edge where that "
-                                        "reading's verdict differs"))
+                                        + ("" if reach is None else
+                                           "; each run is one timing on this implementation's "
+                                           "clock, so the claim is also read in samples seen "
+                                           "at the level and flagged at the band's edge where "
+                                           "that reading's verdict differs")))
             if level == FLAT_RUN:
                 res.notes.append(_flat_left_out(loss, param, values, hists))
             f_reach, f_level = common_level_times(fresh_hists, same_level=same)
@@ -2699,7 +2700,7 @@ def _table_seven_settle(settle: dict, first_ol, bh: dict, level: float, t_ol: fl
     ref = np.asarray(first_ol.components_, dtype=float)
     gap = float(np.linalg.norm(settle["components"] - ref) / np.linalg.norm(ref))
     same = ("the timed run's" if gap == 0.0 else
-            f"not the timed run's: {gap:.0%} from it in relative Frobenius norm")
+            f"not the timed run's: {100 * gap:.2g}% from it in relative Frobenius norm")
     rows = min(int(settle["n_samples"][-1]), SETTLE_ROWS)
     return (f"; OL's first initialization (an untimed pass, its dictionaries scored with fresh "
             f"codes on the stream's first {rows} rows; its final dictionary {same}) comes "

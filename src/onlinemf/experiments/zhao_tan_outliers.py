@@ -1138,7 +1138,7 @@ def synthetic(ctx: Context) -> Result:
         # with a flat run, the runs that descend; a timed grid's medians are not split so
         extra, descending = (("", None) if timed is not None else
                              descending_reading(hk, labels, level))
-        verdict, band = speed_band(shares, level, descending)
+        verdict, band = speed_band(shares, level, descending, own=True)
         if verdict != REPRODUCED:  # each history read on its own clock
             splits.append(split_text(f"{m} across K" + (
                 " (the timed run whose curve is kept, of each)" if timed else ""), labels, hk,
@@ -1753,7 +1753,7 @@ def _online_speed_claim(online: dict, keys, what: str, fig_no: str, data: str = 
         if what == "K":
             extra, descending = descending_reading([hists[key] for key in keys],
                                                    [str(key) for key in keys], level)
-            verdict, band = speed_band(sh, level, descending)
+            verdict, band = speed_band(sh, level, descending, own=True)
         else:
             extra, (verdict, band) = "", slowdown_band(sh, level)
         text = fmt_times(sh, [str(key) for key in keys], level) + extra
