@@ -432,6 +432,27 @@ def speed_parts(histories, seconds=None) -> tuple[list, list]:
     return samples, cost
 
 
+def read_in_samples(hists, labels, seconds, level, what: str) -> tuple[str, str | None]:
+    """A speed reading's runs in the samples each had seen at its level instead of its
+    seconds (each run's curve is one timed run, so a run slowed by a shared machine moves
+    its seconds, not its samples; and a parameter such as τ changes the cost of a sample):
+    the words to append, and the verdict on those samples of the speed band (``what`` = "K",
+    or any grid read by :func:`speed_band`), else of the slowdown band; ``("", None)`` where
+    a run has no level or no sample counts."""
+    if seconds is None or any("n_samples" not in h for h in hists):
+        return "", None
+    samples, _ = speed_parts(hists, seconds)
+    if not all(math.isfinite(x) and x > 0 for x in samples):
+        return "", None
+    other = (speed_band if what == "K" else slowdown_band)(samples, level)[0]
+    ratio = (max(samples) / min(samples) if what == "K" else max(samples[1:]) / samples[0])
+    return ("; in samples seen at the level: " + ", ".join(
+        f"{lab}: {x:.0f}" for lab, x in zip(labels, samples))
+        + (f" (slowest/fastest {ratio:.2f}×" if what == "K" else
+           f" (a heavier setting at most {ratio:.2f}× the canonical one")
+        + f", which reads {other})"), other
+
+
 #: a run whose milliseconds per sample up to its level differ from its whole pass's by more
 #: than this factor ran at an uneven pace (a shared machine, or costlier early steps): its
 #: split then names both, since samples × the pass's pace no longer gives its seconds

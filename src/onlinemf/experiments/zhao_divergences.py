@@ -48,6 +48,7 @@ from ._verdicts import (
     fmt_times,
     judge,
     ratio_band,
+    read_in_samples,
     significantly,
     speed_band,
     speed_parts,
@@ -1888,16 +1889,12 @@ def _rising_text(hists, labels) -> str:
 
 def _samples_reading(hists, reach, labels, level, verdict: str) -> str:
     """A speed claim read again in the samples each run had seen at its level
-    (:func:`speed_parts`), since each run is one timing on this implementation's clock,
-    whose cost per sample the parameter changes; flagged :data:`EDGE_MARK` where that
-    reading's verdict differs from ``verdict``."""
-    samples, _ = speed_parts(hists, reach)
-    other = speed_band(samples, level)[0]
-    return ("; in samples seen at the level: " + ", ".join(
-        f"{lab}: {s:.3g}" for lab, s in zip(labels, samples))
-        + f" (slowest/fastest {max(samples) / max(min(samples), 1e-12):.2f}×, {other})"
-        + (f", {EDGE_MARK} (the clock's), where the two readings' verdicts differ"
-           if other != verdict else ""))
+    (:func:`read_in_samples`, as Zhao and Tan's speed claims are), since each run is one timing on
+    this implementation's clock, whose cost per sample the parameter changes; flagged
+    :data:`EDGE_MARK` where that reading's verdict differs from ``verdict``."""
+    text, other = read_in_samples(hists, labels, reach, level, "K")
+    return text + (f", {EDGE_MARK} (the clock's), where the two readings' verdicts differ"
+                   if other is not None and other != verdict else "")
 
 
 @register("zhao-sensitivity", "000", "Sensitivity of OL to τ, K and a (Figs. S-1 to S-3)",
@@ -1961,8 +1958,9 @@ def sensitivity(ctx: Context) -> Result:
             verdict, band = speed_band(reach, level, descending, own=not same)
             measured = (_rising_text(hists, labels) if level == RISES
                         else fmt_times(reach, labels, level) + extra)
-            if reach is not None:
-                measured += _samples_reading(hists, reach, labels, level, verdict)
+            again = ("" if reach is None else
+                     _samples_reading(hists, reach, labels, level, verdict))
+            measured += again
             res.claims.append(claim(f"{loss}: convergence speed across {param} ∈ {values}",
                                     said, measured, verdict, band,
                                     why="the paper compares curves of its metric against "
@@ -1975,7 +1973,7 @@ def sensitivity(ctx: Context) -> Result:
                                             "reading, after each run's first logged step, to "
                                             "the highest final objective)" if same
                                             else OWN_SCALE_WHY)
-                                        + ("" if reach is None else
+                                        + ("" if not again else
                                            "; each run is one timing on this implementation's "
                                            "clock, so the claim is also read in samples seen "
                                            "at the level and flagged at the band's edge where "

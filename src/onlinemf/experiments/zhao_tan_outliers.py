@@ -51,6 +51,7 @@ from ._verdicts import (
     judge,
     late_rise,
     ratio_band,
+    read_in_samples,
     significantly,
     slowdown_band,
     speed_band,
@@ -1702,26 +1703,6 @@ def _same_speed_claim(results: dict) -> list:
                      "the same speed")
 
 
-def _in_samples(hists, labels, seconds, level, what: str) -> tuple[str, str | None]:
-    """A speed reading's runs in the samples each had seen at its level instead of its
-    seconds (each run's curve is one timed run, so a run slowed by a shared machine moves
-    its seconds, not its samples): the words to append, and the verdict of the speed band
-    (across ``what`` = "K", else the slowdown band) on those samples; ``("", None)`` where a
-    run has no level or no sample counts."""
-    if seconds is None or any("n_samples" not in h for h in hists):
-        return "", None
-    samples, _ = speed_parts(hists, seconds)
-    if not all(np.isfinite(x) and x > 0 for x in samples):
-        return "", None
-    other = (speed_band if what == "K" else slowdown_band)(samples, level)[0]
-    ratio = (max(samples) / min(samples) if what == "K" else max(samples[1:]) / samples[0])
-    return ("; in samples seen at the level: " + ", ".join(
-        f"{lab}: {x:.0f}" for lab, x in zip(labels, samples))
-        + (f" (slowest/fastest {ratio:.2f}×" if what == "K" else
-           f" (a heavier setting at most {ratio:.2f}× the canonical one")
-        + f", which reads {other})"), other
-
-
 def _cbcl_other_legs_claim() -> list:
     """The legs of §VII-D5's sentence that the K claim does not read: τ, ρ and κ on CBCL,
     whose runs are not made here (counted, as not measured, so the sentence is not read as
@@ -1743,7 +1724,7 @@ def _online_speed_claim(online: dict, keys, what: str, fig_no: str, data: str = 
     and steadily" across the outlier densities (§VII-D4: Fig. 6 on the synthetic data,
     Fig. 15 on CBCL). The runs differ in the level they can attain, so each curve is read on
     its own scale; the worse algorithm decides. Each run's time is also read in the samples
-    it had seen (:func:`_in_samples`), and the claim flagged at the band's edge where that
+    it had seen (:func:`read_in_samples`), and the claim flagged at the band's edge where that
     reading's verdict differs."""
     parts, verdicts, band, in_samples = [], [], "", []
     for m, hists in online.items():
@@ -1766,7 +1747,7 @@ def _online_speed_claim(online: dict, keys, what: str, fig_no: str, data: str = 
             if sh is not None:
                 text += f"; over the canonical density's (ν = {keys[0][1]:g}): " + ", ".join(
                     f"{key[1]}: {t / max(sh[0], 1e-12):.2f}×" for key, t in zip(keys[1:], sh[1:]))
-        samples_text, other = _in_samples([hists[key] for key in keys],
+        samples_text, other = read_in_samples([hists[key] for key in keys],
                                           [str(key) for key in keys], sh, level, what)
         text += samples_text
         # a density's unsteady run fails the claim whatever the speeds read
