@@ -954,6 +954,18 @@ def test_batch_sensitivity_claims_compare_the_two_slowdowns():
         {"rho": {1: fast, 10: very_slow}, "kappa": {0.4: fast, 0.7: very_slow}}, three)
     assert [r[3] for r in part] == [NOT_REPRODUCED, NOT_MEASURED]
     assert "BADMM over rho = 1, 10 (100 not yet run): slowdown 3.00×" in part[0][2]
+    # κ's grid read again without its smallest value on both sides, like for like
+    rise = _curve([1.0, 1.0001, 1.1])
+    kappa = {"rho": [1, 10], "kappa": [0.1, 0.4, 0.7]}
+    rows = _batch_sensitivity_claims(
+        {"rho": [fast, slow], "kappa": [rise, fast, slow]},
+        {"rho": {1: fast, 10: very_slow}, "kappa": {0.1: very_slow, 0.4: fast, 0.7: very_slow}},
+        kappa)
+    assert rows[1][3] == NOT_REPRODUCED  # the online κ = 0.1 run never descends
+    assert ("without κ = 0.1 on both sides (the grid's smallest, this implementation's "
+            "choice): OPGD slowdown 1.33×, BPGD 3.00×, which reads reproduced, at the band's "
+            "edge (the grid's)") in rows[1][2]
+    assert "without" not in rows[0][2]  # ρ's grid is the paper's: no such reading
 
 
 def test_rho_code_diagnosis_counts_the_iterations_and_the_gap_at_each_rho():
