@@ -337,6 +337,12 @@ def test_sensitivity_claims_are_read_in_samples_too_and_name_a_rising_run():
           "n_samples": np.array([0, 500, 1000])}
     text = _rising_text([hists[0], up], ["10", "80"])
     assert "(first → lowest → final: 80: 2 → lowest 1 → 3)" in text and "10:" not in text
+    from onlinemf.experiments.zhao_divergences import _apart_text
+
+    far = {"objective": np.array([5.0, 4.0, 3.0]), "time": np.array([0.0, 1.0, 2.0]),
+           "n_samples": np.array([0, 500, 1000])}
+    assert _apart_text([hists[0], far], ["10", "100"]) == (
+        " (100 ends at 3, at or above 10's first reading 1)")
     assert "90% of its own descent" in speed_band(None, RISES, own=True)[1]
     assert "the common level" in speed_band(None, RISES)[1]
 

@@ -1887,6 +1887,17 @@ def _rising_text(hists, labels) -> str:
             "the metric the claim reads (first → lowest → final: " + "; ".join(parts) + ")")
 
 
+def _apart_text(hists, labels) -> str:
+    """Which run stays apart in a grid read at a common level: the run that ends highest,
+    above the lowest first reading of the grid (so no level lies within every run's
+    range)."""
+    finals = [float(h["objective"][-1]) for h in hists]
+    starts = [float(h["objective"][0]) for h in hists]
+    i, j = int(np.argmax(finals)), int(np.argmin(starts))
+    return (f" ({labels[i]} ends at {finals[i]:.4g}, at or above {labels[j]}'s first reading "
+            f"{starts[j]:.4g})")
+
+
 def _samples_reading(hists, reach, labels, level, verdict: str) -> str:
     """A speed claim read again in the samples each run had seen at its level
     (:func:`read_in_samples`, as Zhao and Tan's speed claims are), since each run is one timing on
@@ -1957,7 +1968,8 @@ def sensitivity(ctx: Context) -> Result:
             extra, descending = descending_reading(hists, labels, level)
             verdict, band = speed_band(reach, level, descending, own=not same)
             measured = (_rising_text(hists, labels) if level == RISES
-                        else fmt_times(reach, labels, level) + extra)
+                        else fmt_times(reach, labels, level) + extra
+                        + (_apart_text(hists, labels) if level == APART else ""))
             again = ("" if reach is None else
                      _samples_reading(hists, reach, labels, level, verdict))
             measured += again

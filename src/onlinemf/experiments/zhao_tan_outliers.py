@@ -2828,9 +2828,9 @@ def cbcl(ctx: Context) -> Result:
                         f"Table I's PSNRs (≤ {max(paper.values())} dB) lie below the PSNR of "
                         f"the contaminated input itself under eq. (47)–(48) as specified "
                         f"({data_psnr:.2f} dB at (0.7, 0.1)): the paper's PSNR cannot be on "
-                        "this scale (its normalization of CBCL is unstated), so the absolute "
-                        "values are compared for the record and the ordering claim is the "
-                        "one that carries over.")
+                        "this scale (its normalization of CBCL is unstated), so the claim on "
+                        "the absolute values fails on that inconsistency (the ledger counts it "
+                        "so) and the ordering claims are the ones that carry over.")
                 side = int(round(np.sqrt(faces.shape[1])))
                 fpath = ctx.figure_path("zhao_tan_fig7_cbcl_atoms.png")
                 names = ["OADMM", "OPGD", "BADMM", "ONMF (Guan et al.)", "ORPCA"]
