@@ -131,7 +131,9 @@ BASELINE_DEPARTURES = (
     "not judged, since a pass's time turns on those inner iterations. Its PSNRs are judged in "
     "the orderings, which turn on the absence of an outlier model that the stand-in shares "
     "with OR-NMF; whether it fails to converge is not judged, since the stand-in's own step "
-    "decides it (measured: a note on the synthetic data).",
+    "decides it (measured: a note on the synthetic data). That step can move its PSNR too, so "
+    "the orderings' ONMF legs rest on it; where an ordering's ORPCA legs are reversed beyond "
+    "the tie, they decide its verdict whatever ONMF scores.",
     "The online methods' code solves start at h⁰ = 0 (r⁰ the outlier step from it), where "
     "§VII-B1 starts h and r as it starts W₀ (uniform entries), and their stopping rule is "
     "applied to the mini-batch's summed objective, where §VII-B2 states it for one sample's "
