@@ -228,6 +228,14 @@ def fmt_ratio(r: float, never: str = "∞") -> str:
 EDGE_MARK = "at the band's edge"
 
 
+def differs_mark(other: str, verdict: str, what: str) -> str:
+    """The words that flag a claim :data:`EDGE_MARK` where a second reading of it, shown
+    beside it, gives the verdict ``other`` rather than its own ``verdict`` (``what`` names
+    what the second reading changes, e.g. "the level's"); empty where they agree."""
+    return (f", {EDGE_MARK} ({what}), where the two readings' verdicts differ"
+            if other != verdict else "")
+
+
 def significantly(ratio: float, what: str) -> tuple[str, str]:
     """A "significantly faster" claim: the slower method's time over the faster's at least
     :data:`SIGNIFICANT` (reproduced) or :data:`SIGNIFICANT_PARTLY` (partly)."""

@@ -11,11 +11,11 @@ from ..baselines import ORPCA, batch_robust_nmf
 from ..estimators import OnlineRobustNMF, RobustSolver
 from ._registry import Context, PieceMissing
 from ._verdicts import (
-    EDGE_MARK,
     NOT_MEASURED,
     NOT_REPRODUCED,
     claim,
     common_level_times,
+    differs_mark,
     fmt_times,
     judge,
     speed_band,
@@ -776,8 +776,7 @@ def _without_smallest_slowdowns(online: list, kept: dict, label: str, name: str,
             f"implementation's choice): {label} slowdown "
             + ("unbounded" if np.isinf(on) else f"{on:.2f}×") + f", {name} "
             + ("unbounded" if np.isinf(ba) else f"{ba:.2f}×") + f", which reads {other}"
-            + (f", {EDGE_MARK} (the grid's), where the two readings' verdicts differ"
-               if other != verdict else ""))
+            + differs_mark(other, verdict, "the grid's"))
 
 
 def _batch_sensitivity_claims(online: dict, batch: dict, values: dict) -> list:

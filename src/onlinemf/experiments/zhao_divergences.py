@@ -44,6 +44,7 @@ from ._verdicts import (
     count_band,
     descending_reading,
     descending_times,
+    differs_mark,
     fmt_ratio,
     fmt_times,
     judge,
@@ -446,6 +447,7 @@ def _common_descent_reading(bh: dict, settle: dict, n: int, pace: float, ol_time
     if not isinstance(level, float):
         return f"; read at 90% of the common descent, as the earlier methods' races: {level}"
     its, _ = iterations_to(bh, level, n)
+    its_before = _record_before(bh, its, n)
     obj = np.asarray(settle["objective"], dtype=float)
     at = int(np.flatnonzero(obj <= level)[0])  # > 0: the level lies below both starts
     share, before = (float(settle["time"][i]) / float(settle["total"]) for i in (at, at - 1))
@@ -458,13 +460,12 @@ def _common_descent_reading(bh: dict, settle: dict, n: int, pace: float, ol_time
             + f"; Batch's objective with its own codes on every row, OL's with fresh codes on "
             f"the stream's first {rows} rows): Batch's {its} iterations against OL's first "
             f"{share:.2%} of its pass, {_fmt_ratio(ratio)} ({other})"
-            + (f", {EDGE_MARK} (the level's), where the two readings' verdicts differ"
-               if other != verdict else "")
-            + _race_bounds(_record_before(bh, its, n) * pace / (share * ol_time),
+            + differs_mark(other, verdict, "the level's")
+            + _race_bounds(its_before * pace / (share * ol_time),
                            its * pace / (before * ol_time) if before > 0 else math.inf,
-                           f"at that level Batch crosses between its records at "
-                           f"{_record_before(bh, its, n)} and {its} iterations and OL between "
-                           f"{before:.2%} and {share:.2%} of its pass"))
+                           f"at that level Batch crosses between its records at {its_before} "
+                           f"and {its} iterations and OL between {before:.2%} and {share:.2%} "
+                           "of its pass"))
 
 
 def _timed_race(ctx: Context, loss, n, f, k, tau, fresh, bh, level=None):
@@ -1904,8 +1905,7 @@ def _samples_reading(hists, reach, labels, level, verdict: str) -> str:
     this implementation's clock, whose cost per sample the parameter changes; flagged
     :data:`EDGE_MARK` where that reading's verdict differs from ``verdict``."""
     text, other = read_in_samples(hists, labels, reach, level, "K")
-    return text + (f", {EDGE_MARK} (the clock's), where the two readings' verdicts differ"
-                   if other is not None and other != verdict else "")
+    return text + ("" if other is None else differs_mark(other, verdict, "the clock's"))
 
 
 @register("zhao-sensitivity", "000", "Sensitivity of OL to τ, K and a (Figs. S-1 to S-3)",

@@ -46,6 +46,7 @@ from ._verdicts import (
     common_level_times,
     count_band,
     descending_reading,
+    differs_mark,
     fmt_ratio,
     fmt_times,
     judge,
@@ -486,8 +487,7 @@ def _batch_curve_reading(results: dict, verdict: str) -> str:
     return ("; read on Fig. 1(a)'s curves, as the paper's words are, each pair to its common "
             "level (90% of the common descent; each method on its own clock, single timings "
             "of the curves' run): " + "; ".join(parts) + f" ({other} by the worse pair"
-            + (f", {EDGE_MARK} (the curves'), where the two readings' verdicts differ)"
-               if other != verdict else ")"))
+            + differs_mark(other, verdict, "the curves'") + ")")
 
 
 def _time_claims(times: dict, data: str, where: str = "", orpca_tau: bool = False,
