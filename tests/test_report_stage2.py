@@ -4361,3 +4361,54 @@ def test_montecarlo_claim_is_partly_within_twice_its_half_way():
     assert verdict(0.4)[3] == REPRODUCED and verdict(0.7)[3] == PARTLY
     assert verdict(0.9)[3] == NOT_REPRODUCED and verdict(0.4, std=0.5)[3] == NOT_REPRODUCED
     assert "closes at least a quarter of that gap (within ×2)" in verdict(0.4)[4]
+
+
+def test_batch_stop_piece_tells_a_capped_solver_from_a_converged_one():
+    """The untimed batch refit reports the iterations run and its last relative change per
+    iteration: at a small cap above the tolerance, with room to converge below it."""
+    from onlinemf.experiments.zhao_tan_outliers import BATCH_TOL, _batch_stop_piece
+
+    rng = np.random.default_rng(0)
+    X = rng.random((40, 3)) @ rng.random((3, 12))
+    X /= X.max(axis=1, keepdims=True)
+    capped = _batch_stop_piece(X, 3, 0, "pgd", 4)
+    assert capped["iterations"] == 4 and capped["change"] > BATCH_TOL
+    done = _batch_stop_piece(X, 3, 0, "pgd", 5000)
+    assert done["iterations"] < 5000 and done["change"] < BATCH_TOL
+    for s in (capped, done):
+        assert s["last"] <= s["first"] and 0.0 <= s["tail_share"] <= 1.0
+
+
+def test_kept_yaleb_and_video_results_read_their_batch_stop_pieces(tmp_path):
+    """A kept YaleB or video result whose table lists the batch solvers carries one note on
+    where each stops, read from its pieces (none computed at assembly); a video result of
+    real videos loses the note's sentence on the synthetic video."""
+    from onlinemf.experiments._registry import RULES, current
+    from onlinemf.experiments.zhao_tan_outliers import BATCH_RERUN_HEAD, SYNTHETIC_VIDEO
+
+    kept = Context(scale="paper", out_dir=str(tmp_path), kept_only=True)
+    rows = [["ORPCA (τ = 5)", "4.0 (one run)"], ["OADMM", "10.0 (one run)"],
+            ["OPGD", "5.0 (one run)"], ["BADMM", "30.0 (one run)"], ["BPGD", "20.0 (one run)"]]
+    yaleb = Result(name="zhao-tan-yaleb", rules=RULES, commit="e8bc83ee1b")
+    yaleb.tables = [("Running times (s)", ["method", "time (s)"], rows)]
+    assert not [n for n in current(yaleb, kept).notes if BATCH_RERUN_HEAD in n]
+    stop = dict(iterations=300.0, change=3e-4, first=2.0, last=1.0, tail_share=0.05,
+                seconds=70.0)
+    writer = Context(scale="paper", out_dir=str(tmp_path))
+    writer.memo("zhao-tan-yaleb-batch-stop300-BADMM", lambda: stop)
+    writer.memo("zhao-tan-yaleb-batch-stop300-BPGD", lambda: dict(stop, iterations=120.0,
+                                                                  change=9e-6))
+    notes = [n for n in current(current(yaleb, kept), kept).notes if BATCH_RERUN_HEAD in n]
+    assert len(notes) == 1
+    assert "BADMM stops at the cap after 300 iterations, its last relative change 3.0e-04" in \
+        notes[0]
+    assert "BPGD stops at the tolerance after 120 iterations" in notes[0]
+    writer.memo("zhao-tan-video-hall-batch-stop200-BADMM", lambda: dict(stop,
+                                                                        iterations=200.0))
+    video = Result(name="zhao-tan-video", rules=RULES, commit="08abacad88")
+    video.tables = [("hall: running times (s)", ["method", "time (s)"], rows)]
+    video.notes = ["Frames normalized to max 1, replicated p=10." + SYNTHETIC_VIDEO]
+    notes = current(video, kept).notes
+    assert notes[0] == "Frames normalized to max 1, replicated p=10."
+    (batch,) = [n for n in notes if BATCH_RERUN_HEAD in n]
+    assert batch.startswith("hall: " + BATCH_RERUN_HEAD) and "BPGD" not in batch
