@@ -4412,3 +4412,27 @@ def test_kept_yaleb_and_video_results_read_their_batch_stop_pieces(tmp_path):
     assert notes[0] == "Frames normalized to max 1, replicated p=10."
     (batch,) = [n for n in notes if BATCH_RERUN_HEAD in n]
     assert batch.startswith("hall: " + BATCH_RERUN_HEAD) and "BPGD" not in batch
+
+
+def test_side_contrast_reads_a_half_shaded_face_and_not_even_noise():
+    """A face lit from one side has side contrast 1 (its other half black), a symmetric one
+    0; noise spread evenly over both halves leaves the contrast near the clean image's; the
+    row lists clean, noisy and the three reconstructions, over all images and the shadowed
+    half."""
+    from onlinemf.experiments.zhao_divergences import _side_contrast, _side_contrast_row
+
+    rng = np.random.default_rng(0)
+    face = np.full((32, 32), 120.0)
+    shaded = face.copy()
+    shaded[:, 16:] = 0.0
+    assert _side_contrast(face.ravel()[None])[0] == 0.0
+    assert _side_contrast(shaded.ravel()[None])[0] == 1.0
+    half = face.copy()
+    half[:, 16:] = 60.0  # lit at half the intensity on the right: (120 − 60) / 180
+    assert np.isclose(_side_contrast(half.ravel()[None])[0], 1 / 3)
+    clean = np.stack([face.ravel(), half.ravel()])
+    noisy = np.clip(clean + rng.uniform(-40, 40, clean.shape), 0, 255)
+    assert abs(_side_contrast(noisy) - _side_contrast(clean)).max() < 0.05
+    row = _side_contrast_row(clean, noisy, {"OL": clean, "OL-Wang": noisy,
+                                            "Batch": np.tile(face.ravel(), (2, 1))})
+    assert len(row) == 10 and row[:2] == ["0.167", "0.333"] and row[-2:] == ["0.000", "0.000"]

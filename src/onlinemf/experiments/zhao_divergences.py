@@ -2093,6 +2093,26 @@ def _psnr_split(clean, noisy, recon: dict) -> list[str]:
             for a in (noisy, recon["OL"], recon["OL-Wang"], recon["Batch"]) for w in (hit, ~hit)]
 
 
+def _side_contrast(images) -> np.ndarray:
+    """Each 32×32 image's side contrast |L − R| / (L + R), L and R the mean intensities
+    (clipped to [0, 255]) of its left and right halves: a light from one side shades half
+    of an aligned face, so a reconstruction that removes such a shadow lowers it, and noise
+    spread evenly over both halves hardly moves it."""
+    im = np.clip(np.asarray(images, float), 0, 255).reshape(-1, 32, 32)
+    left, right = im[:, :, :16].mean(axis=(1, 2)), im[:, :, 16:].mean(axis=(1, 2))
+    return np.abs(left - right) / np.maximum(left + right, 1e-12)
+
+
+def _side_contrast_row(clean, noisy, recon: dict) -> list[str]:
+    """The mean side contrast (:func:`_side_contrast`) of the clean and noisy images and of
+    each reconstruction in ``recon``, over all of a subject's images and over its shadowed
+    half (the images whose clean side contrast is above the subject's median)."""
+    shaded = _side_contrast(clean) > np.median(_side_contrast(clean))
+    return [f"{np.mean(_side_contrast(a)[w]):.3f}"
+            for a in (clean, noisy, recon["OL"], recon["OL-Wang"], recon["Batch"])
+            for w in (np.ones_like(shaded), shaded)]
+
+
 def _psnr255(a, clean, where=None) -> float:
     """PSNR (dB, peak 255) of ``a`` clipped to [0, 255] against ``clean``, over the pixels
     ``where`` (a mask; all when None); ``inf`` for an exact match."""
@@ -3103,7 +3123,8 @@ def _fig3_claims(rows, batch_paths=None) -> list:
         claim("Fig. 3: Batch achieves the best visual quality in shadow removal",
               "\"For shadow removal, Batch achieves the best visual quality\" (§VIII-F, Fig. 3)",
               "not measured: no shadow-free reference image per face (the PSNR above is "
-              "against the shadowed images, so it rewards keeping the shadows)", NOT_MEASURED,
+              "against the shadowed images, so it rewards keeping the shadows; a proxy, the "
+              "side contrast, is shown below and not judged)", NOT_MEASURED,
               "needs a shadow-free reference, or a rating of the images",
               why="a visual judgement of shadow removal; the data hold no image without "
                   "shadows to score it against"),
@@ -3141,7 +3162,7 @@ def huber_faces(ctx: Context) -> Result:
     p = ctx.pick(15, 1500, tiny=2)
     k = ctx.pick(40, 40, tiny=5)
     res = Result()
-    rows, again_rows, split_rows, wang_ratio, ol_seconds = [], [], [], {}, {}
+    rows, again_rows, split_rows, side_rows, wang_ratio, ol_seconds = [], [], [], [], {}, {}
     plt = pyplot()
     fig, axes = plt.subplots(len(subjects) * 3, 5, figsize=(7, 4.5 * len(subjects)))
 
@@ -3213,6 +3234,7 @@ def huber_faces(ctx: Context) -> Result:
         # OL-Wang are timed again together for their ratio
         rows.append(row if len(row) == 11 else [*row, "one run each"])
         split_rows.append([str(s)] + _psnr_split(clean, noisy, recon))
+        side_rows.append([str(s)] + _side_contrast_row(clean, noisy, recon))
         ol_seconds[str(s)] = float(row[1])
         again = retimed(si, s) if len(row) != 11 else None
         if again is not None:
@@ -3243,6 +3265,15 @@ def huber_faces(ctx: Context) -> Result:
                                                      ("noisy", "OL", "OL-Wang", "Batch")
                                                      for part in ("corrupted", "untouched")],
                        split_rows))
+    res.tables.append(("Side contrast |L − R| / (L + R) of the mean intensities of each "
+                       "image's left and right halves, averaged over a subject's images and "
+                       "over its shadowed half (the clean images above the subject's median "
+                       "side contrast): a proxy for shadow removal, not judged (a side light "
+                       "shades half an aligned face; a reconstruction below the clean image's "
+                       "contrast has lightened a side shadow, one near it has kept it)",
+                       ["subject"] + [f"{m}, {part}" for m in
+                                      ("clean", "noisy", "OL", "OL-Wang", "Batch")
+                                      for part in ("all", "shadowed half")], side_rows))
     # per-subject ratios, their median judged, so one run slowed by the machine cannot
     # carry a claim (a mean would); OL-Wang over OL from the runs timed again together
     # where a subject has them
