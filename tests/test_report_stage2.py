@@ -4376,7 +4376,20 @@ def test_batch_stop_piece_tells_a_capped_solver_from_a_converged_one():
     done = _batch_stop_piece(X, 3, 0, "pgd", 5000)
     assert done["iterations"] < 5000 and done["change"] < BATCH_TOL
     for s in (capped, done):
-        assert s["last"] <= s["first"] and 0.0 <= s["tail_share"] <= 1.0
+        assert s["objective"].size == s["iterations"]
+        assert s["objective"][-1] <= s["objective"][0]
+
+
+def test_batch_path_text_names_a_rise_and_the_lowest_value():
+    """A falling path gives its descent's last-tenth share; a path that ends above its
+    first value names its lowest one and no share."""
+    from onlinemf.experiments.zhao_tan_outliers import _batch_path_text
+
+    fall = _batch_path_text(dict(objective=np.linspace(2.0, 1.0, 11)))
+    assert fall == ("its objective 2 at its first iteration, 1 at its last, 10.0% of its "
+                    "descent in its last tenth of iterations")
+    rise = _batch_path_text(dict(objective=np.array([6.0, 3.0, 5.0, 9.0])))
+    assert rise == "its objective 6 at its first iteration, 9 at its last, lowest 3 at iteration 2"
 
 
 def test_kept_yaleb_and_video_results_read_their_batch_stop_pieces(tmp_path):
@@ -4392,18 +4405,18 @@ def test_kept_yaleb_and_video_results_read_their_batch_stop_pieces(tmp_path):
     yaleb = Result(name="zhao-tan-yaleb", rules=RULES, commit="e8bc83ee1b")
     yaleb.tables = [("Running times (s)", ["method", "time (s)"], rows)]
     assert not [n for n in current(yaleb, kept).notes if BATCH_RERUN_HEAD in n]
-    stop = dict(iterations=300.0, change=3e-4, first=2.0, last=1.0, tail_share=0.05,
+    stop = dict(iterations=300.0, change=3e-4, objective=np.linspace(2.0, 1.0, 300),
                 seconds=70.0)
     writer = Context(scale="paper", out_dir=str(tmp_path))
-    writer.memo("zhao-tan-yaleb-batch-stop300-BADMM", lambda: stop)
-    writer.memo("zhao-tan-yaleb-batch-stop300-BPGD", lambda: dict(stop, iterations=120.0,
+    writer.memo("zhao-tan-yaleb-batch-path300-BADMM", lambda: stop)
+    writer.memo("zhao-tan-yaleb-batch-path300-BPGD", lambda: dict(stop, iterations=120.0,
                                                                   change=9e-6))
     notes = [n for n in current(current(yaleb, kept), kept).notes if BATCH_RERUN_HEAD in n]
     assert len(notes) == 1
     assert "BADMM stops at the cap after 300 iterations, its last relative change 3.0e-04" in \
         notes[0]
     assert "BPGD stops at the tolerance after 120 iterations" in notes[0]
-    writer.memo("zhao-tan-video-hall-batch-stop200-BADMM", lambda: dict(stop,
+    writer.memo("zhao-tan-video-hall-batch-path200-BADMM", lambda: dict(stop,
                                                                         iterations=200.0))
     video = Result(name="zhao-tan-video", rules=RULES, commit="08abacad88")
     video.tables = [("hall: running times (s)", ["method", "time (s)"], rows)]
@@ -4414,12 +4427,16 @@ def test_kept_yaleb_and_video_results_read_their_batch_stop_pieces(tmp_path):
     assert batch.startswith("hall: " + BATCH_RERUN_HEAD) and "BPGD" not in batch
 
 
-def test_side_contrast_reads_a_half_shaded_face_and_not_even_noise():
+def test_side_contrast_reads_a_half_shaded_face_and_its_untouched_pixels():
     """A face lit from one side has side contrast 1 (its other half black), a symmetric one
-    0; noise spread evenly over both halves leaves the contrast near the clean image's; the
-    row lists clean, noisy and the three reconstructions, over all images and the shadowed
-    half."""
-    from onlinemf.experiments.zhao_divergences import _side_contrast, _side_contrast_row
+    0; clipped noise lightens a black half, so over all pixels it lowers the contrast, and on
+    the untouched pixels the noisy image reads as the clean one; the note counts the subjects
+    where Batch lowers the shadowed half's contrast most."""
+    from onlinemf.experiments.zhao_divergences import (
+        _side_contrast,
+        _side_contrast_note,
+        _side_contrast_row,
+    )
 
     rng = np.random.default_rng(0)
     face = np.full((32, 32), 120.0)
@@ -4430,9 +4447,16 @@ def test_side_contrast_reads_a_half_shaded_face_and_not_even_noise():
     half = face.copy()
     half[:, 16:] = 60.0  # lit at half the intensity on the right: (120 − 60) / 180
     assert np.isclose(_side_contrast(half.ravel()[None])[0], 1 / 3)
-    clean = np.stack([face.ravel(), half.ravel()])
-    noisy = np.clip(clean + rng.uniform(-40, 40, clean.shape), 0, 255)
-    assert abs(_side_contrast(noisy) - _side_contrast(clean)).max() < 0.05
-    row = _side_contrast_row(clean, noisy, {"OL": clean, "OL-Wang": noisy,
-                                            "Batch": np.tile(face.ravel(), (2, 1))})
-    assert len(row) == 10 and row[:2] == ["0.167", "0.333"] and row[-2:] == ["0.000", "0.000"]
+    clean = np.stack([face.ravel(), shaded.ravel()])
+    noisy = clean.copy()
+    hit = rng.random(clean.shape) < 0.3
+    noisy[hit] = np.clip(noisy[hit] + rng.uniform(-255, 255, hit.sum()), 0, 255)
+    assert _side_contrast(noisy)[1] < 0.9  # the black half lightened by the noise
+    assert np.isclose(_side_contrast(noisy, noisy == clean)[1], 1.0)
+    recon = {"OL": clean, "OL-Wang": noisy, "Batch": np.tile(face.ravel(), (2, 1))}
+    row = _side_contrast_row(clean, noisy, recon)
+    assert len(row) == 10 and row[:2] == [0.5, 1.0] and row[-2:] == [0.0, 0.0]
+    kept = _side_contrast_row(clean, noisy, recon, untouched=True)
+    assert len(kept) == 8 and kept[:4] == [0.5, 1.0, 0.5, 1.0] and kept[-1] == 0.0
+    note = _side_contrast_note({"1": kept, "2": [0.5, 1.0, 0.3, 0.6, 0.3, 0.7, 0.9, 0.95]})
+    assert "Batch 0.050–1.000" in note and "most on 1 of 2 subjects and least on 1" in note

@@ -1846,19 +1846,33 @@ BATCH_RERUN_HEAD = "Where the batch solvers stop"
 
 
 def _batch_stop_piece(X, k, seed, solver: str, cap: int) -> dict:
-    """One batch solver fitted again, untimed, as its run fitted it (:func:`_batch_fit`):
-    the iterations it ran, its last relative change (:func:`_batch_stop`, every iteration
-    recorded: the change its tolerance reads), the share of its descent made in its last
-    tenth of iterations, and its seconds."""
+    """One batch solver fitted again, untimed, as its run fitted it (:func:`_batch_fit`),
+    its objective recorded at every iteration: the iterations it ran, its last relative
+    change (:func:`_batch_stop`: the change its tolerance reads), its objective path and its
+    seconds."""
     t0 = time.perf_counter()
     fit = _batch_fit(X, k, seed, solver, cap, checkpoints=cap)
     its, change = _batch_stop(fit.history, X.shape[0])
-    iters = np.asarray(fit.history["n_samples"], float) / X.shape[0]
-    obj = np.asarray(fit.history["objective"], float)
-    tenth = obj[int(np.searchsorted(iters, 0.9 * iters[-1]))]
-    return dict(iterations=its, change=change, first=float(obj[0]), last=float(obj[-1]),
-                tail_share=float((tenth - obj[-1]) / max(obj[0] - obj[-1], 1e-300)),
+    return dict(iterations=its, change=change,
+                objective=np.asarray(fit.history["objective"], float),
                 seconds=time.perf_counter() - t0)
+
+
+def _batch_path_text(stop: dict) -> str:
+    """How a batch solver's objective went (``stop``: :func:`_batch_stop_piece`): from its
+    first iteration to its last, with its lowest value where that is not the last (ADMM's
+    objective, read at its feasible iterates, need not fall), and the share of its descent
+    made in its last tenth of iterations where it fell."""
+    obj = stop["objective"]
+    low = int(np.argmin(obj))
+    text = f"its objective {obj[0]:.4g} at its first iteration, {obj[-1]:.4g} at its last"
+    if low < obj.size - 1:
+        text += f", lowest {obj[low]:.4g} at iteration {low + 1}"
+    if obj[-1] < obj[0]:
+        tenth = obj[min(int(0.9 * obj.size), obj.size - 1)]
+        text += (f", {(tenth - obj[-1]) / (obj[0] - obj[-1]):.1%} of its descent in its last "
+                 "tenth of iterations")
+    return text
 
 
 def _batch_rerun_note(ctx: Context, key: str, where: str, stream, k: int,
@@ -1871,7 +1885,7 @@ def _batch_rerun_note(ctx: Context, key: str, where: str, stream, k: int,
     stops = {}
     for m, solver in BATCH_SOLVERS.items():
         try:
-            stops[m] = ctx.memo(f"{key}-batch-stop{cap}-{m}", lambda solver=solver:
+            stops[m] = ctx.memo(f"{key}-batch-path{cap}-{m}", lambda solver=solver:
                                 _batch_stop_piece(stream(), k, ctx.seed, solver, cap))
         except PieceMissing:
             pass
@@ -1879,16 +1893,13 @@ def _batch_rerun_note(ctx: Context, key: str, where: str, stream, k: int,
         return None
     parts = []
     for m, s in stops.items():
-        stop = ("at the cap" if s["iterations"] >= cap - 0.5
-                else "at the tolerance")
+        stop = "at the cap" if s["iterations"] >= cap - 0.5 else "at the tolerance"
         parts.append(f"{m} stops {stop} after {s['iterations']:.0f} iterations, its last "
-                     f"relative change {s['change']:.1e} per iteration, its objective from "
-                     f"its first record {s['first']:.4g} to {s['last']:.4g}, with "
-                     f"{s['tail_share']:.1%} of that descent in its last tenth of iterations "
-                     f"({s['seconds']:.0f} s)")
+                     f"relative change {s['change']:.1e} per iteration; "
+                     f"{_batch_path_text(s)} ({s['seconds']:.0f} s)")
     return (f"{where}{BATCH_RERUN_HEAD} (each fitted again, untimed, at this report's code, "
             f"from the run's W₀, to a relative change of {BATCH_TOL:g} per iteration or "
-            f"{cap} iterations; the run kept no objective history): " + "; ".join(parts)
+            f"{cap} iterations; the run kept no objective history): " + ". ".join(parts)
             + ". A solver stopped at the cap is a reference not run to convergence, and the "
             "batch time claims time it to that cap.")
 
