@@ -4460,3 +4460,40 @@ def test_side_contrast_reads_a_half_shaded_face_and_its_untouched_pixels():
     assert len(kept) == 8 and kept[:4] == [0.5, 1.0, 0.5, 1.0] and kept[-1] == 0.0
     note = _side_contrast_note({"1": kept, "2": [0.5, 1.0, 0.3, 0.6, 0.3, 0.7, 0.9, 0.95]})
     assert "Batch 0.050–1.000" in note and "most on 1 of 2 subjects and least on 1" in note
+
+
+def test_readings_diagnosis_runs_the_papers_code_solves_and_its_note_reads_the_match():
+    """Each grid value is run under the per-sample rule, the uniform start and both; the
+    note reads a stalled value as stalled by those departures where, under a reading, it
+    ends within 10% of the reference under the same reading, and only where it stalls as
+    run over the same prefix."""
+    from onlinemf.datasets import make_outlier_synthetic
+    from onlinemf.experiments._zhao_tan_diagnoses import (
+        GRID_READINGS,
+        _readings_diagnosis,
+        _readings_note,
+    )
+
+    d = make_outlier_synthetic(40, 20, 3, 0.7, 0.1, random_state=0)
+    diag = _readings_diagnosis(d.X, 3, 0, [1.0, 100.0])
+    assert list(diag) == [(v, r) for v in (1.0, 100.0) for r in GRID_READINGS]
+    assert all(np.isfinite(v[:2]).all() for v in diag.values())
+    # the uniform start reaches the solver: the first f̃ differs from the zero start's
+    assert diag[(1.0, "uniform")][0] != diag[(1.0, "sample")][0]
+
+    def run(final):
+        return (2.0, final, {"code_iterations": 10.0})
+
+    rule = {(1.0, "paper"): run(0.5), (100.0, "paper"): run(1.9), (1000.0, "paper"): run(0.52)}
+    made_up = {(1.0, "sample"): run(0.5), (1.0, "uniform"): run(0.5), (1.0, "both"): run(0.5),
+               (100.0, "sample"): run(1.8), (100.0, "uniform"): run(1.7),
+               (100.0, "both"): run(0.54),
+               (1000.0, "sample"): run(0.5), (1000.0, "uniform"): run(0.5),
+               (1000.0, "both"): run(0.5)}
+    text = _readings_note(made_up, rule, 40)
+    assert "the stream's first 40 samples at each ρ" in text
+    assert ("ρ = 100 ends 3.80× ρ = 1's final f̃ as run and 3.60×, 3.40×, 1.08× under the "
+            "three readings, so both together accounts for the stall there") in text
+    assert text.endswith("as run, ρ = 1000 already ends at most 10% above ρ = 1 over this "
+                         "prefix (1.04×), so it cannot show whether a reading accounts for "
+                         "the stall.")
