@@ -1434,7 +1434,7 @@ def test_batch_grid_caps_each_run_at_the_canonical_iterations_and_keeps_it_as_a_
     d = make_outlier_synthetic(60, 12, 3, 0.7, 0.1, random_state=0)
     cap = 4
     canon = batch_robust_nmf(d.X, 3, solver="admm", max_iter=cap, tol=0.0,
-                             init=batch_start(0, 3, 12), random_state=0)
+                             init=batch_start(0, 3, 12), random_state=0, dict_penalty="sum")
     results = {"BADMM": {"history": canon.history}}
     assert canon.history["n_samples"][-1] == cap * 60
     ctx = Context(scale="tiny", out_dir=str(tmp_path), seed=0)
@@ -1444,7 +1444,7 @@ def test_batch_grid_caps_each_run_at_the_canonical_iterations_and_keeps_it_as_a_
     assert runs[1.0]["history"] is canon.history and runs[1.0]["n_iter"] == cap
     assert 1 <= runs[10.0]["n_iter"] <= cap
     alone = batch_robust_nmf(d.X, 3, solver="admm", rho=10.0, max_iter=cap, tol=1e-5,
-                             init=batch_start(0, 3, 12), random_state=0)
+                             init=batch_start(0, 3, 12), random_state=0, dict_penalty="sum")
     np.testing.assert_allclose(runs[10.0]["history"]["objective"], alone.history["objective"])
     again = _batch_grid(Context(scale="tiny", out_dir=str(tmp_path), kept_only=True),
                         d.X, 3, results, "rho", [1.0, 10.0])
@@ -1855,7 +1855,7 @@ def test_robust_batch_solves_the_papers_objective_on_clean_rows_and_reads_the_sh
     # solvers' W₀); another λ scores otherwise
     def psnr(lam):
         ref = batch_robust_nmf(clean, 3, lam=lam, solver="admm", max_iter=ROBUST_BATCH[0],
-                               tol=ROBUST_BATCH[1], random_state=0)
+                               tol=ROBUST_BATCH[1], random_state=0, dict_penalty="sum")
         return -10 * np.log10(np.mean((ref.codes @ ref.components - clean) ** 2))
     assert got["psnr"] == pytest.approx(psnr(1 / np.sqrt(25)), rel=1e-9)
     assert got["psnr"] != pytest.approx(psnr(0.5 / np.sqrt(25)), rel=1e-6)
@@ -4497,3 +4497,32 @@ def test_readings_diagnosis_runs_the_papers_code_solves_and_its_note_reads_the_m
     assert text.endswith("as run, ρ = 1000 already ends at most 10% above ρ = 1 over this "
                          "prefix (1.04×), so it cannot show whether a reading accounts for "
                          "the stall.")
+
+
+def test_badmm_mean_note_reads_the_penalty_scale_from_both_paths_and_the_psnrs():
+    """The note reads the penalty's scale as the cause of BADMM's rise only where the
+    printed penalty's objective ends above its lowest value and the per-sample one's at its
+    lowest, and as the cause of its PSNR below the input's only where the per-sample fit
+    ends above the input; records every few iterations are read at their iterations."""
+    from onlinemf.experiments.zhao_tan_outliers import _badmm_mean_note, _batch_path_text
+
+    printed = dict(iterations=300.0, objective=np.array([3.0, 1.0, 2.0, 4.0]),
+                   at=np.array([2.0, 100.0, 200.0, 300.0]))
+    assert _batch_path_text(printed) == ("its objective 3 at iteration 2, 4 at its last, "
+                                         "lowest 1 at iteration 100")
+    mean = dict(iterations=120.0, objective=np.linspace(3.0, 0.5, 120), seconds=9.0,
+                psnr=21.0)
+    psnrs = {"BADMM": 16.5, "BPGD": 19.0, "OADMM": 21.9, "(contaminated data)": 19.3}
+    text = _badmm_mean_note("K = 49: ", printed, mean, 300, psnrs)
+    assert text.startswith("K = 49: BADMM with its dictionary penalty on the per-sample scale")
+    assert "it stops at the tolerance after 120 iterations" in text
+    assert "as the runs fit it, it stops at the cap after 300 iterations" in text
+    assert "PSNR: 21.00 dB, against BADMM's 16.50 as run, BPGD 19.00, OADMM 21.90" in text
+    assert "so the penalty's scale accounts for BADMM's rise" in text
+    assert text.endswith("above it on the per-sample scale, so the penalty's scale accounts "
+                         "for that shortfall.")
+    low = _badmm_mean_note("", dict(printed, objective=np.array([3.0, 2.0, 1.5, 1.0])),
+                           dict(mean, psnr=18.0), 300, psnrs)
+    assert "do not part that way, so the scale does not account for BADMM's path" in low
+    assert "stays below the input's on the per-sample scale too" in low
+    assert _badmm_mean_note("", None, mean, 300).endswith("(9 s).")

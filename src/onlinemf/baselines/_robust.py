@@ -41,7 +41,7 @@ def _batch_objective(X, H, D, R, lam, blocks):
 def batch_robust_nmf(X, n_components, lam=None, bound=1.0, *, solver="pgd", kappa=0.7,
                      rho=1.0, max_iter=500, tol=1e-4, time_budget=None, init=None,
                      random_state=None, n_checkpoints=100, project=project_nonneg_l2_ball,
-                     block_rows=2048) -> BatchResult:
+                     block_rows=2048, dict_penalty="mean") -> BatchResult:
     """BPGD (``solver="pgd"``) or BADMM (``"admm"``) for the batch problem (S-7).
 
     Starts from H = U[0, 1], R = 0 and D = P_C(U[0, 1]) (or ``init``); stops on a relative change
@@ -54,9 +54,19 @@ def batch_robust_nmf(X, n_components, lam=None, bound=1.0, *, solver="pgd", kapp
     of ``block_rows`` rows that updates the block and adds its share of the sums, so the
     temporaries are block-sized, not N × F (the same iterates as whole-matrix steps, up to the
     order of the sums).
+
+    BADMM's dictionary penalty ρ̃₃ (S-14) weighs against HᵀH, a sum over the N samples, where
+    the online methods' ρ weighs against the average A_t; the paper gives the batch solvers
+    "the same values" (footnote 11) without saying on which scale. ``dict_penalty="mean"``
+    (the default) sets ρ̃₃ = N·ρ, the online penalty on the per-sample scale; ``"sum"`` sets
+    ρ̃₃ = ρ, (S-14) as printed, under which the dictionary block is barely held to its
+    feasible copy on large N and the objective at the feasible iterates can rise. The code
+    and outlier blocks are per sample either way (ρ̃₁ = ρ̃₂ = ρ).
     """
     if solver not in ("pgd", "admm"):
         raise ValueError(f"solver must be 'pgd' or 'admm', got {solver!r}")
+    if dict_penalty not in ("mean", "sum"):
+        raise ValueError(f"dict_penalty must be 'mean' or 'sum', got {dict_penalty!r}")
     if not (isinstance(block_rows, (int, np.integer)) and block_rows >= 1):
         raise ValueError(f"block_rows must be a positive integer, got {block_rows!r}")
     if hasattr(X, "to_delayed"):  # a dask array: not silently materialized
@@ -75,6 +85,7 @@ def batch_robust_nmf(X, n_components, lam=None, bound=1.0, *, solver="pgd", kapp
     hist = History(n_checkpoints)
     elapsed, prev, it = 0.0, None, 0
     eye = np.eye(k)
+    rho_w = rho * n if dict_penalty == "mean" else rho
     if solver == "admm":
         U, Q, Psi = H.copy(), R.copy(), D.copy()
         LH, LR, LW = np.zeros_like(H), np.zeros_like(R), np.zeros_like(D)
@@ -105,9 +116,9 @@ def batch_robust_nmf(X, n_components, lam=None, bound=1.0, *, solver="pgd", kapp
                 LH[b] += rho * (Hb - Ub)
                 LR[b] += rho * (Rb - Qb)
                 U[b], Q[b] = Ub, Qb
-            D = cho_solve(safe_cho_factor(HtH + rho * eye), HtXR - LW + rho * Psi)
-            Psi = project(D + LW / rho)
-            LW += rho * (D - Psi)
+            D = cho_solve(safe_cho_factor(HtH + rho_w * eye), HtXR - LW + rho_w * Psi)
+            Psi = project(D + LW / rho_w)
+            LW += rho_w * (D - Psi)
             Hf, Rf, Df = U, Q, Psi
         elapsed += time.perf_counter() - t0
         obj = _batch_objective(X, Hf, Df, Rf, lam, blocks)

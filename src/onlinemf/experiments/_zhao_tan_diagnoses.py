@@ -160,7 +160,8 @@ def robust_batch_psnr(clean, k: int, seed) -> dict:
     from ..baselines import batch_robust_nmf
 
     cap, tol = ROBUST_BATCH
-    res = batch_robust_nmf(clean, k, solver="admm", max_iter=cap, tol=tol, random_state=seed)
+    res = batch_robust_nmf(clean, k, solver="admm", max_iter=cap, tol=tol, random_state=seed,
+                           dict_penalty=BATCH_DICT_PENALTY)
     return {"psnr": _psnr(res.codes @ res.components, clean), "iterations": res.n_iter}
 
 
@@ -418,6 +419,11 @@ def _caps_note(caps: dict) -> str:
             "dict_max_iter) as in the grid and ten times larger: " + "; ".join(parts)
             + ". A run that descends once its caps grow stalled at them; one that does not, "
             "stalls for another reason.")
+
+
+#: BADMM's dictionary penalty in these experiments' runs: (S-14) as printed, ρ̃₃ = ρ on the
+#: summed objective (the kept runs'; :func:`~onlinemf.baselines.batch_robust_nmf`)
+BATCH_DICT_PENALTY = "sum"
 
 
 def batch_start(seed, k: int, n_features: int) -> np.ndarray:
@@ -797,7 +803,8 @@ def _batch_grid(ctx: Context, X, k: int, results: dict, param: str, values) -> d
     def fit(v):
         out = batch_robust_nmf(X, k, solver=solver, max_iter=cap, tol=1e-5,
                                init=batch_start(ctx.seed, k, X.shape[1]),
-                               random_state=ctx.seed, **{param: v})
+                               random_state=ctx.seed, dict_penalty=BATCH_DICT_PENALTY,
+                               **{param: v})
         return {"history": out.history, "n_iter": out.n_iter}
 
     runs = {}

@@ -61,6 +61,7 @@ from ._verdicts import (
     worst,
 )
 from ._zhao_tan_diagnoses import (
+    BATCH_DICT_PENALTY,
     BATCH_GRIDS,
     CODE_COST_HEAD,
     NMF_MAX_ITER,
@@ -298,13 +299,15 @@ BATCH_SOLVERS = {"BADMM": "admm", "BPGD": "pgd"}
 BATCH_TOL = 1e-5
 
 
-def _batch_fit(X, k, seed, solver, cap, budget=None, checkpoints=100):
+def _batch_fit(X, k, seed, solver, cap, budget=None, checkpoints=100,
+               dict_penalty=BATCH_DICT_PENALTY):
     """One batch solver's fit of X as every run of these experiments makes it: from the
     seed's W₀ (:func:`batch_start`), to :data:`BATCH_TOL` or ``cap`` iterations; its
     objective recorded at ``checkpoints`` iterations (the iterates do not depend on it)."""
     return batch_robust_nmf(X, k, solver=solver, max_iter=cap, tol=BATCH_TOL,
                             time_budget=budget, init=batch_start(seed, k, X.shape[1]),
-                            random_state=seed, n_checkpoints=checkpoints)
+                            random_state=seed, n_checkpoints=checkpoints,
+                            dict_penalty=dict_penalty)
 
 
 def run_methods(X, k, *, tau, seed, batch_iter, which=("online", "batch", "others"),
@@ -1845,17 +1848,73 @@ def _batch_stop_note(cells, n: int, cap: int, tol: float = BATCH_TOL) -> str:
 BATCH_RERUN_HEAD = "Where the batch solvers stop"
 
 
-def _batch_stop_piece(X, k, seed, solver: str, cap: int) -> dict:
-    """One batch solver fitted again, untimed, as its run fitted it (:func:`_batch_fit`),
-    its objective recorded at every iteration: the iterations it ran, its last relative
-    change (:func:`_batch_stop`: the change its tolerance reads), its objective path and its
-    seconds."""
+def _batch_stop_piece(X, k, seed, solver: str, cap: int,
+                      dict_penalty: str = BATCH_DICT_PENALTY, clean=None) -> dict:
+    """One batch solver fitted again, untimed, as its run fitted it (:func:`_batch_fit`;
+    another ``dict_penalty`` for BADMM), its objective recorded at every iteration: the
+    iterations it ran, its last relative change (:func:`_batch_stop`: the change its
+    tolerance reads), its objective path, its seconds and, with the clean samples ``clean``,
+    the PSNR of its low-rank part as the tables score it."""
     t0 = time.perf_counter()
-    fit = _batch_fit(X, k, seed, solver, cap, checkpoints=cap)
+    fit = _batch_fit(X, k, seed, solver, cap, checkpoints=cap, dict_penalty=dict_penalty)
     its, change = _batch_stop(fit.history, X.shape[0])
-    return dict(iterations=its, change=change,
-                objective=np.asarray(fit.history["objective"], float),
-                seconds=time.perf_counter() - t0)
+    out = dict(iterations=its, change=change,
+               objective=np.asarray(fit.history["objective"], float),
+               seconds=time.perf_counter() - t0)
+    if clean is not None:
+        out["psnr"] = _psnr(fit.codes @ fit.components, clean)
+    return out
+
+
+#: the head of the note on BADMM with its dictionary penalty on the per-sample scale
+BADMM_MEAN_HEAD = "BADMM with its dictionary penalty on the per-sample scale"
+
+
+def _badmm_mean_note(where: str, printed: dict | None, mean: dict, cap: int,
+                     psnrs: dict | None = None) -> str:
+    """BADMM fitted with ρ̃₃ = N·ρ (``mean``, :func:`_batch_stop_piece` with
+    ``dict_penalty="mean"``) beside it as the runs fit it, ρ̃₃ = ρ on the summed objective
+    ((S-14) as printed; ``printed``, the same kind of piece, or None). Read before either was
+    computed: where the printed penalty's objective ends above its lowest value and the
+    per-sample penalty's ends at its lowest, the penalty's scale accounts for BADMM's rise;
+    with ``psnrs`` (the run's PSNRs by method, the contaminated input's under
+    "(contaminated data)"), where BADMM's PSNR as run is below the input's and the
+    per-sample penalty's is above it, the scale accounts for that too."""
+    def stop(s):
+        return ("at the cap" if s["iterations"] >= cap - 0.5 else "at the tolerance") + \
+            f" after {s['iterations']:.0f} iterations; {_batch_path_text(s)}"
+
+    text = (f"{where}{BADMM_MEAN_HEAD} (ρ̃₃ = N·ρ, so that it weighs against HᵀH/N as the "
+            "online methods' ρ weighs against the averaged A_t; the runs here use (S-14) as "
+            "printed, ρ̃₃ = ρ against the sum HᵀH, and footnote 11 gives the batch solvers "
+            "'the same values' as the online ones without saying on which scale), fitted "
+            f"again untimed from the run's W₀: it stops {stop(mean)} ({mean['seconds']:.0f} s)")
+    if printed is not None:
+        text += f"; as the runs fit it, it stops {stop(printed)}"
+    reading = []
+    if printed is not None:
+        rose = printed["objective"][-1] > printed["objective"].min() * 1.01
+        settles = mean["objective"][-1] <= mean["objective"].min() * 1.01
+        reading.append(
+            "the printed penalty's objective ends above its lowest value and the per-sample "
+            "one's at its lowest, so the penalty's scale accounts for BADMM's rise"
+            if rose and settles else
+            "the two penalties' objectives do not part that way, so the scale does not "
+            "account for BADMM's path")
+    if psnrs is not None and "psnr" in mean:
+        data = psnrs["(contaminated data)"]
+        text += (f". PSNR: {mean['psnr']:.2f} dB, against BADMM's {psnrs['BADMM']:.2f} as "
+                 "run, " + ", ".join(f"{m} {psnrs[m]:.2f}" for m in ("BPGD", "OADMM", "OPGD")
+                                     if m in psnrs)
+                 + f" and the contaminated input's {data:.2f}")
+        if psnrs["BADMM"] < data:
+            reading.append(
+                "BADMM's PSNR, below the input's as run, is above it on the per-sample "
+                "scale, so the penalty's scale accounts for that shortfall"
+                if mean["psnr"] > data else
+                "BADMM's PSNR stays below the input's on the per-sample scale too, so the "
+                "scale does not account for that shortfall")
+    return text + (". So " + "; ".join(reading) if reading else "") + "."
 
 
 def _batch_path_text(stop: dict) -> str:
@@ -1864,15 +1923,39 @@ def _batch_path_text(stop: dict) -> str:
     objective, read at its feasible iterates, need not fall), and the share of its descent
     made in its last tenth of iterations where it fell."""
     obj = stop["objective"]
+    at = np.asarray(stop.get("at", np.arange(1, obj.size + 1)), float)  # iteration per record
     low = int(np.argmin(obj))
-    text = f"its objective {obj[0]:.4g} at its first iteration, {obj[-1]:.4g} at its last"
+    first = "its first iteration" if at[0] == 1 else f"iteration {at[0]:.0f}"
+    text = f"its objective {obj[0]:.4g} at {first}, {obj[-1]:.4g} at its last"
     if low < obj.size - 1:
-        text += f", lowest {obj[low]:.4g} at iteration {low + 1}"
+        text += f", lowest {obj[low]:.4g} at iteration {at[low]:.0f}"
     if obj[-1] < obj[0]:
-        tenth = obj[min(int(0.9 * obj.size), obj.size - 1)]
+        tenth = obj[min(int(np.searchsorted(at, 0.9 * at[-1])), obj.size - 1)]
         text += (f", {(tenth - obj[-1]) / (obj[0] - obj[-1]):.1%} of its descent in its last "
                  "tenth of iterations")
     return text
+
+
+def _badmm_mean_reading(ctx: Context, key: str, where: str, stream, k: int, cap: int,
+                        clean=None, psnrs: dict | None = None, printed: dict | None = None
+                        ) -> str | None:
+    """:func:`_badmm_mean_note` from the piece ``KEY-badmm-meanCAP`` (BADMM with ρ̃₃ = N·ρ on
+    the stream ``stream()``, scored against ``clean()`` where given) beside ``printed`` or
+    else the piece of BADMM as the runs fit it (:func:`_batch_rerun_note`'s); None without
+    the first piece."""
+    try:
+        mean = ctx.memo(f"{key}-badmm-mean{cap}", lambda: _batch_stop_piece(
+            stream(), k, ctx.seed, "admm", cap, dict_penalty="mean",
+            clean=None if clean is None else clean()))
+    except PieceMissing:
+        return None
+    if printed is None:
+        try:
+            printed = ctx.memo(f"{key}-batch-path{cap}-BADMM", lambda: _batch_stop_piece(
+                stream(), k, ctx.seed, "admm", cap))
+        except PieceMissing:
+            pass
+    return _badmm_mean_note(where, printed, mean, cap, psnrs)
 
 
 def _batch_rerun_note(ctx: Context, key: str, where: str, stream, k: int,
@@ -2779,7 +2862,7 @@ def cbcl(ctx: Context) -> Result:
         out["(contaminated data)"] = {"psnr": _psnr(X, clean), "time": 0.0}
         return out
 
-    rows, stopped, drift = [], [], []
+    rows, stopped, drift, badmm_mean = [], [], [], None
     online = {"OADMM": {}, "OPGD": {}}  # each online algorithm's f̃ history per (K, ν)
     for k in ks:
         for si, (nu, nut) in enumerate(settings):
@@ -2790,6 +2873,18 @@ def cbcl(ctx: Context) -> Result:
             for m in online:
                 online[m][(k, nu)] = results[m]["history"]
             stopped.append((f"K = {k}, ({nu}, {nut}):", results, data_psnr))
+            if (k, si) == (k_main, 0) and "BADMM" in results:  # Table I's cell
+                hist = results["BADMM"]["history"]
+                n_rows = p * faces.shape[0]
+                badmm_mean = _badmm_mean_reading(
+                    ctx, f"zhao-tan-cbcl-{k}-{nu}", f"K = {k}, ({nu}, {nut}): ",
+                    lambda k=k, si=si: cell(k, si)[1], k, batch_iter,
+                    clean=lambda k=k, si=si: cell(k, si)[0],
+                    psnrs={**{m: r["psnr"] for m, r in results.items()},
+                           "(contaminated data)": data_psnr},
+                    printed=dict(objective=np.asarray(hist["objective"], float),
+                                 at=np.asarray(hist["n_samples"], float) / n_rows,
+                                 iterations=hist["n_samples"][-1] / n_rows))
             if ONMF in results and "regret" in results[ONMF]:
                 f_hat = np.asarray(results[ONMF]["regret"])[:, 1]
                 drift.append(f"K = {k}, ({nu}, {nut}): {f_hat.min():.3g} → {f_hat[-1]:.3g} "
@@ -2933,6 +3028,8 @@ def cbcl(ctx: Context) -> Result:
     note = _batch_stop_note(stopped, p * faces.shape[0], batch_iter)
     if note:
         res.notes.append(note)
+    if badmm_mean:
+        res.notes.append(badmm_mean)
     if drift:
         res.notes.append("ONMF's clean-data objective f̂_t (eq. (46)) over each cell's stream, "
                          "its lowest value → its final one, beside its stored-code PSNR: the "
@@ -3020,7 +3117,8 @@ def _yaleb_stream(ctx: Context) -> tuple:
 def _yaleb_later(res: Result, ctx: Context) -> Result:
     """A YaleB result with what ORPCA's code solves cost against OADMM's and OPGD's
     (:func:`code_cost`, an untimed piece) where kept, its seconds read from the result's
-    running-time table, and where its batch solvers stop (:func:`_batch_rerun_note`)."""
+    running-time table, where its batch solvers stop (:func:`_batch_rerun_note`) and BADMM
+    with its dictionary penalty on the per-sample scale (:func:`_badmm_mean_reading`)."""
     rows = [r for caption, _, r in res.tables if caption == "Running times (s)"]
     if rows:
         _put_note(res, "", CODE_COST_HEAD, code_cost(
@@ -3028,6 +3126,9 @@ def _yaleb_later(res: Result, ctx: Context) -> Result:
             _tau_times(_table_results(rows[0]), None, ctx.repeats)))
     if rows and any(m in BATCH_SOLVERS for m, _ in rows[0]):
         _put_note(res, "", BATCH_RERUN_HEAD, _batch_rerun_note(
+            ctx, "zhao-tan-yaleb", "", lambda: _yaleb_stream(ctx)[3], _yaleb_rank(ctx),
+            _yaleb_batch_cap(ctx)))
+        _put_note(res, "", BADMM_MEAN_HEAD, _badmm_mean_reading(
             ctx, "zhao-tan-yaleb", "", lambda: _yaleb_stream(ctx)[3], _yaleb_rank(ctx),
             _yaleb_batch_cap(ctx)))
     return res
