@@ -4518,11 +4518,11 @@ def test_badmm_mean_note_reads_the_penalty_scale_from_both_paths_and_the_psnrs()
     assert "it stops at the tolerance after 120 iterations" in text
     assert "as the runs fit it, it stops at the cap after 300 iterations" in text
     assert "PSNR: 21.00 dB, against BADMM's 16.50 as run, BPGD 19.00, OADMM 21.90" in text
-    assert "so the penalty's scale accounts for BADMM's rise" in text
-    assert text.endswith("above it on the per-sample scale, so the penalty's scale accounts "
+    assert "at its lowest: the penalty's scale accounts for BADMM's rise" in text
+    assert text.endswith("above it on the per-sample scale: the penalty's scale accounts "
                          "for that shortfall.")
     low = _badmm_mean_note("", dict(printed, objective=np.array([3.0, 2.0, 1.5, 1.0])),
                            dict(mean, psnr=18.0), 300, psnrs)
-    assert "do not part that way, so the scale does not account for BADMM's path" in low
+    assert "do not part that way: the scale does not account for BADMM's path" in low
     assert "stays below the input's on the per-sample scale too" in low
     assert _badmm_mean_note("", None, mean, 300).endswith("(9 s).")

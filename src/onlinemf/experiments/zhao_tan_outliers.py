@@ -1897,10 +1897,10 @@ def _badmm_mean_note(where: str, printed: dict | None, mean: dict, cap: int,
         settles = mean["objective"][-1] <= mean["objective"].min() * 1.01
         reading.append(
             "the printed penalty's objective ends above its lowest value and the per-sample "
-            "one's at its lowest, so the penalty's scale accounts for BADMM's rise"
+            "one's at its lowest: the penalty's scale accounts for BADMM's rise"
             if rose and settles else
-            "the two penalties' objectives do not part that way, so the scale does not "
-            "account for BADMM's path")
+            "the two penalties' objectives do not part that way: the scale does not account "
+            "for BADMM's path")
     if psnrs is not None and "psnr" in mean:
         data = psnrs["(contaminated data)"]
         text += (f". PSNR: {mean['psnr']:.2f} dB, against BADMM's {psnrs['BADMM']:.2f} as "
@@ -1910,10 +1910,10 @@ def _badmm_mean_note(where: str, printed: dict | None, mean: dict, cap: int,
         if psnrs["BADMM"] < data:
             reading.append(
                 "BADMM's PSNR, below the input's as run, is above it on the per-sample "
-                "scale, so the penalty's scale accounts for that shortfall"
+                "scale: the penalty's scale accounts for that shortfall"
                 if mean["psnr"] > data else
-                "BADMM's PSNR stays below the input's on the per-sample scale too, so the "
-                "scale does not account for that shortfall")
+                "BADMM's PSNR stays below the input's on the per-sample scale too: the scale "
+                "does not account for that shortfall")
     return text + (". So " + "; ".join(reading) if reading else "") + "."
 
 
