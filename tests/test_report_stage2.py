@@ -4381,15 +4381,16 @@ def test_batch_stop_piece_tells_a_capped_solver_from_a_converged_one():
 
 
 def test_batch_path_text_names_a_rise_and_the_lowest_value():
-    """A falling path gives its descent's last-tenth share; a path that ends above its
-    first value names its lowest one and no share."""
+    """A path is read at its first iteration, at 90% of its iterations and at its last; a
+    path that rises above its first value names its highest, one that ends above its lowest
+    names that."""
     from onlinemf.experiments.zhao_tan_outliers import _batch_path_text
 
     fall = _batch_path_text(dict(objective=np.linspace(2.0, 1.0, 11)))
-    assert fall == ("its objective 2 at its first iteration, 1 at its last, 10.0% of its "
-                    "descent in its last tenth of iterations")
+    assert fall == "its objective 2 at its first iteration, 1.1 at iteration 10, 1 at its last"
     rise = _batch_path_text(dict(objective=np.array([6.0, 3.0, 5.0, 9.0])))
-    assert rise == "its objective 6 at its first iteration, 9 at its last, lowest 3 at iteration 2"
+    assert rise == ("its objective 6 at its first iteration, 9 at its last, highest 9 at "
+                    "iteration 4, lowest 3 at iteration 2")
 
 
 def test_kept_yaleb_and_video_results_read_their_batch_stop_pieces(tmp_path):
@@ -4509,7 +4510,8 @@ def test_badmm_mean_note_reads_the_penalty_scale_from_both_paths_and_the_psnrs()
     printed = dict(iterations=300.0, objective=np.array([3.0, 1.0, 2.0, 4.0]),
                    at=np.array([2.0, 100.0, 200.0, 300.0]))
     assert _batch_path_text(printed) == ("its objective 3 at iteration 2, 4 at its last, "
-                                         "lowest 1 at iteration 100")
+                                         "highest 4 at iteration 300, lowest 1 at iteration "
+                                         "100")
     mean = dict(iterations=120.0, objective=np.linspace(3.0, 0.5, 120), seconds=9.0,
                 psnr=21.0)
     psnrs = {"BADMM": 16.5, "BPGD": 19.0, "OADMM": 21.9, "(contaminated data)": 19.3}

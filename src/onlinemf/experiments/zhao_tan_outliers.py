@@ -1918,21 +1918,22 @@ def _badmm_mean_note(where: str, printed: dict | None, mean: dict, cap: int,
 
 
 def _batch_path_text(stop: dict) -> str:
-    """How a batch solver's objective went (``stop``: :func:`_batch_stop_piece`): from its
-    first iteration to its last, with its lowest value where that is not the last (ADMM's
-    objective, read at its feasible iterates, need not fall), and the share of its descent
-    made in its last tenth of iterations where it fell."""
+    """How a batch solver's objective went (``stop``: :func:`_batch_stop_piece`): at its
+    first iteration, at 90% of its iterations and at its last, with its highest value where
+    that is above the first and its lowest where that is not the last (ADMM's objective,
+    read at its feasible iterates, need not fall)."""
     obj = stop["objective"]
     at = np.asarray(stop.get("at", np.arange(1, obj.size + 1)), float)  # iteration per record
-    low = int(np.argmin(obj))
+    low, high = int(np.argmin(obj)), int(np.argmax(obj))
     first = "its first iteration" if at[0] == 1 else f"iteration {at[0]:.0f}"
-    text = f"its objective {obj[0]:.4g} at {first}, {obj[-1]:.4g} at its last"
+    late = min(int(np.searchsorted(at, 0.9 * at[-1])), obj.size - 1)
+    text = (f"its objective {obj[0]:.4g} at {first}, "
+            + (f"{obj[late]:.4g} at iteration {at[late]:.0f}, " if late < obj.size - 1 else "")
+            + f"{obj[-1]:.4g} at its last")
+    if obj[high] > obj[0] * 1.01:
+        text += f", highest {obj[high]:.4g} at iteration {at[high]:.0f}"
     if low < obj.size - 1:
         text += f", lowest {obj[low]:.4g} at iteration {at[low]:.0f}"
-    if obj[-1] < obj[0]:
-        tenth = obj[min(int(np.searchsorted(at, 0.9 * at[-1])), obj.size - 1)]
-        text += (f", {(tenth - obj[-1]) / (obj[0] - obj[-1]):.1%} of its descent in its last "
-                 "tenth of iterations")
     return text
 
 
