@@ -1873,6 +1873,12 @@ def test_robust_batch_solves_the_papers_objective_on_clean_rows_and_reads_the_sh
                              {"OADMM": 22.0, "OPGD": 18.0})
     assert "its cap" not in done and ("75% of the way down to OADMM (22.00 dB): the "
                                       "objective accounts for most of its shortfall") in done
+    # BADMM with its dictionary penalty on the per-sample scale: another solve, named so
+    mean = robust_batch_psnr(clean, 3, 0, dict_penalty="mean")
+    assert np.isfinite(mean["psnr"]) and mean["psnr"] != pytest.approx(got["psnr"], rel=1e-9)
+    assert "(BADMM, its dictionary penalty on the per-sample scale, ρ̃₃ = N·ρ, 10 " \
+        "iterations)" in robust_batch_note("", {"psnr": 23.0, "iterations": 10}, 26.0,
+                                           {"OADMM": 22.0}, dict_penalty="mean")
     assert "38% of the way down to OPGD (18.00 dB): the objective does not" in done
     lower = robust_batch_note("", {"psnr": 20.2, "iterations": 10}, 26.0, {"OADMM": 21.85})
     assert ("below OADMM itself (21.85 dB): the objective accounts for most of its "

@@ -148,31 +148,39 @@ def start_note(where: str, start: dict, nndsvda: float, online: dict) -> str:
             + "; ".join(parts) + ".")
 
 
+#: BADMM's dictionary penalty in these experiments' runs: (S-14) as printed, ρ̃₃ = ρ on the
+#: summed objective (the kept runs'; :func:`~onlinemf.baselines.batch_robust_nmf`)
+BATCH_DICT_PENALTY = "sum"
+
+
 #: iteration cap and tolerance of :func:`robust_batch_psnr`'s batch solve
 ROBUST_BATCH = (3000, 1e-8)
 
 
-def robust_batch_psnr(clean, k: int, seed) -> dict:
+def robust_batch_psnr(clean, k: int, seed, dict_penalty: str = BATCH_DICT_PENALTY) -> dict:
     """The paper's own objective solved in batch on the clean samples (no outliers in
-    them): BADMM (:func:`~onlinemf.baselines.batch_robust_nmf`) with the paper's λ = 1/√F
-    and ρ, from its uniform start, to a relative change of :data:`ROBUST_BATCH`'s tolerance
-    or its cap: the PSNR (eq. (48)) of its low-rank part W H and its iterations."""
+    them): BADMM (:func:`~onlinemf.baselines.batch_robust_nmf`, its dictionary penalty
+    ``dict_penalty``) with the paper's λ = 1/√F and ρ, from its uniform start, to a relative
+    change of :data:`ROBUST_BATCH`'s tolerance or its cap: the PSNR (eq. (48)) of its
+    low-rank part W H and its iterations."""
     from ..baselines import batch_robust_nmf
 
     cap, tol = ROBUST_BATCH
     res = batch_robust_nmf(clean, k, solver="admm", max_iter=cap, tol=tol, random_state=seed,
-                           dict_penalty=BATCH_DICT_PENALTY)
+                           dict_penalty=dict_penalty)
     return {"psnr": _psnr(res.codes @ res.components, clean), "iterations": res.n_iter}
 
 
-def robust_batch_note(where: str, batch: dict, nmf: float, as_run: dict) -> str:
+def robust_batch_note(where: str, batch: dict, nmf: float, as_run: dict,
+                      dict_penalty: str = BATCH_DICT_PENALTY) -> str:
     """:func:`robust_batch_psnr` beside the least-squares NMF fit (``nmf``, dB) and each
     online method's PSNR as run (``as_run``: method → dB). Read before it was computed:
     where the paper's objective, solved in batch on the clean faces, ends at least half of
     the way from the NMF fit down to a method's PSNR, the objective itself (its ℓ1 outlier
     term at the paper's λ, which treats part of the faces as outliers) accounts for most of
     that method's shortfall; where it ends nearer the NMF fit, it does not. A solve stopped
-    by its cap has reached a point of the objective, not its minimiser, and is not read."""
+    by its cap has reached a point of the objective, not its minimiser, and is not read.
+    ``dict_penalty`` names BADMM's dictionary penalty (:func:`robust_batch_psnr`)."""
     capped = batch["iterations"] >= ROBUST_BATCH[0]
     parts = []
     for m, level in as_run.items():
@@ -186,7 +194,9 @@ def robust_batch_note(where: str, batch: dict, nmf: float, as_run: dict) -> str:
             "the objective accounts for most of its shortfall" if share >= 0.5 else
             "the objective does not account for most of its shortfall"))
     return (f"{where}the paper's objective (λ = 1/√F) solved in batch on the clean faces "
-            f"(BADMM, {batch['iterations']} iterations"
+            f"(BADMM" + (", its dictionary penalty on the per-sample scale, ρ̃₃ = N·ρ"
+                         if dict_penalty == "mean" else "")
+            + f", {batch['iterations']} iterations"
             + (", its cap: a point of the objective, not its minimiser" if capped else "")
             + f"): its low-rank part W H scores {batch['psnr']:.2f} dB against the NMF fit's "
             f"{nmf:.2f}: " + "; ".join(parts)
@@ -419,11 +429,6 @@ def _caps_note(caps: dict) -> str:
             "dict_max_iter) as in the grid and ten times larger: " + "; ".join(parts)
             + ". A run that descends once its caps grow stalled at them; one that does not, "
             "stalls for another reason.")
-
-
-#: BADMM's dictionary penalty in these experiments' runs: (S-14) as printed, ρ̃₃ = ρ on the
-#: summed objective (the kept runs'; :func:`~onlinemf.baselines.batch_robust_nmf`)
-BATCH_DICT_PENALTY = "sum"
 
 
 def batch_start(seed, k: int, n_features: int) -> np.ndarray:
