@@ -140,7 +140,12 @@ BASELINE_DEPARTURES = (
     "§VII-B1 starts h and r as it starts W₀ (uniform entries), and their stopping rule is "
     "applied to the mini-batch's summed objective, where §VII-B2 states it for one sample's "
     "problem (eq. (36)); on the synthetic data and CBCL a note reads OPGD and OADMM with the "
-    "rule applied per sample, and with uniform starts.")
+    "rule applied per sample, and with uniform starts; at the synthetic grid's stalled ρ and "
+    "κ, a note reads them under both.",
+    "BADMM runs (S-14) as printed: its dictionary penalty ρ̃₃ = ρ weighs against HᵀH, a sum "
+    "over the N samples, where the online methods' ρ weighs against the averaged statistics "
+    "A_t; footnote 11 gives the batch solvers 'the same values' without saying on which "
+    "scale. On CBCL and YaleB a note reads BADMM with ρ̃₃ = N·ρ beside it.")
 
 
 # The paper's running times (s, means over ten initializations) as (batch / online, ORPCA /
