@@ -3248,7 +3248,8 @@ def _video_stream(ctx: Context, vi: int, frames) -> np.ndarray:
 def _video_later(res: Result, ctx: Context) -> Result:
     """A video result with where each video's online passes go (:func:`_inner_split`, an
     untimed piece per video), what ORPCA's code solves cost against theirs
-    (:func:`code_cost`) and where its batch solvers stop (:func:`_batch_rerun_note`), each
+    (:func:`code_cost`), where its batch solvers stop (:func:`_batch_rerun_note`) and BADMM
+    with its dictionary penalty on the per-sample scale (:func:`_badmm_mean_reading`), each
     where kept; and, where its ORPCA updated per sample, its time claims judged again with
     each video's ORPCA-at-τ timing where kept (:func:`_video_orpca_times`)."""
     times = [(caption.split(":")[0], rows) for caption, _, rows in res.tables
@@ -3257,10 +3258,12 @@ def _video_later(res: Result, ctx: Context) -> Result:
         res.notes = [n.replace(SYNTHETIC_VIDEO, "") for n in res.notes]
     for name, rows in times:
         if any(m in BATCH_SOLVERS for m, _ in rows):
-            _put_note(res, f"{name}: ", BATCH_RERUN_HEAD, _batch_rerun_note(
-                ctx, f"zhao-tan-video-{name}", f"{name}: ",
-                lambda name=name: _named_video_stream(ctx, name), _video_rank(ctx),
-                _video_batch_cap(ctx)))
+            for head, reading in ((BATCH_RERUN_HEAD, _batch_rerun_note),
+                                  (BADMM_MEAN_HEAD, _badmm_mean_reading)):
+                _put_note(res, f"{name}: ", head, reading(
+                    ctx, f"zhao-tan-video-{name}", f"{name}: ",
+                    lambda name=name: _named_video_stream(ctx, name), _video_rank(ctx),
+                    _video_batch_cap(ctx)))
         try:
             _put_note(res, f"{name}: ", "Where the online methods' time goes", _inner_note(
                 f"{name}: ", ctx.memo(f"zhao-tan-video-{name}-inner", lambda name=name:
