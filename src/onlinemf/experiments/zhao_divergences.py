@@ -2135,7 +2135,8 @@ def _side_contrast_note(rows: dict) -> str:
                for j in range(len(rows)))
     least = sum(all(drop["Batch"][j] < drop[m][j] for m in ("OL", "OL-Wang"))
                 for j in range(len(rows)))
-    return ("Side contrast, read for Fig. 3's shadow claim: over all pixels the noisy images' "
+    return ("Side contrast, read for Fig. 3's shadow claim (the shadowed half: the half of a "
+            "subject's images with the higher side contrast): over all pixels the noisy images' "
             "contrast lies below the clean ones', since the noise, clipped to [0, 255], "
             "lightens a dark half more than it darkens a lit one; a reconstruction's contrast "
             "there mixes noise left in with shadow lightened. On the untouched pixels, where "
