@@ -4526,6 +4526,9 @@ def test_badmm_mean_note_reads_the_penalty_scale_from_both_paths_and_the_psnrs()
     assert text.startswith("K = 49: BADMM with its dictionary penalty on the per-sample scale")
     assert "it stops at the tolerance after 120 iterations" in text
     assert "as the runs fit it, it stops at the cap after 300 iterations" in text
+    assert "both stop at the cap" not in text  # the per-sample fit stopped at its tolerance
+    capped = _badmm_mean_note("", printed, dict(mean, iterations=300.0), 300)
+    assert "(both stop at the cap, and an iteration costs the same under either penalty" in capped
     assert ("PSNR (its final dictionary's codes, as the tables' first PSNR column): 21.00 dB, "
             "against BADMM's 16.50 as run, BPGD 19.00, OADMM 21.90") in text
     assert "at its lowest: the penalty's scale accounts for BADMM's rise" in text

@@ -1897,6 +1897,10 @@ def _badmm_mean_note(where: str, printed: dict | None, mean: dict, cap: int,
             f"again untimed from the run's W₀: it stops {stop(mean)} ({mean['seconds']:.0f} s)")
     if printed is not None:
         text += f"; as the runs fit it, it stops {stop(printed)}"
+        if min(mean["iterations"], printed["iterations"]) >= cap - 0.5:
+            text += (" (both stop at the cap, and an iteration costs the same under either "
+                     "penalty, so BADMM's time to the cap, which the batch time claims read, "
+                     "does not turn on the penalty's scale)")
     reading = []
     if printed is not None:
         rose = printed["objective"][-1] > printed["objective"].min() * 1.01
