@@ -149,7 +149,7 @@ def test_bpgd_steps_monotone_and_badmm_agrees():
 
 
 def test_badmm_dictionary_penalty_on_the_mean_descends_where_the_printed_one_rises():
-    """On N = 3000 samples BADMM with ρ̃₃ = ρ on the summed objective ((S-14) as printed)
+    """On N = 3000 samples BADMM with ρ̃₃ = ρ on the summed objective (footnote 11 literally)
     lets its objective rise far above its lowest value, while ρ̃₃ = N·ρ (the online penalty
     on the per-sample scale, the default) descends to BPGD's level or below; a bad name is
     refused."""

@@ -4528,12 +4528,12 @@ def test_badmm_mean_note_reads_the_penalty_scale_from_both_paths_and_the_psnrs()
     assert "as the runs fit it, it stops at the cap after 300 iterations" in text
     assert "both stop at the cap" not in text  # the per-sample fit stopped at its tolerance
     capped = _badmm_mean_note("", printed, dict(mean, iterations=300.0), 300)
-    assert "(both stop at the cap, and an iteration costs the same under either penalty" in capped
+    assert "(both stop at the cap, and an iteration runs the same operations" in capped
     assert ("PSNR (its final dictionary's codes, as the tables' first PSNR column): 21.00 dB, "
             "against BADMM's 16.50 as run, BPGD 19.00, OADMM 21.90") in text
-    assert "at its lowest: the penalty's scale accounts for BADMM's rise" in text
-    assert text.endswith("above it on the per-sample scale: the penalty's scale accounts "
-                         "for that shortfall.")
+    assert "at its lowest: in this refit the penalty's scale accounts for BADMM's rise" in text
+    assert text.endswith("above it on the per-sample scale: in this refit the penalty's "
+                         "scale accounts for that shortfall.")
     low = _badmm_mean_note("", dict(printed, objective=np.array([3.0, 2.0, 1.5, 1.0])),
                            dict(mean, psnr=18.0), 300, psnrs)
     assert "do not part that way: the scale does not account for BADMM's path" in low
@@ -4542,7 +4542,7 @@ def test_badmm_mean_note_reads_the_penalty_scale_from_both_paths_and_the_psnrs()
 
 
 def test_the_experiments_batch_fit_runs_badmm_with_the_printed_penalty():
-    """The experiments' BADMM is (S-14) as printed, the kept runs' reading: the same fit as
+    """The experiments' BADMM reads footnote 11 literally, the kept runs' reading: the same fit as
     dict_penalty="sum" from the seed's W₀, and not the library's default."""
     from onlinemf.baselines import batch_robust_nmf
     from onlinemf.experiments._zhao_tan_diagnoses import batch_start

@@ -56,11 +56,12 @@ def batch_robust_nmf(X, n_components, lam=None, bound=1.0, *, solver="pgd", kapp
     order of the sums).
 
     BADMM's dictionary penalty ρ̃₃ (S-14) weighs against HᵀH, a sum over the N samples, where
-    the online methods' ρ weighs against the average A_t; the paper gives the batch solvers
-    "the same values" (footnote 11) without saying on which scale. ``dict_penalty="mean"``
-    (the default) sets ρ̃₃ = N·ρ, the online penalty on the per-sample scale; ``"sum"`` sets
-    ρ̃₃ = ρ, (S-14) as printed, under which the dictionary block is barely held to its
-    feasible copy on large N and the objective at the feasible iterates can rise. The code
+    the online update's (S-5) weighs against the average A_t, and the paper gives the batch
+    solvers "the same values" as the online ones (footnote 11). ``dict_penalty="sum"`` reads
+    that literally, ρ̃₃ = ρ, under which the dictionary block is barely held to its feasible
+    copy on large N and the objective at the feasible iterates can rise;
+    ``dict_penalty="mean"`` (the default, this library's choice) sets ρ̃₃ = N·ρ, which gives
+    the batch update the online update's conditioning. The code
     and outlier blocks are per sample either way (ρ̃₁ = ρ̃₂ = ρ); BPGD has no penalty and
     ignores ``dict_penalty``.
     """

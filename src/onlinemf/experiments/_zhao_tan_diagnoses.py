@@ -148,8 +148,8 @@ def start_note(where: str, start: dict, nndsvda: float, online: dict) -> str:
             + "; ".join(parts) + ".")
 
 
-#: BADMM's dictionary penalty in these experiments' runs: (S-14) as printed, ρ̃₃ = ρ on the
-#: summed objective (the kept runs'; :func:`~onlinemf.baselines.batch_robust_nmf`)
+#: BADMM's dictionary penalty in these experiments' runs: footnote 11 read literally, ρ̃₃ = ρ
+#: on the summed objective (the kept runs'; :func:`~onlinemf.baselines.batch_robust_nmf`)
 BATCH_DICT_PENALTY = "sum"
 
 
@@ -703,7 +703,7 @@ def _readings_note(readings: dict, rule: dict, n_samples: int, param: str = "rho
                        f"run and {each} under the three readings, so "
                        + (f"{' and '.join(held)} account{'s' if len(held) == 1 else ''} for "
                           f"the {effect} there" if held else
-                          f"the paper's reading of the code solves does not account for the "
+                          f"the paper's code-solve protocol does not account for the "
                           f"{effect} there"))
     return (f"Whether this implementation's code solves are why {method} {what} (their start "
             "h⁰ = 0, where §VII-B1 starts h and r at uniform entries, and their rule applied "
