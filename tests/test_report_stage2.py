@@ -4527,6 +4527,7 @@ def test_badmm_mean_note_reads_the_penalty_scale_from_both_paths_and_the_psnrs()
     assert "it stops at the tolerance after 120 iterations" in text
     assert "as the runs fit it, it stops at the cap after 300 iterations" in text
     assert "both stop at the cap" not in text  # the per-sample fit stopped at its tolerance
+    assert "the per-sample fit's final objective is 0.125× the runs' reading's" in text
     capped = _badmm_mean_note("", printed, dict(mean, iterations=300.0), 300)
     assert "(both stop at the cap, and an iteration runs the same operations" in capped
     assert ("PSNR (its final dictionary's codes, as the tables' first PSNR column): 21.00 dB, "

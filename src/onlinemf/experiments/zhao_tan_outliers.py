@@ -1898,7 +1898,9 @@ def _badmm_mean_note(where: str, printed: dict | None, mean: dict, cap: int,
             "HᵀH), fitted again untimed from the run's W₀: it stops "
             f"{stop(mean)} ({mean['seconds']:.0f} s)")
     if printed is not None:
-        text += f"; as the runs fit it, it stops {stop(printed)}"
+        text += (f"; as the runs fit it, it stops {stop(printed)}; the per-sample fit's final "
+                 f"objective is {mean['objective'][-1] / printed['objective'][-1]:.3g}× the "
+                 "runs' reading's")
         if min(mean["iterations"], printed["iterations"]) >= cap - 0.5:
             text += (" (both stop at the cap, and an iteration runs the same operations under "
                      "either penalty, so BADMM's time to the cap, which the batch time claims "
