@@ -4468,7 +4468,8 @@ def test_side_contrast_reads_a_half_shaded_face_and_its_untouched_pixels():
     kept = _side_contrast_row(clean, noisy, recon, untouched=True)
     assert len(kept) == 8 and kept[:4] == [0.5, 1.0, 0.5, 1.0] and kept[-1] == 0.0
     note = _side_contrast_note({"1": kept, "2": [0.5, 1.0, 0.3, 0.6, 0.3, 0.7, 0.9, 0.95]})
-    assert "Batch 0.050–1.000" in note and "most on 1 of 2 subjects and least on 1" in note
+    assert "Batch 0.050–1.000" in note and "most on 1 of 2 subjects and least on 1 (by " \
+        "0.250–0.250 less than the nearer of OL and OL-Wang)" in note
 
 
 def test_readings_diagnosis_runs_the_papers_code_solves_and_its_note_reads_the_match():

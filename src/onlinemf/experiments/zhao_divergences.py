@@ -2135,6 +2135,8 @@ def _side_contrast_note(rows: dict) -> str:
                for j in range(len(rows)))
     least = sum(all(drop["Batch"][j] < drop[m][j] for m in ("OL", "OL-Wang"))
                 for j in range(len(rows)))
+    gap = [min(drop["OL"][j], drop["OL-Wang"][j]) - drop["Batch"][j] for j in range(len(rows))
+           if drop["Batch"][j] < min(drop["OL"][j], drop["OL-Wang"][j])]
     return ("Side contrast, read for Fig. 3's shadow claim (the shadowed half: the half of a "
             "subject's images with the higher side contrast): over all pixels the noisy images' "
             "contrast lies below the clean ones', since the noise, clipped to [0, 255], "
@@ -2144,7 +2146,9 @@ def _side_contrast_note(rows: dict) -> str:
             "contrast on the shadowed half by "
             + ", ".join(f"{m} {min(d):.3f}–{max(d):.3f}" for m, d in drop.items())
             + f"; Batch lowers it most on {most} of {len(rows)} subjects and least on "
-            f"{least}. A proxy, not judged: it reads side shadows only; a reconstruction that "
+            f"{least}" + (f" (by {min(gap):.3f}–{max(gap):.3f} less than the nearer of OL and "
+                          "OL-Wang)" if gap else "")
+            + ". A proxy, not judged: it reads side shadows only; a reconstruction that "
             "blurs a face lowers it too, and one that stays closer to its noisy input keeps "
             "more of the shadow (Batch, scored at its iteration cap, fits more of the noise "
             "than at fewer iterations: its PSNR after n iterations, in the table above).")
