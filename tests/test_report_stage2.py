@@ -4533,12 +4533,16 @@ def test_badmm_mean_note_reads_the_penalty_scale_from_both_paths_and_the_psnrs()
     assert "(both stop at the cap, and an iteration runs the same operations" in capped
     assert ("PSNR (its final dictionary's codes, as the tables' first PSNR column): 21.00 dB, "
             "against BADMM's 16.50 as run, BPGD 19.00, OADMM 21.90") in text
-    assert "at its lowest: in this refit the penalty's scale accounts for BADMM's rise" in text
+    assert "and the per-sample one at its lowest: in this refit the penalty's scale accounts " \
+        "for BADMM's rise" in text
     assert text.endswith("above it on the per-sample scale: in this refit the penalty's "
                          "scale accounts for that shortfall.")
     low = _badmm_mean_note("", dict(printed, objective=np.array([3.0, 2.0, 1.5, 1.0])),
                            dict(mean, psnr=18.0), 300, psnrs)
-    assert "do not part that way: the scale does not account for BADMM's path" in low
+    assert "cannot say whether the penalty's scale accounts for BADMM's path" in low
+    both_rise = _badmm_mean_note("", printed, dict(mean, objective=np.array([3.0, 1.0, 2.0])),
+                                 300)
+    assert "does not end at its lowest either: the scale does not account" in both_rise
     assert "stays below the input's on the per-sample scale too" in low
     assert _badmm_mean_note("", None, mean, 300).endswith("(9 s).")
 

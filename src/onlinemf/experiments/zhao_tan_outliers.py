@@ -1909,12 +1909,17 @@ def _badmm_mean_note(where: str, printed: dict | None, mean: dict, cap: int,
     if printed is not None:
         rose = printed["objective"][-1] > printed["objective"].min() * 1.01
         settles = mean["objective"][-1] <= mean["objective"].min() * 1.01
-        reading.append(
-            "the printed penalty's objective ends above its lowest value and the per-sample "
-            "one's at its lowest: in this refit the penalty's scale accounts for BADMM's rise"
-            if rose and settles else
-            "the two penalties' objectives do not part that way: the scale does not account "
-            "for BADMM's path")
+        if not rose:  # the reading is made for a rise: it has nothing to read here
+            reading.append("the runs' reading ends at its lowest value, so this reading, made "
+                           "for an objective that ends above its lowest, cannot say whether "
+                           "the penalty's scale accounts for BADMM's path")
+        else:
+            reading.append(
+                "the runs' reading ends above its lowest value and the per-sample one at its "
+                "lowest: in this refit the penalty's scale accounts for BADMM's rise"
+                if settles else
+                "the per-sample one does not end at its lowest either: the scale does not "
+                "account for BADMM's rise")
     if psnrs is not None and "psnr" in mean:
         data = psnrs["(contaminated data)"]
         others = ", ".join(f"{m} {psnrs[m]:.2f}" for m in ("BPGD", "OADMM", "OPGD")
