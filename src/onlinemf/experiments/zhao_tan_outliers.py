@@ -1910,7 +1910,7 @@ def _badmm_mean_note(where: str, printed: dict | None, mean: dict, cap: int,
         rose = printed["objective"][-1] > printed["objective"].min() * 1.01
         settles = mean["objective"][-1] <= mean["objective"].min() * 1.01
         if not rose:  # the reading is made for a rise: it has nothing to read here
-            reading.append("the runs' reading ends at its lowest value, so this reading, made "
+            reading.append("the runs' reading ends at its lowest value: this reading, made "
                            "for an objective that ends above its lowest, cannot say whether "
                            "the penalty's scale accounts for BADMM's path")
         else:
