@@ -578,11 +578,17 @@ def _rule_diagnosis(X, k: int, seed, needs: dict, param: str = "rho",
         for variant in _rule_variants(value, second):
             kw = tight_settings(variant in ("codes", "both"), variant in ("dictionary", "both"),
                                 max(need, paper.code_max_iter), max(need, paper.dict_max_iter))
-            est = paper_pass(X, k, seed, RobustSolver(solver, **{param: value}, **kw))
-            h = est.history_
-            out[(value, variant)] = (float(h["objective"][0]), float(h["objective"][-1]),
-                                     dict(est.inner_))
+            out[(value, variant)] = _pass_ends(X, k, seed,
+                                               RobustSolver(solver, **{param: value}, **kw))
     return out
+
+
+def _pass_ends(X, k: int, seed, solver: RobustSolver) -> tuple:
+    """One pass of ``solver``'s online method over X (:func:`paper_pass`): its first and
+    final f̃ and its ``inner_``."""
+    est = paper_pass(X, k, seed, solver)
+    h = est.history_
+    return float(h["objective"][0]), float(h["objective"][-1]), dict(est.inner_)
 
 
 def _rule_note(diag: dict, n_samples: int, caps: str, param: str = "rho") -> str:
@@ -663,10 +669,8 @@ def _readings_diagnosis(X, k: int, seed, values, param: str = "rho") -> dict:
     out = {}
     for value in values:
         for name, (settings, _) in GRID_READINGS.items():
-            est = paper_pass(X, k, seed, RobustSolver(solver, **{param: value}, **settings))
-            h = est.history_
-            out[(value, name)] = (float(h["objective"][0]), float(h["objective"][-1]),
-                                  dict(est.inner_))
+            out[(value, name)] = _pass_ends(X, k, seed,
+                                            RobustSolver(solver, **{param: value}, **settings))
     return out
 
 

@@ -1889,8 +1889,7 @@ def _badmm_mean_note(where: str, printed: dict | None, mean: dict, cap: int,
     "(contaminated data)"), where BADMM's PSNR as run is below the input's and the
     per-sample penalty's is above it, the scale accounts for that too."""
     def stop(s):
-        return ("at the cap" if s["iterations"] >= cap - 0.5 else "at the tolerance") + \
-            f" after {s['iterations']:.0f} iterations; {_batch_path_text(s)}"
+        return f"{_stop_words(s, cap)}; {_batch_path_text(s)}"
 
     text = (f"{where}{BADMM_MEAN_HEAD} (ρ̃₃ = N·ρ, this implementation's choice: it weighs "
             "against HᵀH/N as the online update (S-5) weighs ρ̃₃ against the averaged A_t; the "
@@ -1935,6 +1934,13 @@ def _badmm_mean_note(where: str, printed: dict | None, mean: dict, cap: int,
                 "BADMM's PSNR stays below the input's on the per-sample scale too: the scale "
                 "does not account for that shortfall")
     return text + (". So " + "; ".join(reading) if reading else "") + "."
+
+
+def _stop_words(stop: dict, cap: int) -> str:
+    """Where a batch solver stopped (``stop``: :func:`_batch_stop_piece`), at ``cap`` or at
+    its tolerance, in words."""
+    where = "at the cap" if stop["iterations"] >= cap - 0.5 else "at the tolerance"
+    return f"{where} after {stop['iterations']:.0f} iterations"
 
 
 def _batch_path_text(stop: dict) -> str:
@@ -1995,17 +2001,19 @@ def _batch_rerun_note(ctx: Context, key: str, where: str, stream, k: int,
             pass
     if not stops:
         return None
-    parts = []
-    for m, s in stops.items():
-        stop = "at the cap" if s["iterations"] >= cap - 0.5 else "at the tolerance"
-        parts.append(f"{m} stops {stop} after {s['iterations']:.0f} iterations, its last "
-                     f"relative change {s['change']:.1e} per iteration; "
-                     f"{_batch_path_text(s)} ({s['seconds']:.0f} s)")
+    parts = [f"{m} stops {_stop_words(s, cap)}, its last relative change {s['change']:.1e} "
+             f"per iteration; {_batch_path_text(s)} ({s['seconds']:.0f} s)"
+             for m, s in stops.items()]
     return (f"{where}{BATCH_RERUN_HEAD} (each fitted again, untimed, at this report's code, "
             f"from the run's W₀, to a relative change of {BATCH_TOL:g} per iteration or "
             f"{cap} iterations; the run kept no objective history): " + ". ".join(parts)
             + ". A solver stopped at the cap is a reference not run to convergence, and the "
             "batch time claims time it to that cap.")
+
+
+#: the notes a kept result without batch histories reads from its batch pieces: (the note's
+#: head, its reading)
+BATCH_READINGS = ((BATCH_RERUN_HEAD, _batch_rerun_note), (BADMM_MEAN_HEAD, _badmm_mean_reading))
 
 
 #: "greatly outperform": at least this many dB
@@ -3155,12 +3163,10 @@ def _yaleb_later(res: Result, ctx: Context) -> Result:
             ctx, "zhao-tan-yaleb", "", lambda: _yaleb_stream(ctx)[3], _yaleb_rank(ctx),
             _tau_times(_table_results(rows[0]), None, ctx.repeats)))
     if rows and any(m in BATCH_SOLVERS for m, _ in rows[0]):
-        _put_note(res, "", BATCH_RERUN_HEAD, _batch_rerun_note(
-            ctx, "zhao-tan-yaleb", "", lambda: _yaleb_stream(ctx)[3], _yaleb_rank(ctx),
-            _yaleb_batch_cap(ctx)))
-        _put_note(res, "", BADMM_MEAN_HEAD, _badmm_mean_reading(
-            ctx, "zhao-tan-yaleb", "", lambda: _yaleb_stream(ctx)[3], _yaleb_rank(ctx),
-            _yaleb_batch_cap(ctx)))
+        for head, reading in BATCH_READINGS:
+            _put_note(res, "", head, reading(ctx, "zhao-tan-yaleb", "",
+                                             lambda: _yaleb_stream(ctx)[3], _yaleb_rank(ctx),
+                                             _yaleb_batch_cap(ctx)))
     return res
 
 
@@ -3277,8 +3283,7 @@ def _video_later(res: Result, ctx: Context) -> Result:
         res.notes = [n.replace(SYNTHETIC_VIDEO, "") for n in res.notes]
     for name, rows in times:
         if any(m in BATCH_SOLVERS for m, _ in rows):
-            for head, reading in ((BATCH_RERUN_HEAD, _batch_rerun_note),
-                                  (BADMM_MEAN_HEAD, _badmm_mean_reading)):
+            for head, reading in BATCH_READINGS:
                 _put_note(res, f"{name}: ", head, reading(
                     ctx, f"zhao-tan-video-{name}", f"{name}: ",
                     lambda name=name: _named_video_stream(ctx, name), _video_rank(ctx),
