@@ -60,11 +60,34 @@ def test_experiment_runs_at_tiny_scale(name, tmp_path):
                    "than Batch"]
         assert _common_descent_reading(bh, piece("ol-settle"), 300, batch_runs.median / its,
                                        ol_runs.median, race[3]) in race[2]
+    if name == "zhf-fig1":  # 'in terms of both time and number of data passes': one claim
+        _check_fig1_accuracy(res.claims)
     if name == "zhao-tan-synthetic":  # the stand-in's own step decides whether ONMF fails
         (onmf,) = [r for r in res.claims if r[0] == "Fig. 1(b): ONMF fails to converge on f̂_t"]
         assert onmf[3] == "not measured" and "neither paper gives" in onmf[4]
         (batch,) = [r for r in res.claims if r[0] == "batch time / online time"]
         assert "read on Fig. 1(a)'s curves" in batch[2]  # its words are about the curves
+
+
+def _check_fig1_accuracy(claims):
+    """Fig. 1's 'more accurate approximate' is one claim per panel, on both axes, whose
+    verdict is the worse of its two legs (each leg's verdict printed beside its values)."""
+    from onlinemf.experiments._verdicts import worst
+    from onlinemf.experiments.zhao_haskell_feng import _below_both
+
+    rows = [r for r in claims if "VR lowest suboptimality" in r[0]]
+    panels = {r[0].split(":")[0] for r in claims if "VR converges faster" in r[0]}
+    assert len(rows) == len(panels) >= 1
+    for what, _, measured, verdict, band, _ in rows:
+        assert "passes and at equal time" in what and "the worse axis decides" in band
+        legs = []
+        for part in measured.split("; ")[:2]:
+            values, leg = part.split(": ", 1)[1].rsplit(" (", 1)
+            vals = dict(zip(("vr", "smm", "sgd"),
+                            (float(x.split()[1]) for x in values.split(", "))))
+            legs.append(leg.rstrip(")"))
+            assert legs[-1] in VERDICTS and _below_both(vals)[0] == legs[-1], part
+        assert verdict == worst(legs)
 
 
 def test_spec002_fits_are_resumable_pieces_shared_by_key():

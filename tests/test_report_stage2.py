@@ -4310,6 +4310,8 @@ def test_equal_time_claim_flags_a_verdict_the_clock_decides():
     text = _clock_edge(runs, logs, scaled, NOT_REPRODUCED)
     assert EDGE_MARK in text and text.endswith("which reads reproduced")
     assert _clock_edge(runs, logs, scaled, REPRODUCED) == ""
+    # the passes leg not reproduced: either clock reads not reproduced, so nothing to flag
+    assert _clock_edge(runs, logs, scaled, NOT_REPRODUCED, NOT_REPRODUCED) == ""
 
 
 def test_as_fast_band_is_worded_about_one():
