@@ -34,8 +34,9 @@ ERR_TIE = 0.01
 #: the version of these experiments' claim texts (see ``register``): 7 states the partly
 #: factors of the close-to-SA and video bands, the rank result's kept claims, the
 #: Monte-Carlo bound's reason and batch text, and the sotu claim's dates; 8 leaves the
-#: order by observation rate, which the paper's text does not state, not judged
-WANG_CHI_RULES = 8
+#: order by observation rate, which the paper's text does not state, not judged; 9 reads
+#: the video gaps relative to batch's error and ML-SA's time with the paper's row solver
+WANG_CHI_RULES = 9
 
 
 def subspace_error(D_hat, D):
@@ -82,9 +83,20 @@ def _best_grouse(Y, D, k, seed):
 # ----------------------------------------------------------------------------- Figs. 1–3
 @register("wang-chi-synthetic", "003", "Poisson subspace tracking, full and missing data: "
           "SA, memory-limited SA, batch and GROUSE (Figs. 1–3)",
-          rejudge=lambda res: _rejudge_synthetic(res), rules=WANG_CHI_RULES)
+          rejudge=lambda res: _rejudge_synthetic(res), rules=WANG_CHI_RULES,
+          later=lambda res, ctx: _synthetic_later(res, ctx),
+          departures=(
+              "ML-SA's row problems (step 4 of Algorithms 2 and 3) are solved exactly from "
+              "their KKT conditions, this implementation's default, where the paper solves "
+              "them by projected gradient descent. The time claim reads ML-SA with a "
+              "projected-gradient row solver, timed by the protocol, and gives the exact "
+              "solver's ratio beside it; the error curves are the exact solver's.",
+              "The batch reference is a substitute for Cao and Xie's method (alternating "
+              "minimization of the same Poisson objective over several passes), and GROUSE "
+              "stands in for the Gaussian trackers: ReProCS, BPFA and DMD are not "
+              "implemented."))
 def synthetic(ctx: Context) -> Result:
-    n, k, m = ctx.pick((100, 10, 400), (100, 10, 800), tiny=(30, 3, 60))
+    n, k, m = _synthetic_sizes(ctx)
     rng = np.random.default_rng(ctx.seed)
     res = Result()
     plt = pyplot()
@@ -137,6 +149,7 @@ def synthetic(ctx: Context) -> Result:
     res.tables.append(("Every timed run of SA and ML-SA (seconds in partial_fit)",
                        ["p", "method", "runs"], timings))
     res.claims += _synthetic_claims(final, n, k, ctx.seed)
+    res = _synthetic_later(res, ctx)
     res.notes.append("The batch reference is multi-pass alternating minimization of the same "
                      "Poisson objective, a substitute for Cao and Xie's method. "
                      "GROUSE gets the better of two steps. ReProCS, BPFA and DMD (the "
@@ -151,6 +164,78 @@ CLOSE_NOTE = ("'Close to batch' counts a rate where ML-SA's error closes at leas
               "error.")
 
 
+#: the piece of ML-SA with the paper's projected-gradient row solver, timed at p = 1
+ML_PGD_KEY = "wang-chi-synthetic-ml-pgd-timed"
+ML_TIME_CLAIM = "SA time / ML-SA time (p = 1)"
+
+
+def _ml_pgd_timed(ctx: Context) -> dict:
+    """ML-SA on the run's stream at p = 1 (the first the run draws from its seed) with the
+    paper's row solver, projected gradient (``row_solver="pgd"``), timed by the protocol
+    as the run times ML-SA and SA (its error evaluations left out): the median seconds,
+    every run in words, and the final subspace error."""
+    n, k, m = _synthetic_sizes(ctx)
+    D, Y = poisson_stream(n, k, m, 1.0, np.random.default_rng(ctx.seed))
+
+    def run():
+        t0 = time.perf_counter()
+        est = PoissonSubspaceTracker(k, method="ml", row_solver="pgd", random_state=ctx.seed)
+        return track(est, Y, lambda t: D, max(1, m // 40)), time.perf_counter() - t0
+
+    (curve, _), runs = ctx.timed(run, exclude=lambda v: v[1] - v[0][2][-1])
+    return {"median": runs.median, "runs": runs.describe(), "error": float(curve[1][-1])}
+
+
+def _synthetic_sizes(ctx: Context) -> tuple:
+    """(N, K, M) of the synthetic experiment at ``ctx``'s scale."""
+    return ctx.pick((100, 10, 400), (100, 10, 800), tiny=(30, 3, 60))
+
+
+def _synthetic_later(res: Result, ctx: Context) -> Result:
+    """The time claim read with ML-SA's projected-gradient piece (:func:`_ml_pgd_timed`),
+    where it is kept (or computed, outside a kept-only assembly): SA's median over ML-SA's
+    with the paper's row solver decides, the exact solver's ratio beside it; a note gives
+    the piece's runs and error. Without the piece the claim is not judged."""
+    if not res.tables:
+        return res
+    times = {(float(p), name): (float(err), float(secs))
+             for p, name, err, secs in res.tables[0][2]}
+    try:
+        pgd = ctx.memo(ML_PGD_KEY, lambda: _ml_pgd_timed(ctx))
+    except PieceMissing:
+        pgd = None
+    res.claims = [_ml_time_claim(times[(1.0, "SA")][1], times[(1.0, "ML")][1],
+                                 None if pgd is None else pgd["median"])
+                  if c[0] == ML_TIME_CLAIM else c for c in res.claims]
+    head = "ML-SA at p = 1 with the paper's projected-gradient row solver"
+    res.notes = [n for n in res.notes if not n.startswith(head)]
+    if pgd is not None:
+        res.notes.append(f"{head}, timed by the protocol: {pgd['runs']}; its final subspace "
+                         f"error {pgd['error']:.3f} (the exact solver's "
+                         f"{times[(1.0, 'ML')][0]:.3f}).")
+    return res
+
+
+def _ml_time_claim(sa: float, ml_exact: float, ml_pgd: float | None) -> list:
+    """'With a smaller complexity': SA's time over ML-SA's at p = 1, ML-SA with the paper's
+    projected-gradient row solver (``ml_pgd`` seconds; None: not timed, so not judged), the
+    ratio with the exact solver (``ml_exact``) beside it."""
+    exact = f"{sa / ml_exact:.1f}× with the exact row solver, this implementation's default"
+    paper = "\"with a smaller complexity\" (§V-A; Fig. 3 plots time, no ratio)"
+    why = ("a smaller complexity should show as a clearly shorter time (≥ 1.5×); within "
+           f"{TIME_TIE:.0%} of 1 is a tie; ML-SA read with the paper's row solver, projected "
+           "gradient (step 4 of Algorithms 2 and 3), as SA's rows are")
+    if ml_pgd is None:
+        return claim(ML_TIME_CLAIM, paper, f"not measured with the paper's row solver ({exact})",
+                     NOT_MEASURED, "needs ML-SA timed with a projected-gradient row solver",
+                     why=why)
+    speed = sa / ml_pgd
+    return claim(ML_TIME_CLAIM, paper,
+                 f"{speed:.2f}× with the projected-gradient row solver (SA {sa:.1f} s, ML-SA "
+                 f"{ml_pgd:.1f} s, each the median of its timed runs); {exact}",
+                 *at_least(speed, 1.5, 1 + TIME_TIE, "SA time / ML-SA time"), why=why)
+
+
 def _synthetic_claims(final, n: int, k: int, seed: int) -> list:
     """Figs. 1–3's claims from ``final[p][method] = (final error, seconds)`` (methods ML, SA,
     GROUSE…, batch) on data of dimension ``n`` and rank ``k``."""
@@ -158,7 +243,6 @@ def _synthetic_claims(final, n: int, k: int, seed: int) -> list:
     # judged at the three decimals it is printed to (a table's rounded errors would
     # otherwise land a printed edge value on either side of it)
     d_ml = round(max(abs(final[p]["ML"][0] - final[p]["SA"][0]) for p in final), 3)
-    speed = final[1.0]["SA"][1] / final[1.0]["ML"][1]
     g = {p: min(v for kk, v in final[p].items() if kk.startswith("GROUSE")) for p in final}
     rates = sorted(final, reverse=True)
     return [
@@ -171,11 +255,7 @@ def _synthetic_claims(final, n: int, k: int, seed: int) -> list:
               why=f"'very similar' read as within three tie margins ({3 * ERR_TIE:g}) of "
                   f"normalized subspace error at every rate; partly within ×{PARTLY_FACTOR:g} "
                   "of that"),
-        claim("SA time / ML-SA time (p = 1)",
-              "\"with a smaller complexity\" (§V-A; Fig. 3 plots time, no ratio)",
-              f"{speed:.1f}×", *at_least(speed, 1.5, 1 + TIME_TIE, "SA time / ML-SA time"),
-              why="a smaller complexity should show as a clearly shorter time (≥ 1.5×); "
-                  f"within {TIME_TIE:.0%} of 1 is a tie"),
+        _ml_time_claim(final[1.0]["SA"][1], final[1.0]["ML"][1], None),
         claim("error ordered by observation rate",
               "no order in the text: Figs. 1–2 plot the errors at p = 1, 0.5 and 0.1 (§V-A)",
               ", ".join(f"p={p}: {final[p]['ML'][0]:.3f}" for p in final) + (
@@ -761,14 +841,23 @@ VIDEO_CLOSED = 0.5
 def _video_reading(first, online_end, b_first, batch_end) -> tuple:
     """Fig. 9's reading of one method: its gap to batch at both ends of the stream, the share
     of the first closed by the last, whether it ends within the tie of batch, and the verdict
-    of :func:`_video_claim`'s band."""
+    of :func:`_video_claim`'s band. The share closed reads each gap relative to batch's
+    error on the same frames (the method's error over batch's, less one): batch's own error
+    moves with the frames' difficulty, and an absolute gap shrinks with it even where the
+    method comes no nearer to batch."""
     gap_start, gap_end = first - b_first, online_end - batch_end
-    closed = (gap_start - gap_end) / gap_start if gap_start > ERR_TIE else 0.0
+    rel_start, rel_end = _excess(first, b_first), _excess(online_end, batch_end)
+    closed = (rel_start - rel_end) / rel_start if gap_start > ERR_TIE else 0.0
     falls = online_end < first - ERR_TIE
     near = gap_end <= ERR_TIE
     return gap_start, gap_end, closed, near, judge(
         falls and closed >= VIDEO_CLOSED, falls and closed >= VIDEO_CLOSED / PARTLY_FACTOR
         or near)
+
+
+def _excess(error: float, batch: float) -> float:
+    """A method's error over batch's on the same frames, less one (0: at batch's level)."""
+    return error / max(batch, 1e-12) - 1.0
 
 
 def _video_claim(p, first, online_end, batch_first, batch_end, method: str = "ML",
@@ -795,19 +884,24 @@ def _video_claim(p, first, online_end, batch_first, batch_end, method: str = "ML
                  "approaches the performance of the batch algorithm\" (§V-B, Fig. 9)",
                  f"first 25 frames {first:.3f}, last 25 {online_end:.3f}; {batch_text}: the gap "
                  f"{gap_start:.3f} → {gap_end:.3f} " + (
-                     f"({closed:.0%} closed)" if gap_start > ERR_TIE else
+                     f"(relative to batch's error {_excess(first, b_first):.0%} → "
+                     f"{_excess(online_end, batch_end):.0%}, {closed:.0%} closed)"
+                     if gap_start > ERR_TIE else
                      f"({_start_text(gap_start)} and ends within {ERR_TIE:g} of it: no gap to "
                      "close)" if near else
                      f"({_start_text(gap_start)} and ends {gap_end:.3f} above it)") + edge,
                  verdict,
                  f"reproduced if the error falls (by more than {ERR_TIE:g}) and closes ≥ "
-                 f"{VIDEO_CLOSED:.0%} of its gap to batch; partly if it falls and closes ≥ "
+                 f"{VIDEO_CLOSED:.0%} of its gap to batch (relative to batch's error on the "
+                 f"same frames); partly if it falls and closes ≥ "
                  f"{VIDEO_CLOSED / PARTLY_FACTOR:.0%} (within ×{PARTLY_FACTOR:g}), or ends "
                  f"within {ERR_TIE:g} of batch or below it",
                  why="'improves' is a fall of the method's own error over the stream; "
                      "'approaches' is read as closing at least half of the gap to the batch "
                      "error, the gap read on the same frames at both ends (the first 25 and the "
-                     "last 25: the frames differ in difficulty); a method that starts and ends "
+                     "last 25: the frames differ in difficulty) and relative to batch's error "
+                     "there, since an absolute gap shrinks as the frames get easier even where "
+                     "the method comes no nearer to batch; a method that starts and ends "
                      "within the tie of batch has no gap to close")
 
 
@@ -822,7 +916,8 @@ def _frame_one_edge(first, online_end, b_first, batch_end, frame_one, verdict) -
     if without == verdict:
         return ""
     return (f"; {EDGE_MARK}: without frame 1 (the random start's first estimate, {e1:.3f}, "
-            f"batch {b1:.3f}) the gap is {gs:.3f} → {ge:.3f} ({cl:.0%} closed), which reads "
+            f"batch {b1:.3f}) the gap is {gs:.3f} → {ge:.3f} ({cl:.0%} closed relative to "
+            "batch's error), which reads "
             f"{without}")
 
 
