@@ -55,6 +55,7 @@ from ._verdicts import (
     speed_parts,
     speed_split,
     time_to_level,
+    worst,
 )
 from ._verdicts import FLAT as FLAT_RUN
 from ._zhao_code_caps import (
@@ -410,6 +411,12 @@ def _tie_sensitivity(bh: dict, fresh: float, n: int, pace: float, ol_time: float
             f"{LEVEL_TIE:.0%} tie): " + ", ".join(parts))
 
 
+#: the band's words for a budget race the tie does not resolve (:func:`_budget_edge`)
+UNRESOLVED_BAND = ("; where Batch's margin to the tie is smaller than OL's own wander over the "
+                   "second half of its pass, the reading at 90% of the common descent decides "
+                   "if it is the less favourable")
+
+
 def _budget_edge(above: float, swing: float) -> str:
     """OL's own level's swing beside Batch's margin to the tie in a budget race, flagged
     :data:`EDGE_MARK` where the margin is the smaller (the level does not resolve it)."""
@@ -433,6 +440,12 @@ def _run_span(batch_runs, scale: float, ol_time: float) -> str:
 
 def _common_descent_reading(bh: dict, settle: dict, n: int, pace: float, ol_time: float,
                             verdict: str) -> str:
+    """:func:`_common_descent` in words."""
+    return _common_descent(bh, settle, n, pace, ol_time, verdict)[0]
+
+
+def _common_descent(bh: dict, settle: dict, n: int, pace: float, ol_time: float,
+                    verdict: str) -> tuple[str, str | None]:
     """Batch's race read by the level rule of the races against the earlier online methods
     beside it (:func:`common_level_times`): the level 90% of the way down from the lower
     first objective to the higher final one of Batch's curve and OL's ``settle`` curve;
@@ -441,11 +454,13 @@ def _common_descent_reading(bh: dict, settle: dict, n: int, pace: float, ol_time
     converged OL stands, which is what Batch has to catch); this second reading shows
     whether the choice of level decides the verdict, flagged :data:`EDGE_MARK` where its
     verdict differs from ``verdict``, or where a band's edge lies between the ratios the
-    records either side of each crossing give (:func:`_race_bounds`)."""
+    records either side of each crossing give (:func:`_race_bounds`). Returns the words and
+    this reading's verdict (None where the curves share no such level)."""
     _, level = common_level_times([settle, bh])
     rows = min(n, SETTLE_ROWS)
     if not isinstance(level, float):
-        return f"; read at 90% of the common descent, as the earlier methods' races: {level}"
+        return (f"; read at 90% of the common descent, as the earlier methods' races: {level}",
+                None)
     its, _ = iterations_to(bh, level, n)
     its_before = _record_before(bh, its, n)
     obj = np.asarray(settle["objective"], dtype=float)
@@ -454,7 +469,7 @@ def _common_descent_reading(bh: dict, settle: dict, n: int, pace: float, ol_time
     ratio = its * pace / (share * ol_time)
     other = significantly(ratio, "Batch time / OL time")[0]
     capped = float(bh["objective"][-1]) > float(obj[-1])
-    return (f"; read by the level rule of the earlier methods' races, at 90% of the common "
+    return ((f"; read by the level rule of the earlier methods' races, at 90% of the common "
             f"descent ({level:.4g}, from the lower first objective to the higher final one"
             + (", Batch's, where its curve's run stopped" if capped else "")
             + f"; Batch's objective with its own codes on every row, OL's with fresh codes on "
@@ -465,7 +480,7 @@ def _common_descent_reading(bh: dict, settle: dict, n: int, pace: float, ol_time
                            its * pace / (before * ol_time) if before > 0 else math.inf,
                            f"at that level Batch crosses between its records at {its_before} "
                            f"and {its} iterations and OL between {before:.2%} and {share:.2%} "
-                           "of its pass"))
+                           "of its pass")), other)
 
 
 def _timed_race(ctx: Context, loss, n, f, k, tau, fresh, bh, level=None):
@@ -1029,7 +1044,48 @@ FRESH_RACE_WHY = ("each method's dictionaries along its stream scored with fresh
                   "one's time to one level both reach (90% of the common descent)")
 
 
-def _earlier_method_claim(loss: str, oh: dict, h: dict, curves=None, longer=None) -> list:
+#: OL-Guan's step multipliers θ read beside the run's (θ = 1): γ = θ/(L̂√T), so θ = √T
+#: (100 on a stream of 10⁴ mini-batches) is the step 1/L̂ of plain projected gradient
+GUAN_THETAS = (10.0, 100.0)
+
+#: why OL against OL-Guan is not judged (as Zhao and Tan's ONMF time claims are not)
+GUAN_WHY = ("not judged: OL-Guan here is a stand-in for Guan et al.'s OR-NMF (projected "
+            "stochastic gradient with robust stochastic approximation's constant step and "
+            "iterate averaging, without OR-NMF's buffer and inner robust iterations), so its "
+            "pace is not OR-NMF's; its step, which neither paper gives, is read at other "
+            "values beside the run")
+
+
+def _guan_step_piece(n, f, k, tau, seed, theta: float) -> dict:
+    """OL-Guan on the squared-ℓ2 stream with step multiplier ``theta`` (an untimed pass):
+    its dictionaries along the stream scored with fresh codes on the stream's first
+    :data:`FIG2_FRESH_ROWS` rows by OL's coder, as the claim's curves."""
+    d, probe, Xs = _scaled_stream("squared", n, f, k, tau, seed)
+    snaps = []
+    est = RobustSANMF(k, tau, theta=theta, random_state=seed)
+    est.callback = _keeper(snaps, n, FRESH_POINTS)
+    est.fit(Xs)
+    return fresh_curve(probe, d.X[:FIG2_FRESH_ROWS], snaps)
+
+
+def _guan_steps_text(ol_curve: dict, steps: dict) -> str:
+    """OL-Guan at the step multipliers of ``steps`` (θ → its fresh-code curve, from
+    :func:`_guan_step_piece`) against OL's curve, each pair read in samples to the level
+    both reach (90% of their common descent)."""
+    parts = []
+    for theta, curve in steps.items():
+        samples, level = common_level_times(
+            [{"objective": c["objective"], "time": c["n_samples"]} for c in (ol_curve, curve)])
+        parts.append(f"θ = {theta:g}: " + (
+            f"OL-Guan {samples[1]:.3g} samples, OL {samples[0]:.3g} to their common level "
+            f"{level:.4g} ({samples[1] / max(samples[0], 1e-12):.2f}×)"
+            if samples is not None else f"no common level ({level})"))
+    return ("; OL-Guan with other steps γ = θ/(L̂√T) (untimed passes, read in samples; the "
+            "run's θ = 1): " + "; ".join(parts))
+
+
+def _earlier_method_claim(loss: str, oh: dict, h: dict, curves=None, longer=None,
+                          steps: dict | None = None) -> list:
     """Fig. 2's comparison with the earlier online method of ``loss`` (history ``oh``)
     against OL's (``h``): "significantly faster" than OL-Lef (IS) and OL-Guan (squared), "as
     fast as" OL-Wang (Huber). With ``curves`` (from :func:`_synthetic_piece`), both methods'
@@ -1042,7 +1098,8 @@ def _earlier_method_claim(loss: str, oh: dict, h: dict, curves=None, longer=None
     not descend is not measured; where the slower method's pass ends unreached before
     :data:`SIGNIFICANT` times OL's time (:func:`_unsettled`), its ratio is read from
     ``longer`` (:func:`_earlier_passes_piece`), and the claim is not measured while that run,
-    too, ends unreached before that ratio."""
+    too, ends unreached before that ratio. OL-Guan, a stand-in, is not judged
+    (:data:`GUAN_WHY`); ``steps`` (θ → its curve) reads it at other steps."""
     name = EARLIER_ONLINE[loss]
     first, low = float(oh["objective"][0]), float(np.min(oh["objective"]))
     quote = ("OL \"converges as fast as (for the Huber loss)\" the other online algorithm "
@@ -1070,6 +1127,11 @@ def _earlier_method_claim(loss: str, oh: dict, h: dict, curves=None, longer=None
             verdict, band = significantly(seconds[1] / max(seconds[0], 1e-12),
                                           f"{name} time / OL time")
             measured += _same_record_text(list(curves), seconds, level, name)
+        if loss == "squared":
+            if steps:
+                measured += _guan_steps_text(curves[0], steps)
+            return claim(f"{loss}: OL faster than {name}", quote, measured, NOT_MEASURED,
+                         "not judged", why=GUAN_WHY)
         return claim(f"{loss}: OL faster than {name}", quote, measured, verdict, band,
                      why=f"'significantly faster' read as {SIGNIFICANT_TEXT}; "
                          + FRESH_RACE_WHY)
@@ -1125,9 +1187,12 @@ def _earlier_method_claim(loss: str, oh: dict, h: dict, curves=None, longer=None
               "One initialization per loss; the paper's curves are also of one run.",
               "OL-Wang's step size is not given by either paper: the constant θ/L̂₀ with "
               "θ = 0.1 is this implementation's choice (with 30 IRLS sweeps for its codes).",
-              "OL-Guan's step is not given by either paper: robust stochastic "
-              "approximation's constant γ = θ/(L̂√T) with θ = 1 is this implementation's "
-              "choice (L̂ from its first mini-batch, T its mini-batches).",
+              "OL-Guan is a stand-in for Guan et al.'s OR-NMF (projected stochastic "
+              "gradient without OR-NMF's buffer and inner robust iterations), and its step "
+              "is not given by either paper: robust stochastic approximation's constant "
+              "γ = θ/(L̂√T) with θ = 1 is this implementation's choice (L̂ from its first "
+              "mini-batch, T its mini-batches). OL's race with it is not judged; the claim "
+              "reads it at θ = 10 and 100 beside the run.",
               DATA_SCALE_DEPARTURE,
               "OL against Batch compares OL's final dictionary scored with fresh codes with "
               "Batch's objective; the paper's figure draws OL's stored-code metric beside "
@@ -1178,6 +1243,9 @@ def synthetic(ctx: Context) -> Result:
         speedup, how = _curve_speedup(bh, fresh, float(h["time"][-1]))
         ol_runs, batch_runs, race, its = None, None, None, None
         clock = None  # (Batch's seconds per iteration, OL's median pass) of a timed reading
+        # a budget race whose margin to the tie lies within OL's own wander: the tie does
+        # not resolve its verdict, and the level rule's reading, where less favourable, decides
+        unresolved = False
         earlier, latest = [], None  # the race's timing sessions, where kept
         its_now, _ = iterations_to(bh, fresh, n)
         its_tie, _ = iterations_to(bh, fresh * (1 + LEVEL_TIE), n)
@@ -1225,7 +1293,8 @@ def synthetic(ctx: Context) -> Result:
                 if settle is not None:
                     swing = level_swing(settle)
                     how += _budget_edge(above, swing)
-                    if above - LEVEL_TIE < swing:  # the verdict turns on the tie: how
+                    unresolved = above - LEVEL_TIE < swing
+                    if unresolved:  # the verdict turns on the tie: how
                         how += _tie_sensitivity(bh, fresh, n, clock[0],
                                                 settle_share(settle)[0] * clock[1])
                 timed_rows.append([loss, *row, _fmt_ratio(speedup)])
@@ -1274,11 +1343,16 @@ def synthetic(ctx: Context) -> Result:
             timed_rows.append([loss, ol_runs.describe(), f"{its} iterations"
                                + (f" (to within {LEVEL_TIE:.0%})" if to_tie else "") + ": "
                                + batch_runs.describe(), ratio_cell])
+        verdict, band = significantly(speedup, "Batch time / OL time")
         if clock is not None and not settled:
             settle = _settle_curve(ctx, loss, n, f, k, tau)
             if settle is not None:
-                how += _common_descent_reading(bh, settle, n, *clock,
-                                               significantly(speedup, "")[0])
+                text, other = _common_descent(bh, settle, n, *clock, verdict)
+                how += text
+                if unresolved and other is not None and worst([verdict, other]) != verdict:
+                    verdict = other
+                    how += (f"; since OL's own wander leaves the tie's reading unresolved, the "
+                            f"level rule's reading, the less favourable, decides ({other})")
         start = float(h["objective"][0])
         rows.append([loss, f"{start:.4g} → {ol_final:.4g}", f"{fresh:.4g}",
                      f"{h['time'][-1]:.1f}",
@@ -1288,8 +1362,7 @@ def synthetic(ctx: Context) -> Result:
                                 f"Batch needs {_fmt_ratio(speedup)} OL's time to reach the "
                                 f"level of OL's final W with fresh codes ({fresh:.4g}); "
                                 + (how if settled else f"times from {how}"),
-                                *significantly(speedup, "Batch time / OL time"),
-                                why=FAST_WHY))
+                                verdict, band + UNRESOLVED_BAND, why=FAST_WHY))
         if not speedup >= SIGNIFICANT:
             costs.append(_batch_race_split(loss, h, bh, fresh, n, race))
             if race is not None:
@@ -1301,7 +1374,16 @@ def synthetic(ctx: Context) -> Result:
                 if blocks is not None:
                     res.notes.append(block_note(loss, blocks, speedup, SIGNIFICANT))
         if oh is not None:  # the piece keeps fresh-code curves wherever it has a rival
-            res.claims.append(_earlier_method_claim(loss, oh, h, curves))
+            steps = {}
+            if loss == "squared" and curves is not None:
+                for theta in GUAN_THETAS:
+                    try:
+                        steps[theta] = ctx.memo(
+                            f"zhao-synthetic-squared-guan-theta{theta:g}",
+                            lambda theta=theta: _guan_step_piece(n, f, k, tau, ctx.seed, theta))
+                    except PieceMissing:
+                        pass
+            res.claims.append(_earlier_method_claim(loss, oh, h, curves, steps=steps))
             if loss == "huber" and curves is not None:
                 note = _wang_matched(ctx, n, f, k, tau, curves)
                 if note:
@@ -3112,14 +3194,59 @@ DENOISE_GAIN = 3.0
 PSNR_SIMILAR = 1.0
 
 
-def _fig3_claims(rows, batch_paths=None) -> list:
+def _rank_one_psnr(noisy, clean) -> float:
+    """PSNR (dB, peak 255) of the best rank-1 fit of the noisy images (their truncated SVD):
+    what an answer that learns no more than one atom scores, the floor a method that
+    'removes the noise' should clear."""
+    U, S, Vt = np.linalg.svd(np.asarray(noisy, float), full_matrices=False)
+    return _psnr255(S[0] * np.outer(U[:, 0], Vt[0]), clean)
+
+
+def _dB(cell: str) -> float:
+    """A table's PSNR cell as a number (``∞`` for an exact match)."""
+    return math.inf if cell == "∞" else float(cell)
+
+
+def _similar_leg(ol, batch, split, full: int) -> tuple[str | None, str]:
+    """'OL and Batch have similar performances' read on the denoising the PSNR can see:
+    OL's and Batch's PSNRs on the corrupted pixels (``split``: :func:`_psnr_split` rows by
+    subject), within :data:`PSNR_SIMILAR` (partly within twice it), counted on the subjects
+    whose untouched pixels' PSNRs are within it too (there the shadow is all that either
+    could change, so within it neither removes more shadow than the other). Returns the
+    leg's verdict (None where no subject qualifies) and its words."""
+    kept = [(r[0], _dB(r[3]), _dB(r[7])) for r in split
+            if abs(_dB(r[4]) - _dB(r[8])) <= PSNR_SIMILAR]
+    if not kept:
+        return None, (f"; on no subject are OL's and Batch's untouched pixels within "
+                      f"{PSNR_SIMILAR:g} dB, so 'similar' is not judged")
+    near = sum(abs(o - b) <= PSNR_SIMILAR for _, o, b in kept)
+    close = sum(abs(o - b) <= 2 * PSNR_SIMILAR for _, o, b in kept)
+    need = min(full, len(kept))
+    return (judge(near >= need, close >= need),
+            f"; 'similar', on the corrupted pixels of the {len(kept)} subjects whose untouched "
+            f"pixels are within {PSNR_SIMILAR:g} dB: "
+            + ", ".join(f"{s}: OL {o:.1f}, Batch {b:.1f}" for s, o, b in kept)
+            + f" dB, within {PSNR_SIMILAR:g} dB on {near}, within {2 * PSNR_SIMILAR:g} on "
+            f"{close}")
+
+
+def _fig3_claims(rows, batch_paths=None, split=None, floors=None) -> list:
     """Fig. 3's visual-quality sentences (§VIII-F) judged on the PSNRs of the table's
     ``rows`` (subject, …, PSNR noisy, OL, OL-Wang, Batch). The PSNR is against the clean,
     still shadowed, images: it measures denoising, and cannot judge shadow removal.
     ``batch_paths`` (subject → :func:`_batch_path`) adds Batch's best iteration count to the
-    measured text; the verdict reads Batch as run."""
+    measured text; the verdict reads Batch as run. ``split`` (the :func:`_psnr_split` rows)
+    judges 'OL and Batch similar' on the corrupted pixels (:func:`_similar_leg`); ``floors``
+    (each subject's :func:`_rank_one_psnr`) is the PSNR a method that removes the noise
+    clears."""
     noisy, ol, wang, batch = ([float(r[i]) for r in rows] for i in (6, 7, 8, 9))
     gains = [min(o, w, b) - n for n, o, w, b in zip(noisy, ol, wang, batch)]
+    clears = [True] * len(rows) if floors is None else [
+        min(o, w, b) > fl for o, w, b, fl in zip(ol, wang, batch, floors)]
+    floor_text = "" if floors is None else (
+        f"; a rank-1 fit of the noisy images (one atom, learned from them alone) scores "
+        f"{', '.join(f'{fl:.1f}' for fl in floors)} dB: every method above it on "
+        f"{sum(clears)} of {len(rows)} subjects")
     each = "; ".join(f"{r[0]}: OL {o:.1f}, OL-Wang {w:.1f}, Batch {b:.1f}"
                      for r, o, w, b in zip(rows, ol, wang, batch))
     similar = [abs(o - b) <= PSNR_SIMILAR for o, b in zip(ol, batch)]
@@ -3131,36 +3258,46 @@ def _fig3_claims(rows, batch_paths=None) -> list:
     extra = ("; " + _batch_path_text(batch_paths, {r[0]: b for r, b in zip(rows, batch)
                                                    if r[0] in batch_paths})
              if batch_paths else "")
+    leg, leg_text = (None, "") if split is None else _similar_leg(ol, batch, split, full)
+    apart = judge(sum(above) >= full, sum(some) >= full)
     return [
         claim("Fig. 3: all three methods remove the salt-and-pepper noise (PSNR gain over the "
               "noisy input)",
               "\"for all subjects, all the three algorithms are able to remove the "
               "salt-and-pepper noise\" (§VIII-F, Fig. 3)",
               f"smallest gain per subject {', '.join(f'{g:.1f}' for g in gains)} dB "
-              f"(noisy input {', '.join(f'{x:.1f}' for x in noisy)} dB)",
-              judge(all(g >= DENOISE_GAIN for g in gains),
-                    all(g >= DENOISE_GAIN / 2 for g in gains)),
+              f"(noisy input {', '.join(f'{x:.1f}' for x in noisy)} dB)" + floor_text,
+              judge(all(g >= DENOISE_GAIN for g in gains) and all(clears),
+                    all(g >= DENOISE_GAIN / 2 for g in gains) and all(clears)),
               f"reproduced if every method gains ≥ {DENOISE_GAIN:g} dB over the noisy input on "
-              f"every subject; partly if every gain is ≥ {DENOISE_GAIN / 2:g} dB (within ×2)",
+              f"every subject; partly if every gain is ≥ {DENOISE_GAIN / 2:g} dB (within ×2); "
+              "either only where every method scores above a rank-1 fit of the noisy images",
               why=f"'able to remove the noise' read as a clear gain: {DENOISE_GAIN:g} dB halves "
-                  "the squared error"),
+                  "the squared error; a gain that one atom fitted to the noisy images matches "
+                  "is the smoothing any low-rank fit gives, not a removal"),
         claim("Fig. 3: OL and Batch similar, both well above OL-Wang (PSNR)",
               "\"in terms of shadow removal and image denoising, OL and Batch have similar "
               "performances and they greatly outperform OL-Wang\" (§VIII-F, Fig. 3; \"for "
               "subject D however, all the three algorithms achieve almost the same results\")",
               each + f" dB; OL and Batch both ≥ {2 * PSNR_SIMILAR:g} dB above OL-Wang on "
               f"{sum(above)} of {n}, > {PSNR_SIMILAR:g} dB on {sum(some)} (|OL − Batch| ≤ "
-              f"{PSNR_SIMILAR:g} dB, not judged, on {sum(similar)})" + extra,
-              judge(sum(above) >= full, sum(some) >= full),
+              f"{PSNR_SIMILAR:g} dB over all pixels, not judged, on {sum(similar)})"
+              + leg_text + extra,
+              apart if leg is None else worst([apart, leg]),
               f"reproduced if OL and Batch are both at least {2 * PSNR_SIMILAR:g} dB above "
               f"OL-Wang on {full} of {n} subjects (all but one of four, as the paper's own "
-              f"subject D); partly if more than {PSNR_SIMILAR:g} dB (within ×2) on as many",
+              f"subject D) and within {PSNR_SIMILAR:g} dB of each other on the corrupted "
+              f"pixels on as many of the subjects where their untouched pixels are within "
+              f"{PSNR_SIMILAR:g} dB; partly if more than {PSNR_SIMILAR:g} dB above and within "
+              f"{2 * PSNR_SIMILAR:g} dB of each other (within ×2)",
               why="the PSNR is against the clean but still shadowed images, so it measures the "
                   "denoising half of the sentence: 'greatly outperform' read as twice the "
                   f"{PSNR_SIMILAR:g} dB of a similar PSNR, per subject, the paper itself "
-                  "excepting one of its four subjects (D); 'OL and Batch similar' is not "
-                  "judged, because removing a shadow lowers a PSNR against the shadowed image "
-                  "and the paper credits Batch with the best shadow removal"),
+                  "excepting one of its four subjects (D); 'OL and Batch similar' is read on "
+                  "the corrupted pixels, where the noise is, and only on subjects whose "
+                  "untouched pixels show OL and Batch within the same margin, since removing "
+                  "a shadow lowers a PSNR against the shadowed image on every pixel and the "
+                  "paper credits Batch with the best shadow removal"),
         claim("Fig. 3: Batch achieves the best visual quality in shadow removal",
               "\"For shadow removal, Batch achieves the best visual quality\" (§VIII-F, Fig. 3)",
               "not measured: no shadow-free reference image per face (the PSNR above is "
@@ -3204,6 +3341,7 @@ def huber_faces(ctx: Context) -> Result:
     k = ctx.pick(40, 40, tiny=5)
     res = Result()
     rows, again_rows, split_rows, side_rows, wang_ratio, ol_seconds = [], [], [], [], {}, {}
+    floors = []  # each subject's rank-1 fit of its noisy images (PSNR)
     kept_rows = {}  # side contrast on the pixels the noise left untouched, by subject
     plt = pyplot()
     fig, axes = plt.subplots(len(subjects) * 3, 5, figsize=(7, 4.5 * len(subjects)))
@@ -3276,6 +3414,7 @@ def huber_faces(ctx: Context) -> Result:
         # OL-Wang are timed again together for their ratio
         rows.append(row if len(row) == 11 else [*row, "one run each"])
         split_rows.append([str(s)] + _psnr_split(clean, noisy, recon))
+        floors.append(_rank_one_psnr(noisy, clean))
         side_rows.append([str(s)] + [f"{v:.3f}" for v in _side_contrast_row(clean, noisy,
                                                                              recon)])
         kept_rows[str(s)] = _side_contrast_row(clean, noisy, recon, untouched=True)
@@ -3384,7 +3523,7 @@ def huber_faces(ctx: Context) -> Result:
         return _batch_path(k, V, clean, noisy, ctx.seed)
 
     paths = per_subject("batch-path", batch_path)
-    res.claims += _fig3_claims(rows, paths)
+    res.claims += _fig3_claims(rows, paths, split_rows, floors)
     if paths:
         res.tables.append((
             "Batch's PSNR (dB) against the clean images after n iterations, all pixels "
