@@ -3153,8 +3153,7 @@ def topics(ctx: Context) -> Result:
             res.notes.append(f"{label}: {tied} of {k} OL topics have tied weights among or "
                              "at their top 8 words (entries at the box bound 1), so the order "
                              "of the tied words, and which of them are listed, is arbitrary: "
-                             "the tables list them in NumPy's sort order, the figure in "
-                             "vocabulary order.")
+                             "the tables and the figure list tied words in vocabulary order.")
         btop = _top_words(batch.components, terms)
         res.tables.append((f"{label}: top-8 words per Batch topic ({shown} of {k})",
                            [f"topic {j}" for j in range(shown)],
