@@ -293,3 +293,30 @@ def test_a_tracker_saved_before_init_existed_still_loads_and_tracks(rng):
     np.testing.assert_array_equal(old.transform(Y[:5]), est.transform(Y[:5]))
     old.partial_fit(Y[20:])
     assert old.n_samples_seen_ == 30
+
+
+def test_pgd_rows_accept_rounding_level_steps_and_stop_row_by_row(monkeypatch):
+    """Near a row's minimum its objective's rounding error exceeds the true decrease: the
+    line search accepts a rise of that size instead of halving the step thirty times, and a
+    row stops on its own projected gradient, so a tracker step costs a few objective
+    evaluations per row (a line search that refused rounding-level rises took about 130)."""
+    import onlinemf.updates._poisson as poisson
+
+    evaluated = [0]
+    objective = poisson.poisson_row_objective
+
+    def counting(D, *args, **kwargs):
+        evaluated[0] += np.shape(D)[0]
+        return objective(D, *args, **kwargs)
+
+    monkeypatch.setattr(poisson, "poisson_row_objective", counting)
+    rng = np.random.default_rng(0)
+    Y = rng.poisson(rng.random((100, 10)) @ rng.random((10, 300))).T.astype(float)
+    PoissonSubspaceTracker(10, row_solver="pgd", random_state=0).fit(Y)
+    assert evaluated[0] / (300 * 100) < 60
+    # and every row still reaches the exact solver's answer
+    S, R = rng.random((50, 6)), rng.random((50, 6)) * 40
+    beta, D0 = rng.random(50) * 3 + 0.1, rng.random((50, 6))
+    exact = solve_poisson_rows(S, beta, R, 0.2, D0)
+    pgd = solve_poisson_rows(S, beta, R, 0.2, D0, solver="pgd", max_iter=2000, tol=1e-10)
+    np.testing.assert_allclose(pgd, exact, atol=1e-6)
