@@ -21,6 +21,7 @@ from ._verdicts import (
     at_most,
     claim,
     count_band,
+    differs_mark,
     judge,
     ordered,
 )
@@ -784,9 +785,27 @@ def _image_later(res: Result, ctx: Context) -> Result:
     is kept, against the result's PSNR and controls of the training image (as its claim
     states them), in place of any earlier reading."""
     psnr, controls = _parse_image_claim(res.claims[0][2])
-    note = _what_if_note(ctx, lambda: _image_pair(ctx)[0], psnr, controls)
-    res.notes = [n for n in res.notes if not n.startswith(WHAT_IF)] + ([note] if note else [])
+    try:
+        w = _what_if_piece(ctx, lambda: _image_pair(ctx)[0])
+    except PieceMissing:
+        return res
+    res.notes = [n for n in res.notes if not n.startswith(WHAT_IF)] + [
+        _what_if_note(ctx, w, psnr, controls)]
+    res.claims[0] = _alpha_edge(res.claims[0], w["alpha"])
     return res
+
+
+def _alpha_edge(row: list, alpha: dict) -> list:
+    """The training image's claim ``row`` flagged where the authors' code's ℓ1 weight
+    (``alpha``: the what-if's PSNRs at α = :data:`AUTHORS_ALPHA`, learned and controls),
+    judged by the same band, gives another verdict (the claim's own stands)."""
+    other = _image_claim(row[0], row[1], alpha["learned"],
+                         {name: alpha[name] for name in CONTROLS}, 20.0, 15.0)[3]
+    mark = differs_mark(other, row[3], "the ℓ1 weight's")
+    if not mark or "with the authors' code's α" in row[2]:
+        return row
+    return [row[0], row[1], row[2] + f"; with the authors' code's α = {AUTHORS_ALPHA:g} it "
+            f"reads {other}" + mark, *row[3:]]
 
 
 #: the patch side (10×10 patches, as the paper's) and the coder's ℓ1 weight of the run
@@ -879,16 +898,17 @@ def _image_what_if(image, r: int, n_iter: int, seed) -> dict:
 WHAT_IF = "What moves the training image's margin over its controls"
 
 
-def _what_if_note(ctx: Context, image, psnr: float, controls: dict) -> str | None:
-    """The training image's claim under the what-if changes (:func:`_image_what_if`, an
-    untimed piece; ``image()`` makes the training image where the piece is computed),
-    against its measured PSNR and controls; None where not kept."""
+def _what_if_piece(ctx: Context, image) -> dict:
+    """The what-if piece (:func:`_image_what_if`; ``image()`` makes the training image where
+    it is computed); raises PieceMissing where it is not kept in a kept-only read."""
     r, n_iter = _image_budget(ctx)
-    try:
-        w = ctx.memo("lyu-image-what-if", lambda: _image_what_if(image(), r, n_iter,
-                                                                 ctx.seed))
-    except PieceMissing:
-        return None
+    return ctx.memo("lyu-image-what-if", lambda: _image_what_if(image(), r, n_iter, ctx.seed))
+
+
+def _what_if_note(ctx: Context, w: dict, psnr: float, controls: dict) -> str:
+    """The training image's claim under the what-if changes (``w``: the piece of
+    :func:`_image_what_if`), against its measured PSNR and controls."""
+    _, n_iter = _image_budget(ctx)
     best = max(controls.values())
     steps = w["steps"]["learned"]
     alpha = w["alpha"]

@@ -414,17 +414,35 @@ def _tie_sensitivity(bh: dict, fresh: float, n: int, pace: float, ol_time: float
 #: the band's words for a budget race the tie does not resolve (:func:`_budget_edge`)
 UNRESOLVED_BAND = ("; where Batch's margin to the tie is smaller than OL's own wander over the "
                    "second half of its pass, the reading at 90% of the common descent decides "
-                   "if it is the less favourable")
+                   "if it is the less favourable (a rule added after an audit, with the values "
+                   "known)")
+
+
+def _tie_unresolved(above: float, swing: float) -> bool:
+    """Whether a budget race's margin to the tie (Batch's lowest end ``above`` OL's level,
+    less :data:`LEVEL_TIE`) is smaller than OL's own wander ``swing``: the tie's reading
+    then does not resolve the verdict."""
+    return above - LEVEL_TIE < swing
 
 
 def _budget_edge(above: float, swing: float) -> str:
     """OL's own level's swing beside Batch's margin to the tie in a budget race, flagged
-    :data:`EDGE_MARK` where the margin is the smaller (the level does not resolve it)."""
+    :data:`EDGE_MARK` where the margin is the smaller (:func:`_tie_unresolved`)."""
     return (f"; OL's own objective along its pass (fresh codes, the stream's first "
             f"{SETTLE_ROWS} rows) strays up to {swing:.2%} from its final value over the second "
             "half of its pass"
             + (f", more than Batch's margin to the tie: {EDGE_MARK} (the tie's), which this "
-               "reading does not resolve" if above - LEVEL_TIE < swing else ""))
+               "reading does not resolve" if _tie_unresolved(above, swing) else ""))
+
+
+def _less_favourable(verdict: str, other: str | None, unresolved: bool) -> tuple[str, str]:
+    """A Batch race's verdict where its tie's reading is ``unresolved``: the level rule's
+    reading ``other``, if less favourable, decides; returns the verdict and the words that
+    say so ("" where the verdict stands)."""
+    if not unresolved or other is None or worst([verdict, other]) == verdict:
+        return verdict, ""
+    return other, (f"; since OL's own wander leaves the tie's reading unresolved, the level "
+                   f"rule's reading, the less favourable, decides ({other})")
 
 
 def _run_span(batch_runs, scale: float, ol_time: float) -> str:
@@ -1052,8 +1070,10 @@ GUAN_THETAS = (10.0, 100.0)
 GUAN_WHY = ("not judged: OL-Guan here is a stand-in for Guan et al.'s OR-NMF (projected "
             "stochastic gradient with robust stochastic approximation's constant step and "
             "iterate averaging, without OR-NMF's buffer and inner robust iterations), so its "
-            "pace is not OR-NMF's; its step, which neither paper gives, is read at other "
-            "values beside the run")
+            "pace is not OR-NMF's (OL-Wang and OL-Lef, judged, are their papers' algorithms "
+            "at settings neither paper gives; OL-Guan leaves parts of its paper's algorithm "
+            "out); its step, which neither paper gives, is read at other values beside the "
+            "run")
 
 
 def _guan_step_piece(n, f, k, tau, seed, theta: float) -> dict:
@@ -1076,9 +1096,12 @@ def _guan_steps_text(ol_curve: dict, steps: dict) -> str:
     for theta, curve in steps.items():
         samples, level = common_level_times(
             [{"objective": c["objective"], "time": c["n_samples"]} for c in (ol_curve, curve)])
+        same = samples is not None and samples[0] == samples[1]
         parts.append(f"θ = {theta:g}: " + (
             f"OL-Guan {samples[1]:.3g} samples, OL {samples[0]:.3g} to their common level "
-            f"{level:.4g} ({samples[1] / max(samples[0], 1e-12):.2f}×)"
+            f"{level:.4g} ({samples[1] / max(samples[0], 1e-12):.2f}×"
+            + (", both at their first record past the level: the records' spacing bounds the "
+               "ratio" if same else "") + ")"
             if samples is not None else f"no common level ({level})"))
     return ("; OL-Guan with other steps γ = θ/(L̂√T) (untimed passes, read in samples; the "
             "run's θ = 1): " + "; ".join(parts))
@@ -1164,6 +1187,9 @@ def _earlier_method_claim(loss: str, oh: dict, h: dict, curves=None, longer=None
                      "settings", NOT_MEASURED, "not judged",
                      why=f"a method whose objective falls by less than "
                          f"{EARLIER_FLAT_SHARE:.0%} has no convergence speed to compare")
+    if loss == "squared":  # the stand-in's pace is not OR-NMF's, on either metric
+        return claim(f"{loss}: OL faster than {name}", quote, measured, NOT_MEASURED,
+                     "not judged", why=GUAN_WHY)
     if loss != "huber":
         verdict, band = significantly(ratio, f"{name} time / OL time")
         if open_ended:
@@ -1293,7 +1319,7 @@ def synthetic(ctx: Context) -> Result:
                 if settle is not None:
                     swing = level_swing(settle)
                     how += _budget_edge(above, swing)
-                    unresolved = above - LEVEL_TIE < swing
+                    unresolved = _tie_unresolved(above, swing)
                     if unresolved:  # the verdict turns on the tie: how
                         how += _tie_sensitivity(bh, fresh, n, clock[0],
                                                 settle_share(settle)[0] * clock[1])
@@ -1348,11 +1374,8 @@ def synthetic(ctx: Context) -> Result:
             settle = _settle_curve(ctx, loss, n, f, k, tau)
             if settle is not None:
                 text, other = _common_descent(bh, settle, n, *clock, verdict)
-                how += text
-                if unresolved and other is not None and worst([verdict, other]) != verdict:
-                    verdict = other
-                    how += (f"; since OL's own wander leaves the tie's reading unresolved, the "
-                            f"level rule's reading, the less favourable, decides ({other})")
+                verdict, decided = _less_favourable(verdict, other, unresolved)
+                how += text + decided
         start = float(h["objective"][0])
         rows.append([loss, f"{start:.4g} → {ol_final:.4g}", f"{fresh:.4g}",
                      f"{h['time'][-1]:.1f}",
@@ -2961,17 +2984,25 @@ def _table_six_matches(top) -> tuple[int, list[str]]:
 TABLE_SIX_HEAD = 4
 
 
-def _table_six_head_hits(top) -> int:
-    """Table VI's topics matched as :func:`_table_six_matches` matches them, counting a
-    match only where its shared words include one of the paper topic's first
+def _table_six_head_matched(top) -> dict:
+    """Which of Table VI's topics are matched as :func:`_table_six_matches` matches them,
+    counting a match only where its shared words include one of the paper topic's first
     :data:`TABLE_SIX_HEAD` words: a match on the list's tail alone (e.g. 'fax' and 'mail'
-    for sale) can be a topic of another kind that shares two common words."""
+    for sale) can be a topic of another kind that shares two common words. Where several
+    learned topics share the most words, any of them with a head word counts."""
     learned = [set(t) for t in top]
-    hits = 0
-    for name, (j, best) in _table_six_best(top).items():
-        head = set(TABLE_SIX[name][:TABLE_SIX_HEAD])
-        hits += best >= 2 and bool(learned[j] & head)
-    return hits
+    out = {}
+    for name, words in TABLE_SIX.items():
+        overlap = [len(t & set(words)) for t in learned]
+        best, head = max(overlap), set(words[:TABLE_SIX_HEAD])
+        out[name] = best >= 2 and any(o == best and bool(t & head)
+                                      for o, t in zip(overlap, learned))
+    return out
+
+
+def _table_six_head_hits(top) -> int:
+    """How many of Table VI's topics :func:`_table_six_head_matched` matches."""
+    return sum(_table_six_head_matched(top).values())
 
 
 def _table_six_best(top) -> dict:
@@ -3019,29 +3050,33 @@ def _table_six_claim(tops, batch_top) -> tuple[list, str]:
     if len(counts) > 1:
         measured += (f" (first initialization); matched per initialization "
                      f"{', '.join(map(str, counts))}, median {median} of 5")
-    verdict, band = count_band(median, 5, 3)
     heads = [_table_six_head_hits(t) for t in tops]
+    head_median = int(np.median(heads))
+    verdict, band = count_band(head_median, 5, 3)
     if heads != counts:
-        head_median = int(np.median(heads))
-        measured += (f"; counting a match only where it shares one of the paper topic's first "
-                     f"{TABLE_SIX_HEAD} words: {', '.join(map(str, heads))}, median "
-                     f"{head_median} of 5 ({count_band(head_median, 5, 3)[0]})"
-                     + differs_mark(count_band(head_median, 5, 3)[0], verdict,
-                                    "the match's words"))
-    b_hits, b_found = _table_six_matches(batch_top)
+        measured += (f"; counted only where a match shares one of the paper topic's first "
+                     f"{TABLE_SIX_HEAD} words (the verdict's count): "
+                     f"{', '.join(map(str, heads))}, median {head_median} of 5")
+    _, b_found = _table_six_matches(batch_top)
+    b_hits = _table_six_head_hits(batch_top)
     note = (f"20 Newsgroups, Table VI's rule applied to Batch's topics on the same data: "
             f"{b_hits} of 5 matched ({'; '.join(b_found)}).")
     if len(tops) > 1:
-        best = [_table_six_best(top) for top in tops]
-        per = {name: sum(b[name][1] >= 2 for b in best) for name in TABLE_SIX}
-        note += (" Each of Table VI's topics, the OL initializations whose topics match it: "
+        matched = [_table_six_head_matched(top) for top in tops]
+        per = {name: sum(m[name] for m in matched) for name in TABLE_SIX}
+        note += (" Each of Table VI's topics, the OL initializations whose topics match it (by "
+                 "the claim's count): "
                  + ", ".join(f"{name} {c} of {len(tops)}" for name, c in per.items()) + ".")
     return claim("20 Newsgroups: Table VI's five topics matched (≥ 2 of 8 words in a learned "
                  "topic's top 10)", "Table VI(a): five of OL's topics, \"general\" categories "
                  "space, sports, religion, hardware, sale (§VIII-E)", measured,
-                 verdict, band,
+                 verdict, band + f", a match counted where two of its eight words are in a "
+                 f"learned topic's top 10, one of them among its first {TABLE_SIX_HEAD}",
                  why="Table VI's topics should be found again; two shared words of eight "
-                     "identify one; the median over the initializations"), note
+                     "identify one, if one of them is among the topic's first four (a match on "
+                     "the list's tail alone, such as 'fax' and 'mail' for sale, can be a topic "
+                     "of another kind: this condition was added after an audit, with the "
+                     "values known); the median over the initializations"), note
 
 
 def _table_six_vocabulary(terms, corpus_terms) -> str:
@@ -3233,7 +3268,7 @@ def _dB(cell: str) -> float:
     return math.inf if cell == "∞" else float(cell)
 
 
-def _similar_leg(ol, batch, split, full: int) -> tuple[str | None, str]:
+def _similar_leg(split, full: int) -> tuple[str | None, str]:
     """'OL and Batch have similar performances' read on the denoising the PSNR can see:
     OL's and Batch's PSNRs on the corrupted pixels (``split``: :func:`_psnr_split` rows by
     subject), within :data:`PSNR_SIMILAR` (partly within twice it), counted on the subjects
@@ -3267,12 +3302,18 @@ def _fig3_claims(rows, batch_paths=None, split=None, floors=None) -> list:
     clears."""
     noisy, ol, wang, batch = ([float(r[i]) for r in rows] for i in (6, 7, 8, 9))
     gains = [min(o, w, b) - n for n, o, w, b in zip(noisy, ol, wang, batch)]
-    clears = [True] * len(rows) if floors is None else [
-        min(o, w, b) > fl for o, w, b, fl in zip(ol, wang, batch, floors)]
-    floor_text = "" if floors is None else (
-        f"; a rank-1 fit of the noisy images (one atom, learned from them alone) scores "
-        f"{', '.join(f'{fl:.1f}' for fl in floors)} dB: every method above it on "
-        f"{sum(clears)} of {len(rows)} subjects")
+    removed = judge(all(g >= DENOISE_GAIN for g in gains),
+                    all(g >= DENOISE_GAIN / 2 for g in gains))
+    floor_text = ""
+    if floors is not None:  # a second reading: every method clear of a rank-1 fit's PSNR
+        clears = [min(o, w, b) - fl > PSNR_SIMILAR
+                  for o, w, b, fl in zip(ol, wang, batch, floors)]
+        other = removed if all(clears) else NOT_REPRODUCED
+        floor_text = (f"; a rank-1 fit of the noisy images (one atom, learned from them alone) "
+                      f"scores {', '.join(f'{fl:.1f}' for fl in floors)} dB: every method more "
+                      f"than {PSNR_SIMILAR:g} dB above it on {sum(clears)} of {len(rows)} "
+                      f"subjects ({other} if read so)"
+                      + differs_mark(other, removed, "the rank-1 fit's"))
     each = "; ".join(f"{r[0]}: OL {o:.1f}, OL-Wang {w:.1f}, Batch {b:.1f}"
                      for r, o, w, b in zip(rows, ol, wang, batch))
     similar = [abs(o - b) <= PSNR_SIMILAR for o, b in zip(ol, batch)]
@@ -3284,7 +3325,7 @@ def _fig3_claims(rows, batch_paths=None, split=None, floors=None) -> list:
     extra = ("; " + _batch_path_text(batch_paths, {r[0]: b for r, b in zip(rows, batch)
                                                    if r[0] in batch_paths})
              if batch_paths else "")
-    leg, leg_text = (None, "") if split is None else _similar_leg(ol, batch, split, full)
+    leg, leg_text = (None, "") if split is None else _similar_leg(split, full)
     apart = judge(sum(above) >= full, sum(some) >= full)
     return [
         claim("Fig. 3: all three methods remove the salt-and-pepper noise (PSNR gain over the "
@@ -3293,14 +3334,14 @@ def _fig3_claims(rows, batch_paths=None, split=None, floors=None) -> list:
               "salt-and-pepper noise\" (§VIII-F, Fig. 3)",
               f"smallest gain per subject {', '.join(f'{g:.1f}' for g in gains)} dB "
               f"(noisy input {', '.join(f'{x:.1f}' for x in noisy)} dB)" + floor_text,
-              judge(all(g >= DENOISE_GAIN for g in gains) and all(clears),
-                    all(g >= DENOISE_GAIN / 2 for g in gains) and all(clears)),
+              removed,
               f"reproduced if every method gains ≥ {DENOISE_GAIN:g} dB over the noisy input on "
-              f"every subject; partly if every gain is ≥ {DENOISE_GAIN / 2:g} dB (within ×2); "
-              "either only where every method scores above a rank-1 fit of the noisy images",
+              f"every subject; partly if every gain is ≥ {DENOISE_GAIN / 2:g} dB (within ×2)",
               why=f"'able to remove the noise' read as a clear gain: {DENOISE_GAIN:g} dB halves "
-                  "the squared error; a gain that one atom fitted to the noisy images matches "
-                  "is the smoothing any low-rank fit gives, not a removal"),
+                  "the squared error. A second reading, shown and not deciding (added after "
+                  "an audit, with the values known), sets each subject's PSNRs against a "
+                  "rank-1 fit of its noisy images, which smooths the noise without learning "
+                  "more than one atom"),
         claim("Fig. 3: OL and Batch similar, both well above OL-Wang (PSNR)",
               "\"in terms of shadow removal and image denoising, OL and Batch have similar "
               "performances and they greatly outperform OL-Wang\" (§VIII-F, Fig. 3; \"for "
@@ -3320,7 +3361,8 @@ def _fig3_claims(rows, batch_paths=None, split=None, floors=None) -> list:
                   "denoising half of the sentence: 'greatly outperform' read as twice the "
                   f"{PSNR_SIMILAR:g} dB of a similar PSNR, per subject, the paper itself "
                   "excepting one of its four subjects (D); 'OL and Batch similar' is read on "
-                  "the corrupted pixels, where the noise is, and only on subjects whose "
+                  "the corrupted pixels, where the noise is (since an audit, with the values "
+                  "known; it had been left unjudged), and only on subjects whose "
                   "untouched pixels show OL and Batch within the same margin, since removing "
                   "a shadow lowers a PSNR against the shadowed image on every pixel and the "
                   "paper credits Batch with the best shadow removal"),
