@@ -298,8 +298,8 @@ def test_a_tracker_saved_before_init_existed_still_loads_and_tracks(rng):
 def test_pgd_rows_accept_rounding_level_steps_and_stop_row_by_row(monkeypatch):
     """Near a row's minimum its objective's rounding error exceeds the true decrease: the
     line search accepts a rise of that size instead of halving the step thirty times, and a
-    row stops on its own projected gradient, so a tracker step costs a few objective
-    evaluations per row (a line search that refused rounding-level rises took about 130)."""
+    row stops on its own projected gradient, so a tracker step costs a few dozen objective
+    evaluations per row, where thirty halvings per iteration would cost far more."""
     import onlinemf.updates._poisson as poisson
 
     evaluated = [0]

@@ -3102,7 +3102,8 @@ def test_video_claim_flags_a_verdict_that_its_first_frame_decides():
     # (25·0.206 − 0.719)/24 = 0.185 against batch 0.111: 66% → 62%, 7% closed
     row = _video_claim(0.5, 0.206, 0.118, 0.111, 0.073, "SA", (0.719, 0.111))
     assert row[3] == PARTLY and EDGE_MARK in row[2]
-    assert ("the gap is 0.074 → 0.045 (7% closed relative to batch's error), which reads "
+    assert ("the gap is 0.074 → 0.045, relative to batch's error 66% → 62% (7% closed), "
+            "which reads "
             "not reproduced") in row[2]
     # a first frame like the others decides nothing
     row = _video_claim(0.5, 0.206, 0.118, 0.111, 0.073, "SA", (0.21, 0.111))

@@ -785,12 +785,12 @@ def _image_later(res: Result, ctx: Context) -> Result:
     is kept, against the result's PSNR and controls of the training image (as its claim
     states them), in place of any earlier reading."""
     psnr, controls = _parse_image_claim(res.claims[0][2])
+    res.notes = [n for n in res.notes if not n.startswith(WHAT_IF)]
     try:
         w = _what_if_piece(ctx, lambda: _image_pair(ctx)[0])
     except PieceMissing:
         return res
-    res.notes = [n for n in res.notes if not n.startswith(WHAT_IF)] + [
-        _what_if_note(ctx, w, psnr, controls)]
+    res.notes.append(_what_if_note(ctx, w, psnr, controls))
     res.claims[0] = _alpha_edge(res.claims[0], w["alpha"])
     return res
 

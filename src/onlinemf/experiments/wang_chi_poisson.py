@@ -936,9 +936,11 @@ def _frame_one_edge(first, online_end, b_first, batch_end, frame_one, verdict) -
                                             (VIDEO_ENDS * b_first - b1) / rest, batch_end)
     if without == verdict:
         return ""
+    first_wo, b_wo = (VIDEO_ENDS * first - e1) / rest, (VIDEO_ENDS * b_first - b1) / rest
     return (f"; {EDGE_MARK}: without frame 1 (the random start's first estimate, {e1:.3f}, "
-            f"batch {b1:.3f}) the gap is {gs:.3f} → {ge:.3f} ({cl:.0%} closed relative to "
-            "batch's error), which reads "
+            f"batch {b1:.3f}) the gap is {gs:.3f} → {ge:.3f}, relative to batch's error "
+            f"{_excess(first_wo, b_wo):.0%} → {_excess(online_end, batch_end):.0%} "
+            f"({cl:.0%} closed), which reads "
             f"{without}")
 
 

@@ -76,7 +76,7 @@ def solve_poisson_rows(S, beta, R, lam, D_prev, *, solver="exact", max_iter=100,
 
 def _poisson_rows_pgd(S, beta, R, lam, D, max_iter, tol):
     """Projected gradient with the Barzilai–Borwein step on every row at once, monotone by
-    halving, each row stopped on its own when its projected-gradient step
+    halving up to rounding, each row stopped on its own when its projected-gradient step
     ‖d − Π₊(d − ∇)‖ falls to ``tol``·max(1, ‖d‖) (first-order optimality, not a short step:
     a step cut short by the line search is no sign of convergence).
 
