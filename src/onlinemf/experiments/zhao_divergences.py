@@ -1246,6 +1246,12 @@ def synthetic(ctx: Context) -> Result:
     plt = pyplot()
     fig, axes = plt.subplots(2, 3, figsize=(13, 7))
     rows, costs, timed_rows, first_races = [], [], [], []
+    settles: dict = {}  # each loss's OL settle curve, read once (a run without resume refits)
+
+    def settle_of(loss):
+        if loss not in settles:
+            settles[loss] = _settle_curve(ctx, loss, n, f, k, tau)
+        return settles[loss]
     for ax, loss in zip(axes.flat, LOSSES):
         # "-allrows": OL's level scored on every row, as Batch's (older pieces scored the
         # first 3000 rows and kept no fresh-code curves)
@@ -1315,7 +1321,7 @@ def synthetic(ctx: Context) -> Result:
                 # Batch's seconds per iteration over its runs that count, and OL's pass
                 counted = [e[0] for i, e in enumerate(budget[2]) if i not in budget[1].replaced]
                 clock = (budget[1].median / float(np.median(counted)), budget[0].median)
-                settle = _settle_curve(ctx, loss, n, f, k, tau)
+                settle = settle_of(loss)
                 if settle is not None:
                     swing = level_swing(settle)
                     how += _budget_edge(above, swing)
@@ -1339,7 +1345,7 @@ def synthetic(ctx: Context) -> Result:
                       f"{its_tie} iterations at their {per_it:.4g} s each"))
             race = (ol_runs.median, its_tie * per_it, its_tie)
             ratio_cell, share = _fmt_ratio(speedup), 1.0
-            settle = _settle_curve(ctx, loss, n, f, k, tau)  # None: OL read at its pass's end
+            settle = settle_of(loss)  # None: OL read at its pass's end
             if settle is not None:
                 share, at = settle_share(settle)
                 speedup = its_tie * per_it / (share * ol_runs.median)
@@ -1371,7 +1377,7 @@ def synthetic(ctx: Context) -> Result:
                                + batch_runs.describe(), ratio_cell])
         verdict, band = significantly(speedup, "Batch time / OL time")
         if clock is not None and not settled:
-            settle = _settle_curve(ctx, loss, n, f, k, tau)
+            settle = settle_of(loss)
             if settle is not None:
                 text, other = _common_descent(bh, settle, n, *clock, verdict)
                 verdict, decided = _less_favourable(verdict, other, unresolved)
