@@ -755,12 +755,16 @@ def _image_claim(what, paper, psnr, controls, full, partial):
                        psnr >= partial and gain >= ABOVE_CONTROL_PARTLY), band, why=why)
 
 
+#: the training image's PSNR thresholds (reproduced, partly), dB
+TRAIN_PSNR = (20.0, 15.0)
+
+
 def _image_claims(psnr_train: float, psnr_other: float, controls_train: dict | None = None,
                   controls_other: dict | None = None) -> list:
     """Fig. 3's two reconstructions, from their PSNRs (dB) and those of the controls."""
     return [_image_claim("reconstruction of the training image",
                          "original and reconstruction side by side, no number (Fig. 3)",
-                         psnr_train, controls_train or {}, 20.0, 15.0),
+                         psnr_train, controls_train or {}, *TRAIN_PSNR),
             _image_claim("another image with the same dictionary",
                          "\"they are able to approximately reconstruct Renoir's painting as "
                          "well\" (Fig. 3)", psnr_other, controls_other or {}, 18.0, 14.0)]
@@ -800,7 +804,7 @@ def _alpha_edge(row: list, alpha: dict) -> list:
     (``alpha``: the what-if's PSNRs at α = :data:`AUTHORS_ALPHA`, learned and controls),
     judged by the same band, gives another verdict (the claim's own stands)."""
     other = _image_claim(row[0], row[1], alpha["learned"],
-                         {name: alpha[name] for name in CONTROLS}, 20.0, 15.0)[3]
+                         {name: alpha[name] for name in CONTROLS}, *TRAIN_PSNR)[3]
     mark = differs_mark(other, row[3], "the ℓ1 weight's")
     if not mark or "with the authors' code's α" in row[2]:
         return row
