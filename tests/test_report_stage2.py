@@ -4714,3 +4714,42 @@ def test_image_claim_is_flagged_where_the_authors_l1_weight_reads_otherwise():
     assert _alpha_edge(flagged, alpha) == flagged  # read again at the next assembly
     assert _alpha_edge(row, {"learned": 19.0, "random atoms": 16.8,
                              "unlearned patches": 17.7}) == row  # partly too: no flag
+
+
+def test_converge_claim_needs_a_fall_not_only_a_settled_curve():
+    from onlinemf.experiments.wang_chi_poisson import _converge_claim, batch_subspace_error
+
+    n, k, m, p = 30, 3, 200, 1.0
+    flat = {r: np.full(20, batch_subspace_error(n, k, m, p, 5, 0, rank=r)) for r in (3, 4)}
+    row, _ = _converge_claim("SA", p, flat, n, k, m, 0)
+    assert row[3] == NOT_REPRODUCED and "falls from its first reading" in row[4]
+
+
+def test_rate_errors_read_the_true_rates_everywhere_and_the_counts_where_seen():
+    """Coded by the true subspace, the rates' error is small and the misfit to the counts is
+    the Poisson noise's own size, √ΣΛ_Ω/‖Y_Ω‖, over the observed entries only."""
+    from onlinemf.estimators import PoissonSubspaceTracker
+    from onlinemf.experiments.wang_chi_poisson import poisson_rates_stream, rate_errors
+
+    D, rates, Y = poisson_rates_stream(40, 3, 300, 0.5, np.random.default_rng(0))
+    est = PoissonSubspaceTracker(3, random_state=0).partial_fit(Y[:20])
+    est.components_ = D.T.copy()
+    rate, misfit = rate_errors(est, Y, rates)
+    seen = ~np.isnan(Y)
+    noise = np.sqrt(rates[seen].sum()) / np.linalg.norm(Y[seen])
+    assert np.isfinite(rate) and rate < 0.4 < misfit  # against the rates, not the counts
+    assert abs(misfit - noise) < 0.1 * noise
+    est.components_ = np.random.default_rng(1).random((3, 40))  # a subspace not learned
+    assert rate_errors(est, Y, rates)[0] > 1.5 * rate
+
+
+def test_rate_note_counts_panels_whose_rates_error_rises_as_the_count_misfit_falls():
+    from onlinemf.experiments.wang_chi_poisson import rate_note
+
+    up = [["ML", 1.0, r, "0.4", f"{e:.4f}", f"{f:.4f}"]
+          for r, e, f in zip((10, 12, 15, 20), (0.19, 0.205, 0.22, 0.24), (0.5, 0.49, 0.48, 0.47))]
+    flat = [["SA", 1.0, r, "0.4", f"{e:.4f}", "0.5"]
+            for r, e in zip((10, 12, 15, 20), (0.19, 0.195, 0.22, 0.24))]
+    note = rate_note(up + flat)
+    assert "rises at each step in 1 of 2 panels" in note
+    assert "in 1 of them the misfit" in note and "not rising at each step" in note

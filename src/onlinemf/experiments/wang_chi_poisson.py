@@ -36,8 +36,9 @@ ERR_TIE = 0.01
 #: factors of the close-to-SA and video bands, the rank result's kept claims, the
 #: Monte-Carlo bound's reason and batch text, and the sotu claim's dates; 8 leaves the
 #: order by observation rate, which the paper's text does not state, not judged; 9 reads
-#: the video gaps relative to batch's error and ML-SA's time with the paper's row solver
-WANG_CHI_RULES = 9
+#: the video gaps relative to batch's error and ML-SA's time with the paper's row solver;
+#: 10 asks the rank result's convergence for a fall
+WANG_CHI_RULES = 10
 
 
 def subspace_error(D_hat, D):
@@ -51,9 +52,17 @@ def subspace_error(D_hat, D):
 
 def poisson_stream(n, k, m, p, rng, D=None):
     """The synthetic recipe of §V-A: D, a_n ~ U[0, 1], y ~ Pois(D a), mask ~ B(p)."""
+    D, _, Y = poisson_rates_stream(n, k, m, p, rng, D)
+    return D, Y
+
+
+def poisson_rates_stream(n, k, m, p, rng, D=None):
+    """``poisson_stream`` with the true rates: (D, the m × n rates A Dᵀ, the counts with
+    NaN where unobserved), the same draws in the same order."""
     D = rng.random((n, k)) if D is None else D
-    Y = rng.poisson(rng.random((m, k)) @ D.T).astype(float)
-    return D, np.where(rng.random(Y.shape) < p, Y, np.nan)
+    rates = rng.random((m, k)) @ D.T
+    Y = rng.poisson(rates).astype(float)
+    return D, rates, np.where(rng.random(Y.shape) < p, Y, np.nan)
 
 
 def track(est, Y, truth, every):
@@ -341,7 +350,7 @@ def rank(ctx: Context) -> Result:
     plt = pyplot()
     fig, axes = plt.subplots(len(methods), 2, figsize=(10, 3.5 * len(methods)), squeeze=False)
     for j, p in enumerate((1.0, 0.5)):
-        D, Y = poisson_stream(n, k, m, p, rng)
+        D, rates, Y = poisson_rates_stream(n, k, m, p, rng)
         for i, method in enumerate(methods):
             finals, traces = [], {}
             for r in RANKS:
@@ -350,7 +359,8 @@ def rank(ctx: Context) -> Result:
                 axes[i, j].plot(t, e, label=f"rank {r}")
                 finals.append(e[-1])
                 traces[r] = e
-                rows.append([method.upper(), p, r, f"{e[-1]:.3f}"])
+                rows.append([method.upper(), p, r, f"{e[-1]:.3f}",
+                             *(f"{v:.4f}" for v in rate_errors(est, Y, rates))])
             axes[i, j].set(title=f"{method.upper()}, p = {p}", xlabel="t", yscale="log")
             axes[i, j].legend(fontsize=7)
             res.claims.append(_rank_claim(method.upper(), p, finals))
@@ -360,14 +370,60 @@ def rank(ctx: Context) -> Result:
             converge_rows += trace_rows
     save_figure(ctx, res, fig, "wang_chi_fig4_5.png",
                 "Subspace error with the rank over-specified (true K = 10)")
-    res.tables.append(("Final errors", ["method", "p", "input rank", "error"], rows))
+    res.tables.append(("Final errors: the subspace error the claims read, and the estimated "
+                       "rates' error ‖Λ − Λ̂‖_F/‖Λ‖_F (Λ the true rates of the stream, Λ̂ its "
+                       "samples coded by the final subspace, over every entry, observed or not) "
+                       "and its distance to the observed counts ‖(Y − Λ̂)_Ω‖_F/‖Y_Ω‖_F",
+                       ["method", "p", "input rank", "error", "rate error", "count misfit"],
+                       rows))
     res.tables.append(("Convergence at each input rank: the error's first and final values, "
                        "its largest rise over the second half of the stream, and the levels "
                        "of a random nonnegative subspace and of a batch SVD of that rank",
                        ["method", "p", "input rank", "first → final", "late rise",
                         "random subspace", "batch SVD"], converge_rows))
     res.notes.append(rank_note(rows))
+    res.notes.append(rate_note(rows))
     return res
+
+
+def rate_errors(est, Y, rates) -> tuple[float, float]:
+    """The stream ``Y`` (NaN where unobserved) coded by ``est``'s current subspace, Λ̂:
+    its error against the true ``rates``, ‖Λ − Λ̂‖_F/‖Λ‖_F over every entry (the error of
+    what a user reads off the model, where the subspace error reads its span only), and
+    its misfit to the observed counts, ‖(Y − Λ̂)_Ω‖_F/‖Y_Ω‖_F (a model that fits the
+    counts' noise lowers the second and raises the first)."""
+    fitted = est.transform(Y) @ est.components_
+    seen = ~np.isnan(Y)
+    return (float(np.linalg.norm(rates - fitted) / np.linalg.norm(rates)),
+            float(np.linalg.norm((Y - fitted)[seen]) / np.linalg.norm(Y[seen])))
+
+
+def rate_note(rows) -> str:
+    """The estimated rates' error against the input rank, from the final-error table's
+    ``rows`` (method, p, input rank, subspace error, rate error): a second error, beside
+    the claims, which read the subspace error the paper names."""
+    panels = {}
+    for method, p, _, _, rate, misfit in rows:
+        panels.setdefault((method, p), []).append((float(rate), float(misfit)))
+    parts, rising, fitting = [], 0, 0
+    for (method, p), vals in panels.items():
+        errs, misfits = [v for v, _ in vals], [v for _, v in vals]
+        up = ordered(errs, tie=ERR_TIE)[0] == "reproduced"
+        closer = all(b < a for a, b in zip(misfits, misfits[1:]))
+        rising += up
+        fitting += up and closer
+        parts.append(f"{method}, p = {p}: " + ", ".join(f"{v:.3f}" for v in errs)
+                     + (" (rising at each step beyond the tie)" if up else
+                        f" (not rising at each step beyond the tie {ERR_TIE:g})")
+                     + "; count misfit " + " → ".join(f"{v:.4f}" for v in misfits))
+    return ("The estimated rates' error ‖Λ − Λ̂‖_F/‖Λ‖_F at input ranks "
+            f"{', '.join(map(str, RANKS))} (the stream coded by each run's final subspace): "
+            + "; ".join(parts) + f". It rises at each step in {rising} of {len(panels)} "
+            f"panels, where the subspace error falls; in {fitting} of them the misfit to the "
+            "observed counts falls at each step as the rates' error rises: the larger span "
+            "fits more of the Poisson noise. The claims read the subspace error the paper "
+            "names (§V-A); this second error is shown beside them and does not change their "
+            "verdicts.")
 
 
 #: the input ranks of Figs. 4–5 (the true rank is 10)
@@ -378,7 +434,7 @@ def rank_note(rows) -> str:
     """Why the error falls with the input rank, from the final-error table's ``rows``
     (method, p, input rank, error): expected of this metric, not forced by it."""
     panels = {}
-    for method, p, _, err in rows:
+    for method, p, _, err, *_ in rows:
         panels.setdefault((method, p), []).append(float(err))
     falls = sum(e[-1] < e[0] - ERR_TIE for e in panels.values())
     return ("Under the paper's metric ‖P_{D̂⊥}D‖/‖D‖ a larger span captures at least as much "
@@ -402,7 +458,7 @@ def _converge_claim(method: str, p: float, traces, n, k, m, seed):
         rand, rand_std = random_subspace_error(n, k, 20, seed, rank=r)
         batch = batch_subspace_error(n, k, m, p, 5, seed, rank=r)
         rise, final = late_rise(e), float(e[-1])
-        steady = rise < LATE_RISE
+        steady = rise < LATE_RISE and float(e[0]) - final > ERR_TIE
         ok.append(steady and final <= batch + 0.5 * (rand - batch))
         some.append(steady and final <= batch + 0.75 * (rand - batch))
         rows.append([method, p, r, f"{float(e[0]):.3f} → {final:.3f}", f"{rise:.1%}",
@@ -413,15 +469,17 @@ def _converge_claim(method: str, p: float, traces, n, k, m, seed):
                  "\"both of the proposed algorithms still converge nicely even when the rank "
                  "is not perfectly known\" (§V-A, Figs. 4–5)", measured,
                  judge(all(ok), all(some)),
-                 f"reproduced if, at every input rank, the error rises by less than "
+                 f"reproduced if, at every input rank, the error falls from its first "
+                 f"reading by more than the tie {ERR_TIE:g}, rises by less than "
                  f"{LATE_RISE:.0%} over the second half of the stream and ends at least half "
                  "way from a random nonnegative subspace's error to a batch SVD's of that rank; "
                  "partly if it settles so and ends at least a quarter of the way",
-                 why="'converge' is an error curve that settles (no late rise: Figs. 4–5 show "
-                     "curves that fall and flatten); 'nicely' is an end near what the samples "
-                     "allow, judged as the Monte-Carlo runs' 'learned' (half the gap from no "
-                     "learning to a batch SVD), with references of the input rank because a "
-                     "larger rank lowers both"), rows
+                 why="'converge' is an error curve that falls and settles (no late rise: "
+                     "Figs. 4–5 show curves that fall and flatten; the fall was added after an "
+                     "audit, with the values known); 'nicely' is an end near what the "
+                     "samples allow, judged as the Monte-Carlo runs' 'learned' (half the gap "
+                     "from no learning to a batch SVD), with references of the input rank "
+                     "because a larger rank lowers both"), rows
 
 
 def _rank_claim(method: str, p: float, finals) -> list:
@@ -441,7 +499,7 @@ def _rank_claim(method: str, p: float, finals) -> list:
 def _rejudge_rank(res: Result) -> Result:
     """A kept wang-chi-rank result judged by the current rules, from its table."""
     errs = {}
-    for method, p, _, err in res.tables[0][2]:
+    for method, p, _, err, *_ in res.tables[0][2]:
         errs.setdefault((method, float(p)), []).append(float(err))
     # the convergence claims are judged from the traces, which the result does not keep:
     # they stay as judged when the run was made
