@@ -1050,6 +1050,22 @@ def _first_draw(Z, seed) -> np.ndarray:
     return np.random.default_rng(seed).poisson(Z).astype(float)
 
 
+def _half_draw(Z, seed) -> np.ndarray:
+    """The run's stream at p = 0.5: the rates ``Z`` drawn as the run draws them after its
+    p = 1 stream and mask, with NaN where the mask hides a pixel."""
+    rng = np.random.default_rng(seed)
+    rng.poisson(Z)
+    rng.random(Z.shape)
+    Y = rng.poisson(Z).astype(float)
+    Y[rng.random(Y.shape) >= 0.5] = np.nan
+    return Y
+
+
+def _run_draw(Z, seed, p: float) -> np.ndarray:
+    """The run's stream at ``p`` (1 or 0.5), NaN where unobserved."""
+    return _first_draw(Z, seed) if p == 1.0 else _half_draw(Z, seed)
+
+
 def _relative_errors(R, Z) -> list[float]:
     """Each row's relative error ‖r − z‖ / ‖z‖ of the estimates ``R`` against the rates."""
     return list(np.linalg.norm(R - Z, axis=1) / np.linalg.norm(Z, axis=1))
@@ -1134,31 +1150,36 @@ def _longer_note(errs: dict, paper_frames: int = 250) -> str:
             + (f" Frame {paper_frames} ends a stream of the paper's length." if paper else ""))
 
 
-def _sa_gap_parts(Z, k: int, seed, n_iter: int) -> dict:
-    """Where SA's frame error above batch's comes from at p = 1, on the run's stream (its
-    first Poisson draw) and batch fitted as in the run: each frame's relative error of SA as
+def _sa_gap_parts(Z, k: int, seed, n_iter: int, p: float = 1.0) -> dict:
+    """Where SA's frame error above batch's comes from at ``p`` (1 or 0.5), on the run's
+    stream there and batch fitted as in the run: each frame's relative error of SA as
     run (D̂_n â_n, â_n from a random start with the previous subspace), of SA's final
     subspace with the frames coded again by the tracker's coder (no update, its
     deterministic start), of batch's subspace coded by that same coder, and of batch's own
     fit. SA's gap to batch on any frames is then the sum of three parts: the running
     subspace against its final one, the final subspaces against each other (coded alike)
-    and the coder against batch's own codes."""
-    Y = _first_draw(Z, seed)
+    and the coder against batch's own codes; every pixel is scored, observed or not."""
+    Y = _run_draw(Z, seed, p)
     est = PoissonSubspaceTracker(k, method="sa", random_state=seed)
     online = _frame_errors(est, Y, Z)[0]
-    Db, A = batch_poisson_factorization(Y, k, np.ones(Y.shape, bool), n_iter=n_iter,
+    Db, A = batch_poisson_factorization(np.nan_to_num(Y), k, ~np.isnan(Y), n_iter=n_iter,
                                         random_state=seed)
     return {"online": online, "sa_final": _coded_errors(est, Y, Z),
             "batch_dict": _coded_on(est, Db.T, Y, Z), "batch": _relative_errors(A @ Db.T, Z)}
 
 
-#: how the reading of :func:`_sa_gap_parts` begins
+#: how the reading of :func:`_sa_gap_parts` begins (at p = 1; :func:`_gap_head` at any p)
 GAP_PARTS = "SA's gap to batch at p = 1 taken apart"
 
 
-def _sa_gap_note(parts: dict, frames: int = 25) -> str:
-    """:func:`_sa_gap_parts` over the first and the last ``frames`` frames. Read before its
-    run: a part that is at least half of the last frames' gap is what keeps SA above
+def _gap_head(p: float) -> str:
+    """How the reading of :func:`_sa_gap_parts` at ``p`` begins."""
+    return f"SA's gap to batch at p = {p:g} taken apart"
+
+
+def _sa_gap_note(parts: dict, frames: int = 25, p: float = 1.0) -> str:
+    """:func:`_sa_gap_parts` at ``p`` over the first and the last ``frames`` frames. Read
+    before its run: a part that is at least half of the last frames' gap is what keeps SA above
     batch there (SA's running estimates against its final subspace; SA's final subspace against
     batch's, both coded alike; or the coder against batch's own codes); where no part is,
     none accounts for most of it. Where one part gives some of the gap back, two can each
@@ -1194,7 +1215,7 @@ def _sa_gap_note(parts: dict, frames: int = 25) -> str:
         verdict = f"on the last {frames} frames no part is half of the gap"
     else:
         verdict = f"on the last {frames} frames SA is within {ERR_TIE:g} of batch"
-    return (f"{GAP_PARTS} (the run's stream and batch fit again; an untimed piece): "
+    return (f"{_gap_head(p)} (the run's stream and batch fit again; an untimed piece): "
             + "; ".join(texts) + f". {verdict[0].upper()}{verdict[1:]}.")
 
 
@@ -1456,7 +1477,8 @@ def _video_later(res: Result, ctx: Context) -> Result:
     """A wang-chi-video result with the readings of its later pieces where they are kept,
     in place of any earlier readings: the longer stream (:func:`_longer_stream`, piece
     ``wang-chi-video-longer``) and, at the paper's scale only (where SA runs), SA's gap taken
-    apart (:func:`_sa_gap_parts`, ``…-sa-gap``), SA from batch's subspace
+    apart (:func:`_sa_gap_parts`, ``…-sa-gap``, and at p = 0.5 ``…-sa-gap-half``), SA
+    from batch's subspace
     (:func:`_sa_warm_parts`, ``…-sa-from-batch``), SA's subspace refitted on recomputed codes
     (:func:`_sa_refit_parts`, ``…-sa-refit`` and its refit counts), SA's running
     estimates taken apart (:func:`_sa_lag_parts`, ``…-sa-lag``) and, beside them, each
@@ -1476,6 +1498,7 @@ def _video_later(res: Result, ctx: Context) -> Result:
     longer = kept("longer", lambda: _longer_stream(*frames(), _video_batch_iters(ctx)),
                   paper_only=False)
     parts = kept("sa-gap", lambda: _sa_gap_parts(*frames(), _video_batch_iters(ctx)))
+    half = kept("sa-gap-half", lambda: _sa_gap_parts(*frames(), _video_batch_iters(ctx), 0.5))
     warm = kept("sa-from-batch", lambda: _sa_warm_parts(*frames(), _video_batch_iters(ctx)))
     refit = kept("sa-refit" + "-".join(map(str, SA_REFITS)),
                  lambda: _sa_refit_parts(*frames()))
@@ -1483,13 +1506,14 @@ def _video_later(res: Result, ctx: Context) -> Result:
     step = None if lag is None else kept("sa-step", lambda: _sa_step_errors(*frames()))
     notes = [None if longer is None else _longer_note(longer),
              None if parts is None else _sa_gap_note(parts),
+             None if half is None else _sa_gap_note(half, p=0.5),
              None if warm is None else _sa_warm_note(warm, parts),
              None if refit is None else _sa_refit_note(refit, parts),
              None if lag is None else _sa_lag_note(lag),
              None if step is None else _sa_step_note(step, lag)]
     res.notes = [n for n in res.notes
-                 if not n.startswith((LONGER, GAP_PARTS, WARM_PARTS, REFIT_PARTS, LAG_PARTS,
-                                      STEP_PARTS))]
+                 if not n.startswith((LONGER, GAP_PARTS, _gap_head(0.5), WARM_PARTS,
+                                      REFIT_PARTS, LAG_PARTS, STEP_PARTS))]
     res.notes += [n for n in notes if n]
     _video_edges(res)
     return res
