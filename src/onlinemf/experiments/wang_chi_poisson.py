@@ -1050,20 +1050,20 @@ def _first_draw(Z, seed) -> np.ndarray:
     return np.random.default_rng(seed).poisson(Z).astype(float)
 
 
-def _half_draw(Z, seed) -> np.ndarray:
-    """The run's stream at p = 0.5: the rates ``Z`` drawn as the run draws them after its
-    p = 1 stream and mask, with NaN where the mask hides a pixel."""
+#: Fig. 9's observation rates, in the order the run draws their streams
+VIDEO_RATES = (1.0, 0.5)
+
+
+def _video_draws(Z, seed) -> dict:
+    """Fig. 9's streams of the rates ``Z``: ``{p: counts with NaN where unobserved}``, a
+    Poisson draw and a mask at each rate of ``VIDEO_RATES`` in turn from one generator."""
     rng = np.random.default_rng(seed)
-    rng.poisson(Z)
-    rng.random(Z.shape)
-    Y = rng.poisson(Z).astype(float)
-    Y[rng.random(Y.shape) >= 0.5] = np.nan
-    return Y
-
-
-def _run_draw(Z, seed, p: float) -> np.ndarray:
-    """The run's stream at ``p`` (1 or 0.5), NaN where unobserved."""
-    return _first_draw(Z, seed) if p == 1.0 else _half_draw(Z, seed)
+    draws = {}
+    for p in VIDEO_RATES:
+        Y = rng.poisson(Z).astype(float)
+        Y[rng.random(Y.shape) >= p] = np.nan
+        draws[p] = Y
+    return draws
 
 
 def _relative_errors(R, Z) -> list[float]:
@@ -1159,7 +1159,7 @@ def _sa_gap_parts(Z, k: int, seed, n_iter: int, p: float = 1.0) -> dict:
     fit. SA's gap to batch on any frames is then the sum of three parts: the running
     subspace against its final one, the final subspaces against each other (coded alike)
     and the coder against batch's own codes; every pixel is scored, observed or not."""
-    Y = _run_draw(Z, seed, p)
+    Y = _video_draws(Z, seed)[p]
     est = PoissonSubspaceTracker(k, method="sa", random_state=seed)
     online = _frame_errors(est, Y, Z)[0]
     Db, A = batch_poisson_factorization(np.nan_to_num(Y), k, ~np.isnan(Y), n_iter=n_iter,
@@ -1548,15 +1548,13 @@ def _video_stream_frames(ctx: Context):
 def video(ctx: Context) -> Result:
     Z, shape, src = _video_stream_frames(ctx)
     k = _video_rank(ctx)
-    rng = np.random.default_rng(ctx.seed)
+    draws = _video_draws(Z, ctx.seed)
     res = Result()
     plt = pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(11, 3.5))
     panels, rows, marks, firsts = [], [], [], {}
     methods = ("ml",) if ctx.quick else ("ml", "sa")
-    for ax, p in zip(axes, (1.0, 0.5)):
-        Y = rng.poisson(Z).astype(float)
-        Y[rng.random(Y.shape) >= p] = np.nan
+    for ax, (p, Y) in zip(axes, draws.items()):
         for method in methods:
             est = PoissonSubspaceTracker(k, method=method, random_state=ctx.seed)
             mid = Z.shape[0] // 2  # Fig. 8 shows the middle frame's estimate
