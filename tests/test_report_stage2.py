@@ -4743,7 +4743,7 @@ def test_rate_errors_read_the_true_rates_everywhere_and_the_counts_where_seen():
     assert rate_errors(est, Y, rates)[0] > 1.5 * rate
 
 
-def test_rate_note_counts_panels_whose_rates_error_rises_as_the_count_misfit_falls():
+def test_rate_note_counts_panels_whose_rates_error_rises_and_where_the_count_misfit_falls():
     from onlinemf.experiments.wang_chi_poisson import rate_note
 
     up = [["ML", 1.0, r, "0.4", f"{e:.4f}", f"{f:.4f}"]
@@ -4751,5 +4751,22 @@ def test_rate_note_counts_panels_whose_rates_error_rises_as_the_count_misfit_fal
     flat = [["SA", 1.0, r, "0.4", f"{e:.4f}", "0.5"]
             for r, e in zip((10, 12, 15, 20), (0.19, 0.195, 0.22, 0.24))]
     note = rate_note(up + flat)
-    assert "rises at each step in 1 of 2 panels" in note
-    assert "in 1 of them the misfit" in note and "not rising at each step" in note
+    assert "apart) in 2 of 2 panels" in note and "in 1 of them the misfit" in note
+    down = [["ML", 0.5, r, "0.4", f"{e:.4f}", "0.5"]
+            for r, e in zip((10, 12, 15, 20), (0.19, 0.21, 0.23, 0.20))]  # a late fall
+    note = rate_note(down)
+    assert "(does not rise)" in note and "in 0 of 1 panels" in note and "noise" not in note
+
+
+def test_rank_later_reads_the_rates_note_once_from_the_table():
+    from onlinemf.experiments._registry import Result
+    from onlinemf.experiments.wang_chi_poisson import RATE_HEAD, _rank_later, rate_note
+
+    rows = [["ML", 1.0, r, "0.4", f"{e:.4f}", f"{f:.4f}"]
+            for r, e, f in zip((10, 12, 15, 20), (0.19, 0.2, 0.21, 0.24), (0.5, 0.49, 0.48, 0.47))]
+    res = Result(notes=["kept", f"{RATE_HEAD} (an earlier reading)"],
+                 tables=[("Final errors", ["m", "p", "r", "e", "rate", "misfit"], rows)])
+    assert _rank_later(_rank_later(res)).notes == ["kept", rate_note(rows)]
+    old = Result(notes=["kept"], tables=[("Final errors", ["m", "p", "r", "e"],
+                                          [row[:4] for row in rows])])
+    assert _rank_later(old).notes == ["kept"]
