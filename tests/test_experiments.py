@@ -1181,3 +1181,41 @@ def test_sa_gap_parts_at_half_the_pixels_read_the_runs_own_stream(tmp_path):
     kept = Context(scale="paper", out_dir=str(paper), kept_only=True)
     notes = _video_later(Result(notes=["kept", f"{_gap_head(0.5)} (earlier)"]), kept).notes
     assert notes == ["kept", _sa_gap_note(parts, p=0.5)]
+
+
+@pytest.mark.parametrize("loss", ["squared", "huber", "kl", "l1", "l2", "is"])
+def test_scale_power_is_how_each_loss_scales_with_the_data(loss):
+    """The raw-scale note brings objectives to the data's units by max^SCALE_POWER: each
+    loss's value at c·x, c·y (the Huber threshold scaled alike) is c^power its value."""
+    from onlinemf.experiments.zhao_divergences import SCALE_POWER
+    from onlinemf.losses import get_loss
+
+    rng = np.random.default_rng(0)
+    X, Y, c = rng.random((5, 7)) + 0.1, rng.random((5, 7)) + 0.1, 37.0
+    small = get_loss(loss, delta=0.05) if loss == "huber" else get_loss(loss)
+    large = get_loss(loss, delta=0.05 * c) if loss == "huber" else get_loss(loss)
+    np.testing.assert_allclose(large.value(c * X, c * Y).sum(),
+                               c ** SCALE_POWER[loss] * small.value(X, Y).sum(), rtol=1e-10)
+
+
+def test_the_raw_a_reading_flags_a_claim_the_papers_literal_scale_reads_otherwise():
+    from onlinemf.experiments._verdicts import EDGE_MARK, NOT_REPRODUCED, REPRODUCED
+    from onlinemf.experiments.zhao_divergences import _raw_a_note, _raw_a_reading
+
+    def h(obj):
+        return {"time": np.arange(4.0), "n_samples": np.arange(4.0) * 100,
+                "objective": np.array(obj, float)}
+
+    same = [h([10, 2, 1.5, 1]), h([10, 2, 1.5, 1])]
+    words, other = _raw_a_reading(same, NOT_REPRODUCED)
+    assert other == REPRODUCED and EDGE_MARK in words and "1.0× apart" in words
+    words, other = _raw_a_reading(same, REPRODUCED)
+    assert EDGE_MARK not in words
+    apart = [h([10, 2, 1.5, 1]), h([10, 9, 8, 7])]  # never reaches the other's level
+    assert _raw_a_reading(apart, NOT_REPRODUCED) == (
+        _raw_a_reading(apart, NOT_REPRODUCED)[0], NOT_REPRODUCED)
+    assert EDGE_MARK not in _raw_a_reading(apart, NOT_REPRODUCED)[0]
+    scaled = [h([1, 0.2, 0.1, 0.05]), h([1, 0.2, 0.1, 0.05])]
+    note = _raw_a_note("squared", [2e3, 2e4], scaled, same, top=2.0)
+    # the scaled runs end at 0.05, × 2² = 0.2 in the data's units; the raw ones at 1: 5×
+    assert "a=2000: 0.2, a=20000: 0.2: 5× to 5× theirs." in note
