@@ -1219,3 +1219,22 @@ def test_the_raw_a_reading_flags_a_claim_the_papers_literal_scale_reads_otherwis
     note = _raw_a_note("squared", [2e3, 2e4], scaled, same, top=2.0)
     # the scaled runs end at 0.05, × 2² = 0.2 in the data's units; the raw ones at 1: 5×
     assert "a=2000: 0.2, a=20000: 0.2: 5× to 5× theirs." in note
+
+
+def test_table_seven_read_with_the_canonical_sum_flags_a_verdict_it_turns():
+    """Table VII's race read again with OL's summed step: Batch's time to each summed run's
+    level over that run's own time, the median; flagged where it reads otherwise."""
+    from onlinemf.experiments._verdicts import EDGE_MARK, NOT_REPRODUCED, PAPER, REPRODUCED
+    from onlinemf.experiments.zhao_divergences import _table_seven_sum
+
+    bh = {"time": np.array([0.0, 10, 20, 40, 80]),
+          "objective": np.array([20.0, 15, 14, 13, 12.5])}
+    seven = ["20 Newsgroups: Batch time / OL time (Table VII)", "q", "m", NOT_REPRODUCED,
+             "band. Why: w", PAPER]
+    # levels reached by Batch at 40 s and 80 s (within the 1% tie), runs of 10 s each: 4×, 8×
+    _table_seven_sum(seven, bh, [13.0, 12.5, 12.6], [10.0, 10.0, 10.0])
+    assert "Batch needs 8.00× OL's time" in seven[2] and "which reads reproduced" in seven[2]
+    assert EDGE_MARK in seven[2] and "canonical sum" in seven[4]
+    agree = ["w", "q", "m", REPRODUCED, "band. Why: w", PAPER]
+    _table_seven_sum(agree, bh, [13.0, 13.0, 13.0], [10.0, 10.0, 10.0])
+    assert EDGE_MARK not in agree[2] and "4.00×" in agree[2]
