@@ -1238,3 +1238,27 @@ def test_table_seven_read_with_the_canonical_sum_flags_a_verdict_it_turns():
     agree = ["w", "q", "m", REPRODUCED, "band. Why: w", PAPER]
     _table_seven_sum(agree, bh, [13.0, 13.0, 13.0], [10.0, 10.0, 10.0])
     assert EDGE_MARK not in agree[2] and "4.00×" in agree[2]
+
+
+def test_the_papers_all_ones_start_is_read_on_the_sample_started_panels(tmp_path):
+    """The all-ones start's pieces: each method from all ones with jitter at its tuned step,
+    and VR from the literal all ones, whose atoms stay identical (rank 1); the note reads
+    the passes leg again from that start against the panel's own f(Ŵ)."""
+    from onlinemf.experiments.zhao_haskell_feng import (
+        START_HEAD,
+        _start_note,
+        _start_pieces,
+    )
+
+    X = np.random.default_rng(0).random((80, 12))
+    ctx = Context(scale="tiny", out_dir=str(tmp_path))
+    runs = {m: {"scale": 1.0} for m in ("vr", "smm", "sgd")}
+    got = _start_pieces(ctx, {"K": 3, "S": 2}, ("onmf", "cbcl"), X, runs)
+    assert got["literal"][1] == 1 and np.isfinite(got["literal"][0])
+    assert all(np.isfinite(got[m]) for m in ("vr", "smm", "sgd"))
+    fake = {"vr": 1.5, "smm": 1.2, "sgd": 1.1, "literal": (3.0, 1)}
+    hist = {m: {"history": {"objective": np.array([2.0, f])}}
+            for m, f in (("vr", 1.05), ("smm", 1.2), ("sgd", 1.3))}
+    note = _start_note({("onmf", "cbcl"): (hist, 1.0)}, {("onmf", "cbcl"): fake})
+    assert note.startswith(START_HEAD) and "(not reproduced; from samples reproduced)" in note
+    assert "reads otherwise on 1 of 1 panels" in note and "rank 1), so that start" in note
