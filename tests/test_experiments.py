@@ -1261,4 +1261,4 @@ def test_the_papers_all_ones_start_is_read_on_the_sample_started_panels(tmp_path
             for m, f in (("vr", 1.05), ("smm", 1.2), ("sgd", 1.3))}
     note = _start_note({("onmf", "cbcl"): (hist, 1.0)}, {("onmf", "cbcl"): fake})
     assert note.startswith(START_HEAD) and "(not reproduced; from samples reproduced)" in note
-    assert "reads otherwise on 1 of 1 panels" in note and "rank 1), so that start" in note
+    assert "reads otherwise on 1 of 1 panels (ONMF / cbcl;" in note and "rank 1), so that start" in note
