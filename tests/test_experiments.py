@@ -1261,4 +1261,24 @@ def test_the_papers_all_ones_start_is_read_on_the_sample_started_panels(tmp_path
             for m, f in (("vr", 1.05), ("smm", 1.2), ("sgd", 1.3))}
     note = _start_note({("onmf", "cbcl"): (hist, 1.0)}, {("onmf", "cbcl"): fake})
     assert note.startswith(START_HEAD) and "(not reproduced; from samples reproduced)" in note
-    assert "reads otherwise on 1 of 1 panels (ONMF / cbcl;" in note and "rank 1), so that start" in note
+    assert "reads otherwise on 1 of 1 panels (ONMF / cbcl;" in note
+    assert "rank 1), so that start" in note
+
+
+def test_the_all_ones_start_reads_both_legs_of_the_accuracy_claim(tmp_path):
+    """From the paper's start each method's curve is read after the passes and at VR's final
+    time on its protocol timing, as the claim reads its own runs; the claim is flagged only
+    where that reading's verdict differs from its own."""
+    from onlinemf.experiments._verdicts import EDGE_MARK, VERDICTS
+    from onlinemf.experiments.zhao_haskell_feng import _start_reading
+
+    X = np.random.default_rng(0).random((80, 12))
+    ctx = Context(scale="tiny", out_dir=str(tmp_path))
+    runs = {m: {"scale": 1.0} for m in ("vr", "smm", "sgd")}
+    sc = {"K": 3, "S": 2, "eval_every": 0.5}
+    words = _start_reading(ctx, sc, ("onmf", "cbcl"), X, runs, 0.0, "not reproduced")
+    assert "after the passes VR" in words and "at equal time VR" in words
+    other = words.split("which reads ")[1].split(",")[0]
+    assert other in VERDICTS and (EDGE_MARK in words) == (other != "not reproduced")
+    again = _start_reading(ctx, sc, ("onmf", "cbcl"), X, runs, 0.0, other)  # kept pieces
+    assert EDGE_MARK not in again and again.split(", which")[0] == words.split(", which")[0]
