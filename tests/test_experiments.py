@@ -1212,9 +1212,8 @@ def test_the_raw_a_reading_flags_a_claim_the_papers_literal_scale_reads_otherwis
     words, other = _raw_a_reading(same, REPRODUCED)
     assert EDGE_MARK not in words
     apart = [h([10, 2, 1.5, 1]), h([10, 9, 8, 7])]  # never reaches the other's level
-    assert _raw_a_reading(apart, NOT_REPRODUCED) == (
-        _raw_a_reading(apart, NOT_REPRODUCED)[0], NOT_REPRODUCED)
-    assert EDGE_MARK not in _raw_a_reading(apart, NOT_REPRODUCED)[0]
+    words, other = _raw_a_reading(apart, NOT_REPRODUCED)
+    assert other == NOT_REPRODUCED and EDGE_MARK not in words
     scaled = [h([1, 0.2, 0.1, 0.05]), h([1, 0.2, 0.1, 0.05])]
     note = _raw_a_note("squared", [2e3, 2e4], scaled, same, top=2.0)
     # the scaled runs end at 0.05, × 2² = 0.2 in the data's units; the raw ones at 1: 5×
@@ -1238,14 +1237,22 @@ def test_table_seven_read_with_the_canonical_sum_flags_a_verdict_it_turns():
     agree = ["w", "q", "m", REPRODUCED, "band. Why: w", PAPER]
     _table_seven_sum(agree, bh, [13.0, 13.0, 13.0], [10.0, 10.0, 10.0])
     assert EDGE_MARK not in agree[2] and "4.00×" in agree[2]
+    # timed in a session whose clock runs at half the pace (a control run twice its kept
+    # time), the runs' times are halved before the reading: 40 s / 5 s and 80 s / 5 s
+    paced = ["w", "q", "m", REPRODUCED, "band. Why: w", PAPER]
+    _table_seven_sum(paced, bh, [13.0, 12.5, 12.6], [10.0, 10.0, 10.0], control=(20.0, 10.0))
+    assert "Batch needs 16.00× OL's time" in paced[2] and "as timed, 8.00×" in paced[2]
+    assert "(×0.500)" in paced[2] and EDGE_MARK not in paced[2]
 
 
 def test_the_papers_all_ones_start_is_read_on_the_sample_started_panels(tmp_path):
-    """The all-ones start's pieces: each method from all ones with jitter at its tuned step,
-    and VR from the literal all ones, whose atoms stay identical (rank 1); the note reads
-    the passes leg again from that start against the panel's own f(Ŵ)."""
+    """The all-ones start's pieces: each method's curve from all ones with jitter at its
+    tuned step, each fit timed again, and VR from the literal all ones, whose atoms stay
+    identical (rank 1); the note reads the passes leg again from that start against the
+    panel's own f(Ŵ), and the pieces' key names the tuned steps."""
     from onlinemf.experiments.zhao_haskell_feng import (
         START_HEAD,
+        _start_key,
         _start_note,
         _start_pieces,
     )
@@ -1253,10 +1260,16 @@ def test_the_papers_all_ones_start_is_read_on_the_sample_started_panels(tmp_path
     X = np.random.default_rng(0).random((80, 12))
     ctx = Context(scale="tiny", out_dir=str(tmp_path))
     runs = {m: {"scale": 1.0} for m in ("vr", "smm", "sgd")}
-    got = _start_pieces(ctx, {"K": 3, "S": 2}, ("onmf", "cbcl"), X, runs)
+    got = _start_pieces(ctx, {"K": 3, "S": 2, "eval_every": 0.5}, ("onmf", "cbcl"), X, runs)
     assert got["literal"][1] == 1 and np.isfinite(got["literal"][0])
-    assert all(np.isfinite(got[m]) for m in ("vr", "smm", "sgd"))
-    fake = {"vr": 1.5, "smm": 1.2, "sgd": 1.1, "literal": (3.0, 1)}
+    assert all(np.isfinite(got["curves"][m]["objective"]).all() and got["times"][m].median > 0
+               for m in ("vr", "smm", "sgd"))
+    retuned = {**runs, "vr": {"scale": 2.0}}
+    assert _start_key(("onmf", "cbcl"), retuned) != _start_key(("onmf", "cbcl"), runs)
+
+    def ends(f):
+        return {"objective": np.array([2.0, f])}
+    fake = {"curves": {"vr": ends(1.5), "smm": ends(1.2), "sgd": ends(1.1)}, "literal": (3.0, 1)}
     hist = {m: {"history": {"objective": np.array([2.0, f])}}
             for m, f in (("vr", 1.05), ("smm", 1.2), ("sgd", 1.3))}
     note = _start_note({("onmf", "cbcl"): (hist, 1.0)}, {("onmf", "cbcl"): fake})
@@ -1265,20 +1278,30 @@ def test_the_papers_all_ones_start_is_read_on_the_sample_started_panels(tmp_path
     assert "rank 1), so that start" in note
 
 
-def test_the_all_ones_start_reads_both_legs_of_the_accuracy_claim(tmp_path):
-    """From the paper's start each method's curve is read after the passes and at VR's final
-    time on its protocol timing, as the claim reads its own runs; the claim is flagged only
-    where that reading's verdict differs from its own."""
-    from onlinemf.experiments._verdicts import EDGE_MARK, VERDICTS
+def test_the_all_ones_start_reads_both_legs_of_the_accuracy_claim():
+    """From the paper's start the claim is read after the passes and at VR's final time on
+    each fit's protocol timing (the curves' own clocks brought to the timed medians), as
+    the claim reads its own runs; flagged only where that reading's verdict differs."""
+    from onlinemf.experiments._timing import TimedRuns
+    from onlinemf.experiments._verdicts import EDGE_MARK
     from onlinemf.experiments.zhao_haskell_feng import _start_reading
 
-    X = np.random.default_rng(0).random((80, 12))
-    ctx = Context(scale="tiny", out_dir=str(tmp_path))
-    runs = {m: {"scale": 1.0} for m in ("vr", "smm", "sgd")}
-    sc = {"K": 3, "S": 2, "eval_every": 0.5}
-    words = _start_reading(ctx, sc, ("onmf", "cbcl"), X, runs, 0.0, "not reproduced")
-    assert "after the passes VR" in words and "at equal time VR" in words
-    other = words.split("which reads ")[1].split(",")[0]
-    assert other in VERDICTS and (EDGE_MARK in words) == (other != "not reproduced")
-    again = _start_reading(ctx, sc, ("onmf", "cbcl"), X, runs, 0.0, other)  # kept pieces
-    assert EDGE_MARK not in again and again.split(", which")[0] == words.split(", which")[0]
+    def curve(obj):
+        return {"time": np.array([0.0, 1.0, 2.0]), "objective": np.array(obj, float)}
+    curves = {"vr": curve([11, 2, 1.1]), "smm": curve([11, 5, 1.5]), "sgd": curve([11, 4, 2])}
+
+    def timed(vr, smm, sgd):
+        return {m: TimedRuns(wall=[t] * 3) for m, t in (("vr", vr), ("smm", smm), ("sgd", sgd))}
+    # f(Ŵ) = 1: VR ends at log10(0.1) = -1, below both after the passes; timed alike, SMM
+    # and SGD are at their ends at VR's final time too
+    even = {"curves": curves, "times": timed(2, 2, 2), "literal": (3.0, 1)}
+    words = _start_reading(even, 1.0, "not reproduced")
+    assert "after the passes VR -1.00, SMM -0.30, SGD 0.00 (reproduced)" in words
+    assert "at equal time VR -1.00, SMM -0.30, SGD 0.00 (reproduced)" in words
+    assert EDGE_MARK in words and EDGE_MARK not in _start_reading(even, 1.0, "reproduced")
+    # timed at ten times its curve's clock, SGD is read a tenth of the way along its curve
+    # at VR's final time (log10 of 10 → 3: 1 − 0.2·0.523); SMM, timed at half, at its end
+    slow = {"curves": curves, "times": timed(2, 1, 20), "literal": (3.0, 1)}
+    again = _start_reading(slow, 1.0, "not reproduced")
+    assert "at equal time VR -1.00, SMM -0.30, SGD 0.90 (reproduced)" in again
+    assert "after the passes VR -1.00, SMM -0.30, SGD 0.00" in again  # the passes: unchanged

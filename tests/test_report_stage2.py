@@ -4751,7 +4751,7 @@ def test_rate_note_counts_panels_whose_rates_error_rises_and_where_the_count_mis
     flat = [["SA", 1.0, r, "0.4", f"{e:.4f}", "0.5"]
             for r, e in zip((10, 12, 15, 20), (0.19, 0.195, 0.22, 0.24))]
     note = rate_note(up + flat)
-    assert "apart) in 2 of 2 panels" in note and "in 1 of them the misfit" in note
+    assert "known) in 2 of 2 panels" in note and "in 1 of them the misfit" in note
     down = [["ML", 0.5, r, "0.4", f"{e:.4f}", "0.5"]
             for r, e in zip((10, 12, 15, 20), (0.19, 0.21, 0.23, 0.20))]  # a late fall
     note = rate_note(down)

@@ -433,8 +433,10 @@ def rate_note(rows) -> str:
                      + f", the count misfit {misfits[0]:.4f} → {misfits[-1]:.4f}")
     text = (f"{RATE_HEAD} {', '.join(map(str, RANKS))} (the stream coded by each run's final "
             "subspace): " + "; ".join(parts) + f". It rises with the rank (no step falling by "
-            f"more than the tie {ERR_TIE:g}, the ends more than it apart) in {rising} of "
-            f"{len(panels)} panels, where the subspace error falls")
+            f"more than the tie {ERR_TIE:g}, the ends more than it apart: the claims' band "
+            "reads such a rise partly where a step is within the tie; this reading of a rise "
+            f"was set with the values known) in {rising} of {len(panels)} panels, where the "
+            "subspace error falls")
     if fitting:
         text += (f"; in {fitting} of them the misfit to the observed counts falls from rank "
                  f"{RANKS[0]} to rank {RANKS[-1]}: the larger span fits the counts more "
@@ -1064,7 +1066,7 @@ def _start_text(gap_start: float) -> str:
 
 def _first_draw(Z, seed) -> np.ndarray:
     """The run's stream at p = 1: the first Poisson draw of the rates ``Z`` with its seed."""
-    return np.random.default_rng(seed).poisson(Z).astype(float)
+    return _video_draws(Z, seed)[1.0]
 
 
 #: Fig. 9's observation rates, in the order the run draws their streams
@@ -1185,13 +1187,13 @@ def _sa_gap_parts(Z, k: int, seed, n_iter: int, p: float = 1.0) -> dict:
             "batch_dict": _coded_on(est, Db.T, Y, Z), "batch": _relative_errors(A @ Db.T, Z)}
 
 
-#: how the reading of :func:`_sa_gap_parts` begins (at p = 1; :func:`_gap_head` at any p)
-GAP_PARTS = "SA's gap to batch at p = 1 taken apart"
-
-
 def _gap_head(p: float) -> str:
     """How the reading of :func:`_sa_gap_parts` at ``p`` begins."""
     return f"SA's gap to batch at p = {p:g} taken apart"
+
+
+#: how the reading of :func:`_sa_gap_parts` at p = 1 begins
+GAP_PARTS = _gap_head(1.0)
 
 
 def _sa_gap_note(parts: dict, frames: int = 25, p: float = 1.0) -> str:
