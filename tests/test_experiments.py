@@ -1107,7 +1107,7 @@ def test_orpca_settle_claim_reads_the_pairs_times_to_their_shared_level():
 
 
 def test_without_smallest_reads_the_rest_of_the_grid_as_the_claim_does():
-    from onlinemf.experiments.zhao_tan_outliers import _without_smallest
+    from onlinemf.experiments._zhao_tan_grids import _without_smallest
 
     t = np.linspace(0.0, 4.0, 401)
     hists = {0.1: {"time": t, "objective": 1.0 + 0.01 * t},  # rises: fails the grid

@@ -3030,13 +3030,71 @@ def test_orpca_settle_claim_needs_orpca_first_beyond_the_timing_tie():
 
 
 def test_tau_claim_is_capped_while_opgds_leg_is_not_run():
-    from onlinemf.experiments.zhao_tan_outliers import _cbcl_other_legs_claim, _tau_leg_cap
+    from onlinemf.experiments.zhao_tan_outliers import _tau_leg_cap
 
     verdict, band, why = _tau_leg_cap(REPRODUCED, "b", "w")
     assert verdict == PARTLY and band.endswith("while OPGD's runs across τ are not made")
     assert _tau_leg_cap(NOT_REPRODUCED, "b", "w")[0] == NOT_REPRODUCED
-    row = _cbcl_other_legs_claim()
-    assert row[3] == NOT_MEASURED and row[5] == "paper" and "(τ, K, ρ and κ)" in row[1]
+
+
+def _cbcl_leg(param, solver, verdict, measured=True):
+    return {"param": param, "solver": solver, "values": [1, 2], "verdict": verdict,
+            "histories": [{}] if measured else None, "table": None, "text": verdict}
+
+
+def test_cbcl_grids_claim_takes_the_worst_leg_and_waits_for_every_leg():
+    """The CBCL τ, ρ and κ legs are one claim: every leg must hold, the worst decides, and a
+    leg whose runs are missing leaves the claim not measured, whatever the others read."""
+    from onlinemf.experiments._zhao_tan_grids import CBCL_GRIDS, cbcl_grids_claim
+
+    def row(verdicts, measured=(True,) * 4):
+        return cbcl_grids_claim([_cbcl_leg(p_, s_, v, m) for (p_, _, s_), v, m
+                                 in zip(CBCL_GRIDS, verdicts, measured)])
+
+    assert row([REPRODUCED] * 4)[3] == REPRODUCED
+    assert row([REPRODUCED, PARTLY, REPRODUCED, REPRODUCED])[3] == PARTLY
+    assert row([REPRODUCED, PARTLY, NOT_REPRODUCED, REPRODUCED])[3] == NOT_REPRODUCED
+    missing = row([REPRODUCED] * 4, (True, True, False, True))
+    assert missing[3] == NOT_MEASURED and missing[5] == "paper"
+    assert "(τ, K, ρ and κ)" in missing[1] and "set before the CBCL runs" in missing[4]
+    assert "OPGD across τ (Fig. 11(a))" in missing[2]
+    assert "OADMM across ρ (Fig. 13(b))" in missing[2]
+
+
+def test_cbcl_grid_legs_run_each_value_and_read_the_synthetic_rules(tmp_path):
+    """Each leg runs one pass per value (τ reaches the estimator, ρ and κ the solver); the
+    τ legs are timed by the protocol and read by the speed band on a common level, the ρ
+    and κ legs by every run reaching the common level; a kept-only reading without the
+    pieces leaves every leg not measured."""
+    import numpy as np
+
+    from onlinemf.datasets import contaminate
+    from onlinemf.experiments._registry import Context
+    from onlinemf.experiments._verdicts import common_level_times, speed_band
+    from onlinemf.experiments._zhao_tan_grids import CBCL_GRIDS, cbcl_grid_legs, grid_pass
+
+    rng = np.random.default_rng(0)
+    clean = rng.random((400, 3)) @ rng.random((3, 30))
+    X = contaminate(clean / clean.max(axis=1, keepdims=True), 0.7, 0.1, rng)
+    grids = {"batch_size": (5, 20), "rho": (1, 100), "kappa": (0.4, 1.0)}
+    ctx = Context(scale="tiny", out_dir=str(tmp_path), repeats=1)
+    legs = cbcl_grid_legs(ctx, lambda: X, 3, values=grids)
+    assert [(leg["param"], leg["solver"]) for leg in legs] == [
+        (p_, s_) for p_, _, s_ in CBCL_GRIDS]
+    for leg in legs:
+        hists = leg["histories"]
+        assert len(hists) == 2 and leg["values"] == list(grids[leg["param"]])
+        one = grid_pass(X, 3, ctx.seed, leg["solver"], **{leg["param"]: leg["values"][1]})
+        np.testing.assert_allclose(hists[1]["objective"], one["objective"])
+        assert not np.allclose(hists[0]["objective"][-1], hists[1]["objective"][-1])
+        shares, level = common_level_times(hists)
+        expected = (speed_band(shares, level)[0] if leg["param"] == "batch_size"
+                    else (REPRODUCED if shares is not None else NOT_REPRODUCED))
+        assert leg["verdict"] == expected
+        assert (leg["table"] is not None) == (leg["param"] == "batch_size")
+    kept = Context(scale="tiny", out_dir=str(tmp_path / "none"), kept_only=True)
+    assert all(leg["verdict"] == NOT_MEASURED and leg["histories"] is None
+               for leg in cbcl_grid_legs(kept, lambda: X, 3, values=grids))
 
 
 def test_tracking_claim_flags_a_segment_within_the_levels_noise():
