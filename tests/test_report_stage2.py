@@ -3059,6 +3059,17 @@ def test_cbcl_grids_claim_takes_the_worst_leg_and_waits_for_every_leg():
     assert "(τ, K, ρ and κ)" in missing[1] and "set before the CBCL runs" in missing[4]
     assert "OPGD across τ (Fig. 11(a))" in missing[2]
     assert "OADMM across ρ (Fig. 13(b))" in missing[2]
+    # the κ grid is this implementation's: a κ leg that holds without its smallest value
+    # flags the claim only where the claim would then read otherwise
+    from onlinemf.experiments._verdicts import EDGE_MARK
+
+    legs = [_cbcl_leg(p_, s_, REPRODUCED) for p_, _, s_ in CBCL_GRIDS]
+    legs[3].update(verdict=NOT_REPRODUCED, alt=REPRODUCED)
+    flagged = cbcl_grids_claim(legs)
+    assert flagged[3] == NOT_REPRODUCED and EDGE_MARK in flagged[2]
+    assert "without κ = 1 the claim reads reproduced" in flagged[2]
+    legs[2]["verdict"] = NOT_REPRODUCED  # ρ fails as well: κ's other reading decides nothing
+    assert EDGE_MARK not in cbcl_grids_claim(legs)[2]
 
 
 def test_cbcl_grid_legs_run_each_value_and_read_the_synthetic_rules(tmp_path):
@@ -4828,3 +4839,46 @@ def test_rank_later_reads_the_rates_note_once_from_the_table():
     old = Result(notes=["kept"], tables=[("Final errors", ["m", "p", "r", "e"],
                                           [row[:4] for row in rows])])
     assert _rank_later(old).notes == ["kept"]
+
+
+def test_cbcl_grid_notes_name_the_runs_that_never_learn_and_read_their_caps(tmp_path):
+    """A CBCL run across ρ or κ that never leaves its starting level is named with its f̃ at
+    both ends, and re-run on a prefix with its inner solves' caps as run and ten times
+    larger (a piece); the τ legs and the runs that learn are not."""
+    import numpy as np
+
+    from onlinemf.datasets import contaminate
+    from onlinemf.experiments._registry import Context
+    from onlinemf.experiments._zhao_tan_grids import cbcl_grid_notes
+
+    def hist(first, last):
+        return {"objective": np.array([first, last]), "time": np.array([0.0, 1.0])}
+
+    legs = [{"param": "batch_size", "solver": "admm", "values": [5, 40], "verdict": REPRODUCED,
+             "histories": [hist(2.0, 2.1), hist(2.0, 1.0)]},
+            {"param": "rho", "solver": "admm", "values": [1, 100], "verdict": NOT_REPRODUCED,
+             "histories": [hist(2.0, 1.0), hist(9.5, 9.6)]},
+            {"param": "kappa", "solver": "pgd", "values": [0.4, 1.0], "verdict": REPRODUCED,
+             "histories": [hist(2.0, 1.0), hist(2.0, 1.2)]}]
+    rng = np.random.default_rng(1)
+    clean = rng.random((300, 3)) @ rng.random((3, 20))
+    X = contaminate(clean / clean.max(axis=1, keepdims=True), 0.7, 0.1, rng)
+    ctx = Context(scale="tiny", out_dir=str(tmp_path))
+    notes = cbcl_grid_notes(ctx, legs, lambda: X, 3)
+    assert len(notes) == 2
+    assert "rho = 100: 9.5 → 9.6" in notes[0] and "The runs at rho = 100 never leave" in notes[0]
+    assert "rho = 100, ADMM" in notes[1] and "first 200 samples" in notes[1]
+    assert "kappa" not in notes[1] and "batch_size" not in " ".join(notes)
+    kept = Context(scale="tiny", out_dir=str(tmp_path / "none"), kept_only=True)
+    assert cbcl_grid_notes(kept, legs, lambda: X, 3) == notes[:1]
+    legs[1]["histories"][1] = hist(9.5, 5.0)
+    assert cbcl_grid_notes(ctx, legs, lambda: X, 3) == []
+    # a τ leg that does not hold: each timed run's seconds split into samples and updates
+    slow = {"objective": np.array([2.0, 1.5, 1.0]), "time": np.array([0.0, 1.0, 4.0]),
+            "n_samples": np.array([0, 400, 800])}
+    fast = {"objective": np.array([2.0, 1.5, 1.0]), "time": np.array([0.0, 1.0, 2.0]),
+            "n_samples": np.array([0, 400, 800])}
+    legs[0].update(verdict=PARTLY, histories=[fast, slow])
+    (split,) = cbcl_grid_notes(ctx, legs, lambda: X, 3)
+    assert split.startswith("CBCL, where the time of the speed comparison goes")
+    assert "OADMM across τ" in split and "τ=5:" in split and "τ=40:" in split

@@ -105,6 +105,7 @@ from ._zhao_tan_grids import (
     _without_smallest,
     cbcl_grid_figure,
     cbcl_grid_legs,
+    cbcl_grid_notes,
     cbcl_grids_claim,
     grid_pass,
     timed_grid,
@@ -3009,6 +3010,7 @@ def cbcl(ctx: Context) -> Result:
     legs = cbcl_grid_legs(ctx, lambda: cell(k_main, 0)[1][:n_grid], k_main, values={
         p_: v[::3] for p_, v, _ in CBCL_GRIDS} if ctx.quick else None)
     res.claims.append(cbcl_grids_claim(legs))
+    res.notes += cbcl_grid_notes(ctx, legs, lambda: cell(k_main, 0)[1], k_main)
     res.tables += [leg["table"] for leg in legs if leg["table"] is not None]
     cbcl_grid_figure(ctx, res, legs)
     res.tables.append(("PSNR (dB, peak 1, against the clean faces) and time (s)",
