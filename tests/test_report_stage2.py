@@ -3054,9 +3054,14 @@ def test_cbcl_grids_claim_takes_the_worst_leg_and_waits_for_every_leg():
     assert row([REPRODUCED] * 4)[3] == REPRODUCED
     assert row([REPRODUCED, PARTLY, REPRODUCED, REPRODUCED])[3] == PARTLY
     assert row([REPRODUCED, PARTLY, NOT_REPRODUCED, REPRODUCED])[3] == NOT_REPRODUCED
-    missing = row([REPRODUCED] * 4, (True, True, False, True))
+    missing = row([REPRODUCED, REPRODUCED, NOT_MEASURED, REPRODUCED], (True, True, False, True))
     assert missing[3] == NOT_MEASURED and missing[5] == "paper"
     assert "(τ, K, ρ and κ)" in missing[1] and "set before the CBCL runs" in missing[4]
+    assert "set after the ρ and κ runs were seen, with the values known" in missing[4]
+    # a measured leg that fails decides though another leg is missing
+    failed = row([NOT_REPRODUCED, REPRODUCED, NOT_MEASURED, REPRODUCED],
+                 (True, True, False, True))
+    assert failed[3] == NOT_REPRODUCED
     assert "OPGD across τ (Fig. 11(a))" in missing[2]
     assert "OADMM across ρ (Fig. 13(b))" in missing[2]
     # the κ grid is this implementation's: a κ leg that holds without its smallest value
@@ -3103,6 +3108,10 @@ def test_cbcl_grid_legs_run_each_value_and_read_the_synthetic_rules(tmp_path):
                     else (REPRODUCED if shares is not None else NOT_REPRODUCED))
         assert leg["verdict"] == expected
         assert (leg["table"] is not None) == (leg["param"] == "batch_size")
+        # the τ legs read the timing protocol's medians, the ρ and κ legs untimed runs
+        assert ("the median of 1 runs of each, timed alone" in leg["text"]) == (
+            leg["param"] == "batch_size")
+        assert ("(untimed runs)" in leg["text"]) == (leg["param"] != "batch_size")
     kept = Context(scale="tiny", out_dir=str(tmp_path / "none"), kept_only=True)
     assert all(leg["verdict"] == NOT_MEASURED and leg["histories"] is None
                for leg in cbcl_grid_legs(kept, lambda: X, 3, values=grids))

@@ -101,6 +101,7 @@ from ._zhao_tan_diagnoses import (
 )
 from ._zhao_tan_grids import (
     CBCL_GRIDS,
+    CONVERGE_BAND,
     SENSITIVITY_GRIDS,
     _without_smallest,
     cbcl_grid_figure,
@@ -1066,10 +1067,7 @@ def synthetic(ctx: Context) -> Result:
         if param != "batch_size":
             # the paper expects slower convergence as ρ grows (κ alike), so what it claims of
             # the online solver is that every run still converges, not equal speeds
-            verdict, band = (judge(shares is not None),
-                             "reproduced if every run descends to the common level (90% of "
-                             "the common descent) within the pass; not if a run does not "
-                             "descend or stays apart from the others")
+            verdict, band = judge(shares is not None), CONVERGE_BAND
             why = CONVERGE_WHY
         speed_verdict = verdict
         if param == "batch_size":
