@@ -5,6 +5,8 @@ timing protocol for the grids whose claim reads seconds, and the CBCL claim that
 
 from __future__ import annotations
 
+import functools
+
 from ..estimators import RobustSolver
 from ._registry import Context, PieceMissing, Result, pyplot, save_figure
 from ._verdicts import (
@@ -83,14 +85,19 @@ def _timed_grid_table(title: str, name: str, values, every: list, timed: list) -
 
 
 def timed_grid(ctx: Context, key: str, name: str, title: str, values, fit,
-               same_level: bool):
+               same_level: bool, prepare=None):
     """A speed grid's runs ``fit(value)`` timed again alone (the piece ``key``), read under
     the timing protocol: ``(seconds, level, how, table, the histories of the runs whose
     values were kept)``, or None while the piece is missing or holds fewer runs than the
-    protocol's."""
+    protocol's. ``prepare()``, when given, runs once before the timed runs (building their
+    data outside the timing)."""
+    def runs():
+        if prepare is not None:
+            prepare()
+        return [_timed_histories(ctx, lambda v=v: fit(v)) for v in values]
+
     try:
-        timed = ctx.memo(key, lambda: [_timed_histories(ctx, lambda v=v: fit(v))
-                                       for v in values])
+        timed = ctx.memo(key, runs)
     except PieceMissing:
         return None
     if not all(len(runs.kept) >= ctx.repeats for runs, _ in timed):
@@ -133,7 +140,9 @@ def cbcl_grid_legs(ctx: Context, X, k: int, values=None) -> list[dict]:
     ``zhao-tan-cbcl-batch_size-timed-{solver}``); the ρ and κ runs are untimed pieces
     (``zhao-tan-cbcl-{param}-{value}``). ``values`` maps a parameter to a shorter grid (the
     quick scales). Each leg: ``param``, ``solver``, ``values``, ``histories`` (None while
-    its pieces are missing), ``verdict``, ``text`` and, for a τ leg, its timing ``table``."""
+    its pieces are missing), ``verdict``, ``text`` and, for a τ leg, its timing ``table``.
+    ``X()`` is built once, at the first run that needs it, outside any timed fit."""
+    data = functools.cache(X)
     legs = []
     for param, grid, solver in CBCL_GRIDS:
         grid = (values or {}).get(param, grid)
@@ -145,8 +154,8 @@ def cbcl_grid_legs(ctx: Context, X, k: int, values=None) -> list[dict]:
             timed = timed_grid(
                 ctx, f"zhao-tan-cbcl-batch_size-timed-{solver}", "τ",
                 f"CBCL, O{solver.upper()} across τ ({CBCL_FIGURES[param, solver]})", grid,
-                lambda v, solver=solver: grid_pass(X(), k, ctx.seed, solver, batch_size=v),
-                same_level=True)
+                lambda v, solver=solver: grid_pass(data(), k, ctx.seed, solver, batch_size=v),
+                same_level=True, prepare=data)
             if timed is not None:
                 shares, level, how, leg["table"], leg["histories"] = timed
                 leg["verdict"] = speed_band(shares, level)[0]
@@ -155,7 +164,7 @@ def cbcl_grid_legs(ctx: Context, X, k: int, values=None) -> list[dict]:
             try:
                 hists = [ctx.memo(f"zhao-tan-cbcl-{param}-{v:g}",
                                   lambda v=v, param=param, solver=solver: grid_pass(
-                                      X(), k, ctx.seed, solver, **{param: v}))
+                                      data(), k, ctx.seed, solver, **{param: v}))
                          for v in grid]
             except PieceMissing:
                 hists = None
