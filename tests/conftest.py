@@ -1,7 +1,12 @@
 import numpy as np
 import pytest
+from threadpoolctl import threadpool_limits
 
 from onlinemf.losses import get_loss
+
+# the suite runs one worker per core (pytest -n auto): a BLAS pool of several threads in each
+# worker would only make the workers' threads take turns on the same cores
+threadpool_limits(limits=1, user_api="blas")
 
 #: Every registered divergence with parameters, for tests run over all of them.
 ALL_LOSSES = [
@@ -77,4 +82,9 @@ class _BlasProbe:
 
 @pytest.fixture
 def blas(monkeypatch):
-    return _BlasProbe(monkeypatch)
+    """A probe of the BLAS thread count, with the process's pool raised to two threads for
+    the test (the suite's workers run on one), so a limit to one is seen to be applied."""
+    with threadpool_limits(limits=2, user_api="blas"):
+        probe = _BlasProbe(monkeypatch)
+        assert probe.threads() == 2, "the BLAS pool could not be raised to two threads"
+        yield probe

@@ -140,7 +140,7 @@ KILLED_RUNS = [
     ("robust-nmf", "h5", ["--passes", "2", "--batch-size", "20"]),
     ("odl", "zarr", ["--passes", "3", "--batch-size", "10"]),
     ("poisson", "csv", []),
-    ("smf", "mtx", ["--passes", "6"]),
+    ("smf", "mtx", ["--passes", "3"]),
 ]
 
 
@@ -158,7 +158,7 @@ def test_fit_resumes_after_sigkill_to_the_same_model(tmp_path, rng, name, kind, 
 
     # rows for a fit of several seconds, long enough to be killed mid-run (the per-row cost
     # differs by estimator)
-    n = {"poisson": 1500, "smf": 2000, "odl": 2000}.get(name, 6000)
+    n = {"poisson": 800, "smf": 1000, "odl": 1000}.get(name, 3000)
     X = rng.random((n, 40)) @ rng.random((40, 60))
     data = _write_input(X, tmp_path, kind)
     common = [*data, "--estimator", name, "-k", "8", *options, "--checkpoint-every", "1",

@@ -89,7 +89,8 @@ def _plain(problem, D, X, XDt, G, L, H, R, thr, max_iter) -> CodeResult:
         if robust:
             grad += Ra @ Dt
         Hn = problem.codes.prox(Ha - step * grad, step)
-        change = L * np.linalg.norm(Hn - Ha, axis=1)
+        change = Hn - Ha  # its row norms, as np.linalg.norm forms them, without its checks
+        change = L * np.sqrt(np.add.reduce(change * change, axis=1))
         if robust:  # eq. (6): the exact minimization in r at the new h
             Z = Hn @ D
             np.subtract(Xa, Z, out=Z)
@@ -145,7 +146,8 @@ def _accelerated(problem, D, X, XDt, G, L, H, thr, max_iter) -> CodeResult:
             Ra = problem.outliers.prox((X if full else X[act]) - (YD if full else YD[act]))
             grad += Ra @ D.T
         Hn = problem.codes.prox(Ya - step * grad, step)
-        change = L * np.linalg.norm(Hn - Ya, axis=1)
+        change = Hn - Ya
+        change = L * np.sqrt(np.add.reduce(change * change, axis=1))
         th_new, coef = nesterov_momentum(theta[act])
         coef = coef[:, None]
         Ha = H if full else H[act]

@@ -41,7 +41,7 @@ def outlier_loss(X, H, D, R, lam, h_l1=0.0, h_l2=0.0, h_group=0.0, group_size=1
     eq. (6) with the code regularizers of Section VI-B (λ₃ with λ₅ is the sparse group
     lasso)."""
     E = X - H @ D - R
-    f = 0.5 * np.einsum("ij,ij->i", E, E) + lam * np.abs(R).sum(axis=1)
+    f = 0.5 * np.einsum("ij,ij->i", E, E) + lam * np.add.reduce(np.abs(R), axis=1)
     if h_l1:
         f = f + h_l1 * H.sum(axis=1)
     if h_l2:
@@ -228,8 +228,8 @@ def _admm(b, H, R, prev, rho, max_iter):
         Hn = (XD - R @ D.T + rho * U - Lh) @ inv
         Rn = soft_threshold(rho * Q + X - Hn @ D - Lr, lam) / (1.0 + rho)
         Un = group_shrink(Hn + Lh / rho, group_size, h_group / rho)
-        Qn = (np.clip(Rn + Lr / rho, 0.0, bound) if nonneg_outliers
-              else np.clip(Rn + Lr / rho, -bound, bound))
+        Qn = np.maximum(Rn + Lr / rho, 0.0 if nonneg_outliers else -bound)  # the clip to R
+        np.minimum(Qn, bound, out=Qn)
         cur = b.objective(Un, Qn)
         if per_sample:  # frozen rows keep their state
             keep = active[:, None]

@@ -2816,7 +2816,7 @@ def cbcl(ctx: Context) -> Result:
     path = find_data(ctx.data_dir, "cbcl_face", "CBCL_Face.mat")
     faces = load_cbcl(path).data if path else render_faces(8, 64, size=19, random_state=ctx.seed)[0]
     faces = faces / faces.max(axis=1, keepdims=True)
-    p = 50 if not ctx.quick else max(1, 1500 // faces.shape[0])
+    p = ctx.pick(max(1, 1500 // faces.shape[0]), 50, tiny=1)
     settings = [(0.7, 0.1), (0.8, 0.2), (0.9, 0.3)] if not ctx.quick else [(0.7, 0.1)]
     ks = ctx.pick([49], [25, 49, 100], tiny=[6])
     k_main = ctx.pick(49, 49, tiny=6)  # Table I's K
