@@ -4853,7 +4853,9 @@ def test_rank_later_reads_the_rates_note_once_from_the_table():
 def test_cbcl_grid_notes_name_the_runs_that_never_learn_and_read_their_caps(tmp_path):
     """A CBCL run across ρ or κ that never leaves its starting level is named with its f̃ at
     both ends, and re-run on a prefix with its inner solves' caps as run and ten times
-    larger (a piece); the τ legs and the runs that learn are not."""
+    larger (a piece); a stalled ρ run's code solves are read under the paper's stopping rule
+    as on the synthetic data (a piece of CBCL's own); the τ legs and the runs that learn are
+    not."""
     import numpy as np
 
     from onlinemf.datasets import contaminate
@@ -4874,10 +4876,13 @@ def test_cbcl_grid_notes_name_the_runs_that_never_learn_and_read_their_caps(tmp_
     X = contaminate(clean / clean.max(axis=1, keepdims=True), 0.7, 0.1, rng)
     ctx = Context(scale="tiny", out_dir=str(tmp_path))
     notes = cbcl_grid_notes(ctx, legs, lambda: X, 3)
-    assert len(notes) == 2
+    assert len(notes) >= 3
     assert "rho = 100: 9.5 → 9.6" in notes[0] and "The runs at rho = 100 never leave" in notes[0]
     assert "rho = 100, ADMM" in notes[1] and "first 200 samples" in notes[1]
     assert "kappa" not in notes[1] and "batch_size" not in " ".join(notes)
+    assert notes[2].startswith("CBCL: Why OADMM stalls at large ρ")
+    assert "ρ = 1:" in notes[2] and "ρ = 100:" in notes[2]
+    assert (tmp_path / "pieces" / "tiny-0-zhao-tan-cbcl-rho-code-solves.pkl").exists()
     kept = Context(scale="tiny", out_dir=str(tmp_path / "none"), kept_only=True)
     assert cbcl_grid_notes(kept, legs, lambda: X, 3) == notes[:1]
     legs[1]["histories"][1] = hist(9.5, 5.0)

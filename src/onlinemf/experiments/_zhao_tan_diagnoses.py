@@ -745,30 +745,33 @@ def kappa_rule_notes(ctx: Context, X, k: int, kappas) -> list:
     return notes
 
 
-def rho_rule_notes(ctx: Context, X, k: int, rhos) -> list:
+def rho_rule_notes(ctx: Context, X, k: int, rhos, key: str = "zhao-tan-synthetic") -> list:
     """Why OADMM stalls at large ρ: the codes' ADMM under the paper's rule at each ρ of the
     grid (:func:`_rho_code_note`, an untimed piece of a few seconds), then the ρ whose solves
     stop early on the rule, far from their optimum (where a larger cap cannot help), run
     again with tight solves over a short prefix of the stream X (:func:`_rule_note`; short
-    because ρ = 1000's solves are slow). The notes whose pieces are kept, in that order."""
+    because ρ = 1000's solves are slow). ``X`` is the stream or a function that builds it
+    (called only for a piece not kept); the pieces are named ``key``-rho-…. The notes whose
+    pieces are kept, in that order."""
+    data = X if callable(X) else (lambda: X)
     notes = []
     try:
-        code = ctx.memo("zhao-tan-synthetic-rho-code-solves", lambda: _rho_code_diagnosis(
-            X, k, ctx.seed, rhos, limit=ctx.pick(3000, 30_000, tiny=3000)))
+        code = ctx.memo(f"{key}-rho-code-solves", lambda: _rho_code_diagnosis(
+            data(), k, ctx.seed, rhos, limit=ctx.pick(3000, 30_000, tiny=3000)))
         notes.append(_rho_code_note(code))
         first = rhos[0]
         early = {rho: c["need"] for rho, c in code.items()
                  if c["ratio"] > 1.05 and c["capped"] < 0.5 and c["need"] and rho != first}
         if early and code[first]["need"]:
-            prefix = X[:ctx.pick(1000, 1000, tiny=50)]
-            tight = ctx.memo("zhao-tan-synthetic-rho-rule-tight", lambda: _rule_diagnosis(
-                prefix, k, ctx.seed, {first: code[first]["need"], **early}))
-            notes.append(_rule_note(tight, prefix.shape[0], caps="capped at the iterations "
+            n_prefix = ctx.pick(1000, 1000, tiny=50)
+            tight = ctx.memo(f"{key}-rho-rule-tight", lambda: _rule_diagnosis(
+                data()[:n_prefix], k, ctx.seed, {first: code[first]["need"], **early}))
+            notes.append(_rule_note(tight, n_prefix, caps="capped at the iterations "
                                     "the first mini-batch's codes need to come within 1% of "
                                     "their optimum (the note above)"))
             notes.append(_readings_note(ctx.memo(
-                "zhao-tan-synthetic-rho-rule-readings", lambda: _readings_diagnosis(
-                    prefix, k, ctx.seed, [first, *early])), tight, prefix.shape[0]))
+                f"{key}-rho-rule-readings", lambda: _readings_diagnosis(
+                    data()[:n_prefix], k, ctx.seed, [first, *early])), tight, n_prefix))
     except PieceMissing:
         pass
     return notes

@@ -28,6 +28,7 @@ from ._zhao_tan_diagnoses import (
     _stalled,
     _timed_histories,
     paper_pass,
+    rho_rule_notes,
     split_text,
     stall_note,
 )
@@ -253,7 +254,9 @@ def cbcl_grid_notes(ctx: Context, legs: list[dict], X, k: int) -> list[str]:
     :func:`split_text`); across ρ or κ, each run's f̃ at its first checkpoint and at its end
     (:func:`stall_note`), and, for the runs that never left their starting level, the same
     run on a prefix of ``X()`` with its inner solves' caps as run and ten times larger (the
-    untimed piece ``zhao-tan-cbcl-caps-x10-…``)."""
+    untimed piece ``zhao-tan-cbcl-caps-x10-…``); where ρ's runs stall, whether the paper's
+    stopping rule stalls them (:func:`rho_rule_notes`, untimed pieces
+    ``zhao-tan-cbcl-rho-…``)."""
     notes, stalled = [], []
     for leg in legs:
         if leg["histories"] is None or leg["verdict"] == REPRODUCED:
@@ -279,4 +282,8 @@ def cbcl_grid_notes(ctx: Context, legs: list[dict], X, k: int) -> list[str]:
             notes.append("CBCL: " + _caps_note(caps))
         except PieceMissing:
             pass
+    rhos = [leg["values"] for leg in legs if leg["param"] == "rho"]
+    if any(p_ == "rho" for p_, _, _ in stalled):  # as on the synthetic data: the rule?
+        notes += ["CBCL: " + note for note in rho_rule_notes(ctx, X, k, list(rhos[0]),
+                                                              key="zhao-tan-cbcl")]
     return notes
