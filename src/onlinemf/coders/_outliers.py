@@ -228,8 +228,8 @@ def _admm(b, H, R, prev, rho, max_iter):
         Hn = (XD - R @ D.T + rho * U - Lh) @ inv
         Rn = soft_threshold(rho * Q + X - Hn @ D - Lr, lam) / (1.0 + rho)
         Un = group_shrink(Hn + Lh / rho, group_size, h_group / rho)
-        Qn = np.maximum(Rn + Lr / rho, 0.0 if nonneg_outliers else -bound)  # the clip to R
-        np.minimum(Qn, bound, out=Qn)
+        Qn = np.minimum(np.maximum(Rn + Lr / rho, 0.0 if nonneg_outliers else -bound),
+                        bound)  # the clip to R
         cur = b.objective(Un, Qn)
         if per_sample:  # frozen rows keep their state
             keep = active[:, None]

@@ -753,7 +753,13 @@ def rho_rule_notes(ctx: Context, X, k: int, rhos, key: str = "zhao-tan-synthetic
     because ρ = 1000's solves are slow). ``X`` is the stream or a function that builds it
     (called only for a piece not kept); the pieces are named ``key``-rho-…. The notes whose
     pieces are kept, in that order."""
-    data = X if callable(X) else (lambda: X)
+    built = [] if callable(X) else [X]
+
+    def data():  # the stream, built at most once
+        if not built:
+            built.append(X())
+        return built[0]
+
     notes = []
     try:
         code = ctx.memo(f"{key}-rho-code-solves", lambda: _rho_code_diagnosis(
