@@ -66,6 +66,12 @@ def solve_codes_bsum(problem, D, X, tol: float, *, max_iter: int = 500, H0=None,
     return _plain(problem, D, X, XDt, G, L, H, R, thr, max_iter)
 
 
+def _row_norms(A: np.ndarray) -> np.ndarray:
+    """‖a_i‖ of each row, formed as ``np.linalg.norm(A, axis=1)`` forms it (the same values),
+    without that function's argument handling, which a sweep would pay every time."""
+    return np.sqrt(np.add.reduce(A * A, axis=1))
+
+
 def _plain(problem, D, X, XDt, G, L, H, R, thr, max_iter) -> CodeResult:
     """BSUM's sweeps (eqs. 5–6) on the rows still running, each row stopping on its own."""
     n = X.shape[0]
@@ -89,8 +95,7 @@ def _plain(problem, D, X, XDt, G, L, H, R, thr, max_iter) -> CodeResult:
         if robust:
             grad += Ra @ Dt
         Hn = problem.codes.prox(Ha - step * grad, step)
-        change = Hn - Ha  # its row norms, as np.linalg.norm forms them, without its checks
-        change = L * np.sqrt(np.add.reduce(change * change, axis=1))
+        change = L * _row_norms(Hn - Ha)
         if robust:  # eq. (6): the exact minimization in r at the new h
             Z = Hn @ D
             np.subtract(Xa, Z, out=Z)
@@ -146,8 +151,7 @@ def _accelerated(problem, D, X, XDt, G, L, H, thr, max_iter) -> CodeResult:
             Ra = problem.outliers.prox((X if full else X[act]) - (YD if full else YD[act]))
             grad += Ra @ D.T
         Hn = problem.codes.prox(Ya - step * grad, step)
-        change = Hn - Ya
-        change = L * np.sqrt(np.add.reduce(change * change, axis=1))
+        change = L * _row_norms(Hn - Ya)
         th_new, coef = nesterov_momentum(theta[act])
         coef = coef[:, None]
         Ha = H if full else H[act]

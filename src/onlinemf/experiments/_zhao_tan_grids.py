@@ -282,8 +282,8 @@ def cbcl_grid_notes(ctx: Context, legs: list[dict], X, k: int) -> list[str]:
             notes.append("CBCL: " + _caps_note(caps))
         except PieceMissing:
             pass
-    rhos = [leg["values"] for leg in legs if leg["param"] == "rho"]
     if any(p_ == "rho" for p_, _, _ in stalled):  # as on the synthetic data: the rule?
-        notes += ["CBCL: " + note for note in rho_rule_notes(ctx, X, k, list(rhos[0]),
+        rhos = next(list(leg["values"]) for leg in legs if leg["param"] == "rho")
+        notes += ["CBCL: " + note for note in rho_rule_notes(ctx, X, k, rhos,
                                                               key="zhao-tan-cbcl")]
     return notes
